@@ -1,0 +1,89 @@
+/**
+ * The shapes of tend's tables of CFEngine 3.21 syntax: which promise types
+ * each bundle type allows, every attribute of every promise type and body
+ * type with its value type and allowed values, and every built-in function.
+ */
+
+/** The value types of attributes, function parameters and return values. */
+export type DataType =
+  | "string"
+  | "int"
+  | "real"
+  | "slist"
+  | "ilist"
+  | "rlist"
+  | "option"
+  | "olist"
+  | "body"
+  | "bundle"
+  | "context"
+  | "clist"
+  | "irange"
+  | "rrange"
+  | "data";
+
+/** `deprecated` still works but warns; `removed` is accepted and ignored. */
+export type SyntaxStatus = "normal" | "deprecated" | "removed";
+
+/** Where an attribute is accepted. */
+export type AttributeVisibility = "global" | "promiseType" | "body" | "bundle";
+
+export interface AttributeSyntax {
+  readonly name: string;
+  readonly type: DataType;
+  /**
+   * What values are allowed, as cf-promises states it: a regular expression
+   * for strings and lists, `min,max` for numbers, comma-separated choices
+   * for options. Empty or absent means anything.
+   */
+  readonly range?: string;
+  /** For `option` and `olist`: the allowed words, split from `range`. */
+  readonly options?: readonly string[];
+  /** For `body` attributes: the body type a name must refer to. */
+  readonly bodyType?: string;
+  readonly status: SyntaxStatus;
+  readonly visibility: AttributeVisibility;
+}
+
+export interface PromiseTypeSyntax {
+  readonly name: string;
+  /** Attributes by name, common (global) ones included. */
+  readonly attributes: Readonly<Record<string, AttributeSyntax>>;
+  readonly status: SyntaxStatus;
+}
+
+export interface BundleTypeSyntax {
+  readonly name: string;
+  /** Promise types this bundle type accepts, in 3.21's listing order. */
+  readonly promiseTypes: readonly string[];
+  readonly status: SyntaxStatus;
+}
+
+export interface BodyTypeSyntax {
+  readonly name: string;
+  readonly attributes: Readonly<Record<string, AttributeSyntax>>;
+  readonly status: SyntaxStatus;
+}
+
+export interface FunctionParameter {
+  readonly type: DataType;
+  /** Allowed values: a regular expression, `min,max`, or comma-separated options. */
+  readonly range: string;
+  readonly description: string;
+}
+
+export type FunctionCategory = "communication" | "data" | "files" | "io" | "system" | "utils" | "internal";
+
+export interface FunctionSyntax {
+  readonly name: string;
+  readonly returnType: DataType;
+  readonly parameters: readonly FunctionParameter[];
+  /** Accepts more arguments than `parameters` lists. */
+  readonly variadic: boolean;
+  /** Accepts a variable name, `@(var)` or inline JSON where a container is expected. */
+  readonly collecting: boolean;
+  /** Results are cached per run. */
+  readonly cached: boolean;
+  readonly category: FunctionCategory;
+  readonly status: SyntaxStatus;
+}
