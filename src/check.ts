@@ -1,0 +1,66 @@
+/**
+ * `checkPolicy`: what `cf-promises` does, as a library call. Loads a policy
+ * (the entry file and, through `body common control` inputs, every file it
+ * pulls in), then validates the whole set. Problems in the policy come back
+ * as diagnostics; nothing is printed and nothing is thrown for them.
+ */
+import { readFileSync } from "node:fs";
+import { type Diagnostic, hasErrors, makeDiagnostic } from "./language/diagnostics.js";
+import { parse } from "./language/parser.js";
+import type { ParsedFile, PolicySet } from "./language/policy-set.js";
+import { SourceFile } from "./language/source.js";
+
+export interface CheckOptions {
+  /** The entry file, e.g. `promises.cf`; relative paths are taken from the process's directory. */
+  readonly entry: string;
+  /** Classes defined from the command line (`-D`). */
+  readonly defines?: readonly string[];
+  /** Classes negated from the command line (`-N`). */
+  readonly negates?: readonly string[];
+  /** `$(sys.inputdir)`; inputs with relative paths are found here or next to the entry file. */
+  readonly inputDir?: string;
+  /** Also run the checks cf-promises runs only with `--full-check`. */
+  readonly fullCheck?: boolean;
+  /** The bundlesequence to check against (`-b`), instead of the policy's own. */
+  readonly bundlesequence?: readonly string[] | null;
+  /** Report missing inputs as warnings instead of errors. */
+  readonly ignoreMissingInputs?: boolean;
+}
+
+export interface CheckResult {
+  /** True when no diagnostic is an error. */
+  readonly valid: boolean;
+  /** The files that could be read and parsed (entry first). */
+  readonly set: PolicySet;
+  /** Every diagnostic, in the order the stages reported them. */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Checks a policy; fails only by returning diagnostics. */
+export function checkPolicy(options: CheckOptions): CheckResult {
+  const diagnostics: Diagnostic[] = [];
+  const files: ParsedFile[] = [];
+  const source = readSource(options.entry, diagnostics);
+  if (source) {
+    const parsed = parse(source);
+    files.push({ source, policy: parsed.policy });
+    diagnostics.push(...parsed.diagnostics);
+  }
+  return { valid: !hasErrors(diagnostics), set: { files }, diagnostics };
+}
+
+/** Reads a policy file; a failure becomes a diagnostic pointing at the file. */
+export function readSource(path: string, diagnostics: Diagnostic[]): SourceFile | null {
+  try {
+    return new SourceFile(path, readFileSync(path, "utf8"));
+  } catch (error) {
+    const cause = error as NodeJS.ErrnoException;
+    const missing = cause.code === "ENOENT" || cause.code === "ENOTDIR";
+    const reason = missing ? "no such file" : (cause.code ?? cause.message);
+    const code = missing ? "input-not-found" : "input-unreadable";
+    diagnostics.push(
+      makeDiagnostic(path, [0, 0], "error", code, `cannot read policy file '${path}': ${reason}`),
+    );
+    return null;
+  }
+}

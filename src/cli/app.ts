@@ -1,0 +1,67 @@
+/**
+ * The `tend` command line: finds the subcommand and loads it lazily, so that
+ * `tend --version` starts about as fast as Node itself does.
+ */
+import { readFileSync } from "node:fs";
+import { type CliIo, type Command, EXIT_FAILURE, EXIT_OK } from "./io.js";
+
+interface CommandEntry {
+  readonly summary: string;
+  readonly load: () => Promise<Command>;
+}
+
+/** Subcommands by name; add one here with its summary and its module. */
+const commands: Readonly<Record<string, CommandEntry>> = {
+  check: {
+    summary: "validate a policy, as cf-promises does (accepts its options)",
+    load: () => import("./check.js"),
+  },
+  parse: {
+    summary: "print the syntax tree of one policy file",
+    load: () => import("./parse.js"),
+  },
+};
+
+/** The version from package.json. */
+export function getVersion(): string {
+  const text = readFileSync(new URL("../../../package.json", import.meta.url), "utf8");
+  return (JSON.parse(text) as { version: string }).version;
+}
+
+export function getUsage(): string {
+  const names = Object.keys(commands);
+  const width = Math.max(...names.map((n) => n.length));
+  const list = names.map((n) => `  ${n.padEnd(width)}  ${commands[n].summary}`).join("\n");
+  return `Usage: tend <command> [options]
+
+A configuration-management engine compatible with CFEngine 3.21 policy.
+
+Commands:
+${list}
+
+Options:
+  -h, --help     show this help (or \`tend <command> --help\`)
+  -V, --version  print the version
+
+`;
+}
+
+/** Runs the command line `args` (without node and script) and returns the exit code. */
+export async function main(args: readonly string[], io: CliIo): Promise<number> {
+  const [first, ...rest] = args;
+  if (first === "-V" || first === "--version") {
+    io.stdout(`tend ${getVersion()}\n`);
+    return EXIT_OK;
+  }
+  if (first === undefined || first === "-h" || first === "--help" || first === "help") {
+    (first === undefined ? io.stderr : io.stdout)(getUsage());
+    return first === undefined ? EXIT_FAILURE : EXIT_OK;
+  }
+  const entry = Object.hasOwn(commands, first) ? commands[first] : undefined;
+  if (!entry) {
+    io.stderr(`tend: unknown command '${first}'\n\n${getUsage()}`);
+    return EXIT_FAILURE;
+  }
+  const command = await entry.load();
+  return command.run(rest, io);
+}

@@ -1,0 +1,207 @@
+/**
+ * The options of `tend check`: cf-promises' command line, so that tend can
+ * stand in for it, plus `--json`. Options that have no meaning for a static
+ * check are accepted and listed in `ignored`.
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import type { ColorMode } from "./color.js";
+import { UsageError } from "./io.js";
+
+export type PolicyOutputFormat = "none" | "cf" | "json" | "cf-full" | "json-full";
+
+export interface CheckCommandOptions {
+  /** The entry file as written, or null for the default `$(sys.inputdir)/promises.cf`. */
+  readonly file: string | null;
+  /** Whether the file came from `-f` (looked up in the input directory when not anchored). */
+  readonly fileFromOption: boolean;
+  readonly fullCheck: boolean;
+  readonly policyOutput: PolicyOutputFormat;
+  readonly syntaxDescription: "none" | "json";
+  readonly defines: readonly string[];
+  readonly negates: readonly string[];
+  readonly bundlesequence: readonly string[] | null;
+  readonly workdir: string | null;
+  readonly verbose: boolean;
+  readonly debug: boolean;
+  readonly inform: boolean;
+  readonly color: ColorMode;
+  readonly json: boolean;
+  readonly help: boolean;
+  readonly version: boolean;
+  /** Options accepted for compatibility that tend does not act on, as written. */
+  readonly ignored: readonly string[];
+}
+
+const optionSpec = {
+  file: { type: "string", short: "f" },
+  "full-check": { type: "boolean", short: "c" },
+  "policy-output-format": { type: "string", short: "p" },
+  "syntax-description": { type: "string", short: "s" },
+  define: { type: "string", short: "D", multiple: true },
+  negate: { type: "string", short: "N", multiple: true },
+  bundlesequence: { type: "string", short: "b" },
+  workdir: { type: "string", short: "w" },
+  inform: { type: "boolean", short: "I" },
+  verbose: { type: "boolean", short: "v" },
+  debug: { type: "boolean", short: "d" },
+  color: { type: "string", short: "C" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+  // Accepted for compatibility; they change nothing in a static check.
+  "eval-functions": { type: "string" },
+  "show-classes": { type: "string" },
+  "show-vars": { type: "string" },
+  warn: { type: "string", short: "W", multiple: true },
+  "tag-release": { type: "string", short: "T" },
+  timestamp: { type: "boolean", short: "l" },
+  "dry-run": { type: "boolean", short: "n" },
+  diagnostic: { type: "boolean", short: "x" },
+  "log-level": { type: "string", short: "g" },
+  "log-modules": { type: "string" },
+  "ignore-preferred-augments": { type: "boolean" },
+} as const;
+
+const ignoredOptions = [
+  "eval-functions",
+  "show-classes",
+  "show-vars",
+  "warn",
+  "tag-release",
+  "timestamp",
+  "dry-run",
+  "diagnostic",
+  "log-level",
+  "log-modules",
+  "ignore-preferred-augments",
+] as const;
+
+/**
+ * Options whose value is optional in cf-promises (getopt's optional_argument):
+ * a value must be attached (`--color=always`, `-Calways`); written alone they
+ * take their default.
+ */
+const optionalValues: Readonly<Record<string, string>> = {
+  "-C": "--color=auto",
+  "--color": "--color=auto",
+  "--eval-functions": "--eval-functions=yes",
+  "--show-classes": "--show-classes=",
+  "--show-vars": "--show-vars=",
+};
+
+function fillOptionalValues(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const [i, arg] of args.entries()) {
+    if (arg === "--") return out.concat(args.slice(i));
+    out.push(optionalValues[arg] ?? arg);
+  }
+  return out;
+}
+
+/** Splits `-D a,b -D c` into `[a, b, c]`. */
+function splitList(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(",")).filter((v) => v !== "");
+}
+
+function oneOf<T extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  fallback: T,
+  flag: string,
+): T {
+  if (value === undefined) return fallback;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`invalid value '${value}' for ${flag}; expected one of: ${allowed.join(", ")}`);
+}
+
+/** Parses the arguments after `check`; throws UsageError on a bad command line. */
+export function parseCheckOptions(args: readonly string[]): CheckCommandOptions {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof optionSpec; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: fillOptionalValues(args), options: optionSpec, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new UsageError(`expected one policy file, got ${positionals.length}`);
+  const positional = positionals[0];
+  const policyOutput = oneOf(
+    values["policy-output-format"],
+    ["none", "cf", "json", "cf-full", "json-full"],
+    "none",
+    "--policy-output-format",
+  );
+  return {
+    // As in cf-promises, a positional FILE overrides -f.
+    file: positional ?? values.file ?? null,
+    fileFromOption: positional === undefined && values.file !== undefined,
+    fullCheck: values["full-check"] ?? false,
+    policyOutput,
+    syntaxDescription: oneOf(values["syntax-description"], ["none", "json"], "none", "--syntax-description"),
+    defines: splitList(values.define),
+    negates: splitList(values.negate),
+    bundlesequence: values.bundlesequence === undefined ? null : splitList([values.bundlesequence]),
+    workdir: values.workdir ?? null,
+    verbose: values.verbose ?? false,
+    debug: values.debug ?? false,
+    inform: values.inform ?? false,
+    color: oneOf(values.color, ["always", "auto", "never"], "auto", "--color"),
+    json: values.json ?? false,
+    help: values.help ?? false,
+    version: values.version ?? false,
+    ignored: ignoredOptions.filter((name) => values[name] !== undefined).map((name) => `--${name}`),
+  };
+}
+
+/** The work directory: `-w`, else CFENGINE_TEST_OVERRIDE_WORKDIR, else the system one. */
+export function resolveWorkdir(options: CheckCommandOptions, env: NodeJS.ProcessEnv): string {
+  return options.workdir ?? (env.CFENGINE_TEST_OVERRIDE_WORKDIR || "/var/lib/cfengine3");
+}
+
+/**
+ * The entry file's path, as cf-promises finds it: a positional FILE is taken
+ * as written; a `-f` path that is neither absolute nor starts with `./` or
+ * `../` is looked up in the input directory; no file means
+ * `$(sys.inputdir)/promises.cf`.
+ */
+export function resolveEntryFile(options: CheckCommandOptions, inputDir: string): string {
+  const file = options.file;
+  if (file === null) return join(inputDir, "promises.cf");
+  if (isAbsolute(file) || !options.fileFromOption || isAnchored(file)) return file;
+  return resolve(inputDir, file);
+}
+
+function isAnchored(path: string): boolean {
+  return path === "." || path === ".." || /^\.\.?[\\/]/.test(path);
+}
+
+export const checkUsage = `Usage: tend check [options] [FILE]
+
+Validates a policy as cf-promises does; exits 0 when it is valid, 1 otherwise.
+Diagnostics go to stderr; results to stdout.
+
+Options:
+  -f, --file FILE            the entry file (a path not starting with ./ or ../ is
+                             looked up in the input directory); default:
+                             $(sys.inputdir)/promises.cf
+  -c, --full-check           also run the checks cf-promises runs only with -c
+  -p, --policy-output-format none|cf|json|cf-full|json-full
+                             print the parsed policy (the entry file, or all files)
+  -s, --syntax-description none|json
+                             print the syntax tables and exit
+  -D, --define a,b           classes to define
+  -N, --negate a,b           classes to undefine
+  -b, --bundlesequence a,b   the bundlesequence to check against
+  -w, --workdir DIR          the work directory (default /var/lib/cfengine3, or
+                             CFENGINE_TEST_OVERRIDE_WORKDIR)
+  -C, --color[=WHEN]         always, auto (default) or never; NO_COLOR is honoured
+      --json                 print the result and diagnostics as JSON on stdout
+  -v, --verbose              say what is done (and which options are ignored)
+  -I, --inform, -d, --debug  more output
+  -h, --help                 this help
+
+Accepted and ignored, for compatibility with cf-promises:
+  --eval-functions, --show-classes, --show-vars, -W, -T, -l, -n, -x, -g,
+  --log-modules, --ignore-preferred-augments
+`;

@@ -1,0 +1,141 @@
+/**
+ * `tend check`: validates a policy and reports as cf-promises would (exit 0
+ * when valid, 1 otherwise), with diagnostics rendered against the source.
+ */
+import { join } from "node:path";
+import type { CheckResult } from "../check.js";
+import type { ParsedFile } from "../language/policy-set.js";
+import { makeStyler, shouldColor } from "./color.js";
+import {
+  type CheckCommandOptions,
+  checkUsage,
+  parseCheckOptions,
+  resolveEntryFile,
+  resolveWorkdir,
+} from "./check-options.js";
+import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
+import { diagnosticsToJson } from "./json.js";
+import { renderDiagnostics, renderSummary } from "./render.js";
+import type { SyntaxTables } from "./syntax-description.js";
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  let options: CheckCommandOptions;
+  try {
+    options = parseCheckOptions(args);
+    if (options.json && options.policyOutput !== "none") {
+      throw new UsageError("--json and --policy-output-format both write to stdout; use one");
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`tend check: ${error.message}\nTry 'tend check --help'.\n`);
+    return EXIT_FAILURE;
+  }
+  if (options.help) {
+    io.stdout(checkUsage);
+    return EXIT_OK;
+  }
+  if (options.version) return (await import("./app.js")).main(["--version"], io);
+  if (options.verbose) noteIgnored(options, io);
+  if (options.syntaxDescription === "json") return printSyntaxDescription(io);
+  return checkAndReport(options, io);
+}
+
+function noteIgnored(options: CheckCommandOptions, io: CliIo): void {
+  for (const flag of options.ignored)
+    io.stderr(`tend check: note: ${flag} has no effect on a static check\n`);
+}
+
+async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<number> {
+  const inputDir = join(resolveWorkdir(options, io.env), "inputs");
+  const entry = resolveEntryFile(options, inputDir);
+  if (options.verbose) io.stderr(`tend check: checking ${entry} (input directory ${inputDir})\n`);
+  const { checkPolicy } = await import("../check.js");
+  const result = checkPolicy({
+    entry,
+    inputDir,
+    defines: options.defines,
+    negates: options.negates,
+    fullCheck: options.fullCheck,
+    bundlesequence: options.bundlesequence,
+  });
+  if (options.json) {
+    io.stdout(JSON.stringify(diagnosticsToJson(result), null, 2) + "\n");
+    return result.valid ? EXIT_OK : EXIT_FAILURE;
+  }
+  reportDiagnostics(result, options, io);
+  if (!result.valid) {
+    if (result.set.files.length === 0 && entry !== options.file && options.file !== null) {
+      // cf-promises' lookup rule surprises people; say where the file was sought.
+      io.stderr(
+        `note: -f ${options.file} was looked up in ${inputDir}; write ./${options.file} for a path here\n`,
+      );
+    }
+    return EXIT_FAILURE;
+  }
+  if (options.policyOutput !== "none") return printPolicy(result.set.files, options, io);
+  if (options.verbose) io.stderr(`tend check: ${entry} is valid (${result.set.files.length} files)\n`);
+  return EXIT_OK;
+}
+
+function reportDiagnostics(result: CheckResult, options: CheckCommandOptions, io: CliIo): void {
+  if (result.diagnostics.length === 0) return;
+  const sources = new Map(result.set.files.map((f) => [f.source.path, f.source]));
+  const style = makeStyler(shouldColor(options.color, { isTTY: io.stderrIsTTY }, io.env));
+  io.stderr(renderDiagnostics(result.diagnostics, (file) => sources.get(file), { style }));
+  io.stderr(`${renderSummary(result.diagnostics)}\n`);
+}
+
+/**
+ * Modules written alongside this one; they are imported by a computed name so
+ * that the CLI still builds and says "not yet available" while they are missing.
+ */
+async function importOptional<T>(specifier: string): Promise<T | null> {
+  try {
+    return (await import(specifier)) as T;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") return null;
+    throw error;
+  }
+}
+
+async function printPolicy(
+  files: readonly ParsedFile[],
+  options: CheckCommandOptions,
+  io: CliIo,
+): Promise<number> {
+  // "json" and "cf" print the entry file only; the "-full" forms print every file loaded.
+  const chosen = options.policyOutput.endsWith("-full") ? files : files.slice(0, 1);
+  if (options.policyOutput.startsWith("json")) {
+    const { policyToJson } = await import("../language/print/json.js");
+    io.stdout(JSON.stringify(policyToJson(chosen), null, 2) + "\n");
+  } else {
+    const { formatPolicy } = await import("../language/print/cf.js");
+    io.stdout(chosen.map((f) => formatPolicy(f.policy)).join("\n"));
+  }
+  return EXIT_OK;
+}
+
+async function printSyntaxDescription(io: CliIo): Promise<number> {
+  const { formatSyntaxDescription } = await import("./syntax-description.js");
+  const syntax = await importOptional<Record<string, unknown>>("../language/syntax/index.js");
+  const tables = syntax ? findTables(syntax) : null;
+  if (!tables) return notYet("-s json", io);
+  io.stdout(formatSyntaxDescription(tables));
+  return EXIT_OK;
+}
+
+/** The tables from the syntax module, once it exports them. */
+function findTables(syntax: Record<string, unknown>): SyntaxTables | null {
+  const names = ["bodyTypes", "bundleTypes", "promiseTypes", "functions"] as const;
+  const values = names.map((name) => syntax[name] ?? syntax[`${name.toUpperCase()}`]);
+  if (values.some((v) => v === undefined || v === null)) return null;
+  const entries = (v: unknown) =>
+    (v instanceof Map ? v.values() : Object.values(v as object)) as Iterable<never>;
+  const [bodyTypes, bundleTypes, promiseTypes, functions] = values.map(entries);
+  return { bodyTypes, bundleTypes, promiseTypes, functions };
+}
+
+function notYet(what: string, io: CliIo): number {
+  io.stderr(`tend check: ${what} is not available yet in this build of tend\n`);
+  return EXIT_FAILURE;
+}

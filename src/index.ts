@@ -1,0 +1,12 @@
+/**
+ * tend's library API: parse, check and format CFEngine 3.21 policy.
+ * Nothing here prints; problems in policy come back as diagnostics.
+ */
+export type * from "./language/ast.js";
+export { type CheckOptions, type CheckResult, checkPolicy } from "./check.js";
+export { type Diagnostic, type DiagnosticCode, hasErrors, type Severity } from "./language/diagnostics.js";
+export { type ParseResult, parse, parseText } from "./language/parser.js";
+export type { ParsedFile, PolicySet } from "./language/policy-set.js";
+export { formatPolicy } from "./language/print/cf.js";
+export { policyToJson } from "./language/print/json.js";
+export { type Position, SourceFile } from "./language/source.js";
