@@ -127,12 +127,7 @@ function groupOf(root: string, file: string): string {
   return rel.split(/[\\/]/)[0];
 }
 
-async function checkFile(
-  file: string,
-  group: string,
-  workdir: string,
-  options: Options,
-): Promise<FileReport> {
+async function checkFile(file: string, root: string, workdir: string, options: Options): Promise<FileReport> {
   const cwd = dirname(file);
   const args = ["-f", `./${basename(file)}`];
   const env = (dir: string) => ({ ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: dir, NO_COLOR: "1" });
@@ -152,13 +147,9 @@ async function checkFile(
   if (tend.cause) throw new Error(`cannot run tend: ${tend.cause}`);
   const tendVerdict = verdictOf(tend);
   const cfVerdict = verdictOf(cf);
-  return {
-    file,
-    group,
-    tend: tendVerdict,
-    cfPromises: cfVerdict,
-    agree: tendVerdict.accepted === cfVerdict.accepted,
-  };
+  const agree = tendVerdict.accepted === cfVerdict.accepted;
+  const name = relative(root, file) || basename(file);
+  return { file, name, group: groupOf(root, file), tend: tendVerdict, cfPromises: cfVerdict, agree };
 }
 
 /** Runs `work` over `items` with at most `jobs` at a time, keeping the order of results. */
