@@ -56,12 +56,28 @@ export interface BundleTypeSyntax {
   readonly name: string;
   /** Promise types this bundle type accepts, in 3.21's listing order. */
   readonly promiseTypes: readonly string[];
+  /**
+   * Promise types 3.21 no longer supports but still recognises here: it warns
+   * and skips the whole section.
+   */
+  readonly removedPromiseTypes?: readonly string[];
+  /**
+   * True for bundle types 3.21 parses and checks but that no agent
+   * evaluates (`hub`, `knowledge`...): they allow only the common promise types.
+   */
+  readonly parsedOnly?: boolean;
   readonly status: SyntaxStatus;
 }
 
 export interface BodyTypeSyntax {
   readonly name: string;
   readonly attributes: Readonly<Record<string, AttributeSyntax>>;
+  /**
+   * A control body type (`body agent control`): only the body named
+   * `control` is read, it takes no parameters, and no promise attribute
+   * refers to this type.
+   */
+  readonly control?: boolean;
   readonly status: SyntaxStatus;
 }
 
@@ -69,6 +85,8 @@ export interface FunctionParameter {
   readonly type: DataType;
   /** Allowed values: a regular expression, `min,max`, or comma-separated options. */
   readonly range: string;
+  /** For `option` parameters: the allowed words, split from `range`. */
+  readonly options?: readonly string[];
   readonly description: string;
 }
 
@@ -85,5 +103,12 @@ export interface FunctionSyntax {
   /** Results are cached per run. */
   readonly cached: boolean;
   readonly category: FunctionCategory;
+  /**
+   * Arguments are passed unexpanded; the function expands them itself, once
+   * per element (`maplist`, `mapdata`).
+   */
+  readonly delayedEvaluation?: boolean;
+  /** Has side effects (runs commands): not called in simulate modes. */
+  readonly unsafe?: boolean;
   readonly status: SyntaxStatus;
 }
