@@ -1,0 +1,163 @@
+/**
+ * Variable expansion: `$(x)`, `${x}`, `$(bundle.x)`, `$(ns:bundle.x)`,
+ * `$(x[$(k)])`, `$($(x))` inside strings, and `@(list)` as a whole value.
+ *
+ * A reference that cannot be resolved stays as written (with its inner
+ * references expanded where possible), as in 3.21, so the caller can tell
+ * by looking for leftover references (`hasUnresolvedReference`).
+ */
+import type { Rval } from "../language/ast.js";
+import type { EvalContext } from "./context.js";
+import { callFunction } from "./functions/registry.js";
+import { type Value, isList, jsonToStrings, list, primitiveToString, scalar } from "./values.js";
+import { lvalKey, parseVarRef } from "./var-ref.js";
+
+export interface ExpandOptions {
+  /**
+   * Values of list variables for the current iteration, keyed by the
+   * qualified name `ns:scope.lval` (see `qualifiedName`).
+   */
+  readonly bindings?: ReadonlyMap<string, string>;
+}
+
+/** A `$(...)` or `@(...)` found in a string. */
+export interface ReferenceSpan {
+  readonly sigil: "$" | "@";
+  /** The text between the brackets, unexpanded. */
+  readonly inner: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Finds the outermost references of a string, in order. */
+export function findReferences(text: string): ReferenceSpan[] {
+  const out: ReferenceSpan[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if ((ch !== "$" && ch !== "@") || (text[i + 1] !== "(" && text[i + 1] !== "{")) continue;
+    const end = findClose(text, i + 1);
+    if (end === -1) continue;
+    out.push({ sigil: ch, inner: text.slice(i + 2, end), start: i, end: end + 1 });
+    i = end;
+  }
+  return out;
+}
+
+/** The index of the bracket closing the one at `open`, or -1. */
+function findClose(text: string, open: number): number {
+  const opener = text[open];
+  const closer = opener === "(" ? ")" : "}";
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === opener) depth++;
+    else if (text[i] === closer && --depth === 0) return i;
+  }
+  return -1;
+}
+
+export function hasUnresolvedReference(text: string): boolean {
+  return findReferences(text).length > 0;
+}
+
+/** The key bindings use for a reference seen from the current frame. */
+export function qualifiedName(ctx: EvalContext, refText: string): string {
+  const ref = parseVarRef(refText);
+  return `${ctx.scopeKey(ref)}.${lvalKey(ref.name, ref.indices)}`;
+}
+
+/** Expands every `$(...)` in a string; `@(...)` is left alone. */
+export function expandString(ctx: EvalContext, text: string, options: ExpandOptions = {}): string {
+  if (!text.includes("$")) return text;
+  let out = "";
+  let last = 0;
+  for (const ref of findReferences(text)) {
+    if (ref.sigil !== "$") continue;
+    const inner = expandString(ctx, ref.inner, options);
+    const value = lookupScalar(ctx, inner, options);
+    const open = text[ref.start + 1];
+    out += text.slice(last, ref.start);
+    out += value ?? `$${open}${inner}${open === "(" ? ")" : "}"}`;
+    last = ref.end;
+  }
+  return out + text.slice(last);
+}
+
+/** A reference's value as a string, if it is a scalar (or a bound list). */
+export function lookupScalar(
+  ctx: EvalContext,
+  refText: string,
+  options: ExpandOptions = {},
+): string | undefined {
+  if (hasUnresolvedReference(refText)) return undefined;
+  const bound = options.bindings?.get(qualifiedName(ctx, refText));
+  if (bound !== undefined) return bound;
+  const value = ctx.getVariable(parseVarRef(refText));
+  if (!value || isList(value)) return undefined;
+  if (value.type === "data") return primitiveToString(value.value);
+  return value.value;
+}
+
+/** `@(x)` or `${x}`-free whole-string list reference: the inner text, else undefined. */
+export function wholeListReference(text: string): string | undefined {
+  const refs = findReferences(text);
+  if (refs.length !== 1 || refs[0].sigil !== "@") return undefined;
+  return refs[0].start === 0 && refs[0].end === text.length ? refs[0].inner : undefined;
+}
+
+/** The value a whole reference names, whatever its type (for `@(x)` and naked `$(x)`). */
+export function lookupValue(
+  ctx: EvalContext,
+  refText: string,
+  options: ExpandOptions = {},
+): Value | undefined {
+  const inner = expandString(ctx, refText, options);
+  if (hasUnresolvedReference(inner)) return undefined;
+  const bound = options.bindings?.get(qualifiedName(ctx, inner));
+  if (bound !== undefined) return scalar(bound);
+  return ctx.getVariable(parseVarRef(inner));
+}
+
+/**
+ * Evaluates a right-hand value. Strings are expanded (a whole `@(x)` gives
+ * the list or data); lists splice `@(x)` items and list-valued calls; calls
+ * go to the function registry. Undefined when a function call fails.
+ */
+export function expandRval(ctx: EvalContext, rval: Rval, options: ExpandOptions = {}): Value | undefined {
+  switch (rval.kind) {
+    case "string":
+      return expandStringValue(ctx, rval.value, options);
+    case "symbol":
+      return scalar(rval.name);
+    case "nakedvar":
+      return expandStringValue(ctx, rval.text, options, true);
+    case "list":
+      return expandList(ctx, rval.items, options);
+    case "call":
+      return callFunction(ctx, rval, options);
+  }
+}
+
+function expandStringValue(ctx: EvalContext, text: string, options: ExpandOptions, naked = false): Value {
+  const listRef = wholeListReference(text);
+  if (listRef !== undefined) return lookupValue(ctx, listRef, options) ?? scalar(text);
+  if (naked) {
+    const refs = findReferences(text);
+    if (refs.length === 1 && refs[0].start === 0 && refs[0].end === text.length) {
+      const value = lookupValue(ctx, refs[0].inner, options);
+      if (value && !isList(value) && value.type === "data" && typeof value.value === "object") return value;
+    }
+  }
+  return scalar(expandString(ctx, text, options));
+}
+
+function expandList(ctx: EvalContext, items: readonly Rval[], options: ExpandOptions): Value | undefined {
+  const out: string[] = [];
+  for (const item of items) {
+    const value = expandRval(ctx, item, options);
+    if (!value) return undefined;
+    const strings =
+      value.type === "data" ? jsonToStrings(value.value) : isList(value) ? value.value : [value.value];
+    if (strings) out.push(...strings);
+  }
+  return list(out);
+}

@@ -1,0 +1,127 @@
+/**
+ * Helpers that read function arguments the way 3.21 does.
+ */
+import { parseVarRef } from "../var-ref.js";
+import { type JsonValue, type Value, data, isList, isScalar, scalar, valueToJson } from "../values.js";
+import type { FunctionContext } from "./types.js";
+
+/** A scalar argument's text; lists and data give undefined. */
+export function text(value: Value | undefined): string | undefined {
+  return value && isScalar(value) ? value.value : undefined;
+}
+
+/** The result of a class-returning function, usable as a class expression. */
+export function classResult(truth: boolean): Value {
+  return scalar(truth ? "any" : "!any");
+}
+
+/** Parses an integer argument; `inf` is the largest int, as in 3.21. */
+export function integer(value: Value | undefined): number | undefined {
+  const raw = text(value)?.trim();
+  if (raw === undefined) return undefined;
+  if (raw === "inf") return Number.MAX_SAFE_INTEGER;
+  const match = /^(-?\d+)([kKmMgG%]?)$/.exec(raw);
+  if (!match) return undefined;
+  const scale: Record<string, number> = {
+    "": 1,
+    k: 1e3,
+    K: 1024,
+    m: 1e6,
+    M: 1024 ** 2,
+    g: 1e9,
+    G: 1024 ** 3,
+  };
+  return Number(match[1]) * (scale[match[2]] ?? 1);
+}
+
+export function boolean(value: Value | undefined): boolean | undefined {
+  const raw = text(value);
+  if (raw === undefined) return undefined;
+  if (/^(true|yes|on)$/.test(raw)) return true;
+  if (/^(false|no|off)$/.test(raw)) return false;
+  return undefined;
+}
+
+/**
+ * A "collecting" argument: a list or data value passed as `@(x)` or by a
+ * nested call, the name of a variable (list, data or classic array), or
+ * inline JSON text.
+ */
+export function collection(fc: FunctionContext, value: Value | undefined): Value | undefined {
+  if (!value) return undefined;
+  if (!isScalar(value)) return value;
+  const name = value.value;
+  const found = fc.ctx.getVariable(parseVarRef(name));
+  if (found) return found;
+  const array = classicArray(fc, name);
+  if (array) return array;
+  return parseInlineJson(name);
+}
+
+/** The entries `name[k]...` of a classic array as a data object keyed by `k`. */
+export function classicArray(fc: FunctionContext, name: string): Value | undefined {
+  const ref = parseVarRef(name);
+  const [ns, scope] = splitScopeKey(fc.ctx.scopeKey(ref));
+  const prefix = `${ref.name}${ref.indices.map((i) => `[${i}]`).join("")}[`;
+  const out: Record<string, JsonValue> = {};
+  let found = false;
+  for (const [lval, entry] of fc.ctx.scopeEntries(ns, scope)) {
+    if (!lval.startsWith(prefix)) continue;
+    const close = lval.indexOf("]", prefix.length);
+    if (close === -1) continue;
+    const key = lval.slice(prefix.length, close);
+    found = true;
+    if (close === lval.length - 1) out[key] = valueToJson(entry);
+    else if (!Object.hasOwn(out, key)) out[key] = {};
+  }
+  return found ? data(out) : undefined;
+}
+
+function splitScopeKey(key: string): [string, string] {
+  const colon = key.indexOf(":");
+  return [key.slice(0, colon), key.slice(colon + 1)];
+}
+
+export function parseInlineJson(raw: string): Value | undefined {
+  const trimmed = raw.trim();
+  if (!trimmed.startsWith("[") && !trimmed.startsWith("{")) return undefined;
+  try {
+    return data(JSON.parse(trimmed) as JsonValue);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The values of a collection as strings: list items, or the primitive members of data. */
+export function collectionStrings(value: Value): string[] {
+  if (isList(value)) return [...value.value];
+  if (isScalar(value)) return [value.value];
+  const json = value.value;
+  if (json === null || typeof json !== "object") return [String(json)];
+  const members = Array.isArray(json) ? json : Object.values(json);
+  const out: string[] = [];
+  for (const member of members) {
+    if (member === null || typeof member !== "object") out.push(member === null ? "null" : String(member));
+  }
+  return out;
+}
+
+/** Full-match regex as 3.21 uses for most functions (anchored both ends). */
+export function fullMatch(pattern: string, subject: string): boolean {
+  const regex = compileRegex(`^(?:${pattern})$`);
+  return regex ? regex.test(subject) : false;
+}
+
+/** Compiles a PCRE-ish pattern; inline `(?i)`, `(?s)`, `(?m)` become flags. */
+export function compileRegex(pattern: string, flags = ""): RegExp | undefined {
+  let extra = flags;
+  const source = pattern.replace(/\(\?([ims]+)\)/g, (_, found: string) => {
+    extra += found;
+    return "";
+  });
+  try {
+    return new RegExp(source, [...new Set(extra)].join(""));
+  } catch {
+    return undefined;
+  }
+}

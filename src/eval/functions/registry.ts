@@ -1,0 +1,60 @@
+/**
+ * Built-in functions by name. Families register their tables here; later
+ * work extends the library by adding tables, not by touching callers.
+ */
+import type { FunctionCall } from "../../language/ast.js";
+import type { EvalContext } from "../context.js";
+import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } from "../expand.js";
+import { type Value, isScalar } from "../values.js";
+import { collectionFunctions } from "./collections.js";
+import { fileFunctions } from "./files.js";
+import { logicFunctions } from "./logic.js";
+import { stringFunctions } from "./strings.js";
+import type { BuiltinFunction } from "./types.js";
+
+const registry = new Map<string, BuiltinFunction>();
+
+/** Adds functions; a later registration of a name replaces the earlier one. */
+export function registerFunctions(functions: readonly BuiltinFunction[]): void {
+  for (const fn of functions) registry.set(fn.name, fn);
+}
+
+export function getFunction(name: string): BuiltinFunction | undefined {
+  return registry.get(name);
+}
+
+export function listFunctionNames(): string[] {
+  return [...registry.keys()].sort();
+}
+
+registerFunctions(logicFunctions);
+registerFunctions(stringFunctions);
+registerFunctions(collectionFunctions);
+registerFunctions(fileFunctions);
+
+/**
+ * Evaluates a call. Undefined when the function is unknown, the arity is
+ * wrong, an argument is unresolved or the function itself fails.
+ */
+export function callFunction(
+  ctx: EvalContext,
+  call: FunctionCall,
+  options: ExpandOptions,
+): Value | undefined {
+  const fn = registry.get(expandString(ctx, call.name, options));
+  if (!fn || call.args.length < fn.minArgs || call.args.length > fn.maxArgs) return undefined;
+  const args: Value[] = [];
+  for (const arg of call.args) {
+    const value = expandRval(ctx, arg, options);
+    if (!value) return undefined;
+    if (!fn.acceptsUnresolved && isUnresolved(value)) return undefined;
+    args.push(value);
+  }
+  return fn.evaluate(args, { ctx, options, call });
+}
+
+function isUnresolved(value: Value): boolean {
+  if (isScalar(value)) return hasUnresolvedReference(value.value);
+  if (value.type === "data") return false;
+  return value.value.some(hasUnresolvedReference);
+}

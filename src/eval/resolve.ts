@@ -1,0 +1,180 @@
+/**
+ * Pre-evaluation, as 3.21 does while loading: the `vars` and `classes`
+ * promises of common bundles (vars, then classes, then vars again), and the
+ * `vars` of other bundles. Nothing is reported: a promise whose value
+ * cannot be computed yet is simply left out, and a later round may succeed.
+ */
+import { dirname, isAbsolute, resolve } from "node:path";
+import type { Attribute, Bundle, ClassGuard, Promise as PromiseNode, Rval } from "../language/ast.js";
+import { canonifyClassName } from "./class-expression.js";
+import type { EvalContext } from "./context.js";
+import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } from "./expand.js";
+import { iterationBindings } from "./iteration.js";
+import { type JsonValue, type Value, data, isList, isScalar, list, scalar, valueToJson } from "./values.js";
+import { parseVarRef } from "./var-ref.js";
+
+const VAR_TYPES = new Set(["string", "int", "real", "slist", "ilist", "rlist", "data"]);
+const CLASS_COMBINATORS = ["expression", "and", "or", "xor", "not"] as const;
+
+/** Pre-evaluates one bundle; `sourcePath` gives `this.promise_filename`. */
+export function resolveBundle(ctx: EvalContext, bundle: Bundle, sourcePath: string): void {
+  const filename = isAbsolute(sourcePath) ? sourcePath : resolve(sourcePath);
+  const thisVars = new Map<string, Value>([
+    ["promise_filename", scalar(filename)],
+    ["promise_dirname", scalar(dirname(filename))],
+  ]);
+  ctx.pushFrame(bundle.namespace, bundle.name.text, thisVars);
+  try {
+    const common = bundle.type.text === "common";
+    resolveSections(ctx, bundle, "vars");
+    if (common) {
+      resolveSections(ctx, bundle, "classes");
+      resolveSections(ctx, bundle, "vars");
+    }
+  } finally {
+    ctx.popFrame();
+  }
+}
+
+function resolveSections(ctx: EvalContext, bundle: Bundle, type: "vars" | "classes"): void {
+  const common = bundle.type.text === "common";
+  for (const section of bundle.sections) {
+    if (section.type.text !== type) continue;
+    for (const group of section.groups) {
+      if (!isGuardTrue(ctx, group.guard)) continue;
+      for (const promise of group.promises) {
+        if (type === "vars") resolveVarPromise(ctx, promise);
+        else resolveClassPromise(ctx, promise, common);
+      }
+    }
+  }
+}
+
+/** Whether a class guard holds; quoted guards are expanded first. */
+export function isGuardTrue(
+  ctx: EvalContext,
+  guard: ClassGuard | null,
+  options: ExpandOptions = {},
+): boolean {
+  if (!guard) return true;
+  const expression = guard.quoted ? expandString(ctx, guard.expression, options) : guard.expression;
+  if (hasUnresolvedReference(expression)) return false;
+  return ctx.checkExpression(expression);
+}
+
+function attribute(promise: PromiseNode, name: string): Attribute | undefined {
+  return promise.attributes.find((a) => a.name.text === name);
+}
+
+/**
+ * `if`/`ifvarclass` must hold and `unless` must not; an expression that
+ * cannot be evaluated skips the promise either way.
+ */
+export function isPromiseEnabled(ctx: EvalContext, promise: PromiseNode, options: ExpandOptions): boolean {
+  for (const name of ["ifvarclass", "if"]) {
+    const found = attribute(promise, name);
+    if (found && conditionValue(ctx, found.value, options) !== true) return false;
+  }
+  const unless = attribute(promise, "unless");
+  return !unless || conditionValue(ctx, unless.value, options) === false;
+}
+
+function conditionValue(ctx: EvalContext, rval: Rval, options: ExpandOptions): boolean | undefined {
+  const value = expandRval(ctx, rval, options);
+  if (!value || !isScalar(value)) return undefined;
+  if (value.value.includes("$") || value.value.includes("@")) return undefined;
+  return ctx.checkExpression(value.value);
+}
+
+function resolveVarPromise(ctx: EvalContext, promise: PromiseNode): void {
+  const typed = promise.attributes.find((a) => VAR_TYPES.has(a.name.text));
+  if (!typed) return;
+  for (const bindings of iterationBindings(ctx, promise.promiser.value, promise.attributes)) {
+    const options: ExpandOptions = { bindings };
+    if (!isPromiseEnabled(ctx, promise, options)) continue;
+    const lval = expandString(ctx, promise.promiser.value, options);
+    if (hasUnresolvedReference(lval)) continue;
+    const value = coerce(typed.name.text, expandRval(ctx, typed.value, options));
+    if (!value) continue;
+    const ref = parseVarRef(lval);
+    ctx.setVariable({ ns: null, scope: null, name: ref.name, indices: ref.indices }, value);
+  }
+}
+
+/** Fits a computed value to the declared type; undefined if it cannot. */
+function coerce(type: string, value: Value | undefined): Value | undefined {
+  if (!value) return undefined;
+  switch (type) {
+    case "string":
+    case "int":
+    case "real":
+      return isScalar(value) ? scalar(value.value, type) : undefined;
+    case "slist":
+    case "ilist":
+    case "rlist":
+      if (isList(value)) return list(value.value, type);
+      if (isScalar(value)) return list([value.value], type);
+      return listFromData(value.value, type);
+    default:
+      return toData(value);
+  }
+}
+
+function listFromData(json: JsonValue, type: "slist" | "ilist" | "rlist"): Value | undefined {
+  if (!Array.isArray(json)) return undefined;
+  const items = json.filter((v) => v === null || typeof v !== "object").map(String);
+  return list(items, type);
+}
+
+function toData(value: Value): Value | undefined {
+  if (value.type === "data") return value;
+  if (isList(value)) return data(valueToJson(value));
+  try {
+    return data(JSON.parse(value.value) as JsonValue);
+  } catch {
+    return undefined;
+  }
+}
+
+function resolveClassPromise(ctx: EvalContext, promise: PromiseNode, common: boolean): void {
+  for (const bindings of iterationBindings(ctx, promise.promiser.value, promise.attributes)) {
+    const options: ExpandOptions = { bindings };
+    if (!isPromiseEnabled(ctx, promise, options)) continue;
+    const name = expandString(ctx, promise.promiser.value, options);
+    if (hasUnresolvedReference(name)) continue;
+    if (classPromiseHolds(ctx, promise, options) !== true) continue;
+    const scope = attribute(promise, "scope");
+    const scopeText = scope?.value.kind === "string" ? scope.value.value : undefined;
+    const local = scopeText ? scopeText === "bundle" : !common;
+    ctx.defineClass(canonifyClassName(name), local);
+  }
+}
+
+/** The truth of a classes promise's combinator; undefined when unknown. */
+function classPromiseHolds(
+  ctx: EvalContext,
+  promise: PromiseNode,
+  options: ExpandOptions,
+): boolean | undefined {
+  const combinator = promise.attributes.find((a) =>
+    (CLASS_COMBINATORS as readonly string[]).includes(a.name.text),
+  );
+  if (!combinator) return promise.attributes.every((a) => !a.name.text.startsWith("dist")) ? true : undefined;
+  const value = expandRval(ctx, combinator.value, options);
+  if (!value) return undefined;
+  const items = isList(value) ? value.value : isScalar(value) ? [value.value] : undefined;
+  if (!items || items.some((i) => i.includes("$") || i.includes("@"))) return undefined;
+  const truths = items.map((i) => ctx.checkExpression(i));
+  switch (combinator.name.text) {
+    case "and":
+      return truths.every(Boolean);
+    case "or":
+      return truths.some(Boolean);
+    case "xor":
+      return truths.filter(Boolean).length === 1;
+    case "not":
+      return !truths[0];
+    default:
+      return truths.every(Boolean);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * A fresh evaluation context as 3.21 has it before reading policy: hard
+ * classes, `sys.*`/`const.*`, then `-D`/`-N` classes from the command line.
+ */
+import { resolve } from "node:path";
+import { EvalContext } from "./context.js";
+import { discoverHardClasses } from "./hard-classes.js";
+import { type HostFacts, getHostFacts } from "./host.js";
+import {
+  type AgentDirectories,
+  installEntryVariables,
+  installSystemVariables,
+  resolveDirectories,
+} from "./sys-vars.js";
+
+export interface ContextOptions extends AgentDirectories {
+  /** Classes defined from the command line (`-D`). */
+  readonly defines?: readonly string[];
+  /** Classes negated from the command line (`-N`). */
+  readonly negates?: readonly string[];
+  /** The entry file, for `sys.policy_entry_*`. */
+  readonly entry?: string;
+  /** Host facts to use instead of detecting them (tests). */
+  readonly facts?: HostFacts;
+  /** The clock for time classes and `sys.date` (tests). */
+  readonly now?: Date;
+}
+
+export function createEvalContext(options: ContextOptions = {}): EvalContext {
+  const ctx = new EvalContext();
+  const facts = options.facts ?? getHostFacts();
+  const now = options.now ?? new Date();
+  for (const name of options.negates ?? []) ctx.negateClass(name);
+  for (const name of discoverHardClasses(facts, now)) ctx.defineHardClass(name);
+  installSystemVariables(ctx, facts, resolveDirectories(facts, options), now);
+  if (options.entry) installEntryVariables(ctx, resolve(options.entry));
+  for (const name of options.defines ?? []) ctx.defineClass(name);
+  return ctx;
+}

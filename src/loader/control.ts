@@ -1,0 +1,70 @@
+/**
+ * What loading needs from control bodies and from pre-evaluation of a
+ * group of files.
+ */
+import type { Attribute, Body, PolicyFile } from "../language/ast.js";
+import type { EvalContext } from "../eval/context.js";
+import { expandRval } from "../eval/expand.js";
+import { isGuardTrue, resolveBundle } from "../eval/resolve.js";
+import { isScalar } from "../eval/values.js";
+
+/** A parsed file and the path its `this.promise_filename` derives from. */
+export interface LoadedPolicy {
+  readonly path: string;
+  readonly policy: PolicyFile;
+}
+
+/**
+ * Pre-evaluates files as 3.21 does after parsing them: common bundles
+ * (vars, classes, vars), then the vars of the other bundles, then control
+ * bodies. Returns the `ignore_missing_inputs` setting if a common control
+ * body set it.
+ */
+export function resolvePolicies(ctx: EvalContext, files: readonly LoadedPolicy[]): boolean | undefined {
+  for (const common of [true, false]) {
+    for (const file of files) {
+      for (const block of file.policy.blocks) {
+        if (block.kind === "bundle" && (block.type.text === "common") === common)
+          resolveBundle(ctx, block, file.path);
+      }
+    }
+  }
+  let ignoreMissing: boolean | undefined;
+  for (const file of files) {
+    for (const body of controlBodies(file.policy, "common")) {
+      const value = resolveControlAttribute(ctx, body, "ignore_missing_inputs");
+      if (value === "true" || value === "yes" || value === "on") ignoreMissing = true;
+      else if (value === "false" || value === "no" || value === "off") ignoreMissing = false;
+    }
+  }
+  return ignoreMissing;
+}
+
+/** The `body TYPE control` blocks of a file. */
+export function controlBodies(policy: PolicyFile, type: string): Body[] {
+  return policy.blocks.filter(
+    (b): b is Body => b.kind === "body" && b.name.text === "control" && b.type.text === type,
+  );
+}
+
+/** The first attribute of that name whose class guard holds (3.21's "effective constraint"). */
+export function effectiveAttribute(ctx: EvalContext, body: Body, name: string): Attribute | undefined {
+  for (const group of body.groups) {
+    if (!isGuardTrue(ctx, group.guard)) continue;
+    const found = group.attributes.find((a) => a.name.text === name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function resolveControlAttribute(ctx: EvalContext, body: Body, name: string): string | undefined {
+  const attribute = effectiveAttribute(ctx, body, name);
+  if (!attribute) return undefined;
+  ctx.pushFrame(body.namespace, `control_${body.type.text}`);
+  try {
+    const value = expandRval(ctx, attribute.value);
+    return value && isScalar(value) ? value.value : undefined;
+  } finally {
+    ctx.popFrame();
+  }
+}

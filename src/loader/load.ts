@@ -1,0 +1,234 @@
+/**
+ * Loading a whole policy as cf-promises does: read the entry file, then the
+ * files named by `inputs` of `body common control` and `body file control`,
+ * recursively and depth first, pre-evaluating each file as it is read so
+ * that later inputs can use the variables and classes of earlier ones.
+ *
+ * Behaviour taken from 3.21:
+ * - A relative input is relative to the directory of the entry file, not
+ *   to the file that names it.
+ * - `sys.inputdir` is the agent's input directory (`/var/lib/cfengine3/inputs`
+ *   for root), not the entry file's directory; `sys.local_libdir` is `lib`.
+ * - A file already loaded (same path, or same content) is skipped, so
+ *   cycles end.
+ * - An input that still holds an unresolved variable after pre-evaluation
+ *   is skipped; 3.21 logs an error but does not fail (warning here).
+ * - A missing or unreadable input makes cf-promises exit 1 at once, unless
+ *   `ignore_missing_inputs` is set (option or common control); here it is
+ *   an error diagnostic at the input's string, and loading goes on.
+ * - `this.promise_dirname` is not defined in control bodies, only in
+ *   bundle promises.
+ *
+ * Deviation: cf-promises does not follow the inputs of a file with syntax
+ * errors; tend's parser recovers, so it follows them (the policy is invalid
+ * anyway, and the user sees every problem at once).
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, join, normalize, resolve } from "node:path";
+import type { Rval, Span } from "../language/ast.js";
+import { type Diagnostic, makeDiagnostic } from "../language/diagnostics.js";
+import { parse } from "../language/parser.js";
+import type { ParsedFile, PolicySet } from "../language/policy-set.js";
+import { SourceFile } from "../language/source.js";
+import { loadAugments } from "../eval/augments.js";
+import type { EvalContext } from "../eval/context.js";
+import { expandRval, hasUnresolvedReference } from "../eval/expand.js";
+import { createEvalContext } from "../eval/setup.js";
+import { isList, isScalar } from "../eval/values.js";
+import { type LoadedPolicy, controlBodies, effectiveAttribute, resolvePolicies } from "./control.js";
+
+export interface LoadOptions {
+  /** Classes defined from the command line (`-D`). */
+  defines?: string[];
+  /** Classes negated from the command line (`-N`). */
+  negates?: string[];
+  /** `$(sys.inputdir)`; defaults to `$(sys.workdir)/inputs`. */
+  inputDir?: string;
+  /** `$(sys.workdir)`; defaults to `/var/lib/cfengine3` for root, `~/.cfagent` otherwise. */
+  workDir?: string;
+  /** Skip missing inputs silently, as `ignore_missing_inputs => "true"` does. */
+  ignoreMissingInputs?: boolean;
+}
+
+export interface LoadResult {
+  /** The files read, in the order cf-promises parses them (entry first). */
+  set: PolicySet;
+  /** Parse diagnostics of every file and loading problems. */
+  diagnostics: Diagnostic[];
+  /** The context after pre-evaluation: classes and variables known at load time. */
+  context: EvalContext;
+}
+
+/** Where an input was named: the including file and the span of the input's value. */
+interface Origin {
+  readonly file: string;
+  readonly span: Span;
+}
+
+class Loader {
+  readonly files: ParsedFile[] = [];
+  readonly diagnostics: Diagnostic[] = [];
+  private readonly seenPaths = new Set<string>();
+  private readonly seenHashes = new Set<string>();
+  private ignoreMissing: boolean;
+
+  constructor(
+    readonly ctx: EvalContext,
+    private readonly inputDir: string,
+    options: LoadOptions,
+  ) {
+    this.ignoreMissing = options.ignoreMissingInputs ?? false;
+  }
+
+  /** Loads one file and, depth first, its inputs. Returns the files it added. */
+  loadFile(path: string, origin: Origin | null): LoadedPolicy[] {
+    const key = resolve(path);
+    if (this.seenPaths.has(key)) return [];
+    const text = this.readText(path, origin);
+    if (text === undefined) return [];
+    const hash = createHash("sha256").update(text).digest("hex");
+    this.seenPaths.add(key);
+    if (this.seenHashes.has(hash)) return [];
+    this.seenHashes.add(hash);
+    const source = new SourceFile(path, text);
+    const parsed = parse(source);
+    this.files.push({ source, policy: parsed.policy });
+    this.diagnostics.push(...parsed.diagnostics);
+    const loaded: LoadedPolicy = { path, policy: parsed.policy };
+    this.applyIgnoreMissing(resolvePolicies(this.ctx, [loaded]));
+    const added = [loaded];
+    for (const type of ["common", "file"]) {
+      for (const body of controlBodies(parsed.policy, type)) {
+        const inputs = effectiveAttribute(this.ctx, body, "inputs");
+        if (inputs) added.push(...this.loadInputs(inputs.value, path));
+      }
+    }
+    return added;
+  }
+
+  private applyIgnoreMissing(setting: boolean | undefined): void {
+    if (setting !== undefined) this.ignoreMissing = setting;
+  }
+
+  /** Loads the items of an `inputs` list, re-resolving earlier siblings before an item with variables. */
+  private loadInputs(rval: Rval, includingFile: string): LoadedPolicy[] {
+    const items = rval.kind === "list" ? rval.items : [rval];
+    const loaded: LoadedPolicy[] = [];
+    for (const item of items) {
+      if (mayExpand(item) && loaded.length > 0) this.applyIgnoreMissing(resolvePolicies(this.ctx, loaded));
+      const origin = { file: includingFile, span: item.span };
+      for (const input of this.evaluateInput(item, origin)) loaded.push(...this.loadFile(input, origin));
+    }
+    return loaded;
+  }
+
+  /** The paths one inputs item stands for; unresolved ones become warnings. */
+  private evaluateInput(item: Rval, origin: Origin): string[] {
+    // 3.21 evaluates inputs in the `sys` scope, outside any bundle.
+    this.ctx.pushFrame("default", "sys");
+    let value: ReturnType<typeof expandRval>;
+    try {
+      value = expandRval(this.ctx, item);
+    } finally {
+      this.ctx.popFrame();
+    }
+    const strings = !value ? [] : isList(value) ? value.value : isScalar(value) ? [value.value] : [];
+    if (!value) this.warnUnresolved(describeRval(item), origin);
+    const paths: string[] = [];
+    for (const text of strings) {
+      if (hasUnresolvedReference(text)) this.warnUnresolved(text, origin);
+      else paths.push(this.resolveInputPath(text));
+    }
+    return paths;
+  }
+
+  private warnUnresolved(text: string, origin: Origin): void {
+    this.diagnostics.push(
+      makeDiagnostic(
+        origin.file,
+        origin.span,
+        "warning",
+        "input-not-found",
+        `unresolved variable in input '${text}': the input is not loaded`,
+      ),
+    );
+  }
+
+  /** Absolute inputs stay; others are taken from the entry file's directory. */
+  private resolveInputPath(input: string): string {
+    return isAbsolute(input) ? normalize(input) : join(this.inputDir, input);
+  }
+
+  private readText(path: string, origin: Origin | null): string | undefined {
+    try {
+      return readFileSync(path, "utf8");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const missing = code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
+      if (this.ignoreMissing && missing) return undefined;
+      const reason =
+        code === "EISDIR" ? "is a directory" : missing ? "no such file" : (code ?? String(error));
+      const where = origin ?? { file: path, span: [0, 0] as const };
+      this.diagnostics.push(
+        makeDiagnostic(
+          where.file,
+          where.span,
+          "error",
+          missing ? "input-not-found" : "input-unreadable",
+          `cannot read policy file '${path}': ${reason}`,
+        ),
+      );
+      return undefined;
+    }
+  }
+}
+
+function mayExpand(rval: Rval): boolean {
+  return rval.kind !== "symbol" && hasUnresolvedReference(describeRval(rval));
+}
+
+function describeRval(rval: Rval): string {
+  switch (rval.kind) {
+    case "string":
+      return rval.value;
+    case "nakedvar":
+      return rval.text;
+    case "symbol":
+      return rval.name;
+    case "call":
+      return `${rval.name}(...)`;
+    case "list":
+      return rval.items.map(describeRval).join(", ");
+  }
+}
+
+/**
+ * Loads a policy from its entry file. Never throws for problems in the
+ * policy or the file system: they come back as diagnostics. A relative
+ * `entryPath` is taken from the process's directory (see
+ * `resolveEntryPath` for cf-promises' own rule for `-f`).
+ */
+export function loadPolicy(entryPath: string, options: LoadOptions = {}): LoadResult {
+  const ctx = createEvalContext({
+    defines: options.defines,
+    negates: options.negates,
+    inputdir: options.inputDir,
+    workdir: options.workDir,
+    entry: entryPath,
+  });
+  const entryDir = dirname(entryPath);
+  const loader = new Loader(ctx, entryDir, options);
+  loadAugments(ctx, entryDir, loader.diagnostics);
+  loader.loadFile(entryPath, null);
+  return { set: { files: loader.files }, diagnostics: loader.diagnostics, context: ctx };
+}
+
+/**
+ * cf-promises' rule for `-f FILE`: a path that starts with neither `/` nor
+ * `.` is looked up in the input directory; others are used as given.
+ */
+export function resolveEntryPath(file: string, inputDir: string): string {
+  if (isAbsolute(file) || file.startsWith(".")) return file;
+  return join(inputDir, file);
+}
