@@ -16,7 +16,6 @@ import {
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 import { diagnosticsToJson } from "./json.js";
 import { renderDiagnostics, renderSummary } from "./render.js";
-import type { SyntaxTables } from "./syntax-description.js";
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   let options: CheckCommandOptions;
@@ -85,19 +84,6 @@ function reportDiagnostics(result: CheckResult, options: CheckCommandOptions, io
   io.stderr(`${renderSummary(result.diagnostics)}\n`);
 }
 
-/**
- * Modules written alongside this one; they are imported by a computed name so
- * that the CLI still builds and says "not yet available" while they are missing.
- */
-async function importOptional<T>(specifier: string): Promise<T | null> {
-  try {
-    return (await import(specifier)) as T;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") return null;
-    throw error;
-  }
-}
-
 async function printPolicy(
   files: readonly ParsedFile[],
   options: CheckCommandOptions,
@@ -116,26 +102,8 @@ async function printPolicy(
 }
 
 async function printSyntaxDescription(io: CliIo): Promise<number> {
-  const { formatSyntaxDescription } = await import("./syntax-description.js");
-  const syntax = await importOptional<Record<string, unknown>>("../language/syntax/index.js");
-  const tables = syntax ? findTables(syntax) : null;
-  if (!tables) return notYet("-s json", io);
-  io.stdout(formatSyntaxDescription(tables));
+  const { describeSyntax } = await import("../language/syntax/index.js");
+  // Byte for byte what cf-promises prints, which ends without a newline.
+  io.stdout(JSON.stringify(describeSyntax(), null, 2));
   return EXIT_OK;
-}
-
-/** The tables from the syntax module, once it exports them. */
-function findTables(syntax: Record<string, unknown>): SyntaxTables | null {
-  const names = ["bodyTypes", "bundleTypes", "promiseTypes", "functions"] as const;
-  const values = names.map((name) => syntax[name] ?? syntax[`${name.toUpperCase()}`]);
-  if (values.some((v) => v === undefined || v === null)) return null;
-  const entries = (v: unknown) =>
-    (v instanceof Map ? v.values() : Object.values(v as object)) as Iterable<never>;
-  const [bodyTypes, bundleTypes, promiseTypes, functions] = values.map(entries);
-  return { bodyTypes, bundleTypes, promiseTypes, functions };
-}
-
-function notYet(what: string, io: CliIo): number {
-  io.stderr(`tend check: ${what} is not available yet in this build of tend\n`);
-  return EXIT_FAILURE;
 }
