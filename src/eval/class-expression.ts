@@ -28,8 +28,20 @@ interface Cursor {
 
 const WORD_GAP = /[A-Za-z0-9_][ \t]+[A-Za-z0-9_]/;
 
-/** Parses a class expression; never throws. */
+const parseCache = new Map<string, ClassExpressionParse>();
+const PARSE_CACHE_LIMIT = 10_000;
+
+/** Parses a class expression; never throws. Results are cached (they are immutable). */
 export function parseClassExpression(text: string): ClassExpressionParse {
+  const cached = parseCache.get(text);
+  if (cached) return cached;
+  const parsed = parseUncached(text);
+  if (parseCache.size >= PARSE_CACHE_LIMIT) parseCache.clear();
+  parseCache.set(text, parsed);
+  return parsed;
+}
+
+function parseUncached(text: string): ClassExpressionParse {
   if (WORD_GAP.test(text)) {
     return failure("class expressions can't be separated by whitespace without an operator", 0);
   }
@@ -130,7 +142,8 @@ function skipReference(text: string, at: number): number {
 }
 
 function isNameChar(ch: string): boolean {
-  return /[A-Za-z0-9_:]/.test(ch);
+  const c = ch.charCodeAt(0);
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 58) || c === 95;
 }
 
 /**

@@ -32,6 +32,7 @@ export interface ReferenceSpan {
 /** Finds the outermost references of a string, in order. */
 export function findReferences(text: string): ReferenceSpan[] {
   const out: ReferenceSpan[] = [];
+  if (!text.includes("$") && !text.includes("@")) return out;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if ((ch !== "$" && ch !== "@") || (text[i + 1] !== "(" && text[i + 1] !== "{")) continue;

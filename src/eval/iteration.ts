@@ -47,7 +47,8 @@ export function iterationBindings(
   promiser: string,
   attributes: readonly Attribute[],
 ): Map<string, string>[] {
-  const texts = [promiser, ...attributes.flatMap((a) => rvalStrings(a.value))];
+  const texts = [promiser, ...attributes.flatMap((a) => rvalStrings(a.value))].filter((t) => t.includes("$"));
+  if (texts.length === 0) return [new Map()];
   const lists = new Map<string, readonly string[]>();
   for (const text of texts) {
     for (const ref of scalarReferences(text)) {

@@ -48,15 +48,22 @@ function indices(value: Value): string[] {
   return json !== null && typeof json === "object" ? Object.keys(json) : [];
 }
 
+/** A function over the strings of one collection argument (at `at`), returning a list. */
 function onList(
   name: string,
-  fn: (items: string[], args: readonly Value[]) => string[] | undefined,
+  fn: (items: string[], others: readonly Value[]) => string[] | undefined,
   min = 1,
   max = 1,
+  at = 0,
 ) {
-  return defineFunction(name, min, max, ([source, ...rest], fc) => {
-    const found = collection(fc, source);
-    const out = found ? fn(values(found), rest) : undefined;
+  return defineFunction(name, min, max, (args, fc) => {
+    const found = collection(fc, args[at]);
+    const out = found
+      ? fn(
+          values(found),
+          args.filter((_, i) => i !== at),
+        )
+      : undefined;
     return out ? list(out) : undefined;
   });
 }
@@ -128,8 +135,8 @@ export const collectionFunctions: readonly BuiltinFunction[] = [
     const found = collection(fc, source);
     return found ? list(indices(found)) : undefined;
   }),
-  onList("filter", filterItems, 5, 5),
-  onList("grep", (items, [pattern]) => items.filter((s) => fullMatch(text(pattern) ?? "", s)), 2, 2),
+  onList("filter", filterItems, 5, 5, 1),
+  onList("grep", (items, [pattern]) => items.filter((s) => fullMatch(text(pattern) ?? "", s)), 2, 2, 1),
   onList("sort", (items, [mode]) => sortItems(items, text(mode) ?? "lex"), 1, 2),
   onList("unique", (items) => [...new Set(items)]),
   onList("reverse", (items) => [...items].reverse()),

@@ -11,7 +11,7 @@ import { type BuiltinFunction, defineFunction } from "./types.js";
 
 function statOf(path: string, follow = true) {
   try {
-    return follow ? statSync(path) : lstatSync(path);
+    return follow ? statSync(path, { throwIfNoEntry: false }) : lstatSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }

@@ -9,7 +9,7 @@ import { posix } from "node:path";
 import { canonify } from "../class-expression.js";
 import { type Value, isList, list, renderJson, scalar, valueToJson } from "../values.js";
 import { collection, collectionStrings, compileRegex, integer, text } from "./args.js";
-import { type BuiltinFunction, defineFunction } from "./types.js";
+import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 import { formatTime } from "./time-format.js";
 
 function mapText(name: string, fn: (s: string) => string): BuiltinFunction {
@@ -19,23 +19,29 @@ function mapText(name: string, fn: (s: string) => string): BuiltinFunction {
   });
 }
 
+/**
+ * Splits on a regex into at most `max` pieces. `keepRest` puts the unsplit
+ * remainder in the last piece (string_split); otherwise it is dropped
+ * (splitstring).
+ */
 function splitBy(subject: string, pattern: string, max: number, keepRest: boolean): string[] | undefined {
   const regex = compileRegex(pattern, "g");
-  if (!regex) return undefined;
+  if (!regex || max < 1) return regex ? [] : undefined;
   const parts: string[] = [];
   let last = 0;
   for (const match of subject.matchAll(regex)) {
     if (match[0] === "") continue;
-    if (parts.length + 1 >= max) break;
+    if (keepRest && parts.length === max - 1) break;
     parts.push(subject.slice(last, match.index));
     last = (match.index ?? 0) + match[0].length;
+    if (parts.length === max) return parts;
   }
-  if (keepRest || parts.length < max) parts.push(subject.slice(last));
+  parts.push(subject.slice(last));
   return parts;
 }
 
 /** `%s`, `%d`, `%x`, `%o`, `%f`, `%e`, `%c`, `%S` (serialized data) and `%%`. */
-function formatString(format: string, args: readonly Value[]): string | undefined {
+function formatString(format: string, args: readonly Value[], fc: FunctionContext): string | undefined {
   let next = 0;
   let failed = false;
   const out = format.replace(
@@ -47,11 +53,19 @@ function formatString(format: string, args: readonly Value[]): string | undefine
         failed = true;
         return whole;
       }
-      const raw = arg.type === "data" || isList(arg) ? renderJson(valueToJson(arg)) : arg.value;
+      // `%S` serializes; its argument may name a list or data variable.
+      const target = conversion === "S" ? (collection(fc, arg) ?? arg) : arg;
+      const raw = serialize(target);
       return pad(convert(conversion, raw, precision), flags, width);
     },
   );
   return failed ? undefined : out;
+}
+
+/** Lists print as `{ "a", "b" }`, data as compact JSON, scalars as themselves. */
+function serialize(value: Value): string {
+  if (isList(value)) return `{ ${value.value.map((v) => JSON.stringify(v)).join(", ")} }`;
+  return value.type === "data" ? renderJson(valueToJson(value)) : value.value;
 }
 
 function convert(conversion: string, raw: string, precision: string | undefined): string {
@@ -125,9 +139,9 @@ export const stringFunctions: readonly BuiltinFunction[] = [
     const parts = splitBy(text(subject) ?? "", text(pattern) ?? "", integer(max) ?? 0, true);
     return parts ? list(parts) : undefined;
   }),
-  defineFunction("format", 1, Number.POSITIVE_INFINITY, ([format, ...rest]) => {
+  defineFunction("format", 1, Number.POSITIVE_INFINITY, ([format, ...rest], fc) => {
     const raw = text(format);
-    const out = raw === undefined ? undefined : formatString(raw, rest);
+    const out = raw === undefined ? undefined : formatString(raw, rest, fc);
     return out === undefined ? undefined : scalar(out);
   }),
   defineFunction("regex_replace", 4, 4, ([subject, pattern, replacement, options]) => {
