@@ -6,9 +6,9 @@
  */
 import { readFileSync } from "node:fs";
 import { type Diagnostic, hasErrors, makeDiagnostic } from "./language/diagnostics.js";
-import { parse } from "./language/parser.js";
-import type { ParsedFile, PolicySet } from "./language/policy-set.js";
+import type { PolicySet } from "./language/policy-set.js";
 import { SourceFile } from "./language/source.js";
+import { loadPolicy } from "./loader/load.js";
 
 export interface CheckOptions {
   /** The entry file, e.g. `promises.cf`; relative paths are taken from the process's directory. */
@@ -17,8 +17,10 @@ export interface CheckOptions {
   readonly defines?: readonly string[];
   /** Classes negated from the command line (`-N`). */
   readonly negates?: readonly string[];
-  /** `$(sys.inputdir)`; inputs with relative paths are found here or next to the entry file. */
+  /** `$(sys.inputdir)`; defaults to `$(sys.workdir)/inputs`. */
   readonly inputDir?: string;
+  /** `$(sys.workdir)`; defaults to `/var/lib/cfengine3` for root. */
+  readonly workDir?: string;
   /** Also run the checks cf-promises runs only with `--full-check`. */
   readonly fullCheck?: boolean;
   /** The bundlesequence to check against (`-b`), instead of the policy's own. */
@@ -38,15 +40,15 @@ export interface CheckResult {
 
 /** Checks a policy; fails only by returning diagnostics. */
 export function checkPolicy(options: CheckOptions): CheckResult {
-  const diagnostics: Diagnostic[] = [];
-  const files: ParsedFile[] = [];
-  const source = readSource(options.entry, diagnostics);
-  if (source) {
-    const parsed = parse(source);
-    files.push({ source, policy: parsed.policy });
-    diagnostics.push(...parsed.diagnostics);
-  }
-  return { valid: !hasErrors(diagnostics), set: { files }, diagnostics };
+  const loaded = loadPolicy(options.entry, {
+    defines: [...(options.defines ?? [])],
+    negates: [...(options.negates ?? [])],
+    inputDir: options.inputDir,
+    workDir: options.workDir,
+    ignoreMissingInputs: options.ignoreMissingInputs,
+  });
+  const diagnostics = loaded.diagnostics;
+  return { valid: !hasErrors(diagnostics), set: loaded.set, diagnostics };
 }
 
 /** Reads a policy file; a failure becomes a diagnostic pointing at the file. */

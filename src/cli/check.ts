@@ -45,13 +45,15 @@ function noteIgnored(options: CheckCommandOptions, io: CliIo): void {
 }
 
 async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<number> {
-  const inputDir = join(resolveWorkdir(options, io.env), "inputs");
+  const workDir = resolveWorkdir(options, io.env);
+  const inputDir = join(workDir, "inputs");
   const entry = resolveEntryFile(options, inputDir);
   if (options.verbose) io.stderr(`tend check: checking ${entry} (input directory ${inputDir})\n`);
   const { checkPolicy } = await import("../check.js");
   const result = checkPolicy({
     entry,
     inputDir,
+    workDir,
     defines: options.defines,
     negates: options.negates,
     fullCheck: options.fullCheck,
