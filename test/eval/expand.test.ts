@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: CFEngine references, not templates
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { expandRval, expandString, hasUnresolvedReference } from "../../src/eval/expand.js";
