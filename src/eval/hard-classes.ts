@@ -14,11 +14,35 @@ export function hostClasses(facts: HostFacts): string[] {
     ...platformClasses(facts),
     ...distributionClasses(facts),
     ...networkClasses(facts),
+    ...FEATURE_CLASSES,
     canonify(facts.uqhost),
     ...(facts.domain ? [canonify(`${facts.uqhost}.${facts.domain}`), canonify(facts.domain)] : []),
     `${facts.cpus}_cpus`,
   ];
 }
+
+/** The features this build claims, as 3.21.0 with its usual libraries does. */
+const FEATURE_CLASSES = [
+  "feature",
+  "feature_copyfrom",
+  "feature_copyfrom_restrict",
+  "feature_copyfrom_restrict_keys",
+  "feature_def",
+  "feature_def_json",
+  "feature_def_json_preparse",
+  "feature_host",
+  "feature_host_specific",
+  "feature_host_specific_data",
+  "feature_host_specific_data_load",
+  "feature_tls",
+  "feature_tls_1",
+  "feature_tls_1_0",
+  "feature_tls_1_1",
+  "feature_tls_1_2",
+  "feature_tls_1_3",
+  "feature_xml",
+  "feature_yaml",
+];
 
 function versionClasses(): string[] {
   const [major, minor, patch] = CF_VERSION.split(".");
@@ -41,7 +65,9 @@ function platformClasses(facts: HostFacts): string[] {
     `${facts.os}_${canonify(facts.arch)}`,
     `${facts.os}_${release}`,
     `${facts.os}_${canonify(facts.arch)}_${release}`,
+    canonify(`${facts.os}_${facts.arch}_${facts.release}_${facts.version}`),
   ];
+  if (facts.os === "linux") out.push("compiled_on_linux_gnu");
   if (/64/.test(facts.arch)) out.push("64_bit");
   else out.push("32_bit");
   return out;
@@ -79,7 +105,11 @@ function distributionClasses(facts: HostFacts): string[] {
 
 function networkClasses(facts: HostFacts): string[] {
   const out: string[] = [];
+  if (facts.defaultGateway) out.push(canonify(`ipv4_gw_${facts.defaultGateway}`));
   for (const i of facts.interfaces) {
+    out.push(`net_iface_${canonify(i.name)}`);
+    // 3.21 leaves out the IPv6 loopback address.
+    if (i.address === "::1") continue;
     out.push(canonify(i.address));
     if (i.family === "IPv4") {
       const octets = i.address.split(".");
@@ -87,7 +117,6 @@ function networkClasses(facts: HostFacts): string[] {
     } else {
       out.push(`ipv6_${canonify(i.address)}`);
     }
-    if (i.name !== "lo") out.push(canonify(`net_iface_${i.name}`));
     if (i.mac && i.mac !== "00:00:00:00:00:00") out.push(canonify(`mac_${i.mac}`));
   }
   return out;

@@ -21,6 +21,8 @@ export interface HostFacts {
   /** /etc/debian_version when present ("12.11"). */
   readonly debianVersion: string | undefined;
   readonly interfaces: readonly { name: string; address: string; family: "IPv4" | "IPv6"; mac: string }[];
+  /** The IPv4 default gateway from /proc/net/route, if any. */
+  readonly defaultGateway: string | undefined;
   readonly uid: number;
   readonly home: string;
 }
@@ -50,6 +52,7 @@ function detectHostFacts(): HostFacts {
     osRelease: readOsRelease(),
     debianVersion: readTrimmed("/etc/debian_version"),
     interfaces: listInterfaces(),
+    defaultGateway: readDefaultGateway(),
     uid: typeof process.getuid === "function" ? process.getuid() : 0,
     home: os.homedir(),
   };
@@ -87,4 +90,16 @@ function listInterfaces(): HostFacts["interfaces"] {
     }
   }
   return out;
+}
+
+/** The gateway of the default route: /proc/net/route holds it as little-endian hex. */
+function readDefaultGateway(): string | undefined {
+  const table = readTrimmed("/proc/net/route");
+  for (const line of table?.split("\n").slice(1) ?? []) {
+    const [, destination, gateway] = line.split(/\s+/);
+    if (destination !== "00000000" || !gateway) continue;
+    const bytes = gateway.match(/../g)?.map((h) => Number.parseInt(h, 16)) ?? [];
+    return bytes.reverse().join(".");
+  }
+  return undefined;
 }
