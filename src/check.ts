@@ -1,13 +1,14 @@
 /**
  * `checkPolicy`: what `cf-promises` does, as a library call. Loads a policy
  * (the entry file and, through `body common control` inputs, every file it
- * pulls in), then validates the whole set. Problems in the policy come back
+ * pulls in), then validates the whole set if it loaded without errors. Problems in the policy come back
  * as diagnostics; nothing is printed and nothing is thrown for them.
  */
 import { readFileSync } from "node:fs";
 import { type Diagnostic, hasErrors, makeDiagnostic } from "./language/diagnostics.js";
 import type { PolicySet } from "./language/policy-set.js";
 import { SourceFile } from "./language/source.js";
+import { validatePolicy } from "./language/validate/index.js";
 import { loadPolicy } from "./loader/load.js";
 
 export interface CheckOptions {
@@ -23,7 +24,7 @@ export interface CheckOptions {
   readonly workDir?: string;
   /** Also run the checks cf-promises runs only with `--full-check`. */
   readonly fullCheck?: boolean;
-  /** The bundlesequence to check against (`-b`), instead of the policy's own. */
+  /** The bundlesequence to check against (`-b`), instead of the policy's own (not used yet). */
   readonly bundlesequence?: readonly string[] | null;
   /** Report missing inputs as warnings instead of errors. */
   readonly ignoreMissingInputs?: boolean;
@@ -47,7 +48,9 @@ export function checkPolicy(options: CheckOptions): CheckResult {
     workDir: options.workDir,
     ignoreMissingInputs: options.ignoreMissingInputs,
   });
-  const diagnostics = loaded.diagnostics;
+  const diagnostics = [...loaded.diagnostics];
+  // As cf-promises, stop at syntax and loading errors: checks of a broken tree only add noise.
+  if (!hasErrors(diagnostics)) diagnostics.push(...validatePolicy(loaded.set, { fullCheck: options.fullCheck }));
   return { valid: !hasErrors(diagnostics), set: loaded.set, diagnostics };
 }
 
