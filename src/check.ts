@@ -50,7 +50,9 @@ export function checkPolicy(options: CheckOptions): CheckResult {
   });
   const diagnostics = [...loaded.diagnostics];
   // As cf-promises, stop at syntax and loading errors: checks of a broken tree only add noise.
-  if (!hasErrors(diagnostics)) diagnostics.push(...validatePolicy(loaded.set, { fullCheck: options.fullCheck }));
+  if (!hasErrors(diagnostics)) {
+    diagnostics.push(...validatePolicy(loaded.set, { fullCheck: options.fullCheck }));
+  }
   return { valid: !hasErrors(diagnostics), set: loaded.set, diagnostics };
 }
 
