@@ -1,0 +1,208 @@
+/**
+ * The files a test run needs: a private copy of the suite, the helper
+ * programs its policies call, and one fresh work directory per test whose
+ * `bin/` holds the agent under test and its sibling tools.
+ */
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, join } from "node:path";
+
+/** The tools testall links into every work directory's `bin/`. */
+export const BIN_TOOLS = [
+  "cf-agent",
+  "cf-promises",
+  "cf-serverd",
+  "cf-execd",
+  "cf-key",
+  "cf-secret",
+  "cf-net",
+  "cf-check",
+  "cf-runagent",
+] as const;
+
+/** How `tend` stands in for each tool; tools missing here get a stub that fails loudly. */
+const TEND_SUBCOMMANDS: Partial<Record<(typeof BIN_TOOLS)[number], string>> = {
+  "cf-agent": "agent",
+  "cf-promises": "check",
+};
+
+/** Where the tools of a run come from: links to real binaries, or wrappers around `tend`. */
+export type AgentSource =
+  | { readonly kind: "binaries"; readonly dir: string }
+  | { readonly kind: "tend"; readonly node: string; readonly script: string };
+
+/**
+ * Copies the suite to `dest` without group/other write permission: cf-agent
+ * refuses to read a policy file others can write, and a checkout made with
+ * umask 002 has exactly that. Tests then also cannot scribble on the original.
+ */
+export function copySuite(source: string, dest: string): void {
+  cpSync(source, dest, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (path) => basename(path) !== "workdir",
+  });
+  removeGroupWrite(dest);
+}
+
+function removeGroupWrite(path: string): void {
+  const stat = lstatSync(path);
+  if (stat.isSymbolicLink()) return;
+  chmodSync(path, stat.mode & 0o7755);
+  if (stat.isDirectory()) for (const name of readdirSync(path)) removeGroupWrite(join(path, name));
+}
+
+// Stands in for the CFEngine headers the helper sources include: they only
+// need the C library and an error-string function.
+const FAKE_PLATFORM_HEADER = `#ifndef TEND_CONFORMANCE_PLATFORM_H
+#define TEND_CONFORMANCE_PLATFORM_H
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#define GetErrorStr() strerror(errno)
+#endif
+`;
+
+const HELPERS: readonly { name: string; source: string; libs: readonly string[] }[] = [
+  { name: "xml-c14nize", source: "xml-c14nize.c", libs: ["libxml-2.0"] },
+  { name: "no_fds", source: "no_fds.c", libs: [] },
+  { name: "custom_promise_binary", source: "30_custom_promise_types/custom_promise_binary.c", libs: [] },
+];
+
+function pkgConfig(flag: string, libs: readonly string[]): string[] {
+  if (libs.length === 0) return [];
+  return execFileSync("pkg-config", [flag, ...libs], { encoding: "utf8" })
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
+}
+
+/**
+ * Compiles the suite's small C helpers (which its Makefile would build) into
+ * the suite copy's top directory, where dcs.cf.sub looks for them. Returns
+ * one note per helper that could not be built; the tests needing it fail.
+ */
+export function buildHelpers(suite: string, scratch: string): string[] {
+  const include = join(scratch, "include");
+  mkdirSync(include, { recursive: true });
+  for (const header of ["platform.h", "logging.h"])
+    writeFileSync(join(include, header), FAKE_PLATFORM_HEADER);
+  const notes: string[] = [];
+  for (const helper of HELPERS) {
+    try {
+      const args = ["-O1", "-D_GNU_SOURCE", `-I${include}`, ...pkgConfig("--cflags", helper.libs)];
+      args.push(
+        "-o",
+        join(suite, helper.name),
+        join(suite, helper.source),
+        ...pkgConfig("--libs", helper.libs),
+      );
+      execFileSync("cc", args, { stdio: "pipe" });
+    } catch (error) {
+      const detail = (error as { stderr?: Buffer }).stderr?.toString().split("\n")[0] ?? String(error);
+      notes.push(`could not build helper ${helper.name}: ${detail}`);
+    }
+  }
+  return notes;
+}
+
+function writeExecutable(path: string, text: string): void {
+  writeFileSync(path, text, { mode: 0o755 });
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Fills `bin` with the tools: symlinks to real binaries, or `tend` wrappers. */
+export function populateBin(bin: string, source: AgentSource, diff: string | undefined): void {
+  for (const tool of BIN_TOOLS) {
+    const target = join(bin, tool);
+    if (source.kind === "binaries") {
+      symlinkSync(join(source.dir, tool), target);
+      continue;
+    }
+    const sub = TEND_SUBCOMMANDS[tool];
+    writeExecutable(
+      target,
+      sub === undefined
+        ? `#!/bin/sh\necho "${tool}: not implemented by tend" >&2\nexit 127\n`
+        : `#!/bin/sh\nexec ${shellQuote(source.node)} ${shellQuote(source.script)} ${sub} "$@"\n`,
+    );
+  }
+  if (diff !== undefined) symlinkSync(diff, join(bin, "diff"));
+}
+
+/** The layout of one test's work directory. */
+export interface WorkDir {
+  readonly root: string;
+  readonly bin: string;
+  readonly tmp: string;
+  readonly script: string;
+}
+
+/** `./10_files/a.cf` → `__10_files_a_cf`, testall's flattening of a test path into a directory name. */
+export function flattenTestPath(test: string): string {
+  return test.replace(/[./]/g, "_");
+}
+
+/** The work directory for `test` under `base`; nothing is created. */
+export function getWorkDir(base: string, test: string): WorkDir {
+  const root = join(base, flattenTestPath(test));
+  return { root, bin: join(root, "bin"), tmp: join(root, "tmp"), script: join(root, "runtest") };
+}
+
+/** Empties and recreates `dir`, with a world-writable sticky `tmp/` and a filled `bin/`. */
+export function resetWorkDir(dir: WorkDir, source: AgentSource, diff: string | undefined): void {
+  rmSync(dir.root, { recursive: true, force: true });
+  mkdirSync(dir.bin, { recursive: true });
+  mkdirSync(dir.tmp);
+  chmodSync(dir.tmp, 0o1777);
+  populateBin(dir.bin, source, diff);
+}
+
+/** The agent's arguments for `test`: `-Klf <test> -D [test_pass_N,]<classes>`, plus `-v` when verbose. */
+export function getAgentArgs(
+  test: string,
+  classes: string,
+  pass: number | undefined,
+  verbose: boolean,
+): string[] {
+  const defines = pass === undefined ? classes : `test_pass_${pass},${classes}`;
+  return [...(verbose ? ["-v"] : []), "-Klf", test, "-D", defines];
+}
+
+/**
+ * Writes the `runtest` script: the suite as working directory, the
+ * environment testall gives every test (its own work directory and TEMP) and
+ * the agent command. Kept in the work
+ * directory so a failing test can be rerun by hand.
+ */
+export function writeRunScript(dir: WorkDir, suite: string, agent: string, args: readonly string[]): string {
+  const text = [
+    "#!/bin/sh",
+    `cd ${shellQuote(suite)} || exit 2`,
+    `CFENGINE_TEST_OVERRIDE_WORKDIR=${shellQuote(dir.root)}`,
+    `TEMP=${shellQuote(dir.tmp)}`,
+    "CFENGINE_TEST_OVERRIDE_EXTENSION_LIBRARY_DIR=",
+    "export CFENGINE_TEST_OVERRIDE_WORKDIR TEMP CFENGINE_TEST_OVERRIDE_EXTENSION_LIBRARY_DIR",
+    "",
+    [agent, ...args].map(shellQuote).join(" "),
+    "",
+  ].join("\n");
+  writeExecutable(dir.script, text);
+  return text;
+}
