@@ -235,6 +235,24 @@ function parseOptions(argv: readonly string[]): Options {
   return { paths: positionals, json: values.json ?? false, jobs, timeoutMs: timeout * 1000, cfPromises };
 }
 
+/**
+ * Progress on stderr: the current file on a terminal, a count every 100
+ * files otherwise (so that logs of long runs show it is alive).
+ */
+function makeProgress(total: number): (name: string | null) => void {
+  let done = 0;
+  const tty = process.stderr.isTTY === true;
+  return (name) => {
+    if (name === null) {
+      if (tty) process.stderr.write("\r\u001b[K");
+      return;
+    }
+    done++;
+    if (tty) process.stderr.write(`\r[${done}/${total}] ${name}\u001b[K`);
+    else if (done % 100 === 0) process.stderr.write(`conformance-syntax: ${done}/${total} files\n`);
+  };
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const entries = options.paths.flatMap((p) =>
@@ -242,14 +260,15 @@ async function main(): Promise<void> {
   );
   const scratch = mkdtempSync(join(tmpdir(), "tend-conformance-"));
   try {
-    const reports = await mapPool(entries, options.jobs, (entry, worker) => {
+    const progress = makeProgress(entries.length);
+    const reports = await mapPool(entries, options.jobs, async (entry, worker) => {
       const workdir = join(scratch, `w${worker}`);
       mkdirSync(workdir, { recursive: true });
-      if (!options.json && process.stderr.isTTY)
-        process.stderr.write(`\r${relative(entry.root, entry.file)}\u001b[K`);
-      return checkFile(entry.file, entry.root, workdir, options);
+      const report = await checkFile(entry.file, entry.root, workdir, options);
+      progress(relative(entry.root, entry.file));
+      return report;
     });
-    if (!options.json && process.stderr.isTTY) process.stderr.write("\r\u001b[K");
+    progress(null);
     const groups = countGroups(reports);
     if (options.json) {
       const agree = reports.filter((r) => r.agree).length;
