@@ -12,6 +12,10 @@ interface CommandEntry {
 
 /** Subcommands by name; add one here with its summary and its module. */
 const commands: Readonly<Record<string, CommandEntry>> = {
+  agent: {
+    summary: "run a policy and converge the machine, as cf-agent does (accepts its options)",
+    load: () => import("./agent.js"),
+  },
   check: {
     summary: "validate a policy, as cf-promises does (accepts its options)",
     load: () => import("./check.js"),

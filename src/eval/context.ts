@@ -132,6 +132,11 @@ export class EvalContext {
     return frame;
   }
 
+  /** The innermost frame, or null outside any bundle. */
+  currentFrameOrNull(): Frame | null {
+    return this.stack.at(-1) ?? null;
+  }
+
   currentNamespace(): string {
     return this.stack.at(-1)?.ns ?? DEFAULT_NAMESPACE;
   }
@@ -159,6 +164,12 @@ export class EvalContext {
    * array entry), then the longest defined prefix indexed as data.
    */
   getVariable(ref: VarRef): Value | undefined {
+    // As in 3.21, an unqualified name is first looked up among the promise's
+    // own `this.*` variables (`$(with)`, `$(promiser)`), then in the bundle.
+    if (ref.scope === null && ref.ns === null && ref.indices.length === 0) {
+      const own = this.stack.at(-1)?.thisVars.get(ref.name);
+      if (own && ref.name !== "bundle" && ref.name !== "namespace") return own;
+    }
     const table = this.tableFor(ref);
     if (!table) return undefined;
     const exact = table.get(lvalKey(ref.name, ref.indices));

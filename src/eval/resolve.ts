@@ -4,13 +4,14 @@
  * `vars` of other bundles. Nothing is reported: a promise whose value
  * cannot be computed yet is simply left out, and a later round may succeed.
  */
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute } from "node:path";
 import type { Attribute, Bundle, ClassGuard, Promise as PromiseNode, Rval } from "../language/ast.js";
 import { canonifyClassName } from "./class-expression.js";
 import type { EvalContext } from "./context.js";
 import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } from "./expand.js";
+import { coerce, isVarType } from "./coerce.js";
 import { iterationBindings } from "./iteration.js";
-import { type JsonValue, type Value, data, isList, isScalar, list, scalar, valueToJson } from "./values.js";
+import { type Value, isList, isScalar, scalar } from "./values.js";
 import { parseVarRef } from "./var-ref.js";
 
 const VAR_TYPES = new Set(["string", "int", "real", "slist", "ilist", "rlist", "data"]);
@@ -18,7 +19,7 @@ const CLASS_COMBINATORS = ["expression", "and", "or", "xor", "not"] as const;
 
 /** Pre-evaluates one bundle; `sourcePath` gives `this.promise_filename`. */
 export function resolveBundle(ctx: EvalContext, bundle: Bundle, sourcePath: string): void {
-  const filename = isAbsolute(sourcePath) ? sourcePath : resolve(sourcePath);
+  const filename = absolutePolicyPath(sourcePath);
   const thisVars = new Map<string, Value>([
     ["promise_filename", scalar(filename)],
     ["promise_dirname", scalar(dirname(filename))],
@@ -94,45 +95,11 @@ function resolveVarPromise(ctx: EvalContext, promise: PromiseNode): void {
     if (!isPromiseEnabled(ctx, promise, options)) continue;
     const lval = expandString(ctx, promise.promiser.value, options);
     if (hasUnresolvedReference(lval)) continue;
-    const value = coerce(typed.name.text, expandRval(ctx, typed.value, options));
+    const computed = expandRval(ctx, typed.value, options);
+    const value = computed && isVarType(typed.name.text) ? coerce(typed.name.text, computed) : undefined;
     if (!value) continue;
     const ref = parseVarRef(lval);
     ctx.setVariable({ ns: null, scope: null, name: ref.name, indices: ref.indices }, value);
-  }
-}
-
-/** Fits a computed value to the declared type; undefined if it cannot. */
-function coerce(type: string, value: Value | undefined): Value | undefined {
-  if (!value) return undefined;
-  switch (type) {
-    case "string":
-    case "int":
-    case "real":
-      return isScalar(value) ? scalar(value.value, type) : undefined;
-    case "slist":
-    case "ilist":
-    case "rlist":
-      if (isList(value)) return list(value.value, type);
-      if (isScalar(value)) return list([value.value], type);
-      return listFromData(value.value, type);
-    default:
-      return toData(value);
-  }
-}
-
-function listFromData(json: JsonValue, type: "slist" | "ilist" | "rlist"): Value | undefined {
-  if (!Array.isArray(json)) return undefined;
-  const items = json.filter((v) => v === null || typeof v !== "object").map(String);
-  return list(items, type);
-}
-
-function toData(value: Value): Value | undefined {
-  if (value.type === "data") return value;
-  if (isList(value)) return data(valueToJson(value));
-  try {
-    return data(JSON.parse(value.value) as JsonValue);
-  } catch {
-    return undefined;
   }
 }
 
@@ -177,4 +144,13 @@ function classPromiseHolds(
     default:
       return truths.every(Boolean);
   }
+}
+
+/**
+ * A policy path as `this.promise_filename` shows it: 3.21 prefixes a
+ * relative path with the working directory without normalising it
+ * (`./t.cf` gives `/dir/./t.cf`).
+ */
+export function absolutePolicyPath(path: string): string {
+  return isAbsolute(path) ? path : `${process.cwd()}/${path}`;
 }

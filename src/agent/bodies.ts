@@ -1,0 +1,147 @@
+/**
+ * Body references (`classes => if_ok("x")`, `action => warn_only`) turned
+ * into the attributes they stand for, as 3.21's promise copy does: the
+ * body's parameters are replaced in its text by the caller's arguments as
+ * written (so `$(list)` in an argument still iterates), `inherit_from`
+ * bodies come first and are overridden by the inheriting one, and only
+ * attributes under class guards that hold are kept.
+ */
+import type { Attribute, Body, ClassGuard, Rval } from "../language/ast.js";
+import type { EvalContext } from "../eval/context.js";
+import { isGuardTrue } from "../eval/resolve.js";
+import type { PolicyIndex } from "./policy-index.js";
+
+/** A body as one promise uses it. */
+export interface BodyInstance {
+  readonly type: string;
+  readonly name: string;
+  /** Effective attributes by name, arguments substituted. */
+  readonly attributes: ReadonlyMap<string, Attribute>;
+}
+
+/** 3.21 refuses deeper `inherit_from` chains. */
+const MAX_INHERIT_DEPTH = 30;
+
+/**
+ * Resolves a body reference; undefined (and a message through `problem`)
+ * when the body does not exist or is used with the wrong arguments.
+ */
+export function resolveBody(
+  ctx: EvalContext,
+  index: PolicyIndex,
+  type: string,
+  ref: Rval,
+  problem: (message: string) => void,
+  depth = 0,
+): BodyInstance | undefined {
+  const name =
+    ref.kind === "symbol"
+      ? ref.name
+      : ref.kind === "call"
+        ? ref.name
+        : ref.kind === "string"
+          ? ref.value
+          : undefined;
+  if (name === undefined) return undefined;
+  const found = index.findBody(type, name, ctx.currentNamespace());
+  if (!found) {
+    problem(`body ${type} '${name}' is not defined`);
+    return undefined;
+  }
+  const body = found.block;
+  const args = ref.kind === "call" ? ref.args : [];
+  const params = body.params ?? [];
+  if (args.length !== params.length) {
+    problem(`body ${type} '${name}' takes ${params.length} argument(s) but was given ${args.length}`);
+    return undefined;
+  }
+  const substitutions = new Map<string, Rval>(params.map((p, i) => [p.text, args[i]]));
+  const attributes = new Map<string, Attribute>();
+  for (const attribute of effectiveAttributes(ctx, body)) {
+    const substituted = substituteAttribute(attribute, substitutions);
+    if (attribute.name.text === "inherit_from") {
+      if (depth >= MAX_INHERIT_DEPTH) {
+        problem(`body ${type} '${name}' inherits more than ${MAX_INHERIT_DEPTH} levels deep`);
+        continue;
+      }
+      const parent = resolveBody(ctx, index, type, substituted.value, problem, depth + 1);
+      // The inheriting body's own attributes win, whatever their position.
+      for (const [key, value] of parent?.attributes ?? [])
+        if (!attributes.has(key)) attributes.set(key, value);
+      continue;
+    }
+    attributes.set(attribute.name.text, substituted);
+  }
+  return { type, name, attributes };
+}
+
+function effectiveAttributes(ctx: EvalContext, body: Body): Attribute[] {
+  const out: Attribute[] = [];
+  for (const group of body.groups) {
+    if (guardHolds(ctx, group.guard)) out.push(...group.attributes);
+  }
+  // inherit_from first, so that own attributes override what it brings.
+  out.sort((a, b) => (a.name.text === "inherit_from" ? -1 : b.name.text === "inherit_from" ? 1 : 0));
+  return out;
+}
+
+function guardHolds(ctx: EvalContext, guard: ClassGuard | null): boolean {
+  return isGuardTrue(ctx, guard);
+}
+
+function substituteAttribute(attribute: Attribute, substitutions: ReadonlyMap<string, Rval>): Attribute {
+  if (substitutions.size === 0) return attribute;
+  return { ...attribute, value: substitute(attribute.value, substitutions) };
+}
+
+/** Replaces parameter references in an rval by the arguments' text. */
+export function substitute(rval: Rval, substitutions: ReadonlyMap<string, Rval>): Rval {
+  switch (rval.kind) {
+    case "string":
+      return { ...rval, value: substituteText(rval.value, substitutions) };
+    case "nakedvar": {
+      const whole = wholeParam(rval.text, substitutions);
+      if (whole) return whole;
+      return { ...rval, text: substituteText(rval.text, substitutions) };
+    }
+    case "symbol":
+      return rval;
+    case "list":
+      return { ...rval, items: rval.items.map((i) => substitute(i, substitutions)) };
+    case "call":
+      return {
+        ...rval,
+        name: substituteText(rval.name, substitutions),
+        args: rval.args.map((a) => substitute(a, substitutions)),
+      };
+  }
+}
+
+/** `$(p)` or `@(p)` as a whole value takes the argument itself (a list stays a list). */
+function wholeParam(text: string, substitutions: ReadonlyMap<string, Rval>): Rval | undefined {
+  const match = /^[$@][({]([A-Za-z0-9_]+)[)}]$/.exec(text);
+  return match ? substitutions.get(match[1]) : undefined;
+}
+
+function argumentText(arg: Rval, sigil: string): string {
+  switch (arg.kind) {
+    case "string":
+      return arg.value;
+    case "symbol":
+      return arg.name;
+    case "nakedvar":
+      return sigil === "@" && arg.text.startsWith("$") ? `@${arg.text.slice(1)}` : arg.text;
+    default:
+      return "";
+  }
+}
+
+const PARAM_REFERENCE = /([$@])[({]([A-Za-z0-9_]+)[)}]/g;
+
+function substituteText(text: string, substitutions: ReadonlyMap<string, Rval>): string {
+  if (!text.includes("$") && !text.includes("@")) return text;
+  return text.replace(PARAM_REFERENCE, (whole, sigil: string, name: string) => {
+    const arg = substitutions.get(name);
+    return arg ? argumentText(arg, sigil) : whole;
+  });
+}

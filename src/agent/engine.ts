@@ -1,0 +1,342 @@
+/**
+ * The evaluation of bundles, as cf-agent 3.21 does it.
+ *
+ * A bundle runs in three passes. In each pass its promise types run in the
+ * bundle type's normal order (data from the syntax tables), promises of
+ * one type in the order written, then the custom promise types in the
+ * order they first appear. After `classes` in every pass, the bundle's
+ * variables are evaluated again and then its `defaults`.
+ *
+ * Each promise is expanded the way `ExpandPromise` does: the class guard
+ * first, bodies next (arguments substituted as written), then one turn per
+ * combination of iterated lists; in each turn `if`/`ifvarclass`/`unless`
+ * and `depends_on` may skip it, a type that acts on the system acts once
+ * per run for each distinct expansion, and the outcome defines the
+ * classes of the promise's `classes` body.
+ */
+import { basename, dirname } from "node:path";
+import type { Attribute, Bundle, ClassGuard, Promise as PromiseNode, Rval } from "../language/ast.js";
+import { getFunction, getPromiseAttribute, promiseTypeOrder } from "../language/syntax/index.js";
+import { canonify, canonifyClassName } from "../eval/class-expression.js";
+import type { EvalContext } from "../eval/context.js";
+import { type ExpandOptions, expandRval, expandString } from "../eval/expand.js";
+import { absolutePolicyPath, isGuardTrue } from "../eval/resolve.js";
+import { type Value, isList, isScalar, scalar } from "../eval/values.js";
+import type { PromiseEnvironment } from "../promises/contract.js";
+import type { PromiseTypeRegistry } from "../promises/registry.js";
+import { asStrings, isUnresolved } from "../promises/values.js";
+import { ActivePromiseImpl, type DerefPromise } from "./active-promise.js";
+import { type BodyInstance, resolveBody } from "./bodies.js";
+import { collectIterationTexts, iterate } from "./iteration.js";
+import type { Logger } from "./logger.js";
+import { type Outcome, combineOutcomes } from "./outcome.js";
+import { applyOutcomeClasses } from "./outcome-classes.js";
+import type { Located, PolicyIndex } from "./policy-index.js";
+import type { RunRecorder } from "./recorder.js";
+
+/** Passes over each bundle, as in cf-agent. */
+export const PASSES = 3;
+
+export interface EngineOptions {
+  readonly dryRun: boolean;
+}
+
+export interface EngineHooks {
+  /** A report line (without the `R: ` prefix). */
+  report(text: string): void;
+  /** A class defined with `persistence`/`persist_time`. */
+  persistClass(name: string, minutes: number): void;
+}
+
+export class Engine implements PromiseEnvironment {
+  /** Expanded promises already acted on in this run. */
+  private readonly done = new Set<string>();
+  /** Outcomes of promises by handle, for `depends_on`. */
+  private readonly handles = new Map<string, Outcome>();
+  private readonly warnedTypes = new Set<string>();
+  aborted = false;
+
+  constructor(
+    readonly ctx: EvalContext,
+    readonly index: PolicyIndex,
+    readonly log: Logger,
+    private readonly types: PromiseTypeRegistry,
+    private readonly recorder: RunRecorder,
+    private readonly hooks: EngineHooks,
+    private readonly options: EngineOptions,
+  ) {}
+
+  get dryRun(): boolean {
+    return this.options.dryRun;
+  }
+
+  report(text: string): void {
+    this.hooks.report(text);
+  }
+
+  findBundle(name: string): Located<Bundle> | undefined {
+    return this.index.findBundle(name, this.ctx.currentNamespace(), ["agent", "common"]);
+  }
+
+  defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number): void {
+    this.ctx.defineClass(name, scope === "bundle");
+    if (persistMinutes && persistMinutes > 0) this.hooks.persistClass(name, persistMinutes);
+    const kind = scope === "bundle" ? "Private" : "Global";
+    this.log.verbose(`C:     +  ${kind} class: ${name}`);
+  }
+
+  // ---- bundles -------------------------------------------------------------
+
+  runBundle(located: Located<Bundle>, args: readonly Value[], inherit: boolean): Outcome {
+    const bundle = located.block;
+    const inherited = inherit ? [...(this.ctx.currentFrameOrNull()?.localClasses ?? [])] : [];
+    const file = absolutePolicyPath(located.file);
+    const thisVars = new Map<string, Value>([
+      ["promise_filename", scalar(file)],
+      ["promise_dirname", scalar(dirname(file))],
+    ]);
+    const frame = this.ctx.pushFrame(bundle.namespace, bundle.name.text, thisVars);
+    for (const name of inherited) frame.localClasses.add(name);
+    this.log.verbose(`B: BEGIN bundle ${bundle.name.text}`);
+    try {
+      this.bindParameters(bundle, args);
+      return this.runPasses(located);
+    } finally {
+      this.log.verbose(`B: END bundle ${bundle.name.text}`);
+      this.ctx.popFrame();
+    }
+  }
+
+  private bindParameters(bundle: Bundle, args: readonly Value[]): void {
+    (bundle.params ?? []).forEach((param, i) => {
+      const value = args[i];
+      if (value) this.ctx.setVariable({ ns: null, scope: null, name: param.text, indices: [] }, value);
+    });
+  }
+
+  private runPasses(located: Located<Bundle>): Outcome {
+    const bundle = located.block;
+    const order = promiseTypeOrder(bundle.type.text) ?? [];
+    const custom = bundle.sections
+      .map((s) => s.type.text)
+      .filter((t, i, all) => !order.includes(t) && all.indexOf(t) === i);
+    let outcome: Outcome = "skipped";
+    for (let pass = 1; pass <= PASSES && !this.aborted; pass++) {
+      for (const type of [...order, ...custom]) {
+        outcome = combineOutcomes(outcome, this.runSections(located, type, pass));
+        if (this.aborted) break;
+        if (type === "classes") {
+          this.runSections(located, "vars", pass);
+          this.runSections(located, "defaults", pass);
+        }
+      }
+    }
+    return outcome;
+  }
+
+  private runSections(located: Located<Bundle>, type: string, pass: number): Outcome {
+    let outcome: Outcome = "skipped";
+    for (const section of located.block.sections) {
+      if (section.type.text !== type) continue;
+      for (const group of section.groups) {
+        for (const promise of group.promises) {
+          outcome = combineOutcomes(outcome, this.evaluatePromise(located, type, group.guard, promise, pass));
+          if (this.aborted) return outcome;
+        }
+      }
+    }
+    return outcome;
+  }
+
+  // ---- promises ------------------------------------------------------------
+
+  private evaluatePromise(
+    located: Located<Bundle>,
+    type: string,
+    guard: ClassGuard | null,
+    node: PromiseNode,
+    pass: number,
+  ): Outcome {
+    const handler = this.types.get(type);
+    if (!handler) {
+      this.warnUnsupported(type);
+      return "skipped";
+    }
+    if (!isGuardTrue(this.ctx, guard)) return "skipped";
+    const deref = this.derefPromise(located, type, node);
+    const frame = this.ctx.currentFrame();
+    const line = this.lineOf(located, node);
+    frame.thisVars.set("promise_linenumber", scalar(String(line)));
+    const texts = [node.promiser.value];
+    if (node.promisee) collectIterationTexts(node.promisee, texts);
+    for (const attribute of deref.attributes.values()) collectIterationTexts(attribute.value, texts);
+    for (const body of deref.bodies.values()) {
+      for (const attribute of body.attributes.values()) collectIterationTexts(attribute.value, texts);
+    }
+    let outcome: Outcome = "skipped";
+    for (const bindings of iterate(this.ctx, texts)) {
+      outcome = combineOutcomes(outcome, this.evaluateIteration(deref, handler.name, bindings, pass, line));
+      if (this.aborted) break;
+    }
+    return outcome;
+  }
+
+  private evaluateIteration(
+    deref: DerefPromise,
+    typeName: string,
+    bindings: ReadonlyMap<string, string>,
+    pass: number,
+    line: number,
+  ): Outcome {
+    const handler = this.types.get(typeName);
+    if (!handler) return "skipped";
+    const options: ExpandOptions = { bindings };
+    const ctx = this.ctx;
+    const frame = ctx.currentFrame();
+    // `this.promiser` is not yet this promise's while its promiser expands.
+    frame.thisVars.delete("promiser");
+    this.setWith(deref, options);
+    const promiser = expandString(ctx, deref.node.promiser.value, options);
+    frame.thisVars.set("promiser", scalar(promiser));
+    const handle = this.handleOf(deref, options, line);
+    frame.thisVars.set("handle", scalar(handle));
+    if (typeName === "classes" && ctx.isClassDefined(canonifyClassName(promiser))) return "skipped";
+    const active = new ActivePromiseImpl(ctx, deref, promiser, pass, handle, options);
+    if (!this.conditionsHold(active, pass)) return "skipped";
+    if (handler.waitsForResolution && pass < PASSES && isUnresolved(promiser)) return "skipped";
+    if (handler.oncePerRun) {
+      const key = this.doneKey(active);
+      if (this.done.has(key)) return "skipped";
+      this.done.add(key);
+    }
+    const outcome = handler.evaluate(active, this);
+    const classes = applyOutcomeClasses(active, this, outcome);
+    if (outcome !== "skipped") {
+      if (deref.attributes.has("handle")) this.noteHandle(handle, outcome);
+      this.recorder.record(active, outcome, classes, line);
+    }
+    return outcome;
+  }
+
+  /** `with => value` is `$(this.with)` in the promise, once it resolves. */
+  private setWith(deref: DerefPromise, options: ExpandOptions): void {
+    const frame = this.ctx.currentFrame();
+    frame.thisVars.delete("with");
+    const own = deref.attributes.get("with");
+    if (!own) return;
+    const value = expandRval(this.ctx, own.value, options);
+    if (value && isScalar(value) && !isUnresolved(value.value)) frame.thisVars.set("with", value);
+  }
+
+  /** `if`/`ifvarclass` must hold, `unless` must not, dependencies must be done. */
+  private conditionsHold(promise: ActivePromiseImpl, pass: number): boolean {
+    for (const name of ["ifvarclass", "if"]) {
+      if (promise.raw(name) !== undefined && this.condition(promise, name) !== true) return false;
+    }
+    if (promise.raw("unless") !== undefined) {
+      const value = this.condition(promise, "unless");
+      // An unresolvable `unless` skips, except in the last pass (where `if` would skip).
+      if (value === undefined ? pass < PASSES : value) return false;
+    }
+    const depends = promise.raw("depends_on");
+    if (depends) {
+      const needed = asStrings(promise.value("depends_on"));
+      if (needed.some((h) => !this.dependencyDone(h))) return false;
+    }
+    return true;
+  }
+
+  private condition(promise: ActivePromiseImpl, name: string): boolean | undefined {
+    const value = promise.value(name);
+    if (!value || !isScalar(value) || isUnresolved(value.value)) return undefined;
+    return this.ctx.checkExpression(value.value);
+  }
+
+  private dependencyDone(handle: string): boolean {
+    const outcome = this.handles.get(canonify(handle));
+    return outcome === "kept" || outcome === "repaired";
+  }
+
+  private noteHandle(handle: string, outcome: Outcome): void {
+    const prior = this.handles.get(handle);
+    this.handles.set(handle, prior ? combineOutcomes(prior, outcome) : outcome);
+  }
+
+  /** The promise's handle, or 3.21's default `promise_<file>_<line>`. */
+  private handleOf(deref: DerefPromise, options: ExpandOptions, line: number): string {
+    const own = deref.attributes.get("handle");
+    if (own) {
+      const value = expandRval(this.ctx, own.value, options);
+      if (value && isScalar(value)) return canonify(value.value);
+    }
+    return `promise_${canonify(basename(deref.bundle.file))}_${line}`;
+  }
+
+  private doneKey(promise: ActivePromiseImpl): string {
+    const parts: string[] = [
+      promise.type,
+      promise.bundle.block.namespace,
+      promise.bundle.block.name.text,
+      promise.promiser,
+    ];
+    for (const [name, attribute] of promise.deref.attributes)
+      parts.push(name, this.rvalKey(attribute.value, promise));
+    for (const [bodyName, body] of promise.deref.bodies) {
+      parts.push(bodyName, body.name);
+      for (const name of body.attributes.keys())
+        parts.push(name, valueKey(promise.bodyValue(bodyName, name)));
+    }
+    return parts.join("\u0000");
+  }
+
+  /** An attribute's expanded value for the done-cache key; a bundle call keys by its arguments. */
+  private rvalKey(rval: Rval, promise: ActivePromiseImpl): string {
+    if (rval.kind !== "call" || getFunction(rval.name))
+      return valueKey(expandRval(this.ctx, rval, promise.options));
+    return [rval.name, ...rval.args.map((a) => valueKey(expandRval(this.ctx, a, promise.options)))].join(
+      "\u0002",
+    );
+  }
+
+  /** Splits a promise's attributes into its own and the bodies they reference. */
+  private derefPromise(located: Located<Bundle>, type: string, node: PromiseNode): DerefPromise {
+    const attributes = new Map<string, Attribute>();
+    const bodies = new Map<string, BodyInstance>();
+    for (const attribute of node.attributes) {
+      const name = attribute.name.text;
+      if (this.isBodyReference(located.block.type.text, type, attribute)) {
+        const body = resolveBody(this.ctx, this.index, name, attribute.value, (m) => this.log.error(m));
+        if (body) bodies.set(name, body);
+        continue;
+      }
+      attributes.set(name, attribute);
+    }
+    return { type, node, bundle: located, attributes, bodies };
+  }
+
+  private isBodyReference(bundleType: string, type: string, attribute: Attribute): boolean {
+    const value = attribute.value;
+    if (value.kind !== "symbol" && value.kind !== "call") return false;
+    const syntax = getPromiseAttribute(bundleType, type, attribute.name.text);
+    if (syntax) return syntax.type === "body";
+    // Custom promise types: the agent still handles these common bodies.
+    return attribute.name.text === "classes" || attribute.name.text === "action";
+  }
+
+  private lineOf(located: Located<Bundle>, node: PromiseNode): number {
+    return this.recorder.lineOf(located.file, node.promiser.span[0]);
+  }
+
+  private warnUnsupported(type: string): void {
+    if (this.warnedTypes.has(type)) return;
+    this.warnedTypes.add(type);
+    this.log.error(`Promise type '${type}' is not supported by tend yet; its promises are skipped`);
+  }
+}
+
+function valueKey(value: Value | undefined): string {
+  if (!value) return "";
+  if (isList(value)) return value.value.join("\u0001");
+  if (value.type === "data") return JSON.stringify(value.value);
+  return value.value;
+}

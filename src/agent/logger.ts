@@ -1,0 +1,70 @@
+/**
+ * The agent's log: levels as cf-agent has them, and a sink the caller
+ * injects. The library never prints; the CLI's sink renders lines the way
+ * cf-agent does (`   error: message`).
+ */
+
+export type LogLevel = "error" | "warning" | "notice" | "info" | "verbose" | "debug";
+
+const RANK: Readonly<Record<LogLevel, number>> = {
+  error: 0,
+  warning: 1,
+  notice: 2,
+  info: 3,
+  verbose: 4,
+  debug: 5,
+};
+
+export interface LogRecord {
+  readonly level: LogLevel;
+  readonly message: string;
+}
+
+export type LogSink = (record: LogRecord) => void;
+
+export class Logger {
+  private readonly threshold: number;
+
+  constructor(
+    private readonly sink: LogSink,
+    level: LogLevel = "notice",
+  ) {
+    this.threshold = RANK[level];
+  }
+
+  /** Whether a message at `level` would be written; guards costly messages. */
+  wouldLog(level: LogLevel): boolean {
+    return RANK[level] <= this.threshold;
+  }
+
+  log(level: LogLevel, message: string): void {
+    if (RANK[level] <= this.threshold) this.sink({ level, message });
+  }
+
+  error(message: string): void {
+    this.log("error", message);
+  }
+  warning(message: string): void {
+    this.log("warning", message);
+  }
+  notice(message: string): void {
+    this.log("notice", message);
+  }
+  info(message: string): void {
+    this.log("info", message);
+  }
+  verbose(message: string): void {
+    this.log("verbose", message);
+  }
+  debug(message: string): void {
+    this.log("debug", message);
+  }
+}
+
+/** A logger that drops everything (tests, pre-evaluation). */
+export const silentLogger = new Logger(() => {}, "error");
+
+/** cf-agent's rendering of a log line: the level right-aligned in 8 columns. */
+export function formatLogLine(record: LogRecord): string {
+  return `${record.level.padStart(8)}: ${record.message}`;
+}

@@ -1,0 +1,58 @@
+/**
+ * The `classes` body: classes defined (or cancelled) from a promise's
+ * outcome, as 3.21 does. Classes are global (`scope => "namespace"`)
+ * unless the body says `bundle`; `persist_time` keeps them for minutes.
+ */
+import { canonifyClassName } from "../eval/class-expression.js";
+import { parseCfInt } from "../eval/numbers.js";
+import type { ActivePromise, PromiseEnvironment } from "../promises/contract.js";
+import { asStrings, asText } from "../promises/values.js";
+import type { Outcome } from "./outcome.js";
+
+interface ClassChange {
+  readonly define: readonly string[];
+  readonly cancel: readonly string[];
+}
+
+function changesFor(promise: ActivePromise, outcome: Outcome): ClassChange {
+  const read = (name: string) => asStrings(promise.bodyValue("classes", name));
+  switch (outcome) {
+    case "kept":
+      return { define: read("promise_kept"), cancel: read("cancel_kept") };
+    case "repaired":
+      return { define: read("promise_repaired"), cancel: read("cancel_repaired") };
+    case "denied":
+      return { define: read("repair_denied"), cancel: read("cancel_notkept") };
+    case "timeout":
+      return { define: read("repair_timeout"), cancel: read("cancel_notkept") };
+    case "failed":
+    case "warn":
+    case "interrupted":
+      return { define: read("repair_failed"), cancel: read("cancel_notkept") };
+    default:
+      return { define: [], cancel: [] };
+  }
+}
+
+/** Applies the promise's `classes` body for an outcome; returns the classes defined. */
+export function applyOutcomeClasses(
+  promise: ActivePromise,
+  env: PromiseEnvironment,
+  outcome: Outcome,
+): string[] {
+  if (!promise.body("classes") || outcome === "skipped") return [];
+  const { define, cancel } = changesFor(promise, outcome);
+  const scopeText = asText(promise.bodyValue("classes", "scope"));
+  const scope = scopeText === "bundle" ? "bundle" : "namespace";
+  const persistText = asText(promise.bodyValue("classes", "persist_time"));
+  const persist = persistText === undefined ? undefined : parseCfInt(persistText);
+  const defined: string[] = [];
+  for (const name of define) {
+    if (name.includes("$(") || name.includes("${")) continue;
+    const canonical = canonifyClassName(name);
+    env.defineClass(canonical, scope, persist);
+    defined.push(canonical);
+  }
+  for (const name of cancel) env.ctx.undefineClass(canonifyClassName(name));
+  return defined;
+}

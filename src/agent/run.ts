@@ -1,0 +1,180 @@
+/**
+ * `runAgent`: what `cf-agent` does, as a library call.
+ *
+ * 1. Classes from `-D`, negations from `-N`; hard classes and `sys.*`.
+ * 2. Persistent classes from the work directory.
+ * 3. Loading (inputs followed, each file pre-evaluated) and validation;
+ *    an invalid policy is not run (cf-agent would fall back to failsafe.cf;
+ *    tend refuses and says why).
+ * 4. Pre-evaluation once more over all files.
+ * 5. The bundlesequence: `-b`, else `body common control`, else `main`.
+ *
+ * Nothing is printed: reports and log lines go to the injected sinks.
+ */
+import { dirname, resolve } from "node:path";
+import type { Body, ListValue } from "../language/ast.js";
+import { type Diagnostic, hasErrors } from "../language/diagnostics.js";
+import { validatePolicy } from "../language/validate/index.js";
+import { resolvePolicies } from "../loader/control.js";
+import { loadPolicy } from "../loader/load.js";
+import type { EvalContext } from "../eval/context.js";
+import { expandRval } from "../eval/expand.js";
+import { isGuardTrue } from "../eval/resolve.js";
+import { type Value, isList, isScalar, scalar } from "../eval/values.js";
+import { builtinPromiseTypes } from "../promises/registry.js";
+import { Engine } from "./engine.js";
+import { type LogLevel, type LogSink, Logger } from "./logger.js";
+import { type Outcome, combineOutcomes } from "./outcome.js";
+import { PersistentClasses } from "./persistent-classes.js";
+import { PolicyIndex } from "./policy-index.js";
+import { type PromiseRecord, RunRecorder } from "./recorder.js";
+import { type AgentDirectories, agentDirectories } from "./workdir.js";
+
+export interface AgentOptions extends AgentDirectories {
+  /** The entry file. */
+  readonly file: string;
+  readonly defines?: readonly string[];
+  readonly negates?: readonly string[];
+  /** `-b`: bundles to run instead of the policy's bundlesequence. */
+  readonly bundlesequence?: readonly string[];
+  /** `-K`: ignore `ifelapsed` locks. */
+  readonly ignoreLocks?: boolean;
+  /** `-n`/`--simulate`: change nothing. */
+  readonly dryRun?: boolean;
+  readonly logLevel?: LogLevel;
+  /** Keep a record of every promise evaluated (for `--json`). */
+  readonly record?: boolean;
+}
+
+export interface AgentSinks {
+  readonly log: LogSink;
+  /** One report line, without the `R: ` prefix. */
+  readonly report: (text: string) => void;
+}
+
+export interface AgentResult {
+  /** cf-agent's exit code for this run. */
+  readonly exitCode: number;
+  /** Problems found while loading and validating. */
+  readonly diagnostics: readonly Diagnostic[];
+  readonly outcome: Outcome;
+  readonly records: readonly PromiseRecord[];
+  /** Classes defined when the run ended. */
+  readonly classes: readonly string[];
+}
+
+export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult {
+  const log = new Logger(sinks.log, options.logLevel ?? "notice");
+  const dirs = agentDirectories(options);
+  const persistent = new PersistentClasses(dirs.statedir);
+  const loaded = loadPolicy(options.file, {
+    defines: [...(options.defines ?? []), ...persistent.load()],
+    negates: [...(options.negates ?? [])],
+    workDir: dirs.workdir,
+    inputDir: dirs.inputdir,
+  });
+  const diagnostics = [...loaded.diagnostics];
+  if (!hasErrors(diagnostics)) diagnostics.push(...validatePolicy(loaded.set, { fullCheck: true }));
+  const fail = (outcome: Outcome): AgentResult => ({
+    exitCode: 1,
+    diagnostics,
+    outcome,
+    records: [],
+    classes: [],
+  });
+  if (hasErrors(diagnostics)) {
+    log.error("The policy has errors; nothing was run");
+    return fail("failed");
+  }
+  const ctx = loaded.context;
+  resolvePolicies(
+    ctx,
+    loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy })),
+  );
+  const index = new PolicyIndex(loaded.set);
+  const recorder = new RunRecorder(
+    loaded.set.files.map((f) => f.source),
+    options.record ?? false,
+  );
+  const engine = new Engine(
+    ctx,
+    index,
+    log,
+    builtinPromiseTypes(),
+    recorder,
+    { report: sinks.report, persistClass: (name, minutes) => persistent.add(name, minutes) },
+    { dryRun: options.dryRun ?? false },
+  );
+  const sequence =
+    options.bundlesequence?.map((name) => ({ name, args: [] as Value[] })) ?? bundlesequence(ctx, index);
+  const missing = sequence.filter((item) => !engine.findBundle(item.name));
+  for (const item of missing) log.error(`Bundle '${item.name}' listed in the bundlesequence was not found`);
+  if (missing.length > 0) {
+    log.error("Fatal CFEngine error: Errors in agent bundles");
+    return fail("failed");
+  }
+  let outcome: Outcome = "skipped";
+  for (const item of sequence) {
+    const bundle = engine.findBundle(item.name);
+    if (bundle) outcome = combineOutcomes(outcome, engine.runBundle(bundle, item.args, false));
+    if (engine.aborted) break;
+  }
+  persistent.save();
+  return { exitCode: 0, diagnostics, outcome, records: recorder.records, classes: ctx.listClasses() };
+}
+
+interface SequenceItem {
+  readonly name: string;
+  readonly args: readonly Value[];
+}
+
+/** `bundlesequence` of `body common control`, else `main`. */
+function bundlesequence(ctx: EvalContext, index: PolicyIndex): SequenceItem[] {
+  for (const { block, file } of index.controlBodiesOf("common")) {
+    const attribute = findAttribute(ctx, block, "bundlesequence");
+    if (attribute?.kind !== "list") continue;
+    // `$(this.promise_filename)` names the file of the control body.
+    const path = resolve(file);
+    ctx.pushFrame(
+      block.namespace,
+      "control_common",
+      new Map([
+        ["promise_filename", scalar(path)],
+        ["promise_dirname", scalar(dirname(path))],
+      ]),
+    );
+    try {
+      return sequenceItems(ctx, attribute);
+    } finally {
+      ctx.popFrame();
+    }
+  }
+  return [{ name: "main", args: [] }];
+}
+
+function sequenceItems(ctx: EvalContext, attribute: ListValue): SequenceItem[] {
+  {
+    const items: SequenceItem[] = [];
+    for (const item of attribute.items) {
+      if (item.kind === "call") {
+        const args = item.args.map((a) => expandRval(ctx, a)).filter((v): v is Value => v !== undefined);
+        items.push({ name: item.name, args });
+        continue;
+      }
+      const value = expandRval(ctx, item);
+      if (!value) continue;
+      if (isList(value)) items.push(...value.value.map((name) => ({ name, args: [] })));
+      else if (isScalar(value)) items.push({ name: value.value, args: [] });
+    }
+    return items;
+  }
+}
+
+function findAttribute(ctx: EvalContext, body: Body, name: string) {
+  for (const group of body.groups) {
+    if (!isGuardTrue(ctx, group.guard)) continue;
+    const found = group.attributes.find((a) => a.name.text === name);
+    if (found) return found.value;
+  }
+  return undefined;
+}

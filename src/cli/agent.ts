@@ -1,0 +1,163 @@
+/**
+ * `tend agent`: runs a policy and converges the machine, as cf-agent does,
+ * accepting cf-agent's command line. Report lines (`R: ...`) go to stdout;
+ * log lines, in cf-agent's format (`   error: ...`), go to stderr.
+ * `--json` prints a structured run report on stdout instead of the lines.
+ */
+import { parseArgs } from "node:util";
+import type { LogLevel } from "../agent/logger.js";
+import { formatLogLine } from "../agent/logger.js";
+import type { AgentResult } from "../agent/run.js";
+import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
+import { renderDiagnostics } from "./render.js";
+
+export const agentUsage = `Usage: tend agent [OPTIONS] [FILE]
+
+Runs a CFEngine 3.21 policy (accepts cf-agent's options).
+
+Options:
+  -f, --file FILE           the policy to run (default: <workdir>/inputs/promises.cf)
+  -b, --bundlesequence B,.. run these bundles instead of the policy's bundlesequence
+  -D, --define A,B          define classes before the run
+  -N, --negate A,B          undefine classes (they can then never be defined)
+  -K, --no-lock             ignore ifelapsed/expireafter locks
+  -n, --dry-run             change nothing; report what would be repaired
+      --simulate MODE       as --dry-run (manifest, manifest-full, diff)
+  -I, --inform              log repairs
+  -v, --verbose             log what the agent does
+  -d, --debug               log everything
+  -g, --log-level LEVEL     error, warning, notice, info, verbose or debug
+  -l, --timestamp           prefix log lines with the time
+  -w, --workdir DIR         the work directory (state, locks)
+      --json                print a JSON run report on stdout
+  -h, --help                show this help
+  -V, --version             print the version
+
+The work directory is CFENGINE_TEST_OVERRIDE_WORKDIR when set, else --workdir,
+else /var/lib/tend for root and ~/.tend for other users.
+`;
+
+const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
+
+function splitList(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(",")).filter((v) => v.length > 0);
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parseAgentArgs>;
+  try {
+    parsed = parseAgentArgs(args);
+  } catch (error) {
+    io.stderr(`tend agent: ${(error as Error).message}\nTry 'tend agent --help'.\n`);
+    return EXIT_FAILURE;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout(agentUsage);
+    return EXIT_OK;
+  }
+  if (values.version) return (await import("./app.js")).main(["--version"], io);
+  const level = logLevel(values);
+  if (!level) {
+    io.stderr(`tend agent: unknown log level '${values["log-level"]}'\n`);
+    return EXIT_FAILURE;
+  }
+  const { runAgent } = await import("../agent/run.js");
+  const { agentDirectories } = await import("../agent/workdir.js");
+  const dirs = agentDirectories({ workdir: values.workdir }, io.env);
+  const file = positionals[0] ?? values.file ?? `${dirs.inputdir}/promises.cf`;
+  const json = values.json === true;
+  const stamp = values.timestamp === true;
+  const result = runAgent(
+    {
+      file,
+      workdir: values.workdir,
+      defines: splitList(values.define),
+      negates: splitList(values.negate),
+      bundlesequence: values.bundlesequence ? splitList(values.bundlesequence) : undefined,
+      ignoreLocks: values["no-lock"] === true,
+      dryRun: values["dry-run"] === true || values.simulate !== undefined,
+      logLevel: level,
+      record: json,
+    },
+    {
+      log: (record) => io.stderr(`${stamp ? timestamp() : ""}${formatLogLine(record)}\n`),
+      report: (text) => {
+        if (!json) io.stdout(`${stamp ? timestamp() : ""}R: ${text}\n`);
+      },
+    },
+  );
+  if (result.diagnostics.length > 0) io.stderr(await renderFor(result));
+  if (json) io.stdout(`${JSON.stringify(runReport(file, result), null, 2)}\n`);
+  return result.exitCode;
+}
+
+function parseAgentArgs(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      file: { type: "string", short: "f" },
+      bundlesequence: { type: "string", short: "b", multiple: true },
+      define: { type: "string", short: "D", multiple: true },
+      negate: { type: "string", short: "N", multiple: true },
+      "no-lock": { type: "boolean", short: "K" },
+      "dry-run": { type: "boolean", short: "n" },
+      simulate: { type: "string" },
+      inform: { type: "boolean", short: "I" },
+      verbose: { type: "boolean", short: "v" },
+      debug: { type: "boolean", short: "d" },
+      "log-level": { type: "string", short: "g" },
+      timestamp: { type: "boolean", short: "l" },
+      workdir: { type: "string", short: "w" },
+      color: { type: "string", short: "C" },
+      "timing-output": { type: "boolean", short: "t" },
+      "no-extensions": { type: "boolean", short: "E" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "V" },
+    },
+  });
+}
+
+function logLevel(values: ReturnType<typeof parseAgentArgs>["values"]): LogLevel | undefined {
+  const named = values["log-level"];
+  if (named !== undefined)
+    return (LEVELS as readonly string[]).includes(named) ? (named as LogLevel) : undefined;
+  if (values.debug) return "debug";
+  if (values.verbose) return "verbose";
+  if (values.inform) return "info";
+  return "notice";
+}
+
+function timestamp(): string {
+  return `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} `;
+}
+
+async function renderFor(result: AgentResult): Promise<string> {
+  const { readFileSync } = await import("node:fs");
+  const { SourceFile } = await import("../language/source.js");
+  const sources = new Map<string, InstanceType<typeof SourceFile>>();
+  for (const d of result.diagnostics) {
+    if (sources.has(d.file)) continue;
+    try {
+      sources.set(d.file, new SourceFile(d.file, readFileSync(d.file, "utf8")));
+    } catch {
+      // The renderer shows the message without a source line.
+    }
+  }
+  return renderDiagnostics(result.diagnostics, (file) => sources.get(file), {});
+}
+
+/** The `--json` report; its shape is described by schema/run-report.schema.json. */
+export function runReport(file: string, result: AgentResult): object {
+  return {
+    version: 1,
+    policy: file,
+    exitCode: result.exitCode,
+    outcome: result.outcome,
+    diagnostics: result.diagnostics,
+    promises: result.records,
+    classes: [...result.classes].sort(),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Fitting a computed value to the type a `vars` promise declares, as 3.21
+ * does: numbers are read with CFEngine's suffixes (and reals printed with
+ * six decimals), a scalar becomes a one-item list, a JSON string becomes a
+ * container. Shared by pre-evaluation and the agent's `vars` promises.
+ */
+import { formatReal, parseCfInt, parseCfReal } from "./numbers.js";
+import { type JsonValue, type Value, data, isList, isScalar, list, scalar } from "./values.js";
+import { jsonToStrings } from "./values.js";
+
+export const VAR_TYPES = ["string", "int", "real", "slist", "ilist", "rlist", "data"] as const;
+export type VarType = (typeof VAR_TYPES)[number];
+
+export function isVarType(name: string): name is VarType {
+  return (VAR_TYPES as readonly string[]).includes(name);
+}
+
+/** Fits a computed value to the declared type; undefined when it does not fit. */
+export function coerce(type: VarType, value: Value): Value | undefined {
+  switch (type) {
+    case "string":
+      return isScalar(value) ? scalar(value.value) : undefined;
+    case "int": {
+      if (!isScalar(value)) return undefined;
+      const n = parseCfInt(value.value);
+      return n === undefined ? undefined : scalar(String(n), "int");
+    }
+    case "real": {
+      if (!isScalar(value)) return undefined;
+      const n = parseCfReal(value.value);
+      return n === undefined ? undefined : scalar(formatReal(n), "real");
+    }
+    case "slist":
+    case "ilist":
+    case "rlist":
+      if (isList(value)) return list(value.value, type);
+      if (isScalar(value)) return list([value.value], type);
+      return Array.isArray(value.value) ? list(jsonToStrings(value.value) ?? [], type) : undefined;
+    case "data":
+      return toData(value);
+  }
+}
+
+function toData(value: Value): Value | undefined {
+  if (value.type === "data") return value;
+  if (isList(value)) return data([...value.value]);
+  try {
+    const parsed = JSON.parse(value.value) as JsonValue;
+    return parsed !== null && typeof parsed === "object" ? data(parsed) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The one contract every promise type plugs in through, built-in or
+ * external: a name, and `evaluate`, which inspects the promise's state,
+ * repairs it unless the run is a dry run, and returns an outcome.
+ *
+ * The engine has already done everything common to all types before it
+ * calls `evaluate`: class guards, `if`/`unless`, `depends_on`, iteration,
+ * and the once-per-run check. After it returns, the engine applies the
+ * `classes` body and records the outcome.
+ */
+import type { Bundle, Promise as PromiseNode, Rval } from "../language/ast.js";
+import type { EvalContext } from "../eval/context.js";
+import type { ExpandOptions } from "../eval/expand.js";
+import type { Value } from "../eval/values.js";
+import type { BodyInstance } from "../agent/bodies.js";
+import type { Logger } from "../agent/logger.js";
+import type { Outcome } from "../agent/outcome.js";
+import type { Located } from "../agent/policy-index.js";
+
+/** One iteration of a promise, expanded for its type to act on. */
+export interface ActivePromise {
+  readonly type: string;
+  /** The promiser after expansion. */
+  readonly promiser: string;
+  readonly node: PromiseNode;
+  readonly bundle: Located<Bundle>;
+  /** 1, 2 or 3. */
+  readonly pass: number;
+  readonly handle: string;
+  /** Bindings of this iteration, for expanding attributes. */
+  readonly options: ExpandOptions;
+  /** An attribute as written (own or from a body), unexpanded; undefined if absent. */
+  raw(name: string): Rval | undefined;
+  /** An attribute expanded; undefined if absent or a function call in it failed. */
+  value(name: string): Value | undefined;
+  /** A scalar attribute expanded to a string. */
+  text(name: string): string | undefined;
+  /** A body-typed attribute resolved (`classes`, `action`, ...). */
+  body(name: string): BodyInstance | undefined;
+  /** An attribute of a body-typed attribute, expanded. */
+  bodyValue(body: string, name: string): Value | undefined;
+}
+
+/** What a promise type can use from the running agent. */
+export interface PromiseEnvironment {
+  readonly ctx: EvalContext;
+  readonly log: Logger;
+  /** `--dry-run` / `--simulate` / `action_policy => "warn"`: inspect, never change. */
+  readonly dryRun: boolean;
+  /** Prints a report line (`R: ...`). */
+  report(text: string): void;
+  /** Runs a bundle (methods); returns the combined outcome of its promises. */
+  runBundle(bundle: Located<Bundle>, args: readonly Value[], inherit: boolean): Outcome;
+  /** Finds a bundle a method may call. */
+  findBundle(name: string): Located<Bundle> | undefined;
+  /** Defines a class as the promise's bundle would (local in agent bundles). */
+  defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number): void;
+}
+
+export interface PromiseType {
+  readonly name: string;
+  /**
+   * Whether the engine should skip the promise while its promiser still
+   * holds unresolved references in passes 1 and 2 (true for most types).
+   */
+  readonly waitsForResolution?: boolean;
+  /** Whether each distinct expansion acts once per run (the "already done" cache). */
+  readonly oncePerRun?: boolean;
+  evaluate(promise: ActivePromise, env: PromiseEnvironment): Outcome;
+}

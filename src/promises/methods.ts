@@ -1,0 +1,85 @@
+/**
+ * `methods` promises: run another bundle (`usebundle => name(args)`, or
+ * the promiser as the bundle's name). Arguments are expanded in the
+ * caller; `@(list)` passes a list. The outcome is the combined outcome of
+ * the called bundle's promises. `useresult` collects what the bundle hands
+ * back through `bundle_return_value_index` reports into an array.
+ */
+import type { Value } from "../eval/values.js";
+import { expandRval } from "../eval/expand.js";
+import type { Outcome } from "../agent/outcome.js";
+import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
+import { asBoolean, asText, isUnresolved } from "./values.js";
+
+interface BundleCall {
+  readonly name: string;
+  readonly args: readonly Value[];
+}
+
+function bundleCall(promise: ActivePromise, env: PromiseEnvironment): BundleCall | undefined {
+  const ref = promise.raw("usebundle");
+  if (!ref) return { name: promise.promiser, args: [] };
+  if (ref.kind === "call") {
+    const name = asText(
+      expandRval(
+        env.ctx,
+        { kind: "string", value: ref.name, quote: '"', span: ref.nameSpan },
+        promise.options,
+      ),
+    );
+    const args: Value[] = [];
+    for (const arg of ref.args) {
+      const value = expandRval(env.ctx, arg, promise.options);
+      if (!value) return undefined;
+      args.push(value);
+    }
+    return name === undefined ? undefined : { name, args };
+  }
+  const name = asText(promise.value("usebundle"));
+  return name === undefined ? undefined : { name, args: [] };
+}
+
+function collectResult(
+  promise: ActivePromise,
+  env: PromiseEnvironment,
+  calleeName: string,
+  ns: string,
+): void {
+  const target = asText(promise.value("useresult"));
+  if (!target) return;
+  const table = env.ctx.scopeEntries(ns, calleeName);
+  for (const [lval, value] of table) {
+    if (!lval.startsWith("last-result")) continue;
+    const index = lval.slice("last-result".length).replace(/^\[|\]$/g, "");
+    env.ctx.setVariable({ ns: null, scope: null, name: target, indices: index ? [index] : [] }, value);
+  }
+}
+
+function evaluateMethod(promise: ActivePromise, env: PromiseEnvironment): Outcome {
+  const call = bundleCall(promise, env);
+  if (!call || isUnresolved(call.name)) return "skipped";
+  const bundle = env.findBundle(call.name);
+  if (!bundle) {
+    env.log.error(`A method attempted to use a bundle '${call.name}' that was apparently not defined`);
+    return "failed";
+  }
+  const params = bundle.block.params ?? [];
+  if (params.length !== call.args.length) {
+    env.log.error(
+      `Bundle '${call.name}' takes ${params.length} argument(s) but the method gave ${call.args.length}`,
+    );
+    return "failed";
+  }
+  const inherit = asBoolean(promise.value("inherit"), false);
+  const outcome = env.runBundle(bundle, call.args, inherit);
+  collectResult(promise, env, bundle.block.name.text, bundle.block.namespace);
+  if (outcome === "failed") env.log.verbose(`Method '${call.name}' failed in some repairs`);
+  else env.log.verbose(`Method '${call.name}' verified`);
+  return outcome === "skipped" ? "kept" : outcome;
+}
+
+export const methodsPromiseType: PromiseType = {
+  name: "methods",
+  oncePerRun: true,
+  evaluate: evaluateMethod,
+};

@@ -1,0 +1,38 @@
+/**
+ * The promise types the agent knows, by name. Built-in types register here;
+ * custom promise types (promise modules) plug in through the same contract.
+ */
+import { classesPromiseType } from "./classes.js";
+import type { PromiseType } from "./contract.js";
+import { defaultsPromiseType } from "./defaults.js";
+import { methodsPromiseType } from "./methods.js";
+import { reportsPromiseType } from "./reports.js";
+import { metaPromiseType, varsPromiseType } from "./vars.js";
+
+export class PromiseTypeRegistry {
+  private readonly types = new Map<string, PromiseType>();
+
+  register(type: PromiseType): void {
+    this.types.set(type.name, type);
+  }
+
+  get(name: string): PromiseType | undefined {
+    return this.types.get(name);
+  }
+}
+
+/** A registry with every built-in type implemented so far. */
+export function builtinPromiseTypes(): PromiseTypeRegistry {
+  const registry = new PromiseTypeRegistry();
+  for (const type of [
+    varsPromiseType,
+    metaPromiseType,
+    classesPromiseType,
+    reportsPromiseType,
+    methodsPromiseType,
+    defaultsPromiseType,
+  ]) {
+    registry.register(type);
+  }
+  return registry;
+}

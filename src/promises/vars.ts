@@ -1,0 +1,78 @@
+/**
+ * `vars` (and `meta`) promises: define variables in the bundle's scope (or
+ * `<bundle>_meta`), as 3.21 does:
+ * - a value computed by a function is computed once: when the variable
+ *   exists already, the call is not repeated; a failing call leaves the
+ *   variable as it was (a later pass may succeed);
+ * - a string with unresolved references is stored as written, so a later
+ *   pass (or a report) shows the references;
+ * - `int` and `real` values are read with CFEngine's suffixes; a value that
+ *   is not a number fails the promise and defines nothing;
+ * - `policy => "ifdefined"` defines nothing while the value is unresolved.
+ */
+import { VAR_TYPES, type VarType, coerce } from "../eval/coerce.js";
+import { type Value, isList } from "../eval/values.js";
+import { parseVarRef } from "../eval/var-ref.js";
+import type { Outcome } from "../agent/outcome.js";
+import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
+import { asStrings, asText, isUnresolved } from "./values.js";
+
+export { VAR_TYPES, coerce };
+
+function findType(promise: ActivePromise): VarType | undefined {
+  return VAR_TYPES.find((t) => promise.raw(t) !== undefined);
+}
+
+export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment, scopeSuffix = ""): Outcome {
+  const { ctx, log } = env;
+  log.verbose(`V:     Computing value of '${promise.node.promiser.value}'`);
+  const type = findType(promise);
+  if (!type) return "skipped";
+  if (isUnresolved(promise.promiser)) return "skipped";
+  const ref = parseVarRef(promise.promiser);
+  const target = {
+    ns: null,
+    scope: scopeSuffix ? `${promise.bundle.block.name.text}${scopeSuffix}` : null,
+    name: ref.name,
+    indices: ref.indices,
+  };
+  const raw = promise.raw(type);
+  const fromCall = raw?.kind === "call";
+  const expandable = isUnresolved(promise.node.promiser.value);
+  if (fromCall && !expandable && ctx.getVariable(target)) return "kept";
+  const computed = promise.value(type);
+  if (!computed) return fromCall ? "kept" : "failed";
+  const policy = asText(promise.value("policy"));
+  if (policy === "ifdefined" && hasUnresolved(computed)) return "kept";
+  const value = coerce(type, computed);
+  if (!value) {
+    if (!hasUnresolved(computed)) {
+      log.error(
+        `Variable '${promise.promiser}' expected a value of type '${type}', but was given '${describe(computed)}'`,
+      );
+    }
+    return "failed";
+  }
+  ctx.setVariable(target, value);
+  return "kept";
+}
+
+function hasUnresolved(value: Value): boolean {
+  if (value.type === "data") return false;
+  return isList(value) ? value.value.some(isUnresolved) : isUnresolved(value.value);
+}
+
+function describe(value: Value): string {
+  return asStrings(value).join(", ");
+}
+
+export const varsPromiseType: PromiseType = {
+  name: "vars",
+  evaluate: (promise, env) => evaluateVariable(promise, env),
+};
+
+/** `meta` promises are variables in the scope `<bundle>_meta`. */
+export const metaPromiseType: PromiseType = {
+  name: "meta",
+  evaluate: (promise, env) => evaluateVariable(promise, env, "_meta"),
+};
