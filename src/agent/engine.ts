@@ -28,6 +28,7 @@ import { asStrings, isUnresolved } from "../promises/values.js";
 import { ActivePromiseImpl, type DerefPromise } from "./active-promise.js";
 import { type BodyInstance, resolveBody } from "./bodies.js";
 import { collectIterationTexts, iterate } from "./iteration.js";
+import type { AgentControl } from "./agent-control.js";
 import type { Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { applyOutcomeClasses } from "./outcome-classes.js";
@@ -39,6 +40,7 @@ export const PASSES = 3;
 
 export interface EngineOptions {
   readonly dryRun: boolean;
+  readonly control: AgentControl;
 }
 
 export interface EngineHooks {
@@ -54,7 +56,10 @@ export class Engine implements PromiseEnvironment {
   /** Outcomes of promises by handle, for `depends_on`. */
   private readonly handles = new Map<string, Outcome>();
   private readonly warnedTypes = new Set<string>();
+  /** Set when an abort class is defined: the run stops. */
   aborted = false;
+  /** Set when a bundle abort class is defined: the current bundle stops. */
+  private bundleAborted = false;
 
   constructor(
     readonly ctx: EvalContext,
@@ -83,6 +88,20 @@ export class Engine implements PromiseEnvironment {
     if (persistMinutes && persistMinutes > 0) this.hooks.persistClass(name, persistMinutes);
     const kind = scope === "bundle" ? "Private" : "Global";
     this.log.verbose(`C:     +  ${kind} class: ${name}`);
+    this.checkAbort(name);
+  }
+
+  /** Stops the run or the bundle when a class matches an abort pattern. */
+  checkAbort(name: string): void {
+    const { abortClasses, abortBundleClasses } = this.options.control;
+    if (!this.aborted && abortClasses.some((re) => re.test(name))) {
+      this.aborted = true;
+      this.log.notice(`cf-agent aborted on defined class '${name}'`);
+    } else if (!this.bundleAborted && abortBundleClasses.some((re) => re.test(name))) {
+      this.bundleAborted = true;
+      const bundle = this.ctx.currentFrameOrNull()?.scope ?? "";
+      this.log.error(`Bundle '${bundle}' aborted on defined class '${name}'`);
+    }
   }
 
   // ---- bundles -------------------------------------------------------------
@@ -98,11 +117,14 @@ export class Engine implements PromiseEnvironment {
     const frame = this.ctx.pushFrame(bundle.namespace, bundle.name.text, thisVars);
     for (const name of inherited) frame.localClasses.add(name);
     this.log.verbose(`B: BEGIN bundle ${bundle.name.text}`);
+    const outerAborted = this.bundleAborted;
+    this.bundleAborted = false;
     try {
       this.bindParameters(bundle, args);
       return this.runPasses(located);
     } finally {
       this.log.verbose(`B: END bundle ${bundle.name.text}`);
+      this.bundleAborted = outerAborted;
       this.ctx.popFrame();
     }
   }
@@ -121,10 +143,10 @@ export class Engine implements PromiseEnvironment {
       .map((s) => s.type.text)
       .filter((t, i, all) => !order.includes(t) && all.indexOf(t) === i);
     let outcome: Outcome = "skipped";
-    for (let pass = 1; pass <= PASSES && !this.aborted; pass++) {
+    for (let pass = 1; pass <= PASSES && !this.stopped(); pass++) {
       for (const type of [...order, ...custom]) {
         outcome = combineOutcomes(outcome, this.runSections(located, type, pass));
-        if (this.aborted) break;
+        if (this.stopped()) break;
         if (type === "classes") {
           this.runSections(located, "vars", pass);
           this.runSections(located, "defaults", pass);
@@ -141,11 +163,15 @@ export class Engine implements PromiseEnvironment {
       for (const group of section.groups) {
         for (const promise of group.promises) {
           outcome = combineOutcomes(outcome, this.evaluatePromise(located, type, group.guard, promise, pass));
-          if (this.aborted) return outcome;
+          if (this.stopped()) return outcome;
         }
       }
     }
     return outcome;
+  }
+
+  private stopped(): boolean {
+    return this.aborted || this.bundleAborted;
   }
 
   // ---- promises ------------------------------------------------------------
@@ -176,7 +202,7 @@ export class Engine implements PromiseEnvironment {
     let outcome: Outcome = "skipped";
     for (const bindings of iterate(this.ctx, texts)) {
       outcome = combineOutcomes(outcome, this.evaluateIteration(deref, handler.name, bindings, pass, line));
-      if (this.aborted) break;
+      if (this.stopped()) break;
     }
     return outcome;
   }

@@ -19,10 +19,18 @@ export class PolicyIndex {
   private readonly promiseTypes = new Map<string, Located<CustomPromiseBlock>>();
   readonly controlBodies: Located<Body>[] = [];
 
-  constructor(set: PolicySet) {
+  /**
+   * `entry` is the file the run started from: its `bundle agent __main__`
+   * is the `main` bundle; `__main__` bundles of other files are ignored.
+   */
+  constructor(set: PolicySet, entry?: string) {
     for (const { policy, source } of set.files) {
       for (const block of policy.blocks) {
         const located = { block, file: source.path };
+        if (block.kind === "bundle" && block.name.text === "__main__") {
+          if (source.path === entry) this.addBundle({ block: renamed(block, "main"), file: source.path });
+          continue;
+        }
         if (block.kind === "bundle") this.addBundle(located as Located<Bundle>);
         else if (block.kind === "promise-block")
           this.promiseTypes.set(block.name.text, located as Located<CustomPromiseBlock>);
@@ -82,4 +90,8 @@ function candidateKeys(name: string, currentNs: string): string[] {
   const colon = name.indexOf(":");
   if (colon > 0) return [name];
   return currentNs === "default" ? [`default:${name}`] : [`${currentNs}:${name}`, `default:${name}`];
+}
+
+function renamed(bundle: Bundle, name: string): Bundle {
+  return { ...bundle, name: { ...bundle.name, text: name } };
 }

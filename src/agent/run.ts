@@ -22,6 +22,7 @@ import { expandRval } from "../eval/expand.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
 import { builtinPromiseTypes } from "../promises/registry.js";
+import { readAgentControl } from "./agent-control.js";
 import { Engine } from "./engine.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
@@ -91,7 +92,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     ctx,
     loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy })),
   );
-  const index = new PolicyIndex(loaded.set);
+  const index = new PolicyIndex(loaded.set, options.file);
   const recorder = new RunRecorder(
     loaded.set.files.map((f) => f.source),
     options.record ?? false,
@@ -103,8 +104,9 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     builtinPromiseTypes(),
     recorder,
     { report: sinks.report, persistClass: (name, minutes) => persistent.add(name, minutes) },
-    { dryRun: options.dryRun ?? false },
+    { dryRun: options.dryRun ?? false, control: readAgentControl(ctx, index) },
   );
+  for (const name of ctx.listClasses()) engine.checkAbort(name);
   const sequence =
     options.bundlesequence?.map((name) => ({ name, args: [] as Value[] })) ?? bundlesequence(ctx, index);
   const missing = sequence.filter((item) => !engine.findBundle(item.name));
@@ -115,12 +117,14 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   }
   let outcome: Outcome = "skipped";
   for (const item of sequence) {
+    if (engine.aborted) break;
     const bundle = engine.findBundle(item.name);
     if (bundle) outcome = combineOutcomes(outcome, engine.runBundle(bundle, item.args, false));
-    if (engine.aborted) break;
   }
   persistent.save();
-  return { exitCode: 0, diagnostics, outcome, records: recorder.records, classes: ctx.listClasses() };
+  // cf-agent exits 6 when an abort class stopped the run.
+  const exitCode = engine.aborted ? 6 : 0;
+  return { exitCode, diagnostics, outcome, records: recorder.records, classes: ctx.listClasses() };
 }
 
 interface SequenceItem {

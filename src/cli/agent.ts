@@ -87,7 +87,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       },
     },
   );
-  if (result.diagnostics.length > 0) io.stderr(await renderFor(result));
+  // Like cf-agent, show what stops the run; warnings are for `tend check`.
+  if (result.diagnostics.some((d) => d.severity === "error")) io.stderr(await renderFor(result));
   if (json) io.stdout(`${JSON.stringify(runReport(file, result), null, 2)}\n`);
   return result.exitCode;
 }
@@ -137,8 +138,9 @@ function timestamp(): string {
 async function renderFor(result: AgentResult): Promise<string> {
   const { readFileSync } = await import("node:fs");
   const { SourceFile } = await import("../language/source.js");
+  const errors = result.diagnostics.filter((d) => d.severity === "error");
   const sources = new Map<string, InstanceType<typeof SourceFile>>();
-  for (const d of result.diagnostics) {
+  for (const d of errors) {
     if (sources.has(d.file)) continue;
     try {
       sources.set(d.file, new SourceFile(d.file, readFileSync(d.file, "utf8")));
@@ -146,7 +148,7 @@ async function renderFor(result: AgentResult): Promise<string> {
       // The renderer shows the message without a source line.
     }
   }
-  return renderDiagnostics(result.diagnostics, (file) => sources.get(file), {});
+  return renderDiagnostics(errors, (file) => sources.get(file), {});
 }
 
 /** The `--json` report; its shape is described by schema/run-report.schema.json. */

@@ -1,0 +1,61 @@
+/**
+ * What the agent reads from `body agent control` (and `body common
+ * control`) before running: abort classes, default locks, and the like.
+ * Values are expanded in the context as it stands after pre-evaluation.
+ */
+import type { Body, Rval } from "../language/ast.js";
+import type { EvalContext } from "../eval/context.js";
+import { expandRval } from "../eval/expand.js";
+import { isGuardTrue } from "../eval/resolve.js";
+import { asStrings } from "../promises/values.js";
+import type { PolicyIndex } from "./policy-index.js";
+
+export interface AgentControl {
+  /** Regular expressions: a matching class aborts the whole run. */
+  readonly abortClasses: readonly RegExp[];
+  /** Regular expressions: a matching class aborts the current bundle. */
+  readonly abortBundleClasses: readonly RegExp[];
+}
+
+/** The first attribute of that name, in any control body of that type, whose guard holds. */
+export function controlAttribute(
+  ctx: EvalContext,
+  index: PolicyIndex,
+  type: string,
+  name: string,
+): Rval | undefined {
+  for (const { block } of index.controlBodiesOf(type)) {
+    const found = attributeOf(ctx, block, name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function attributeOf(ctx: EvalContext, body: Body, name: string): Rval | undefined {
+  for (const group of body.groups) {
+    if (!isGuardTrue(ctx, group.guard)) continue;
+    const found = group.attributes.find((a) => a.name.text === name);
+    if (found) return found.value;
+  }
+  return undefined;
+}
+
+function patterns(ctx: EvalContext, rval: Rval | undefined): RegExp[] {
+  if (!rval) return [];
+  const out: RegExp[] = [];
+  for (const text of asStrings(expandRval(ctx, rval))) {
+    try {
+      out.push(new RegExp(`^(?:${text})$`));
+    } catch {
+      // An invalid pattern can match nothing; the validator reports it.
+    }
+  }
+  return out;
+}
+
+export function readAgentControl(ctx: EvalContext, index: PolicyIndex): AgentControl {
+  return {
+    abortClasses: patterns(ctx, controlAttribute(ctx, index, "agent", "abortclasses")),
+    abortBundleClasses: patterns(ctx, controlAttribute(ctx, index, "agent", "abortbundleclasses")),
+  };
+}
