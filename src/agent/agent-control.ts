@@ -6,6 +6,7 @@
 import type { Body, Rval } from "../language/ast.js";
 import type { EvalContext } from "../eval/context.js";
 import { expandRval } from "../eval/expand.js";
+import { parseCfInt } from "../eval/numbers.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { asStrings } from "../promises/values.js";
 import type { PolicyIndex } from "./policy-index.js";
@@ -15,6 +16,8 @@ export interface AgentControl {
   readonly abortClasses: readonly RegExp[];
   /** Regular expressions: a matching class aborts the current bundle. */
   readonly abortBundleClasses: readonly RegExp[];
+  /** Minutes a promise waits before acting again (runs without `-K`); 1 by default. */
+  readonly ifelapsed: number;
 }
 
 /** The first attribute of that name, in any control body of that type, whose guard holds. */
@@ -53,9 +56,15 @@ function patterns(ctx: EvalContext, rval: Rval | undefined): RegExp[] {
   return out;
 }
 
+function minutes(ctx: EvalContext, rval: Rval | undefined): number | undefined {
+  const text = rval ? asStrings(expandRval(ctx, rval))[0] : undefined;
+  return text === undefined ? undefined : parseCfInt(text);
+}
+
 export function readAgentControl(ctx: EvalContext, index: PolicyIndex): AgentControl {
   return {
     abortClasses: patterns(ctx, controlAttribute(ctx, index, "agent", "abortclasses")),
     abortBundleClasses: patterns(ctx, controlAttribute(ctx, index, "agent", "abortbundleclasses")),
+    ifelapsed: minutes(ctx, controlAttribute(ctx, index, "agent", "ifelapsed")) ?? 1,
   };
 }

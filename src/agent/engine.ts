@@ -24,11 +24,13 @@ import { absolutePolicyPath, isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
 import type { PromiseEnvironment } from "../promises/contract.js";
 import type { PromiseTypeRegistry } from "../promises/registry.js";
-import { asStrings, isUnresolved } from "../promises/values.js";
+import { asStrings, asText, isUnresolved } from "../promises/values.js";
+import { parseCfInt } from "../eval/numbers.js";
 import { ActivePromiseImpl, type DerefPromise } from "./active-promise.js";
 import { type BodyInstance, resolveBody } from "./bodies.js";
 import { collectIterationTexts, iterate } from "./iteration.js";
 import type { AgentControl } from "./agent-control.js";
+import type { LockStore } from "./locks.js";
 import type { Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { applyOutcomeClasses } from "./outcome-classes.js";
@@ -41,6 +43,8 @@ export const PASSES = 3;
 export interface EngineOptions {
   readonly dryRun: boolean;
   readonly control: AgentControl;
+  /** Persistent locks; absent with `-K`. */
+  readonly locks?: LockStore;
 }
 
 export interface EngineHooks {
@@ -234,6 +238,7 @@ export class Engine implements PromiseEnvironment {
       const key = this.doneKey(active);
       if (this.done.has(key)) return "skipped";
       this.done.add(key);
+      if (!this.lockAcquired(active, key)) return "skipped";
     }
     const outcome = handler.evaluate(active, this);
     const classes = applyOutcomeClasses(active, this, outcome);
@@ -242,6 +247,19 @@ export class Engine implements PromiseEnvironment {
       this.recorder.record(active, outcome, classes, line);
     }
     return outcome;
+  }
+
+  /** Without `-K`, a promise that acted less than `ifelapsed` minutes ago waits. */
+  private lockAcquired(promise: ActivePromiseImpl, key: string): boolean {
+    const locks = this.options.locks;
+    if (!locks) return true;
+    const own = asText(promise.bodyValue("action", "ifelapsed"));
+    const minutes = parseCfInt(own ?? "") ?? this.options.control.ifelapsed;
+    if (locks.acquire(key, minutes)) return true;
+    this.log.verbose(
+      `Skipping promise '${promise.promiser}': it ran less than ${minutes} minute(s) ago (ifelapsed)`,
+    );
+    return false;
   }
 
   /** `with => value` is `$(this.with)` in the promise, once it resolves. */

@@ -24,6 +24,7 @@ import { type Value, isList, isScalar, scalar } from "../eval/values.js";
 import { builtinPromiseTypes } from "../promises/registry.js";
 import { readAgentControl } from "./agent-control.js";
 import { Engine } from "./engine.js";
+import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { PersistentClasses } from "./persistent-classes.js";
@@ -97,6 +98,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     loaded.set.files.map((f) => f.source),
     options.record ?? false,
   );
+  const locks = options.ignoreLocks ? undefined : new LockStore(dirs.statedir);
   const engine = new Engine(
     ctx,
     index,
@@ -104,7 +106,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     builtinPromiseTypes(),
     recorder,
     { report: sinks.report, persistClass: (name, minutes) => persistent.add(name, minutes) },
-    { dryRun: options.dryRun ?? false, control: readAgentControl(ctx, index) },
+    { dryRun: options.dryRun ?? false, control: readAgentControl(ctx, index), locks },
   );
   for (const name of ctx.listClasses()) engine.checkAbort(name);
   const sequence =
@@ -122,6 +124,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     if (bundle) outcome = combineOutcomes(outcome, engine.runBundle(bundle, item.args, false));
   }
   persistent.save();
+  locks?.save();
   // cf-agent exits 6 when an abort class stopped the run.
   const exitCode = engine.aborted ? 6 : 0;
   return { exitCode, diagnostics, outcome, records: recorder.records, classes: ctx.listClasses() };
