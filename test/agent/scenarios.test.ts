@@ -7,6 +7,7 @@
  * - `TEND_RECORD=1` (with cf-agent installed) records the expectations
  *   from cf-agent instead of testing tend.
  * - `TEND_SCENARIO=regex` runs only the scenarios whose name matches.
+ * - `TEND_BIN=path/to/tend.js` tests another build of tend.
  * - Scenarios listed in `KNOWN-FAILURES.md` are marked `todo`.
  *
  * A scenario may start with header comments: `# args: -D a,b -b x` (more
@@ -34,7 +35,8 @@ import { fileURLToPath } from "node:url";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const scenarioDir = join(repoRoot, "test", "scenarios", "agent");
-const tendBin = join(repoRoot, "bin", "tend.js");
+/** `TEND_BIN` runs another build of tend (say, a snapshot of `dist`). */
+const tendBin = process.env.TEND_BIN ?? join(repoRoot, "bin", "tend.js");
 const POOL_SIZE = 4;
 const RUN_TIMEOUT_MS = 30_000;
 
