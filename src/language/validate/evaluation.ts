@@ -44,8 +44,10 @@ export function walkBundleCalls(bundle: Bundle, file: string, ctx: ValidationCon
       for (const promise of group.promises) {
         const evaluatedAtLoad = isEvaluatedAtLoad(bundle, section.type.text, group.guard, promise);
         for (const attribute of promise.attributes) {
-          const topLevelChecked = isValueChecked(syntax?.attributes[attribute.name.text], true);
-          checkCalls(attribute.value, { file, evaluatedAtLoad, topLevelChecked }, ctx);
+          const attributeSyntax = syntax?.attributes[attribute.name.text];
+          const topLevelChecked = isValueChecked(attributeSyntax, true);
+          const topLevelIsReference = isReference(attribute, attributeSyntax);
+          checkCalls(attribute.value, { file, evaluatedAtLoad, topLevelChecked, topLevelIsReference }, ctx);
         }
       }
     }
@@ -60,11 +62,17 @@ export function walkBodyCalls(body: Body, file: string, ctx: ValidationContext):
     for (const attribute of group.attributes) {
       const evaluatedAtLoad =
         body.name.text === "control" && isAlwaysTrue(group.guard) && attribute.name.text !== "bundlesequence";
-      const topLevelChecked =
-        isValueChecked(syntax?.attributes[attribute.name.text], false) && !isBundleAttribute(attribute);
-      checkCalls(attribute.value, { file, evaluatedAtLoad, topLevelChecked }, ctx);
+      const attributeSyntax = syntax?.attributes[attribute.name.text];
+      const topLevelChecked = isValueChecked(attributeSyntax, false);
+      const topLevelIsReference = isReference(attribute, attributeSyntax);
+      checkCalls(attribute.value, { file, evaluatedAtLoad, topLevelChecked, topLevelIsReference }, ctx);
     }
   }
+}
+
+/** Whether calls written as the value are parameterised bodies or bundles. */
+function isReference(attribute: Attribute, syntax: AttributeSyntax | undefined): boolean {
+  return syntax?.type === "body" || syntax?.type === "bundle" || isBundleAttribute(attribute);
 }
 
 function isBundleAttribute(attribute: Attribute): boolean {

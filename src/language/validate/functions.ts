@@ -11,8 +11,9 @@
 import type { FunctionCall, Rval } from "../ast.js";
 import type { Severity } from "../diagnostics.js";
 import { getFunction } from "../syntax/index.js";
+import type { FunctionSyntax } from "../syntax/types.js";
 import type { ValidationContext } from "./context.js";
-import { unknownFunction } from "./values.js";
+import { checkScalar, getScalarText, isScalar, unknownFunction } from "./values.js";
 
 /** How a value's calls are treated. */
 export interface CallPlace {
@@ -21,13 +22,17 @@ export interface CallPlace {
   readonly evaluatedAtLoad: boolean;
   /** Whether the value's own top-level calls were already checked for existence. */
   readonly topLevelChecked: boolean;
+  /** Whether top-level calls name parameterised bodies or bundles rather than functions. */
+  readonly topLevelIsReference: boolean;
 }
 
 /** Checks every call in a value. */
 export function checkCalls(value: Rval, place: CallPlace, ctx: ValidationContext): void {
-  if (value.kind === "call") checkCall(value, place, true, ctx);
-  else if (value.kind === "list") {
-    for (const item of value.items) if (item.kind === "call") checkCall(item, place, true, ctx);
+  const items = value.kind === "list" ? value.items : [value];
+  for (const item of items) {
+    if (item.kind !== "call") continue;
+    if (!place.topLevelIsReference) checkCall(item, place, true, ctx);
+    else for (const arg of item.args) if (arg.kind === "call") checkCall(arg, place, false, ctx);
   }
 }
 
@@ -47,10 +52,47 @@ function checkCall(call: FunctionCall, place: CallPlace, topLevel: boolean, ctx:
     return;
   }
   checkArity(call, fn.parameters.length, fn.variadic, place, ctx);
+  checkArguments(call, fn, place, ctx);
   if (fn.delayedEvaluation) return;
   for (const arg of call.args) if (arg.kind === "call") checkCall(arg, place, false, ctx);
 }
 
+/** Literal arguments must fit the parameter's type and range; 3.21 checks this before calling. */
+function checkArguments(
+  call: FunctionCall,
+  fn: FunctionSyntax,
+  place: CallPlace,
+  ctx: ValidationContext,
+): void {
+  const count = Math.min(call.args.length, fn.parameters.length);
+  for (let i = 0; i < count; i++) {
+    const arg = call.args[i];
+    if (!isScalar(arg)) continue;
+    const parameter = fn.parameters[i];
+    const slot = {
+      ...parameter,
+      name: fn.name,
+      status: "normal",
+      visibility: "global",
+      label: `argument ${i + 1} of ${call.name}()`,
+    } as const;
+    const found = checkScalar(slot, getScalarText(arg), arg.span);
+    if (found)
+      ctx.report(
+        place.evaluatedAtLoad ? "error" : "warning",
+        found.code,
+        found.message,
+        found.span,
+        place.file,
+      );
+  }
+}
+
+/**
+ * Fixed-arity functions must get exactly their parameters. Variadic ones are
+ * left alone: their tables list optional parameters too, and each checks
+ * its own minimum when called.
+ */
 function checkArity(
   call: FunctionCall,
   count: number,
@@ -59,9 +101,8 @@ function checkArity(
   ctx: ValidationContext,
 ): void {
   const given = call.args.length;
-  if (variadic ? given >= count : given === count) return;
-  const wanted = variadic ? `at least ${count}` : `${count}`;
-  const message = `function ${call.name}() takes ${wanted} argument${count === 1 ? "" : "s"}, but ${given} ${given === 1 ? "is" : "are"} given`;
-  const severity: Severity = place.evaluatedAtLoad && !variadic ? "error" : "warning";
+  if (variadic || given === count) return;
+  const message = `function ${call.name}() takes ${count} argument${count === 1 ? "" : "s"}, but ${given} ${given === 1 ? "is" : "are"} given`;
+  const severity: Severity = place.evaluatedAtLoad ? "error" : "warning";
   ctx.report(severity, "wrong-function-arity", message, call.span, place.file);
 }

@@ -86,8 +86,7 @@ function buildIndex(set: PolicySet): PolicyIndex {
   for (const { policy } of set.files) {
     const file = policy.path;
     for (const node of policy.blocks) {
-      if (node.kind === "bundle" && (node.name.text !== "__main__" || file === entryFile))
-        bundles.push({ node, file });
+      if (node.kind === "bundle") addBundle(bundles, node, file, entryFile);
       else if (node.kind === "body") bodies.push({ node, file });
       else if (node.kind === "promise-block") promiseBlocks.push({ node, file });
     }
@@ -96,6 +95,16 @@ function buildIndex(set: PolicySet): PolicyIndex {
     promiseBlocks.filter((b) => b.node.type.text === "agent").map((b) => b.node.name.text),
   );
   return { bundles, bodies, promiseBlocks, customPromiseTypes, entryFile };
+}
+
+/**
+ * A bundle named `__main__` is `main` in the entry file and dropped from
+ * every other file, so a file can be both a library and a runnable policy.
+ */
+function addBundle(bundles: Located<Bundle>[], node: Bundle, file: string, entryFile: string | null): void {
+  if (node.name.text !== "__main__") bundles.push({ node, file });
+  else if (file === entryFile)
+    bundles.push({ node: { ...node, name: { ...node.name, text: "main" } }, file });
 }
 
 function sortDiagnostics(diagnostics: Diagnostic[], set: PolicySet): Diagnostic[] {

@@ -51,9 +51,7 @@ export function findCalledBundle(
 /** Any bundle of that name, in any namespace (as the bundlesequence check looks). */
 export function findAnyBundle(index: PolicyIndex, reference: string): Located<Bundle> | undefined {
   const { name } = splitQualifiedName(reference);
-  const isMain = (b: Located<Bundle>) =>
-    name === "main" && b.node.name.text === "__main__" && b.file === index.entryFile;
-  return index.bundles.find((b) => b.node.name.text === name || b.node.name.text === reference || isMain(b));
+  return index.bundles.find((b) => b.node.name.text === name || b.node.name.text === reference);
 }
 
 /** The name a value refers to when it names a body or bundle, or null. */
@@ -128,5 +126,32 @@ function checkHandle(
     `handle "${handle}" is already used by ${where} under the same class guard; handles must be unique`,
     attribute.value.span,
     file,
+  );
+}
+
+/**
+ * Whether a qualified variable `bundle.name` is set by a vars promise
+ * anywhere in the set (as itself or as an array `name[...]`). Unqualified
+ * names and names built from variables count as defined.
+ */
+export function isVariableDefined(index: PolicyIndex, reference: string): boolean {
+  const match = /^(?:[\w]+:)?(\w+)\.(\w+)$/.exec(reference);
+  if (!match) return true;
+  const [, bundleName, variable] = match;
+  return index.bundles.some(
+    (b) =>
+      b.node.name.text === bundleName &&
+      b.node.sections.some(
+        (s) =>
+          s.type.text === "vars" &&
+          s.groups.some((g) =>
+            g.promises.some(
+              (p) =>
+                p.promiser.value === variable ||
+                p.promiser.value.startsWith(`${variable}[`) ||
+                hasVariable(p.promiser.value),
+            ),
+          ),
+      ),
   );
 }

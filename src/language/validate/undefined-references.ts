@@ -4,13 +4,19 @@
  * whole-policy checks (with `body common control`, or `-c`); everything
  * else it leaves to cf-agent, so those are warnings here.
  */
-import type { Attribute, Body, Bundle, Rval } from "../ast.js";
+import type { Attribute, Body, Bundle, Rval, Span } from "../ast.js";
 import type { Severity } from "../diagnostics.js";
 import { getPromiseType } from "../syntax/index.js";
 import type { AttributeSyntax } from "../syntax/types.js";
 import type { ValidationContext } from "./context.js";
 import { hasVariable } from "./context.js";
-import { findAnyBundle, findBody, findCalledBundle, getReferencedName } from "./references.js";
+import {
+  findAnyBundle,
+  findBody,
+  findCalledBundle,
+  getReferencedName,
+  isVariableDefined,
+} from "./references.js";
 import { getScalarText, isScalar } from "./values.js";
 
 /** Checks body references of every promise; `severity` is error when the policy is runnable. */
@@ -131,10 +137,22 @@ export function checkBundleSequence(ctx: ValidationContext): void {
   const items = last.value.kind === "list" ? last.value.items : [last.value];
   for (const item of items) {
     const name = item.kind === "call" ? item.name : isScalar(item) ? getScalarText(item) : null;
-    if (name === null || hasVariable(name) || findAnyBundle(ctx.index, name)) continue;
+    if (name === null || findAnyBundle(ctx.index, name)) continue;
+    if (hasVariable(name)) {
+      checkSequenceVariable(name, item.span, control?.file ?? "", ctx);
+      continue;
+    }
     const message = `bundle '${name}' in the bundlesequence is not defined in the policy`;
     ctx.report("error", "undefined-bundle", message, item.span, control?.file ?? "");
   }
+}
+
+/** A bundlesequence entry that is one variable from a bundle that never sets it stays unexpanded. */
+function checkSequenceVariable(text: string, span: Span, file: string, ctx: ValidationContext): void {
+  const match = /^[$@][({]([^(){}$@]+)[)}]$/.exec(text);
+  if (!match || isVariableDefined(ctx.index, match[1])) return;
+  const message = `bundlesequence entry '${text}' refers to a variable no vars promise defines, so it stays unexpanded and names no bundle`;
+  ctx.report("error", "undefined-bundle", message, span, file);
 }
 
 function hasIgnoreMissingBundles(body: Body): boolean {

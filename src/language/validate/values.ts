@@ -59,7 +59,7 @@ export function checkValueShape(attribute: AttributeSyntax, value: Rval): ValueI
     attribute.type === "body" || attribute.type === "bundle"
       ? `a ${attribute.type} name`
       : `a single ${describeType(attribute.type)}`;
-  return issue("type-mismatch", `attribute '${attribute.name}' takes ${what}, not a list`, value.span);
+  return issue("type-mismatch", `${labelOf(attribute)} takes ${what}, not a list`, value.span);
 }
 
 /**
@@ -101,8 +101,18 @@ function quoteValue(value: Rval): string {
   return value.kind === "string" ? `"${value.value}"` : getScalarText(value);
 }
 
+/** What a value is checked against: an attribute, or a function parameter with its own label. */
+export interface ValueSlot extends AttributeSyntax {
+  /** How messages name the slot; `attribute 'NAME'` when absent. */
+  readonly label?: string;
+}
+
+function labelOf(slot: ValueSlot): string {
+  return slot.label ?? `attribute '${slot.name}'`;
+}
+
 /** Checks a literal scalar against the attribute's type and range. */
-export function checkScalar(attribute: AttributeSyntax, text: string, span: Span): ValueIssue | null {
+export function checkScalar(attribute: ValueSlot, text: string, span: Span): ValueIssue | null {
   switch (attribute.type) {
     case "string":
     case "slist":
@@ -127,7 +137,7 @@ export function checkScalar(attribute: AttributeSyntax, text: string, span: Span
   }
 }
 
-function checkString(attribute: AttributeSyntax, text: string, span: Span): ValueIssue | null {
+function checkString(attribute: ValueSlot, text: string, span: Span): ValueIssue | null {
   const range = attribute.range ?? "";
   if (range === "" || isNakedVariable(text)) return null;
   if (range === text || matchesFully(range, text) || hasVariable(text)) return null;
@@ -135,87 +145,87 @@ function checkString(attribute: AttributeSyntax, text: string, span: Span): Valu
   if (text === "")
     return issue(
       "out-of-range",
-      `attribute '${name}' cannot be empty; expected a value matching /${range}/`,
+      `${labelOf(attribute)} cannot be empty; expected a value matching /${range}/`,
       span,
     );
   if (range === '"?(/.*)')
-    return issue("out-of-range", `attribute '${name}' needs an absolute path, got "${text}"`, span);
+    return issue("out-of-range", `${labelOf(attribute)} needs an absolute path, got "${text}"`, span);
   return issue(
     "out-of-range",
-    `value "${text}" of attribute '${name}' does not match the allowed pattern /${range}/`,
+    `value "${text}" of ${labelOf(attribute)} does not match the allowed pattern /${range}/`,
     span,
   );
 }
 
-function checkInteger(attribute: AttributeSyntax, text: string, span: Span): ValueIssue | null {
+function checkInteger(attribute: ValueSlot, text: string, span: Span): ValueIssue | null {
   if (hasVariable(text)) return null;
   const value = parseInteger(text);
   const { name } = attribute;
   if (value === null)
-    return issue("type-mismatch", `attribute '${name}' takes an integer, got "${text}"`, span);
+    return issue("type-mismatch", `${labelOf(attribute)} takes an integer, got "${text}"`, span);
   return checkBounds(attribute, value, text, span);
 }
 
-function checkReal(attribute: AttributeSyntax, text: string, span: Span): ValueIssue | null {
+function checkReal(attribute: ValueSlot, text: string, span: Span): ValueIssue | null {
   const { name } = attribute;
   if (text === "inf")
     return issue(
       "type-mismatch",
-      `attribute '${name}' takes a real number; 'inf' is only accepted for integers`,
+      `${labelOf(attribute)} takes a real number; 'inf' is only accepted for integers`,
       span,
     );
   if (hasVariable(text)) return null;
   const value = parseReal(text);
   if (value === null)
-    return issue("type-mismatch", `attribute '${name}' takes a real number, got "${text}"`, span);
+    return issue("type-mismatch", `${labelOf(attribute)} takes a real number, got "${text}"`, span);
   return checkBounds(attribute, value, text, span);
 }
 
-function checkBounds(attribute: AttributeSyntax, value: number, text: string, span: Span): ValueIssue | null {
+function checkBounds(attribute: ValueSlot, value: number, text: string, span: Span): ValueIssue | null {
   const bounds = parseBounds(attribute.range);
   if (!bounds || (value >= bounds.min && value <= bounds.max)) return null;
   return issue(
     "out-of-range",
-    `value ${text} of attribute '${attribute.name}' is outside the allowed range ${bounds.min} to ${bounds.max}`,
+    `value ${text} of ${labelOf(attribute)} is outside the allowed range ${bounds.min} to ${bounds.max}`,
     span,
   );
 }
 
-function checkOption(attribute: AttributeSyntax, text: string, span: Span): ValueIssue | null {
+function checkOption(attribute: ValueSlot, text: string, span: Span): ValueIssue | null {
   if (isNakedVariable(text)) return null;
   const options = getOptions(attribute);
   if (options.length === 0 || options.includes(text)) return null;
   const hint = formatSuggestion(text, options);
   return issue(
     "invalid-option",
-    `"${text}" is not a valid value for attribute '${attribute.name}'; expected one of: ${listChoices(options)}.${hint}`,
+    `"${text}" is not a valid value for ${labelOf(attribute)}; expected one of: ${listChoices(options)}.${hint}`,
     span,
   );
 }
 
-function checkContext(attribute: AttributeSyntax, text: string, span: Span): ValueIssue | null {
+function checkContext(attribute: ValueSlot, text: string, span: Span): ValueIssue | null {
   const range = attribute.range ?? "";
   if (range === "" || range === text || matchesFully(range, text)) return null;
   return issue(
     "invalid-class-expression",
-    `"${text}" is not a valid class expression for attribute '${attribute.name}'`,
+    `"${text}" is not a valid class expression for ${labelOf(attribute)}`,
     span,
   );
 }
 
-function checkRange(attribute: AttributeSyntax, text: string, span: Span): ValueIssue | null {
+function checkRange(attribute: ValueSlot, text: string, span: Span): ValueIssue | null {
   const { name, type } = attribute;
   if (text.startsWith("[") || text.startsWith("(")) {
     return issue(
       "type-mismatch",
-      `attribute '${name}' takes a range written as 'min,max' without brackets, got "${text}"`,
+      `${labelOf(attribute)} takes a range written as 'min,max' without brackets, got "${text}"`,
       span,
     );
   }
   if (type === "rrange" && text === "inf")
     return issue(
       "type-mismatch",
-      `attribute '${name}' takes a real range; 'inf' is only accepted for integers`,
+      `${labelOf(attribute)} takes a real range; 'inf' is only accepted for integers`,
       span,
     );
   if (hasVariable(text)) return null;
@@ -223,18 +233,22 @@ function checkRange(attribute: AttributeSyntax, text: string, span: Span): Value
   if (parts.length !== 2)
     return issue(
       "type-mismatch",
-      `attribute '${name}' takes a range written as 'min,max', got "${text}"`,
+      `${labelOf(attribute)} takes a range written as 'min,max', got "${text}"`,
       span,
     );
   const bounds = parseBounds(attribute.range);
   for (const part of parts) {
     const value = type === "irange" ? (parseInteger(part) ?? -678) : parseReal(part);
     if (value === null)
-      return issue("type-mismatch", `attribute '${name}' takes a range of real numbers, got "${text}"`, span);
+      return issue(
+        "type-mismatch",
+        `${labelOf(attribute)} takes a range of real numbers, got "${text}"`,
+        span,
+      );
     if (bounds && (value < bounds.min || value > bounds.max)) {
       return issue(
         "out-of-range",
-        `range "${text}" of attribute '${name}' goes outside ${bounds.min} to ${bounds.max}`,
+        `range "${text}" of ${labelOf(attribute)} goes outside ${bounds.min} to ${bounds.max}`,
         span,
       );
     }
@@ -243,7 +257,7 @@ function checkRange(attribute: AttributeSyntax, text: string, span: Span): Value
 }
 
 /** The allowed words of an option attribute. */
-export function getOptions(attribute: AttributeSyntax): readonly string[] {
+export function getOptions(attribute: ValueSlot): readonly string[] {
   if (attribute.options && attribute.options.length > 0) return attribute.options;
   return attribute.range ? attribute.range.split(",") : [];
 }
