@@ -106,7 +106,11 @@ test("file functions read the file system synchronously", () => {
   assert.deepEqual(call(`fileexists("${dir}/nope")`), scalar("!any"));
   assert.deepEqual(call(`isdir("${dir}/sub")`), scalar("any"));
   assert.deepEqual(call(`lsdir("${dir}", ".*\\.cf", "true")`), list([`${dir}/a.cf`]));
-  assert.deepEqual(call(`lsdir("${dir}", "[ab].*", "false")`), list(["a.cf", "b.txt"]));
+  // lsdir lists in directory order, as 3.21 does.
+  assert.deepEqual([...(call(`lsdir("${dir}", "[ab].*", "false")`)?.value as string[])].sort(), [
+    "a.cf",
+    "b.txt",
+  ]);
   assert.deepEqual(
     call(`findfiles("${dir}/*.cf", "${dir}/*/*.cf")`),
     list([`${dir}/a.cf`, `${dir}/sub/c.cf`]),

@@ -1,27 +1,34 @@
 /**
- * File functions: fileexists, isdir, isplain, islink, lsdir, findfiles,
- * readfile, readjson, readdata (JSON), readstringlist, filestat.
- * All synchronous: they run while a policy loads.
+ * File functions: tests on paths (fileexists, isdir, isplain, islink,
+ * isexecutable, filesexist), filestat, filesize, time comparisons,
+ * findfiles, findfiles_up, lsdir, path strings, file_hash, diskfree,
+ * countlinesmatching, readfile and getfields. All synchronous: they run
+ * while a policy is evaluated. A path that cannot be `lstat`ed makes the
+ * class tests false, as in 3.21.
  */
-import { lstatSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { posix } from "node:path";
-import { type JsonValue, type Value, data, list, scalar } from "../values.js";
-import { boolean, classResult, compileRegex, fullMatch, integer, text } from "./args.js";
-import { type BuiltinFunction, defineFunction } from "./types.js";
+import { createHash } from "node:crypto";
+import { type Stats, opendirSync, readFileSync, statSync, statfsSync } from "node:fs";
+import { parseVarRef } from "../var-ref.js";
+import { type Value, data, list, scalar } from "../values.js";
+import {
+  boolean,
+  classResult,
+  collection,
+  collectionStrings,
+  compileRegex,
+  fullMatch,
+  text,
+} from "./args.js";
+import { readLines, splitByRegex } from "./cf-regex.js";
+import { fileStatField, isExecutable, lstatBig } from "./file-stat.js";
+import { globFileList } from "./glob.js";
+import { CF_INFINITY, intFromString } from "./numbers.js";
+import { cfBasename, cfDirname, deleteSlash } from "./paths.js";
+import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
-function statOf(path: string, follow = true) {
+function statOf(path: string): Stats | undefined {
   try {
-    return follow ? statSync(path, { throwIfNoEntry: false }) : lstatSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
-function readText(path: string | undefined, max?: number): string | undefined {
-  if (path === undefined) return undefined;
-  try {
-    const content = readFileSync(path, "utf8");
-    return max !== undefined && max > 0 ? content.slice(0, max) : content;
+    return statSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
@@ -30,118 +37,189 @@ function readText(path: string | undefined, max?: number): string | undefined {
 function pathTest(name: string, test: (path: string) => boolean): BuiltinFunction {
   return defineFunction(name, 1, 1, ([path]) => {
     const raw = text(path);
-    return raw === undefined ? undefined : classResult(test(raw));
+    if (raw === undefined) return undefined;
+    return classResult(lstatBig(raw) !== undefined && test(raw));
   });
 }
 
+/** Reads a file as 3.21's `CfReadFile`: up to `max` bytes (0: all), cut at the first NUL. */
+export function readFileText(path: string, max = 0): string | undefined {
+  if (!statOf(path)) return undefined;
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    return undefined;
+  }
+  if (max > 0) bytes = bytes.subarray(0, max);
+  const nul = bytes.indexOf(0);
+  return (nul === -1 ? bytes : bytes.subarray(0, nul)).toString("utf8");
+}
+
+function readFileFunction([path, maxArg]: readonly Value[]): Value | undefined {
+  const raw = text(path);
+  let max = maxArg === undefined ? CF_INFINITY : intFromString(text(maxArg) ?? "");
+  if (raw === undefined || max === undefined || max < 0n) return undefined;
+  if (max === CF_INFINITY) max = 0n;
+  const content = readFileText(raw, Number(max));
+  return content === undefined ? undefined : scalar(content);
+}
+
+/** Entries in the order 3.21 lists them: directory order, reversed, with `.` and `..`. */
 function listDirectory(dir: string): string[] | undefined {
+  const names: string[] = [];
   try {
-    return [".", "..", ...readdirSync(dir)].sort();
+    const handle = opendirSync(dir);
+    for (let entry = handle.readSync(); entry; entry = handle.readSync()) names.push(entry.name);
+    handle.closeSync();
   } catch {
     return undefined;
   }
+  return ["..", ".", ...names].reverse();
 }
 
-/** Turns one glob path segment into an anchored regex. */
-function globSegment(segment: string): RegExp {
-  let source = "";
-  for (const ch of segment) {
-    if (ch === "*") source += "[^/]*";
-    else if (ch === "?") source += "[^/]";
-    else if (ch === "[" || ch === "]") source += ch;
-    else source += ch.replace(/[.+^${}()|\\]/g, "\\$&");
+function lsdir([path, pattern, includeBase]: readonly Value[]): Value | undefined {
+  const dir = text(path);
+  const regex = text(pattern) ?? "";
+  if (dir === undefined) return undefined;
+  // An unreadable directory is an empty list, not a failure.
+  const entries = (listDirectory(dir) ?? []).filter((e) => regex === "" || fullMatch(regex, e));
+  return list(boolean(includeBase) ? entries.map((e) => `${dir}/${e}`) : entries);
+}
+
+function findFiles(args: readonly Value[]): Value | undefined {
+  const found = new Set<string>();
+  for (const arg of args) {
+    const pattern = text(arg);
+    if (pattern === undefined) return undefined;
+    // 3.21 skips relative patterns with a warning.
+    if (!pattern.startsWith("/")) continue;
+    for (const path of globFileList(pattern)) found.add(path);
   }
-  return new RegExp(`^${source}$`);
+  return list([...found]);
 }
 
-function expandGlob(pattern: string): string[] {
-  const absolute = pattern.startsWith("/");
-  let current = [absolute ? "/" : "."];
-  for (const segment of pattern.split("/").filter((s) => s !== "")) {
-    const next: string[] = [];
-    const wild = /[*?[]/.test(segment);
-    for (const base of current) {
-      if (!wild) {
-        const candidate = posix.join(base, segment);
-        if (statOf(candidate, false)) next.push(candidate);
-        continue;
-      }
-      const regex = globSegment(segment);
-      for (const entry of listDirectory(base) ?? []) {
-        if (entry === "." || entry === "..") continue;
-        if (!segment.startsWith(".") && entry.startsWith(".")) continue;
-        if (regex.test(entry)) next.push(posix.join(base, entry));
-      }
-    }
-    current = next.sort();
+function findFilesUp([pathArg, globArg, levelArg]: readonly Value[]): Value | undefined {
+  const start = text(pathArg);
+  const glob = text(globArg);
+  if (start === undefined || glob === undefined) return undefined;
+  if (!start.startsWith("/") || !statOf(start)?.isDirectory() || glob.startsWith("/")) return undefined;
+  let path = deleteSlash(start.replace(/\/+/g, "/"));
+  if (path === "/") path = "";
+  const cleanGlob = glob.replace(/\/+/g, "/");
+  let level = levelArg === undefined ? CF_INFINITY : (intFromString(text(levelArg) ?? "") ?? -678n);
+  const out: string[] = [];
+  while (level-- >= 0n) {
+    out.push(...globFileList(`${path}/${cleanGlob}`).sort());
+    const slash = path.lastIndexOf("/");
+    if (slash === -1) break;
+    path = path.slice(0, slash);
   }
-  return current;
+  return data(out);
 }
 
-function parseJsonText(raw: string | undefined): Value | undefined {
-  if (raw === undefined) return undefined;
+function compareTimes(name: string, test: (a: Stats, b: Stats) => boolean): BuiltinFunction {
+  return defineFunction(name, 2, 2, ([first, second]) => {
+    const a = statOf(text(first) ?? "");
+    const b = statOf(text(second) ?? "");
+    return a && b ? classResult(test(a, b)) : undefined;
+  });
+}
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+function countLinesMatching([pattern, file]: readonly Value[]): Value | undefined {
+  const regex = text(pattern);
+  const path = text(file);
+  if (regex === undefined || path === undefined || !compileRegex(regex)) return undefined;
+  const content = readFileText(path);
+  // An unreadable file counts as no matching lines.
+  if (content === undefined) return scalar("0", "int");
+  return scalar(String(readLines(content).filter((l) => fullMatch(regex, l)).length), "int");
+}
+
+/** getfields(regex, file, split, array): the first matching line's fields go to `array[1]`, `array[2]`... */
+function getFields(args: readonly Value[], fc: FunctionContext): Value | undefined {
+  const [regex, file, split, arrayName] = args.map(text);
+  if (regex === undefined || file === undefined || split === undefined || arrayName === undefined) {
+    return undefined;
+  }
+  if (!compileRegex(regex)) return undefined;
+  const content = readFileText(file);
+  if (content === undefined) return undefined;
+  const matching = readLines(content).filter((l) => fullMatch(regex, l));
+  if (matching.length > 0) {
+    splitByRegex(matching[0], split, 31, true).forEach((field, i) => {
+      fc.ctx.setVariable(parseVarRef(`${arrayName}[${i + 1}]`), scalar(field));
+    });
+  }
+  return scalar(String(matching.length), "int");
+}
+
+function filesExist([source]: readonly Value[], fc: FunctionContext): Value | undefined {
+  const values = collection(fc, source);
+  if (!values || values.type === "string" || values.type === "int" || values.type === "real")
+    return undefined;
+  const paths = collectionStrings(values);
+  return classResult(paths.length > 0 && paths.every((p) => statOf(p) !== undefined));
+}
+
+function fileHash([path, algorithm]: readonly Value[]): Value | undefined {
+  const file = text(path);
+  const kind = text(algorithm) ?? "md5";
+  if (file === undefined) return undefined;
+  let hash: ReturnType<typeof createHash>;
   try {
-    return data(JSON.parse(raw) as JsonValue);
+    hash = createHash(kind);
   } catch {
     return undefined;
   }
+  try {
+    hash.update(readFileSync(file));
+  } catch {
+    // 3.21 prints the untouched (all-zero) digest of a file it cannot read.
+    return scalar("0".repeat(hash.digest("hex").length));
+  }
+  return scalar(hash.digest("hex"));
 }
 
-function readStringList([path, comment, split, maxEntries, maxSize]: readonly Value[]): Value | undefined {
-  const content = readText(text(path), integer(maxSize));
-  const splitter = compileRegex(text(split) ?? "\n", "g");
-  if (content === undefined || !splitter) return undefined;
-  const commentPattern = text(comment) ?? "";
-  const commentRegex = commentPattern === "" ? undefined : compileRegex(commentPattern, "gm");
-  const cleaned = commentRegex ? content.replace(commentRegex, "") : content;
-  const items = cleaned.split(splitter).filter((s) => s !== "");
-  return list(items.slice(0, integer(maxEntries) ?? items.length));
+function diskFree([path]: readonly Value[]): Value {
+  try {
+    const fs = statfsSync(text(path) ?? "");
+    return scalar(String(Math.floor((fs.bavail * fs.bsize) / 1024)), "int");
+  } catch {
+    return scalar("0", "int");
+  }
 }
 
 export const fileFunctions: readonly BuiltinFunction[] = [
-  pathTest("fileexists", (p) => statOf(p) !== undefined),
-  pathTest("isdir", (p) => statOf(p)?.isDirectory() === true),
-  pathTest("isplain", (p) => statOf(p)?.isFile() === true),
-  pathTest("islink", (p) => statOf(p, false)?.isSymbolicLink() === true),
-  defineFunction("lsdir", 3, 3, ([path, pattern, includeBase]) => {
-    const dir = text(path);
-    const entries = dir === undefined ? undefined : listDirectory(dir);
-    if (dir === undefined || !entries) return undefined;
-    const matched = entries.filter((e) => fullMatch(text(pattern) ?? ".*", e));
-    return list(boolean(includeBase) ? matched.map((e) => posix.join(dir, e)) : matched);
+  pathTest("fileexists", () => true),
+  pathTest("isdir", (p) => lstatBig(p)?.isDirectory() === true),
+  pathTest("isplain", (p) => lstatBig(p)?.isFile() === true),
+  pathTest("islink", (p) => lstatBig(p)?.isSymbolicLink() === true),
+  pathTest("isexecutable", (p) => statOf(p) !== undefined && isExecutable(p)),
+  defineFunction("filesize", 1, 1, ([path]) => {
+    const stat = lstatBig(text(path) ?? "");
+    return stat ? scalar(String(stat.size), "int") : undefined;
   }),
-  defineFunction("findfiles", 1, Number.POSITIVE_INFINITY, (args) => {
-    const patterns = args.map(text);
-    if (patterns.some((p) => p === undefined)) return undefined;
-    return list((patterns as string[]).flatMap(expandGlob));
-  }),
-  defineFunction("readfile", 1, 2, ([path, max]) => {
-    const content = readText(text(path), integer(max));
-    return content === undefined ? undefined : scalar(content);
-  }),
-  defineFunction("readjson", 1, 2, ([path, max]) => parseJsonText(readText(text(path), integer(max)))),
-  defineFunction("readdata", 2, 2, ([path, format]) => {
-    const kind = text(format);
-    const raw = readText(text(path));
-    return kind === "JSON" || (kind === "auto" && text(path)?.endsWith(".json"))
-      ? parseJsonText(raw)
-      : undefined;
-  }),
-  defineFunction("readstringlist", 5, 5, (args) => readStringList(args)),
   defineFunction("filestat", 2, 2, ([path, field]) => {
-    const stat = statOf(text(path) ?? "", false);
-    if (!stat) return undefined;
-    const fields: Record<string, () => string> = {
-      size: () => String(stat.size),
-      type: () => (stat.isDirectory() ? "directory" : stat.isSymbolicLink() ? "symlink" : "regular file"),
-      uid: () => String(stat.uid),
-      gid: () => String(stat.gid),
-      permoct: () => (stat.mode & 0o777).toString(8),
-      mtime: () => String(Math.floor(stat.mtimeMs / 1000)),
-      basename: () => posix.basename(text(path) ?? ""),
-      dirname: () => posix.dirname(text(path) ?? ""),
-    };
-    const get = fields[text(field) ?? ""];
-    return get ? scalar(get()) : undefined;
+    const value = fileStatField(text(path) ?? "", text(field) ?? "");
+    return value === undefined ? undefined : scalar(value);
   }),
+  defineFunction("filesexist", 1, 1, filesExist),
+  compareTimes("isnewerthan", (a, b) => seconds(a.mtimeMs) > seconds(b.mtimeMs)),
+  compareTimes("accessedbefore", (a, b) => seconds(a.atimeMs) < seconds(b.atimeMs)),
+  compareTimes("changedbefore", (a, b) => seconds(a.ctimeMs) > seconds(b.ctimeMs)),
+  defineFunction("findfiles", 0, Number.POSITIVE_INFINITY, findFiles),
+  defineFunction("findfiles_up", 2, 3, findFilesUp),
+  defineFunction("search_up", 2, 3, findFilesUp),
+  defineFunction("lsdir", 3, 3, lsdir),
+  defineFunction("dirname", 1, 1, ([path]) => scalar(cfDirname(text(path) ?? ""))),
+  defineFunction("basename", 1, 2, ([path, suffix]) => scalar(cfBasename(text(path) ?? "", text(suffix)))),
+  defineFunction("translatepath", 1, 1, ([path]) => scalar(text(path) ?? "")),
+  defineFunction("file_hash", 2, 2, fileHash),
+  defineFunction("diskfree", 1, 1, diskFree),
+  defineFunction("countlinesmatching", 2, 2, countLinesMatching),
+  defineFunction("readfile", 1, 2, readFileFunction),
+  defineFunction("getfields", 4, 4, getFields),
 ];

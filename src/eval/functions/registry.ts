@@ -8,8 +8,14 @@ import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } 
 import { type Value, isScalar } from "../values.js";
 import { collectionFunctions } from "./collections.js";
 import { fileFunctions } from "./files.js";
+import { legacyReadFunctions } from "./legacy-read.js";
 import { logicFunctions } from "./logic.js";
+import { foldFunctions, mathFunctions } from "./math.js";
+import { networkFunctions } from "./network.js";
 import { stringFunctions } from "./strings.js";
+import { systemTableFunctions } from "./system-tables.js";
+import { systemFunctions } from "./system.js";
+import { timeFunctions } from "./time.js";
 import type { BuiltinFunction } from "./types.js";
 
 const registry = new Map<string, BuiltinFunction>();
@@ -27,10 +33,18 @@ export function listFunctionNames(): string[] {
   return [...registry.keys()].sort();
 }
 
+// Stand-ins that a later family may replace come first.
+registerFunctions(legacyReadFunctions);
+registerFunctions(foldFunctions);
 registerFunctions(logicFunctions);
 registerFunctions(stringFunctions);
 registerFunctions(collectionFunctions);
 registerFunctions(fileFunctions);
+registerFunctions(mathFunctions);
+registerFunctions(timeFunctions);
+registerFunctions(systemFunctions);
+registerFunctions(systemTableFunctions);
+registerFunctions(networkFunctions);
 
 /**
  * Evaluates a call. Undefined when the function is unknown, the arity is

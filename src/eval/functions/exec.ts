@@ -1,0 +1,123 @@
+/**
+ * Running commands synchronously for execresult(), returnszero() and
+ * friends, the way 3.21 splits and runs them. A failure to run is a result
+ * of the same shape as a run (exit code, output), with `error` set.
+ */
+import { spawnSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export type ShellMode = "noshell" | "useshell" | "powershell";
+export type OutputSelect = "both" | "stdout" | "stderr";
+
+export interface CommandResult {
+  readonly command: string;
+  /** The exit status, or -1 when the command died from a signal or did not run. */
+  readonly exitCode: number;
+  /** Output with trailing whitespace removed, as 3.21 returns it. */
+  readonly output: string;
+  readonly error?: string;
+}
+
+/** How long a command may run; 3.21 waits forever, this bounds a hung command. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 3_600_000;
+
+/**
+ * Splits a command line into words as 3.21's `ArgSplitCommand`: blanks
+ * separate words; `"`, `'` and backquote quote a word (no escapes inside).
+ */
+export function splitCommand(command: string): string[] {
+  const words: string[] = [];
+  let i = 0;
+  while (i < command.length) {
+    if (/\s/.test(command[i])) {
+      i++;
+      continue;
+    }
+    const quote = "\"'`".includes(command[i]) ? command[i] : undefined;
+    const start = quote ? i + 1 : i;
+    let end = quote ? command.indexOf(quote, start) : command.slice(start).search(/[ \f\n\r\t\v]/);
+    if (!quote && end !== -1) end += start;
+    if (end === -1) {
+      words.push(command.slice(start));
+      break;
+    }
+    words.push(command.slice(start, end));
+    i = quote ? end + 1 : end;
+  }
+  return words;
+}
+
+/** The program part of a command line: up to the first blank, or the first quoted word. */
+export function commandArg0(command: string): string {
+  if (command.startsWith('"')) {
+    const close = command.indexOf('"', 1);
+    return close === -1 ? command.slice(1) : command.slice(1, close);
+  }
+  const space = command.indexOf(" ");
+  return space === -1 ? command : command.slice(0, space);
+}
+
+/** Joins lines as 3.21 reads them (each cut at a NUL) and chops trailing whitespace. */
+export function cleanOutput(raw: string): string {
+  const lines = raw.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return lines
+    .map((line) => line.split("\0")[0])
+    .join("\n")
+    .replace(/[ \t\n\v\f\r]+$/, "");
+}
+
+/**
+ * Runs a command and captures the selected output. `both` interleaves stdout
+ * and stderr in write order (they share one file, as they share a pipe in 3.21).
+ */
+export function runCommand(
+  command: string,
+  shell: ShellMode,
+  select: OutputSelect = "both",
+  timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS,
+): CommandResult {
+  if (shell === "powershell") {
+    return { command, exitCode: -1, output: "", error: "Powershell is only supported on Windows" };
+  }
+  const [program, ...args] = shell === "useshell" ? ["/bin/sh", "-c", command] : splitCommand(command);
+  if (program === undefined) return { command, exitCode: -1, output: "", error: "empty command" };
+  const dir = mkdtempSync(join(tmpdir(), "tend-exec-"));
+  const file = join(dir, "out");
+  const fd = openSync(file, "w");
+  try {
+    const stdout = select === "stderr" ? "ignore" : fd;
+    const stderr = select === "stdout" ? "ignore" : fd;
+    const run = spawnSync(program, args, {
+      argv0: shell === "useshell" ? "sh" : program,
+      stdio: ["ignore", stdout, stderr],
+      timeout: timeoutMs,
+    });
+    closeSync(fd);
+    const output = cleanOutput(readFileSync(file, "utf8"));
+    const exitCode = run.status ?? -1;
+    if (run.error) return { command, exitCode, output, error: run.error.message };
+    return { command, exitCode, output };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs a command for its exit status only, output discarded. */
+export function commandSucceeds(
+  command: string,
+  shell: ShellMode,
+  timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS,
+): boolean {
+  if (shell === "powershell") return false;
+  const [program, ...args] = shell === "useshell" ? ["/bin/sh", "-c", command] : splitCommand(command);
+  if (program === undefined) return false;
+  const run = spawnSync(program, args, {
+    argv0: shell === "useshell" ? "sh" : program,
+    stdio: "ignore",
+    timeout: timeoutMs,
+  });
+  return run.status === 0;
+}

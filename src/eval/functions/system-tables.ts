@@ -1,0 +1,209 @@
+/**
+ * Functions over system tables: sysctlvalue, data_sysctlvalues (Linux
+ * /proc/sys), packagesmatching and packageupdatesmatching (the software
+ * inventory CSV files cf-agent keeps in its state directory), findprocesses
+ * and processexists (the `ps` table), network_connections (/proc/net).
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { posix } from "node:path";
+import { parseVarRef } from "../var-ref.js";
+import { type JsonValue, type Value, data, scalar } from "../values.js";
+import { classResult, compileRegex, fullMatch, text } from "./args.js";
+import { cachedPerRun } from "./function-cache.js";
+import { globFileList } from "./glob.js";
+import { emitFunctionMessage } from "./messages.js";
+import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
+
+const PROC_SYS = "/proc/sys";
+const MAX_SYSCTL = 16 * 1024;
+
+function readSysctl(path: string): string | undefined {
+  try {
+    if (statSync(path).isDirectory()) return undefined;
+    return readFileSync(path).subarray(0, MAX_SYSCTL).toString("utf8").replace(/\n$/, "");
+  } catch {
+    return undefined;
+  }
+}
+
+function sysctlValue([key]: readonly Value[]): Value | undefined {
+  const name = text(key);
+  if (name === undefined || process.platform !== "linux") return undefined;
+  const value = readSysctl(`${PROC_SYS}/${name.replaceAll(".", "/")}`);
+  return value === undefined ? undefined : scalar(value);
+}
+
+function sysctlValues(): Value | undefined {
+  if (process.platform !== "linux") return undefined;
+  const out: Record<string, JsonValue> = {};
+  for (const path of globFileList(`${PROC_SYS}/**/*`)) {
+    const value = readSysctl(path);
+    if (value !== undefined) out[path.slice(PROC_SYS.length + 1).replaceAll("/", ".")] = value;
+  }
+  return data(out);
+}
+
+/** The fields of one CSV line (double quotes quote, `""` is a quote). */
+export function parseCsvLine(line: string): string[] {
+  const fields: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quoted && ch === '"' && line[i + 1] === '"') {
+      field += '"';
+      i++;
+    } else if (ch === '"') quoted = !quoted;
+    else if (ch === "," && !quoted) {
+      fields.push(field);
+      field = "";
+    } else field += ch;
+  }
+  fields.push(field);
+  return fields;
+}
+
+function stateDirectory(fc: FunctionContext): string {
+  const workdir = fc.ctx.getVariable(parseVarRef("sys.workdir"));
+  const root = workdir && workdir.type === "string" ? workdir.value : "/var/lib/cfengine3";
+  return posix.join(root, "state");
+}
+
+/** Packages from the inventory whose `name,version,arch,method` line matches the four regexes. */
+function packagesMatching(installed: boolean): BuiltinFunction["evaluate"] {
+  return (args, fc) => {
+    const parts = args.map(text);
+    if (parts.some((p) => p === undefined)) return undefined;
+    const pattern = parts.join(",");
+    if (!compileRegex(`^${pattern}$`)) return undefined;
+    const file = installed ? "software_packages.csv" : "software_patches_avail.csv";
+    let content: string;
+    try {
+      content = readFileSync(posix.join(stateDirectory(fc), file), "utf8");
+    } catch {
+      // No inventory yet is not an error: the inventory policy may not have run.
+      return data([]);
+    }
+    const out: JsonValue[] = [];
+    for (const line of content.split(/\r?\n/)) {
+      if (line === "" || !fullMatch(pattern, line)) continue;
+      const fields = parseCsvLine(line);
+      if (fields.length !== 4) continue;
+      const [name, version, arch, method] = fields;
+      out.push({ name, version, arch, method });
+    }
+    return data(out);
+  };
+}
+
+const PS_OPTIONS = "user:30,pid,ppid,pgid,pcpu,pmem,vsz,ni,rss:9,tname,nlwp,stime,etime,time,args";
+const PS_FIXED_COLUMNS = 14;
+
+interface ProcessLine {
+  readonly line: string;
+  readonly pid: number;
+  readonly command: string;
+}
+
+/** The process table as `ps` prints it for 3.21 on Linux; undefined when `ps` cannot run. */
+function loadProcessTable(): ProcessLine[] | undefined {
+  const run = spawnSync("ps", ["-eo", PS_OPTIONS], { encoding: "utf8", timeout: 60_000 });
+  if (run.error || run.status !== 0) return undefined;
+  const out: ProcessLine[] = [];
+  for (const line of run.stdout.split("\n").slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length <= PS_FIXED_COLUMNS) continue;
+    const command = line.trim().replace(new RegExp(`^(?:\\S+\\s+){${PS_FIXED_COLUMNS}}`), "");
+    out.push({ line, pid: Number(fields[1]), command });
+  }
+  return out;
+}
+
+function matchingProcesses(fc: FunctionContext, pattern: string | undefined): ProcessLine[] | undefined {
+  const regex = pattern === undefined ? undefined : compileRegex(pattern);
+  const table = regex && loadProcessTable();
+  if (!regex || !table) {
+    emitFunctionMessage(fc.ctx, "error", fc.call.name, "could not load the process table");
+    return undefined;
+  }
+  // 3.21 lists the matches last process first.
+  return table.filter((p) => regex.test(p.command)).reverse();
+}
+
+const TCP_STATES = [
+  "UNKNOWN",
+  "ESTABLISHED",
+  "SYN_SENT",
+  "SYN_RECV",
+  "FIN_WAIT1",
+  "FIN_WAIT2",
+  "TIME_WAIT",
+  "CLOSE",
+  "CLOSE_WAIT",
+  "LAST_ACK",
+  "LISTEN",
+  "CLOSING",
+];
+
+function decodeAddress(hex: string): { address: string; port: string } {
+  const [addr, port] = hex.split(":");
+  const words = addr.match(/.{8}/g) ?? [];
+  // Each 32-bit word is in host (little-endian) byte order.
+  const bytes = words.flatMap((w) => (w.match(/../g) ?? []).reverse().map((b) => Number.parseInt(b, 16)));
+  const address =
+    bytes.length === 4
+      ? bytes.join(".")
+      : Array.from({ length: 8 }, (_, i) => ((bytes[2 * i] << 8) | bytes[2 * i + 1]).toString(16)).join(":");
+  return { address, port: String(Number.parseInt(port, 16)) };
+}
+
+function connections(kind: string): JsonValue[] {
+  let content: string;
+  try {
+    content = readFileSync(`/proc/net/${kind}`, "utf8");
+  } catch {
+    return [];
+  }
+  return content
+    .split("\n")
+    .slice(1)
+    .filter((l) => l.trim() !== "")
+    .map((line) => {
+      const [, local, remote, state] = line.trim().split(/\s+/);
+      // 3.21 reads the hex state as a decimal number, so LISTEN (0A) shows as UNKNOWN.
+      const index = Number.parseInt(state, 10);
+      return {
+        local: decodeAddress(local),
+        remote: decodeAddress(remote),
+        state: TCP_STATES[index] ?? "UNKNOWN",
+      };
+    });
+}
+
+export const systemTableFunctions: readonly BuiltinFunction[] = [
+  defineFunction("sysctlvalue", 1, 1, sysctlValue),
+  defineFunction("data_sysctlvalues", 0, 0, sysctlValues),
+  defineFunction("packagesmatching", 4, 4, packagesMatching(true)),
+  defineFunction("packageupdatesmatching", 4, 4, packagesMatching(false)),
+  cachedPerRun(
+    defineFunction("findprocesses", 1, 1, ([pattern], fc) => {
+      const found = matchingProcesses(fc, text(pattern));
+      return found && data(found.map((p) => ({ line: p.line, pid: p.pid })));
+    }),
+  ),
+  cachedPerRun(
+    defineFunction("processexists", 1, 1, ([pattern], fc) => {
+      const found = matchingProcesses(fc, text(pattern));
+      return found && classResult(found.length > 0);
+    }),
+  ),
+  defineFunction("network_connections", 0, 0, () =>
+    data({
+      tcp: connections("tcp"),
+      tcp6: connections("tcp6"),
+      udp: connections("udp"),
+      udp6: connections("udp6"),
+    }),
+  ),
+];
