@@ -9,7 +9,7 @@ import type { AttributeSyntax, PromiseTypeSyntax } from "../syntax/types.js";
 import { checkAttributeCommon, reportUnknownAttribute } from "./attributes.js";
 import { type ValidationContext, listChoices } from "./context.js";
 import { findCalledBundle } from "./references.js";
-import { checkValue, checkValueShape } from "./values.js";
+import { checkValue, checkValueShape, getScalarText, isScalar } from "./values.js";
 
 /** Where a promise sits, for checks that depend on it. */
 export interface PromisePlace {
@@ -217,7 +217,7 @@ function checkAccessPromise(promise: PromiseNode, place: PromisePlace, ctx: Vali
   const select = promise.attributes.find((a) => a.name.text === "report_data_select");
   if (!select) return;
   const isQuery = promise.attributes.some(
-    (a) => a.name.text === "resource_type" && a.value.kind === "string" && a.value.value === "query",
+    (a) => a.name.text === "resource_type" && isScalar(a.value) && getScalarText(a.value) === "query",
   );
   if (!isQuery) {
     ctx.report(

@@ -244,4 +244,30 @@ export const CASES: readonly Case[] = [
     policy: `${main('processes:\n  "x" process_select => s;')}body process_select s\n{\n  pid => "[1,2]";\n  process_result => "pid";\n}\n`,
     code: "type-mismatch",
   },
+  {
+    name: "literal function argument out of range",
+    policy: main('vars:\n  "x" string => accumulated(0, 0, 0, 0, 1001, 0);'),
+    code: "out-of-range",
+    message: "argument 5 of accumulated()",
+  },
+  {
+    name: "__main__ is main in the entry file",
+    policy: 'bundle agent __main__\n{\nreports:\n  "x";\n}\n',
+    code: null,
+  },
+  {
+    name: "__main__ and main collide",
+    policy: `${main('reports: "a";')}bundle agent __main__\n{\n}\n`,
+    code: "duplicate-definition",
+  },
+  {
+    name: "unset variable in bundlesequence",
+    policy: `body common control\n{\n  bundlesequence => { main, @(def.nope) };\n}\n${main('reports: "x";')}`,
+    code: "undefined-bundle",
+  },
+  {
+    name: "body call as a value is not a function",
+    policy: `${main('files:\n  "/tmp/x" perms => m("600");')}body perms m(x)\n{\n  mode => "$(x)";\n}\n`,
+    code: null,
+  },
 ];
