@@ -141,7 +141,7 @@ function checkString(attribute: ValueSlot, text: string, span: Span): ValueIssue
   const range = attribute.range ?? "";
   if (range === "" || isNakedVariable(text)) return null;
   if (range === text || matchesFully(range, text) || hasVariable(text)) return null;
-  const { name } = attribute;
+
   if (text === "")
     return issue(
       "out-of-range",
@@ -160,14 +160,13 @@ function checkString(attribute: ValueSlot, text: string, span: Span): ValueIssue
 function checkInteger(attribute: ValueSlot, text: string, span: Span): ValueIssue | null {
   if (hasVariable(text)) return null;
   const value = parseInteger(text);
-  const { name } = attribute;
+
   if (value === null)
     return issue("type-mismatch", `${labelOf(attribute)} takes an integer, got "${text}"`, span);
   return checkBounds(attribute, value, text, span);
 }
 
 function checkReal(attribute: ValueSlot, text: string, span: Span): ValueIssue | null {
-  const { name } = attribute;
   if (text === "inf")
     return issue(
       "type-mismatch",
@@ -214,7 +213,7 @@ function checkContext(attribute: ValueSlot, text: string, span: Span): ValueIssu
 }
 
 function checkRange(attribute: ValueSlot, text: string, span: Span): ValueIssue | null {
-  const { name, type } = attribute;
+  const { type } = attribute;
   if (text.startsWith("[") || text.startsWith("(")) {
     return issue(
       "type-mismatch",
