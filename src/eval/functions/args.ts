@@ -1,6 +1,7 @@
 /**
  * Helpers that read function arguments the way 3.21 does.
  */
+import { matchesFully } from "../regex/match.js";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonValue, type Value, data, isList, isScalar, scalar, valueToJson } from "../values.js";
 import type { FunctionContext } from "./types.js";
@@ -106,10 +107,13 @@ export function collectionStrings(value: Value): string[] {
   return out;
 }
 
-/** Full-match regex as 3.21 uses for most functions (anchored both ends). */
+/**
+ * Full match as 3.21 uses for most functions (PCRE, see regex/match.ts:
+ * the first match at the start must reach the end). An invalid pattern
+ * matches nothing.
+ */
 export function fullMatch(pattern: string, subject: string): boolean {
-  const regex = compileRegex(`^(?:${pattern})$`);
-  return regex ? regex.test(subject) : false;
+  return matchesFully(pattern, subject) === true;
 }
 
 /** Compiles a PCRE-ish pattern; inline `(?i)`, `(?s)`, `(?m)` become flags. */

@@ -1,12 +1,13 @@
 /**
- * Class and comparison functions: and, or, not, ifelse, strcmp, regcmp,
- * isvariable, classmatch, classify, isgreaterthan, islessthan, every, some, none.
+ * Class and comparison functions: and, or, not, ifelse, isvariable, classify,
+ * isgreaterthan, islessthan, every, some, none. (strcmp is in strings.ts,
+ * regcmp and classmatch in regex.ts.)
  */
 import { canonify } from "../class-expression.js";
 import { hasUnresolvedReference } from "../expand.js";
 import { parseVarRef } from "../var-ref.js";
 import type { Value } from "../values.js";
-import { classResult, collection, collectionStrings, compileRegex, fullMatch, text } from "./args.js";
+import { classResult, collection, collectionStrings, fullMatch, text } from "./args.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
 function isTrue(fc: FunctionContext, value: Value): boolean {
@@ -54,12 +55,6 @@ export const logicFunctions: readonly BuiltinFunction[] = [
     },
     true,
   ),
-  defineFunction("strcmp", 2, 2, ([a, b]) => classResult(text(a) === text(b))),
-  defineFunction("regcmp", 2, 2, ([pattern, subject]) => {
-    const regex = text(pattern);
-    const value = text(subject);
-    return regex === undefined || value === undefined ? undefined : classResult(fullMatch(regex, value));
-  }),
   defineFunction(
     "isvariable",
     1,
@@ -71,11 +66,6 @@ export const logicFunctions: readonly BuiltinFunction[] = [
     },
     true,
   ),
-  defineFunction("classmatch", 1, Number.POSITIVE_INFINITY, ([pattern], fc) => {
-    const regex = compileRegex(`^(?:${text(pattern) ?? ""})$`);
-    if (!regex) return undefined;
-    return classResult(fc.ctx.listClasses().some((c) => regex.test(c)));
-  }),
   defineFunction("classify", 1, 1, ([value], fc) => {
     const raw = text(value);
     return raw === undefined ? undefined : classResult(fc.ctx.isClassDefined(canonify(raw)));

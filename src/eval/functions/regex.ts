@@ -1,0 +1,157 @@
+/**
+ * Regular-expression functions of 3.21: regcmp, regextract,
+ * data_regextract, regline, reglist, regarray, classmatch,
+ * classesmatching, countclassesmatching.
+ *
+ * Patterns are PCRE (see ../regex/pcre.ts), compiled as cf-agent does with
+ * multi-line and dot-all on. "Full match" functions take the first match at
+ * the start and require it to reach the end (cf-agent's StringMatchFull).
+ * An invalid pattern is logged and fails the call, except where cf-agent
+ * falls back (class matching compares the text, regextract is false).
+ */
+import { readFileSync } from "node:fs";
+import { captureGroups, compileCfRegex, matchesFully } from "../regex/match.js";
+import { PcreError, type PcreRegExp } from "../regex/pcre.js";
+import { parseVarRef } from "../var-ref.js";
+import { type JsonValue, type Value, data, list, scalar } from "../values.js";
+import { classResult, collection, text } from "./args.js";
+import { emitFunctionMessage } from "./messages.js";
+import { primitiveStrings } from "./strings.js";
+import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
+
+function logRegexError(fc: FunctionContext, error: PcreError, pattern: string): void {
+  emitFunctionMessage(
+    fc.ctx,
+    "error",
+    fc.call.name,
+    `Regular expression error: '${error.reason}' in expression '${pattern}' (offset: ${error.offset})`,
+  );
+}
+
+/** The anchored compiled pattern, or undefined after logging why not. */
+function fullMatcher(fc: FunctionContext, pattern: string): PcreRegExp | undefined {
+  const regex = compileCfRegex(pattern, { anchored: true });
+  if (!(regex instanceof PcreError)) return regex;
+  logRegexError(fc, regex, pattern);
+  return undefined;
+}
+
+function regcmp([pattern, subject]: readonly Value[], fc: FunctionContext): Value | undefined {
+  const [p, s] = [text(pattern), text(subject)];
+  if (p === undefined || s === undefined) return undefined;
+  const regex = fullMatcher(fc, p);
+  return classResult(regex !== undefined && matchesFully(regex, s) === true);
+}
+
+function regextract(args: readonly Value[], fc: FunctionContext): Value | undefined {
+  const [pattern, subject, arrayName] = args.map(text);
+  if (pattern === undefined || subject === undefined || arrayName === undefined) return undefined;
+  const groups = captureGroups(pattern, subject);
+  if (groups instanceof PcreError) {
+    logRegexError(fc, groups, pattern);
+    return classResult(false);
+  }
+  if (!groups) return classResult(false);
+  for (const [key, value] of groups) fc.ctx.setVariable(parseVarRef(`${arrayName}[${key}]`), scalar(value));
+  return classResult(true);
+}
+
+function dataRegextract([pattern, subject]: readonly Value[], fc: FunctionContext): Value | undefined {
+  const [p, s] = [text(pattern), text(subject)];
+  if (p === undefined || s === undefined) return undefined;
+  const groups = captureGroups(p, s);
+  if (groups instanceof PcreError) {
+    logRegexError(fc, groups, p);
+    return undefined;
+  }
+  if (!groups) return undefined;
+  const out: Record<string, JsonValue> = {};
+  for (const [key, value] of groups) out[key] = value;
+  return data(out);
+}
+
+/** reglist(list, regex) and regarray(array, regex): whether any member fully matches. */
+function anyMemberMatches([source, pattern]: readonly Value[], fc: FunctionContext): Value | undefined {
+  const p = text(pattern);
+  if (p === undefined) return undefined;
+  const regex = fullMatcher(fc, p);
+  if (!regex) return undefined;
+  const values = collection(fc, source);
+  const strings = values && primitiveStrings(values);
+  if (!strings) return undefined;
+  return classResult(strings.some((s) => matchesFully(regex, s) === true));
+}
+
+function regline([pattern, file]: readonly Value[], fc: FunctionContext): Value | undefined {
+  const [p, path] = [text(pattern), text(file)];
+  if (p === undefined || path === undefined) return undefined;
+  const regex = fullMatcher(fc, p);
+  if (!regex) return undefined;
+  let content: string;
+  try {
+    content = readFileSync(path, "utf8");
+  } catch {
+    return classResult(false);
+  }
+  const lines = content.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return classResult(lines.some((line) => matchesFully(regex, line) === true));
+}
+
+// --- classes -----------------------------------------------------------------
+
+/**
+ * The tags a class is taken to have. tend does not record class tags yet;
+ * hard classes count as `source=agent,hardclass`, others as `source=promise`.
+ */
+function classTags(fc: FunctionContext, name: string): string[] {
+  return fc.ctx.isHardClass(name) ? ["source=agent", "hardclass"] : ["source=promise"];
+}
+
+/** Defined classes equal to, or fully matched by, the pattern and carrying a matching tag. */
+function matchingClasses(
+  args: readonly Value[],
+  fc: FunctionContext,
+  firstOnly: boolean,
+): string[] | undefined {
+  const texts = args.map(text);
+  if (texts.some((t) => t === undefined)) return undefined;
+  const [pattern, ...tagPatterns] = texts as string[];
+  const regex = compileCfRegex(pattern, { anchored: true });
+  if (regex instanceof PcreError) logRegexError(fc, regex, pattern);
+  const out: string[] = [];
+  for (const name of [...new Set(fc.ctx.listClasses())].sort()) {
+    const matched = name === pattern || (!(regex instanceof PcreError) && matchesFully(regex, name) === true);
+    if (!matched || !hasTag(fc, name, tagPatterns)) continue;
+    out.push(name);
+    if (firstOnly) break;
+  }
+  return out;
+}
+
+function hasTag(fc: FunctionContext, name: string, tagPatterns: readonly string[]): boolean {
+  if (tagPatterns.length === 0) return true;
+  const tags = classTags(fc, name);
+  return tagPatterns.some((p) => tags.some((tag) => tag === p || matchesFully(p, tag) === true));
+}
+
+export const regexFunctions: readonly BuiltinFunction[] = [
+  defineFunction("regcmp", 2, 2, regcmp),
+  defineFunction("regextract", 3, 3, regextract),
+  defineFunction("data_regextract", 2, 2, dataRegextract),
+  defineFunction("reglist", 2, 2, anyMemberMatches),
+  defineFunction("regarray", 2, 2, anyMemberMatches),
+  defineFunction("regline", 2, 2, regline),
+  defineFunction("classmatch", 1, Number.POSITIVE_INFINITY, (args, fc) => {
+    const found = matchingClasses(args, fc, true);
+    return found && classResult(found.length > 0);
+  }),
+  defineFunction("classesmatching", 1, Number.POSITIVE_INFINITY, (args, fc) => {
+    const found = matchingClasses(args, fc, false);
+    return found && list(found);
+  }),
+  defineFunction("countclassesmatching", 1, Number.POSITIVE_INFINITY, (args, fc) => {
+    const found = matchingClasses(args, fc, false);
+    return found && scalar(String(found.length), "int");
+  }),
+];
