@@ -105,19 +105,31 @@ export function runCommand(
   }
 }
 
-/** Runs a command for its exit status only, output discarded. */
+/** The outcome of a command run for its exit status. */
+export interface StatusResult {
+  readonly succeeded: boolean;
+  /**
+   * What the command printed when run through a shell: 3.21 lets it through
+   * to the agent's own output (without a shell, output is discarded).
+   */
+  readonly passthrough: string;
+}
+
+/** Runs a command for its exit status. */
 export function commandSucceeds(
   command: string,
   shell: ShellMode,
   timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS,
-): boolean {
-  if (shell === "powershell") return false;
+): StatusResult {
+  if (shell === "powershell") return { succeeded: false, passthrough: "" };
   const [program, ...args] = shell === "useshell" ? ["/bin/sh", "-c", command] : splitCommand(command);
-  if (program === undefined) return false;
+  if (program === undefined) return { succeeded: false, passthrough: "" };
   const run = spawnSync(program, args, {
     argv0: shell === "useshell" ? "sh" : program,
-    stdio: "ignore",
+    stdio: ["ignore", shell === "useshell" ? "pipe" : "ignore", shell === "useshell" ? "pipe" : "ignore"],
+    encoding: "utf8",
     timeout: timeoutMs,
   });
-  return run.status === 0;
+  const passthrough = shell === "useshell" ? `${run.stdout ?? ""}${run.stderr ?? ""}` : "";
+  return { succeeded: run.status === 0, passthrough };
 }

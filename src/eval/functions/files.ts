@@ -23,6 +23,7 @@ import { readLines, splitByRegex } from "./cf-regex.js";
 import { fileStatField, isExecutable, lstatBig } from "./file-stat.js";
 import { globFileList } from "./glob.js";
 import { CF_INFINITY, intFromString } from "./numbers.js";
+import { emitFunctionMessage } from "./messages.js";
 import { cfBasename, cfDirname, deleteSlash } from "./paths.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
@@ -42,27 +43,62 @@ function pathTest(name: string, test: (path: string) => boolean): BuiltinFunctio
   });
 }
 
+const ERRNO_TEXT: Record<string, string> = {
+  ENOENT: "No such file or directory",
+  EISDIR: "Is a directory",
+  EACCES: "Permission denied",
+  ENOTDIR: "Not a directory",
+  ELOOP: "Too many levels of symbolic links",
+};
+
+/** The C library's text for a failed file operation. */
+export function errorText(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "";
+  return ERRNO_TEXT[code] ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** A file's text, or why it could not be read. */
+export type ReadResult =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly reason: string };
+
 /** Reads a file as 3.21's `CfReadFile`: up to `max` bytes (0: all), cut at the first NUL. */
-export function readFileText(path: string, max = 0): string | undefined {
-  if (!statOf(path)) return undefined;
+export function readFileResult(path: string, max = 0): ReadResult {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
-  } catch {
-    return undefined;
+  } catch (error) {
+    return { ok: false, reason: errorText(error) };
   }
   if (max > 0) bytes = bytes.subarray(0, max);
   const nul = bytes.indexOf(0);
-  return (nul === -1 ? bytes : bytes.subarray(0, nul)).toString("utf8");
+  return { ok: true, text: (nul === -1 ? bytes : bytes.subarray(0, nul)).toString("utf8") };
 }
 
-function readFileFunction([path, maxArg]: readonly Value[]): Value | undefined {
+/** `readFileResult`'s text, or undefined. */
+export function readFileText(path: string, max = 0): string | undefined {
+  const result = readFileResult(path, max);
+  return result.ok ? result.text : undefined;
+}
+
+function readFileFunction([path, maxArg]: readonly Value[], fc: FunctionContext): Value | undefined {
   const raw = text(path);
-  let max = maxArg === undefined ? CF_INFINITY : intFromString(text(maxArg) ?? "");
-  if (raw === undefined || max === undefined || max < 0n) return undefined;
+  let max = maxArg === undefined ? CF_INFINITY : (intFromString(text(maxArg) ?? "") ?? -678n);
+  if (raw === undefined) return undefined;
+  if (max < 0n) {
+    emitFunctionMessage(fc.ctx, "error", "readfile", `readfile: requested max size ${max} is less than 0`);
+    return undefined;
+  }
   if (max === CF_INFINITY) max = 0n;
-  const content = readFileText(raw, Number(max));
-  return content === undefined ? undefined : scalar(content);
+  const result = readFileResult(raw, Number(max));
+  if (result.ok) return scalar(result.text);
+  emitFunctionMessage(
+    fc.ctx,
+    "error",
+    "readfile",
+    `CfReadFile: Error while reading file '${raw}' (${result.reason})`,
+  );
+  return undefined;
 }
 
 /** Entries in the order 3.21 lists them: directory order, reversed, with `.` and `..`. */
@@ -78,22 +114,33 @@ function listDirectory(dir: string): string[] | undefined {
   return ["..", ".", ...names].reverse();
 }
 
-function lsdir([path, pattern, includeBase]: readonly Value[]): Value | undefined {
+function lsdir([path, pattern, includeBase]: readonly Value[], fc: FunctionContext): Value | undefined {
   const dir = text(path);
   const regex = text(pattern) ?? "";
   if (dir === undefined) return undefined;
-  // An unreadable directory is an empty list, not a failure.
-  const entries = (listDirectory(dir) ?? []).filter((e) => regex === "" || fullMatch(regex, e));
+  const listed = listDirectory(dir);
+  if (!listed) {
+    // An unreadable directory is an empty list, not a failure.
+    emitFunctionMessage(fc.ctx, "error", "lsdir", `Directory '${dir}' could not be accessed in lsdir()`);
+  }
+  const entries = (listed ?? []).filter((e) => regex === "" || fullMatch(regex, e));
   return list(boolean(includeBase) ? entries.map((e) => `${dir}/${e}`) : entries);
 }
 
-function findFiles(args: readonly Value[]): Value | undefined {
+function findFiles(args: readonly Value[], fc: FunctionContext): Value | undefined {
   const found = new Set<string>();
   for (const arg of args) {
     const pattern = text(arg);
     if (pattern === undefined) return undefined;
-    // 3.21 skips relative patterns with a warning.
-    if (!pattern.startsWith("/")) continue;
+    if (!pattern.startsWith("/")) {
+      emitFunctionMessage(
+        fc.ctx,
+        "warning",
+        "findfiles",
+        `Non-absolute path in findfiles(), skipping: ${pattern}`,
+      );
+      continue;
+    }
     for (const path of globFileList(pattern)) found.add(path);
   }
   return list([...found]);
@@ -128,14 +175,18 @@ function compareTimes(name: string, test: (a: Stats, b: Stats) => boolean): Buil
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
-function countLinesMatching([pattern, file]: readonly Value[]): Value | undefined {
+function countLinesMatching([pattern, file]: readonly Value[], fc: FunctionContext): Value | undefined {
   const regex = text(pattern);
   const path = text(file);
   if (regex === undefined || path === undefined || !compileRegex(regex)) return undefined;
-  const content = readFileText(path);
-  // An unreadable file counts as no matching lines.
-  if (content === undefined) return scalar("0", "int");
-  return scalar(String(readLines(content).filter((l) => fullMatch(regex, l)).length), "int");
+  const content = readFileResult(path);
+  if (!content.ok) {
+    // An unreadable file counts as no matching lines.
+    const message = `File '${path}' could not be read in countlinesmatching(). (fopen: ${content.reason})`;
+    emitFunctionMessage(fc.ctx, "error", "countlinesmatching", message);
+    return scalar("0", "int");
+  }
+  return scalar(String(readLines(content.text).filter((l) => fullMatch(regex, l)).length), "int");
 }
 
 /** getfields(regex, file, split, array): the first matching line's fields go to `array[1]`, `array[2]`... */
@@ -145,9 +196,13 @@ function getFields(args: readonly Value[], fc: FunctionContext): Value | undefin
     return undefined;
   }
   if (!compileRegex(regex)) return undefined;
-  const content = readFileText(file);
-  if (content === undefined) return undefined;
-  const matching = readLines(content).filter((l) => fullMatch(regex, l));
+  const content = readFileResult(file);
+  if (!content.ok) {
+    const message = `File '${file}' could not be read in getfields(). (fopen: ${content.reason})`;
+    emitFunctionMessage(fc.ctx, "error", "getfields", message);
+    return undefined;
+  }
+  const matching = readLines(content.text).filter((l) => fullMatch(regex, l));
   if (matching.length > 0) {
     splitByRegex(matching[0], split, 31, true).forEach((field, i) => {
       fc.ctx.setVariable(parseVarRef(`${arrayName}[${i + 1}]`), scalar(field));

@@ -5,7 +5,11 @@
  */
 import type { EvalContext } from "../context.js";
 
-export type FunctionLogLevel = "error" | "warning" | "info" | "verbose";
+/**
+ * How serious a message is; `output` is raw text a command printed that
+ * cf-agent lets through to its own standard output (not a log line).
+ */
+export type FunctionLogLevel = "error" | "warning" | "info" | "verbose" | "output";
 
 export interface FunctionMessage {
   readonly level: FunctionLogLevel;

@@ -58,7 +58,9 @@ function returnsZero([commandArg, shellArg]: readonly Value[], fc: FunctionConte
   if (command === undefined) return undefined;
   // Unlike execresult, a command that may not run is "false", not a failure.
   if (!checkCommand(fc, command, shell)) return classResult(false);
-  return classResult(commandSucceeds(command, shell));
+  const result = commandSucceeds(command, shell);
+  if (result.passthrough !== "") emitFunctionMessage(fc.ctx, "output", "returnszero", result.passthrough);
+  return classResult(result.succeeded);
 }
 
 function getEnv([nameArg, limitArg]: readonly Value[]): Value | undefined {
@@ -107,12 +109,15 @@ function getUsers([names, uids]: readonly Value[]): Value {
   return list([...out]);
 }
 
-function idLookup(name: string, find: (key: string) => { uid?: number; gid?: number } | undefined) {
+function idLookup(name: string, what: "user" | "group", find: (key: string) => number | undefined) {
   return defineFunction(name, 1, 1, ([key], fc) => {
-    const found = find(text(key) ?? "");
-    const id = found?.uid ?? found?.gid;
+    const id = find(text(key) ?? "");
     if (id !== undefined) return scalar(String(id), "int");
-    emitFunctionMessage(fc.ctx, "error", name, `could not find '${text(key)}'`);
+    const message =
+      what === "user"
+        ? `Could not get UID for user '${text(key)}', (getpwnam: not found)`
+        : `Could not get GID for group '${text(key)}', (getgrnam: not found)`;
+    emitFunctionMessage(fc.ctx, "error", name, message);
     return undefined;
   });
 }
@@ -133,8 +138,8 @@ export const systemFunctions: readonly BuiltinFunction[] = [
   cachedPerRun(defineFunction("execresult_as_data", 2, 3, execResult(true))),
   cachedPerRun(defineFunction("returnszero", 2, 2, returnsZero)),
   defineFunction("getenv", 2, 2, getEnv),
-  idLookup("getuid", (k) => ({ uid: findUser(k)?.uid })),
-  idLookup("getgid", (k) => ({ gid: findGroup(k)?.gid })),
+  idLookup("getuid", "user", (k) => findUser(k)?.uid),
+  idLookup("getgid", "group", (k) => findGroup(k)?.gid),
   defineFunction("getuserinfo", 0, 1, getUserInfo),
   defineFunction("getusers", 2, 2, getUsers),
   defineFunction("userexists", 1, 1, ([who]) => classResult(findUser(text(who) ?? "") !== undefined)),

@@ -146,3 +146,34 @@ test("splayclass tests the time class of the seed's hash slot", () => {
   assert.deepEqual(call('splayclass("host4.example", "daily")', other), scalar("any"));
   assert.equal(stringHash(""), 0);
 });
+
+test("returnszero lets a shell command's output through, as cf-agent prints it", () => {
+  const ctx = makeContext();
+  assert.deepEqual(call('returnszero("echo through", "useshell")', ctx), scalar("any"));
+  assert.deepEqual(call('returnszero("/bin/echo hidden", "noshell")', ctx), scalar("any"));
+  const outputs = collectedFunctionMessages(ctx).filter((m) => m.level === "output");
+  assert.deepEqual(
+    outputs.map((m) => m.message),
+    ["through\n"],
+  );
+});
+
+test("failures say why, in cf-agent's words", () => {
+  const ctx = makeContext();
+  assert.equal(call('readfile("/nonexistent/x")', ctx), undefined);
+  assert.deepEqual(call('countlinesmatching(".*", "/nonexistent/x")', ctx), scalar("0", "int"));
+  assert.equal(call('getuid("no_such_user_xyz")', ctx), undefined);
+  assert.deepEqual(
+    collectedFunctionMessages(ctx).map((m) => m.message),
+    [
+      "CfReadFile: Error while reading file '/nonexistent/x' (No such file or directory)",
+      "File '/nonexistent/x' could not be read in countlinesmatching(). (fopen: No such file or directory)",
+      "Could not get UID for user 'no_such_user_xyz', (getpwnam: not found)",
+    ],
+  );
+});
+
+test("data_sysctlvalues maps /proc/sys files to dotted keys", { skip: process.platform !== "linux" }, () => {
+  assert.deepEqual(call('nth(data_sysctlvalues(), "kernel.ostype")'), scalar("Linux"));
+  assert.deepEqual(call('sysctlvalue("kernel/ostype")'), scalar("Linux"));
+});
