@@ -84,25 +84,24 @@ export function runCommand(
   }
   const [program, ...args] = shell === "useshell" ? ["/bin/sh", "-c", command] : splitCommand(command);
   if (program === undefined) return { command, exitCode: -1, output: "", error: "empty command" };
+  // stdout and stderr share one file so that "both" keeps their write order.
   const dir = mkdtempSync(join(tmpdir(), "tend-exec-"));
   const file = join(dir, "out");
   const fd = openSync(file, "w");
+  let run: ReturnType<typeof spawnSync>;
   try {
-    const stdout = select === "stderr" ? "ignore" : fd;
-    const stderr = select === "stdout" ? "ignore" : fd;
-    const run = spawnSync(program, args, {
+    run = spawnSync(program, args, {
       argv0: shell === "useshell" ? "sh" : program,
-      stdio: ["ignore", stdout, stderr],
+      stdio: ["ignore", select === "stderr" ? "ignore" : fd, select === "stdout" ? "ignore" : fd],
       timeout: timeoutMs,
     });
-    closeSync(fd);
-    const output = cleanOutput(readFileSync(file, "utf8"));
-    const exitCode = run.status ?? -1;
-    if (run.error) return { command, exitCode, output, error: run.error.message };
-    return { command, exitCode, output };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    closeSync(fd);
   }
+  const output = cleanOutput(readFileSync(file, "utf8"));
+  rmSync(dir, { recursive: true, force: true });
+  const exitCode = run.status ?? -1;
+  return run.error ? { command, exitCode, output, error: run.error.message } : { command, exitCode, output };
 }
 
 /** The outcome of a command run for its exit status. */

@@ -7,6 +7,7 @@ import { isIP } from "node:net";
 import { type Value, scalar } from "../values.js";
 import { classResult, collection, collectionStrings, text } from "./args.js";
 import { CLOSE_ENOUGH, evaluateMath } from "./math-expression.js";
+import { emitFunctionMessage } from "./messages.js";
 import {
   doubleFromString,
   formatDouble,
@@ -18,10 +19,13 @@ import {
 } from "./numbers.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
-function evalFunction([input, mode]: readonly Value[]): Value | undefined {
+function evalFunction([input, mode]: readonly Value[], fc: FunctionContext): Value | undefined {
   const expression = text(input);
   if (expression === undefined) return undefined;
   const result = evaluateMath(expression);
+  if (!result.ok) {
+    emitFunctionMessage(fc.ctx, "info", "eval", `eval error: ${result.error} (input '${expression}')`);
+  }
   if (text(mode) === "class") {
     return classResult(result.ok && !(result.value < CLOSE_ENOUGH && result.value > -CLOSE_ENOUGH));
   }
