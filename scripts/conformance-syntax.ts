@@ -16,7 +16,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
+const defaultTend = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 
 /** What one process did; a failure to start or a timeout is a result too. */
 interface ProcessResult {
@@ -64,6 +64,8 @@ interface Options {
   readonly jobs: number;
   readonly timeoutMs: number;
   readonly cfPromises: string;
+  /** The tend script to run; a copy of bin/ and dist/ keeps a long run safe from rebuilds. */
+  readonly tend: string;
 }
 
 function runProcess(
@@ -115,7 +117,7 @@ function collectFiles(path: string): string[] {
   for (const entry of readdirSync(path, { withFileTypes: true })) {
     const child = join(path, entry.name);
     if (entry.isDirectory()) found.push(...collectFiles(child));
-    else if (entry.isFile() && entry.name.endsWith(".cf")) found.push(child);
+    else if (entry.name.endsWith(".cf") && statSync(child).isFile()) found.push(child);
   }
   return found.sort();
 }
@@ -136,7 +138,7 @@ async function checkFile(file: string, root: string, workdir: string, options: O
   const [tend, cf] = await Promise.all([
     runProcess(
       process.execPath,
-      [tendBin, "check", "-w", tendDir, ...args],
+      [options.tend, "check", "-w", tendDir, ...args],
       cwd,
       env(tendDir),
       options.timeoutMs,
@@ -220,11 +222,12 @@ function parseOptions(argv: readonly string[]): Options {
       jobs: { type: "string", short: "j" },
       timeout: { type: "string" },
       "cf-promises": { type: "string" },
+      tend: { type: "string" },
     },
     allowPositionals: true,
   });
   if (positionals.length === 0)
-    throw new Error("usage: conformance-syntax [--json] [--jobs N] [--timeout S] PATH...");
+    throw new Error("usage: conformance-syntax [--json] [--jobs N] [--timeout S] [--tend bin/tend.js] PATH...");
   const jobs = Number(values.jobs ?? availableParallelism());
   const timeout = Number(values.timeout ?? 30);
   if (!Number.isInteger(jobs) || jobs < 1)
@@ -232,7 +235,15 @@ function parseOptions(argv: readonly string[]): Options {
   if (!(timeout > 0))
     throw new Error(`--timeout must be a positive number of seconds, not ${values.timeout}`);
   const cfPromises = values["cf-promises"] ?? "cf-promises";
-  return { paths: positionals, json: values.json ?? false, jobs, timeoutMs: timeout * 1000, cfPromises };
+  const tend = resolve(values.tend ?? defaultTend);
+  return {
+    paths: positionals,
+    json: values.json ?? false,
+    jobs,
+    timeoutMs: timeout * 1000,
+    cfPromises,
+    tend,
+  };
 }
 
 /**
