@@ -227,7 +227,9 @@ function parseOptions(argv: readonly string[]): Options {
     allowPositionals: true,
   });
   if (positionals.length === 0)
-    throw new Error("usage: conformance-syntax [--json] [--jobs N] [--timeout S] [--tend bin/tend.js] PATH...");
+    throw new Error(
+      "usage: conformance-syntax [--json] [--jobs N] [--timeout S] [--tend bin/tend.js] PATH...",
+    );
   const jobs = Number(values.jobs ?? availableParallelism());
   const timeout = Number(values.timeout ?? 30);
   if (!Number.isInteger(jobs) || jobs < 1)
