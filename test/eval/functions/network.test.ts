@@ -126,3 +126,18 @@ test("functions that need Enterprise or libcurl fail with cf-agent's message", (
     ],
   );
 });
+
+test("network_connections lists the listening loopback server", {
+  skip: process.platform !== "linux",
+}, () => {
+  const table = call("network_connections()")?.value as Record<
+    string,
+    { local: { port: string }; state: string }[]
+  >;
+  const mine = table.tcp.find((c) => c.local.port === port);
+  // 3.21 reads the hex state as decimal, so LISTEN (0A) comes out as UNKNOWN.
+  assert.deepEqual(mine && { address: (mine.local as { address?: string }).address, state: mine.state }, {
+    address: "127.0.0.1",
+    state: "UNKNOWN",
+  });
+});

@@ -177,3 +177,9 @@ test("data_sysctlvalues maps /proc/sys files to dotted keys", { skip: process.pl
   assert.deepEqual(call('nth(data_sysctlvalues(), "kernel.ostype")'), scalar("Linux"));
   assert.deepEqual(call('sysctlvalue("kernel/ostype")'), scalar("Linux"));
 });
+
+test("getuserinfo describes the current user when none or an unknown one is named", () => {
+  const uid = String(process.getuid?.() ?? 0);
+  assert.deepEqual(call('nth(getuserinfo(), "uid")'), scalar(uid));
+  assert.deepEqual(call('nth(getuserinfo("no_such_user_xyz"), "uid")'), scalar(uid));
+});
