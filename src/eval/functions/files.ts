@@ -7,7 +7,16 @@
  * class tests false, as in 3.21.
  */
 import { createHash } from "node:crypto";
-import { type Stats, opendirSync, readFileSync, statSync, statfsSync } from "node:fs";
+import {
+  type Stats,
+  closeSync,
+  openSync,
+  opendirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  statfsSync,
+} from "node:fs";
 import { parseVarRef } from "../var-ref.js";
 import { type Value, data, list, scalar } from "../values.js";
 import {
@@ -43,6 +52,8 @@ function pathTest(name: string, test: (path: string) => boolean): BuiltinFunctio
   });
 }
 
+const READ_CHUNK = 64 * 1024;
+
 const ERRNO_TEXT: Record<string, string> = {
   ENOENT: "No such file or directory",
   EISDIR: "Is a directory",
@@ -62,15 +73,36 @@ export type ReadResult =
   | { readonly ok: true; readonly text: string }
   | { readonly ok: false; readonly reason: string };
 
-/** Reads a file as 3.21's `CfReadFile`: up to `max` bytes (0: all), cut at the first NUL. */
+/**
+ * Reads a file as 3.21's `CfReadFile`: up to `max` bytes (0: all), cut at
+ * the first NUL. Reads in chunks, so a bounded read of an endless device
+ * (`/dev/zero`) stops at the limit.
+ */
 export function readFileResult(path: string, max = 0): ReadResult {
-  let bytes: Buffer;
+  let fd: number;
   try {
-    bytes = readFileSync(path);
+    fd = openSync(path, "r");
   } catch (error) {
     return { ok: false, reason: errorText(error) };
   }
-  if (max > 0) bytes = bytes.subarray(0, max);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const want = max > 0 ? Math.min(READ_CHUNK, max - total) : READ_CHUNK;
+      if (want <= 0) break;
+      const chunk = Buffer.alloc(want);
+      const got = readSync(fd, chunk, 0, want, null);
+      if (got === 0) break;
+      chunks.push(chunk.subarray(0, got));
+      total += got;
+    }
+  } catch (error) {
+    return { ok: false, reason: errorText(error) };
+  } finally {
+    closeSync(fd);
+  }
+  const bytes = Buffer.concat(chunks);
   const nul = bytes.indexOf(0);
   return { ok: true, text: (nul === -1 ? bytes : bytes.subarray(0, nul)).toString("utf8") };
 }

@@ -87,11 +87,13 @@ function selectServers(args: readonly Value[], fc: FunctionContext): Value | und
   return scalar(String(count), "int");
 }
 
-/** This host's addresses with their (canonified) interface names. */
+/** This host's addresses with their (canonified) interface names; 3.21 leaves out `::1`. */
 function hostAddresses(): { address: string; iface: string }[] {
   const out: { address: string; iface: string }[] = [];
   for (const [name, addresses] of Object.entries(networkInterfaces())) {
-    for (const a of addresses ?? []) out.push({ address: a.address, iface: canonify(name) });
+    for (const a of addresses ?? []) {
+      if (a.address !== "::1") out.push({ address: a.address, iface: canonify(name) });
+    }
   }
   return out;
 }

@@ -141,3 +141,9 @@ test("network_connections lists the listening loopback server", {
     state: "UNKNOWN",
   });
 });
+
+test("iprange looks at this host's addresses, without IPv6 loopback", () => {
+  assert.deepEqual(call('iprange("::1")'), scalar("!any"));
+  assert.deepEqual(call('iprange("127.0.0.1", "LO")'), scalar("!any"));
+  assert.deepEqual(call('iprange("127.0.0.1", "eth0", "lo")'), scalar("any"));
+});
