@@ -20,6 +20,8 @@ export interface DerefPromise {
   /** Own attributes that are not body references. */
   readonly attributes: ReadonlyMap<string, Attribute>;
   readonly bodies: ReadonlyMap<string, BodyInstance>;
+  /** The expression of a quoted class guard (`"$(x)"::`), checked per iteration. */
+  readonly varClass?: string;
 }
 
 export class ActivePromiseImpl implements ActivePromise {

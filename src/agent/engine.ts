@@ -60,8 +60,10 @@ export class Engine implements PromiseEnvironment {
   /** Outcomes of promises by handle, for `depends_on`. */
   private readonly handles = new Map<string, Outcome>();
   private readonly warnedTypes = new Set<string>();
-  /** Set when an abort class is defined: the run stops. */
+  /** Set when an abort class is defined, or on a fatal error: the run stops. */
   aborted = false;
+  /** Set by a fatal error (cf-agent exits 1). */
+  failedFatally = false;
   /** Set when a bundle abort class is defined: the current bundle stops. */
   private bundleAborted = false;
 
@@ -95,6 +97,13 @@ export class Engine implements PromiseEnvironment {
     this.checkAbort(name);
   }
 
+  /** An error cf-agent cannot continue after: logged, and the run stops with exit 1. */
+  fatal(message: string): void {
+    this.log.error(message);
+    this.aborted = true;
+    this.failedFatally = true;
+  }
+
   /** Stops the run or the bundle when a class matches an abort pattern. */
   checkAbort(name: string): void {
     const { abortClasses, abortBundleClasses } = this.options.control;
@@ -112,7 +121,11 @@ export class Engine implements PromiseEnvironment {
 
   runBundle(located: Located<Bundle>, args: readonly Value[], inherit: boolean): Outcome {
     const bundle = located.block;
-    const inherited = inherit ? [...(this.ctx.currentFrameOrNull()?.localClasses ?? [])] : [];
+    const caller = this.ctx.currentFrameOrNull();
+    const inherited =
+      inherit && caller
+        ? [...caller.localClasses].flatMap((c) => (c.includes(":") ? [c] : [c, `${caller.ns}:${c}`]))
+        : [];
     const file = absolutePolicyPath(located.file);
     const thisVars = new Map<string, Value>([
       ["promise_filename", scalar(file)],
@@ -127,6 +140,10 @@ export class Engine implements PromiseEnvironment {
       this.bindParameters(bundle, args);
       return this.runPasses(located);
     } finally {
+      // 3.21 drops a bundle's parameters when the call returns.
+      for (const param of bundle.params ?? []) {
+        this.ctx.removeVariable({ ns: null, scope: null, name: param.text, indices: [] });
+      }
       this.log.verbose(`B: END bundle ${bundle.name.text}`);
       this.bundleAborted = outerAborted;
       this.ctx.popFrame();
@@ -192,17 +209,21 @@ export class Engine implements PromiseEnvironment {
       this.warnUnsupported(type);
       return "skipped";
     }
-    if (!isGuardTrue(this.ctx, guard)) return "skipped";
-    const deref = this.derefPromise(located, type, node);
+    // A quoted guard is an `ifvarclass` in 3.21: checked in every iteration.
+    if (!guard?.quoted && !isGuardTrue(this.ctx, guard)) return "skipped";
+    const deref = this.derefPromise(located, type, node, guard?.quoted ? guard.expression : undefined);
     const frame = this.ctx.currentFrame();
     const line = this.lineOf(located, node);
     frame.thisVars.set("promise_linenumber", scalar(String(line)));
     const texts = [node.promiser.value];
+    if (deref.varClass) texts.push(deref.varClass);
     if (node.promisee) collectIterationTexts(node.promisee, texts);
     for (const attribute of deref.attributes.values()) collectIterationTexts(attribute.value, texts);
     for (const body of deref.bodies.values()) {
       for (const attribute of body.attributes.values()) collectIterationTexts(attribute.value, texts);
     }
+    // `this.promiser` is not yet this promise's while its first promiser expands.
+    frame.thisVars.delete("promiser");
     let outcome: Outcome = "skipped";
     for (const bindings of iterate(this.ctx, texts)) {
       outcome = combineOutcomes(outcome, this.evaluateIteration(deref, handler.name, bindings, pass, line));
@@ -223,13 +244,11 @@ export class Engine implements PromiseEnvironment {
     const options: ExpandOptions = { bindings };
     const ctx = this.ctx;
     const frame = ctx.currentFrame();
-    // `this.promiser` is not yet this promise's while its promiser expands.
-    frame.thisVars.delete("promiser");
     this.setWith(deref, options);
-    const promiser = expandString(ctx, deref.node.promiser.value, options);
-    frame.thisVars.set("promiser", scalar(promiser));
     const handle = this.handleOf(deref, options, line);
     frame.thisVars.set("handle", scalar(handle));
+    const promiser = expandString(ctx, deref.node.promiser.value, options);
+    frame.thisVars.set("promiser", scalar(promiser));
     if (typeName === "classes" && ctx.isClassDefined(canonifyClassName(promiser))) return "skipped";
     const active = new ActivePromiseImpl(ctx, deref, promiser, pass, handle, options);
     if (!this.conditionsHold(active, pass)) return "skipped";
@@ -241,7 +260,8 @@ export class Engine implements PromiseEnvironment {
       if (!this.lockAcquired(active, key)) return "skipped";
     }
     const outcome = handler.evaluate(active, this);
-    const classes = applyOutcomeClasses(active, this, outcome);
+    // 3.21 applies no `classes` body to `classes` promises.
+    const classes = typeName === "classes" ? [] : applyOutcomeClasses(active, this, outcome);
     if (outcome !== "skipped") {
       if (deref.attributes.has("handle")) this.noteHandle(handle, outcome);
       this.recorder.record(active, outcome, classes, line);
@@ -274,6 +294,11 @@ export class Engine implements PromiseEnvironment {
 
   /** `if`/`ifvarclass` must hold, `unless` must not, dependencies must be done. */
   private conditionsHold(promise: ActivePromiseImpl, pass: number): boolean {
+    const varClass = promise.deref.varClass;
+    if (varClass !== undefined) {
+      const expression = expandString(this.ctx, varClass, promise.options);
+      if (isUnresolved(expression) || !this.ctx.checkExpression(expression)) return false;
+    }
     for (const name of ["ifvarclass", "if"]) {
       if (promise.raw(name) !== undefined && this.condition(promise, name) !== true) return false;
     }
@@ -343,7 +368,12 @@ export class Engine implements PromiseEnvironment {
   }
 
   /** Splits a promise's attributes into its own and the bodies they reference. */
-  private derefPromise(located: Located<Bundle>, type: string, node: PromiseNode): DerefPromise {
+  private derefPromise(
+    located: Located<Bundle>,
+    type: string,
+    node: PromiseNode,
+    varClass?: string,
+  ): DerefPromise {
     const attributes = new Map<string, Attribute>();
     const bodies = new Map<string, BodyInstance>();
     for (const attribute of node.attributes) {
@@ -355,7 +385,7 @@ export class Engine implements PromiseEnvironment {
       }
       attributes.set(name, attribute);
     }
-    return { type, node, bundle: located, attributes, bodies };
+    return { type, node, bundle: located, attributes, bodies, varClass };
   }
 
   private isBodyReference(bundleType: string, type: string, attribute: Attribute): boolean {

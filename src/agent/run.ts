@@ -125,8 +125,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   }
   persistent.save();
   locks?.save();
-  // cf-agent exits 6 when an abort class stopped the run.
-  const exitCode = engine.aborted ? 6 : 0;
+  // cf-agent exits 1 after a fatal error, 6 when an abort class stopped the run.
+  const exitCode = engine.failedFatally ? 1 : engine.aborted ? 6 : 0;
   return { exitCode, diagnostics, outcome, records: recorder.records, classes: ctx.listClasses() };
 }
 

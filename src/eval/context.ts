@@ -29,6 +29,8 @@ export class EvalContext {
   private readonly vars = new Map<string, Map<string, Value>>();
   private readonly stack: Frame[] = [];
   private readonly negated = new Set<string>();
+  private readonly variableTags = new Map<string, readonly string[]>();
+  private readonly classTags = new Map<string, readonly string[]>();
 
   // --- classes -----------------------------------------------------------
 
@@ -40,7 +42,7 @@ export class EvalContext {
 
   /**
    * Negates a class (`-N`): it is removed if defined and can no longer be
-   * defined, hard or soft.
+   * discovered as a hard class. As in 3.21, policy may still define it.
    */
   negateClass(name: string): void {
     const canonical = canonifyClassName(name);
@@ -55,7 +57,6 @@ export class EvalContext {
    */
   defineClass(name: string, local = false): void {
     const { ns, bare } = this.splitClass(name);
-    if (this.negated.has(bare)) return;
     if (local && this.stack.length > 0) {
       this.currentFrame().localClasses.add(bare);
       return;
@@ -86,6 +87,7 @@ export class EvalContext {
       const ns = name.slice(0, colon);
       const bare = name.slice(colon + 1);
       if (ns === DEFAULT_NAMESPACE && this.hard.has(bare)) return true;
+      if (this.stack.at(-1)?.localClasses.has(name)) return true;
       return this.soft.get(ns)?.has(bare) === true || bare === "any";
     }
     if (this.hard.has(name)) return true;
@@ -139,6 +141,33 @@ export class EvalContext {
 
   currentNamespace(): string {
     return this.stack.at(-1)?.ns ?? DEFAULT_NAMESPACE;
+  }
+
+  // --- tags --------------------------------------------------------------
+
+  /** Records a variable's `meta` tags (what getvariablemetatags reports after `source=promise`). */
+  setVariableTags(ref: VarRef, tags: readonly string[]): void {
+    this.variableTags.set(`${this.scopeKey(ref)}.${lvalKey(ref.name, ref.indices)}`, tags);
+  }
+
+  getVariableTags(ref: VarRef): readonly string[] {
+    return this.variableTags.get(`${this.scopeKey(ref)}.${lvalKey(ref.name, ref.indices)}`) ?? [];
+  }
+
+  /** Records a class's `meta` tags; the name may be `ns:`-qualified. */
+  setClassTags(name: string, tags: readonly string[]): void {
+    const { ns, bare } = this.splitClass(name);
+    this.classTags.set(`${ns}:${bare}`, tags);
+  }
+
+  getClassTags(name: string): readonly string[] {
+    const { ns, bare } = this.splitClass(name);
+    return this.classTags.get(`${ns}:${bare}`) ?? [];
+  }
+
+  /** The bundle frames being evaluated, outermost first. */
+  frames(): readonly Frame[] {
+    return this.stack;
   }
 
   // --- variables ---------------------------------------------------------

@@ -15,10 +15,12 @@ import type { Outcome } from "../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
 import { asStrings, asText, isUnresolved } from "./values.js";
 
-/** Whether each class expression in a list holds; undefined if any is unresolved. */
-function truths(ctx: EvalContext, items: readonly string[]): boolean[] | undefined {
-  if (items.some(isUnresolved)) return undefined;
-  return items.map((item) => ctx.checkExpression(item));
+/**
+ * Whether each class expression in a list holds. As in 3.21, an expression
+ * still holding an unresolved reference is read as it stands, and is false.
+ */
+function truths(ctx: EvalContext, items: readonly string[]): boolean[] {
+  return items.map((item) => !isUnresolved(item) && ctx.checkExpression(item));
 }
 
 function condition(promise: ActivePromise, ctx: EvalContext): boolean | undefined {
@@ -27,7 +29,6 @@ function condition(promise: ActivePromise, ctx: EvalContext): boolean | undefine
     const value = promise.value(name);
     if (!value) return undefined;
     const result = truths(ctx, asStrings(value));
-    if (!result) return undefined;
     switch (name) {
       case "and":
       case "expression":

@@ -53,6 +53,8 @@ export interface PromiseEnvironment {
   runBundle(bundle: Located<Bundle>, args: readonly Value[], inherit: boolean): Outcome;
   /** Finds a bundle a method may call. */
   findBundle(name: string): Located<Bundle> | undefined;
+  /** Logs an error cf-agent cannot continue after; the run stops and exits 1. */
+  fatal(message: string): void;
   /** Defines a class as the promise's bundle would (local in agent bundles). */
   defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number): void;
 }

@@ -59,16 +59,21 @@ function evaluateMethod(promise: ActivePromise, env: PromiseEnvironment): Outcom
   const call = bundleCall(promise, env);
   if (!call || isUnresolved(call.name)) return "skipped";
   const bundle = env.findBundle(call.name);
+  // Both are fatal in 3.21: the run stops.
   if (!bundle) {
-    env.log.error(`A method attempted to use a bundle '${call.name}' that was apparently not defined`);
+    env.fatal(`A method attempted to use a bundle '${call.name}' that was apparently not defined`);
     return "failed";
   }
   const params = bundle.block.params ?? [];
   if (params.length !== call.args.length) {
-    env.log.error(
+    env.fatal(
       `Bundle '${call.name}' takes ${params.length} argument(s) but the method gave ${call.args.length}`,
     );
     return "failed";
+  }
+  if (env.dryRun || asText(promise.bodyValue("action", "action_policy")) === "warn") {
+    env.log.warning(`Bundle '${call.name}' should be invoked, but only a warning was promised`);
+    return "warn";
   }
   const inherit = asBoolean(promise.value("inherit"), false);
   const outcome = env.runBundle(bundle, call.args, inherit);

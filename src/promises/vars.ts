@@ -46,8 +46,9 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
   if (policy === "ifdefined" && hasUnresolved(computed)) return "kept";
   const value = coerce(type, computed);
   if (!value) {
-    if (!hasUnresolved(computed)) {
-      log.error(
+    // A resolved value of the wrong type is fatal in 3.21 ("Cannot continue").
+    if (!hasUnresolved(computed) || isList(computed) !== isListType(type)) {
+      env.fatal(
         `Variable '${promise.promiser}' expected a value of type '${type}', but was given '${describe(computed)}'`,
       );
     }
@@ -55,6 +56,10 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
   }
   ctx.setVariable(target, value);
   return "kept";
+}
+
+function isListType(type: VarType): boolean {
+  return type === "slist" || type === "ilist" || type === "rlist";
 }
 
 function hasUnresolved(value: Value): boolean {
