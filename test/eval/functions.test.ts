@@ -74,7 +74,7 @@ test("string functions", () => {
 test("collection functions accept names, @(refs), classic arrays and data", () => {
   assert.deepEqual(call('getvalues("input")'), list(["1.cf", "2.cf"]));
   assert.deepEqual(call("getindices(input)"), list(["one", "two"]));
-  assert.deepEqual(call('getvalues("d")'), list(["v1", "x", "y"]));
+  assert.deepEqual(call('getvalues("d")'), list(["v1", "x", "y", "true"]));
   assert.deepEqual(call('getindices("d")'), list(["k1", "k2", "k3"]));
   assert.deepEqual(call('sort("nums", "int")'), list(["9", "10", "100"]));
   assert.deepEqual(call("sort(lst)"), list(["a", "a", "b", "c"]));

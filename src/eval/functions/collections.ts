@@ -1,219 +1,208 @@
 /**
- * List and data functions: getvalues, getindices, filter, grep, sort,
- * unique, reverse, length, nth, sublist, maplist, mergedata, parsejson,
- * storejson, variablesmatching(_as_data), type.
+ * List functions: getvalues, getindices, filter, grep, sort, shuffle,
+ * unique, reverse, sublist, difference, intersection, length, nth, sum,
+ * product, mean, variance, min, max, every, some, none, type.
+ *
+ * Each reads its container through `collect` (a list, data, inline JSON or
+ * a variable name) and sees the container's non-null primitive members, as
+ * 3.21 does. A failure (unknown variable, bad regex...) gives undefined.
  */
-import { expandString } from "../expand.js";
+import { type JsonValue, type Value, list, primitiveToString, scalar } from "../values.js";
+import { boolean, classResult, integer, text } from "./args.js";
 import {
-  type JsonValue,
-  type Value,
-  data,
-  isList,
-  list,
-  primitiveToString,
-  scalar,
-  valueToJson,
-} from "../values.js";
-import {
-  boolean,
-  collection,
-  collectionStrings,
-  compileRegex,
-  fullMatch,
-  integer,
-  parseInlineJson,
-  text,
-} from "./args.js";
+  byteRegex,
+  collect,
+  collectContainer,
+  containerKeys,
+  members,
+  primitiveStrings,
+} from "./containers.js";
+import { leadingNumber, shuffleItems, sortItems, sortMode } from "./sorting.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
-// biome-ignore lint/suspicious/noTemplateCurlyInString: a CFEngine reference, not a template
-const BRACED_THIS = "${this}";
-
-function values(value: Value): string[] {
-  if (value.type !== "data") return collectionStrings(value);
-  const json = value.value;
-  if (json === null || typeof json !== "object") return collectionStrings(value);
-  const out: string[] = [];
-  for (const member of Array.isArray(json) ? json : Object.values(json)) {
-    if (Array.isArray(member)) out.push(...collectionStrings(data(member)));
-    else if (member === null || typeof member !== "object") out.push(primitiveToString(member) ?? "");
-  }
-  return out;
-}
-
-function indices(value: Value): string[] {
-  if (value.type !== "data") return isList(value) ? value.value.map((_, i) => String(i)) : [];
-  const json = value.value;
-  if (Array.isArray(json)) return json.map((_, i) => String(i));
-  return json !== null && typeof json === "object" ? Object.keys(json) : [];
-}
-
-/** A function over the strings of one collection argument (at `at`), returning a list. */
-function onList(
+/** A function of one container argument's primitive strings, returning a list. */
+function onItems(
   name: string,
-  fn: (items: string[], others: readonly Value[]) => string[] | undefined,
-  min = 1,
-  max = 1,
+  arity: [number, number],
+  fn: (items: string[], args: readonly Value[]) => string[] | undefined,
   at = 0,
-) {
-  return defineFunction(name, min, max, (args, fc) => {
-    const found = collection(fc, args[at]);
-    const out = found
-      ? fn(
-          values(found),
-          args.filter((_, i) => i !== at),
-        )
-      : undefined;
+): BuiltinFunction {
+  return defineFunction(name, arity[0], arity[1], (args, fc) => {
+    const json = collectContainer(fc, args[at]);
+    const out = json === undefined ? undefined : fn(primitiveStrings(json), args);
     return out ? list(out) : undefined;
   });
 }
 
-function sortItems(items: string[], mode: string): string[] {
-  const copy = [...items];
-  if (mode === "int" || mode === "real")
-    return copy.sort((a, b) => Number.parseFloat(a) - Number.parseFloat(b));
-  return copy.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+/** getvalues: every non-null primitive, nested ones included; a scalar is itself. */
+function getValues([source]: readonly Value[], fc: FunctionContext): Value {
+  const found = collect(fc, source);
+  if (!found) return list([]);
+  if (found.kind === "scalar") return list([found.text]);
+  return list(leafStrings(found.json));
 }
 
-function filterItems(items: string[], [pattern, isRegex, invert, max]: readonly Value[]): string[] {
+function leafStrings(json: JsonValue): string[] {
+  const out: string[] = [];
+  for (const member of members(json)) {
+    if (member !== null && typeof member === "object") out.push(...leafStrings(member));
+    else if (member !== null) out.push(primitiveToString(member) ?? "");
+  }
+  return out;
+}
+
+function getIndices([source]: readonly Value[], fc: FunctionContext): Value {
+  const found = collect(fc, source);
+  if (found?.kind !== "container" || found.fromList) return list([]);
+  return list(containerKeys(found.json));
+}
+
+function filterItems(items: string[], [pattern, , isRegex, invert, max]: readonly Value[]) {
   const needle = text(pattern) ?? "";
-  const regexMode = boolean(isRegex) ?? true;
-  const inverted = boolean(invert) ?? false;
-  const limit = integer(max) ?? Number.MAX_SAFE_INTEGER;
-  const kept = items.filter((s) => (regexMode ? fullMatch(needle, s) : s === needle) !== inverted);
-  return kept.slice(0, limit);
+  const regexMode = boolean(isRegex);
+  const inverted = boolean(invert);
+  const limit = integer(max);
+  if (regexMode === undefined || inverted === undefined || limit === undefined) return undefined;
+  const test = regexMode ? byteRegex(needle, true) : (s: string) => s === needle;
+  if (!test) return undefined;
+  return items.filter((s) => test(s) !== inverted).slice(0, Math.max(0, limit));
 }
 
-function mergeJson(parts: JsonValue[]): JsonValue {
-  if (parts.every(Array.isArray)) return (parts as JsonValue[][]).flat(1);
-  const out: Record<string, JsonValue> = {};
-  for (const part of parts) {
-    if (Array.isArray(part)) {
-      for (const [i, v] of part.entries()) out[String(i)] = v;
-    } else if (part !== null && typeof part === "object") Object.assign(out, part);
+function grepItems(items: string[], [pattern]: readonly Value[]) {
+  const test = byteRegex(text(pattern) ?? "", true);
+  return test ? items.filter(test) : undefined;
+}
+
+function sortArgs(items: string[], [, mode]: readonly Value[]) {
+  const found = sortMode(mode === undefined ? "lex" : (text(mode) ?? ""));
+  return found ? sortItems(items, found) : undefined;
+}
+
+function sublistItems(items: string[], [, where, count]: readonly Value[]) {
+  const n = integer(count);
+  const side = text(where);
+  if (n === undefined || (side !== "head" && side !== "tail")) return undefined;
+  return side === "head" ? items.slice(0, n) : items.slice(Math.max(0, items.length - n));
+}
+
+/** difference and intersection: unique items of the first kept by membership in the second. */
+function setFunction(name: string, keep: boolean): BuiltinFunction {
+  return defineFunction(name, 2, 2, ([a, b], fc) => {
+    const base = collectContainer(fc, a);
+    const other = collectContainer(fc, b);
+    if (base === undefined || other === undefined) return undefined;
+    const against = new Set(primitiveStrings(other));
+    const kept = primitiveStrings(base).filter((s) => against.has(s) === keep);
+    return list([...new Set(kept)]);
+  });
+}
+
+function lengthOf([source]: readonly Value[], fc: FunctionContext): Value | undefined {
+  const json = collectContainer(fc, source);
+  return json === undefined ? undefined : scalar(String(containerKeys(json).length), "int");
+}
+
+function nthOf([source, position]: readonly Value[], fc: FunctionContext): Value | undefined {
+  const json = collectContainer(fc, source);
+  const key = text(position);
+  if (json === undefined || key === undefined) return undefined;
+  let member: JsonValue | undefined;
+  if (Array.isArray(json)) {
+    const index = /^-?\d+$/.test(key.trim()) ? Number(key) : Number.NaN;
+    member = Number.isNaN(index) ? undefined : json.at(index);
+  } else if (json !== null && typeof json === "object") {
+    member = Object.hasOwn(json, key) ? json[key] : undefined;
   }
-  return out;
+  if (member === undefined || (member !== null && typeof member === "object")) return undefined;
+  return scalar(primitiveToString(member) ?? "");
 }
 
-function mergeArguments(args: readonly Value[], fc: FunctionContext): Value | undefined {
-  const parts: JsonValue[] = [];
-  for (const arg of args) {
-    const found = collection(fc, arg);
-    if (!found) return undefined;
-    parts.push(valueToJson(found));
-  }
-  return data(parts.length === 1 ? parts[0] : mergeJson(parts));
+/** A numeric fold over the members; non-numbers count as 0, as `strtod` leaves them. */
+function numeric(name: string, fold: (numbers: number[]) => number | undefined): BuiltinFunction {
+  return defineFunction(name, 1, 1, ([source], fc) => {
+    const json = collectContainer(fc, source);
+    if (json === undefined) return undefined;
+    const numbers = primitiveStrings(json).map((s) => leadingNumber(s) ?? 0);
+    const result = fold(numbers);
+    return result === undefined ? undefined : scalar(result.toFixed(6), "real");
+  });
 }
 
-function matchingVariables(fc: FunctionContext, pattern: string): [string, Value][] {
-  const regex = compileRegex(`^(?:${pattern})$`);
-  if (!regex) return [];
-  const out: [string, Value][] = [];
-  for (const [scope, lval, value] of fc.ctx.allVariables()) {
-    const name = `${scope}.${lval}`;
-    if (regex.test(name)) out.push([name, value]);
-  }
-  return out;
+function mean(numbers: number[]): number | undefined {
+  return numbers.length === 0 ? undefined : numbers.reduce((a, b) => a + b, 0) / numbers.length;
 }
 
-function typeName(value: Value, detail: boolean): string {
+function variance(numbers: number[]): number | undefined {
+  const average = mean(numbers);
+  if (average === undefined) return undefined;
+  if (numbers.length === 1) return 0;
+  return numbers.reduce((acc, n) => acc + (n - average) ** 2, 0) / (numbers.length - 1);
+}
+
+function extreme(name: string, last: boolean): BuiltinFunction {
+  return defineFunction(name, 2, 2, ([source, mode], fc) => {
+    const json = collectContainer(fc, source);
+    const found = sortMode(text(mode) ?? "");
+    if (json === undefined || !found) return undefined;
+    const sorted = sortItems(primitiveStrings(json), found);
+    if (sorted.length === 0) return undefined;
+    return scalar(last ? sorted[sorted.length - 1] : sorted[0]);
+  });
+}
+
+function quantifier(name: string, holds: (hits: number, total: number) => boolean): BuiltinFunction {
+  return defineFunction(name, 2, 2, ([pattern, source], fc) => {
+    const json = collectContainer(fc, source);
+    const test = byteRegex(text(pattern) ?? "", true);
+    if (json === undefined || !test) return undefined;
+    const items = primitiveStrings(json);
+    return classResult(holds(items.filter(test).length, items.length));
+  });
+}
+
+function typeName(value: Value | undefined, detail: boolean): string {
+  if (!value) return detail ? "policy none" : "none";
   if (value.type !== "data") return detail ? `policy ${value.type}` : value.type;
   const json = value.value;
-  const kind = Array.isArray(json)
-    ? "array"
-    : json === null
-      ? "null"
-      : typeof json === "object"
-        ? "object"
-        : typeof json;
-  return detail ? `data ${kind}` : "data";
+  const kind = Array.isArray(json) ? "array" : json === null ? "null" : typeof json;
+  return detail ? `data ${kind === "object" ? "object" : kind}` : "data";
+}
+
+function typeOf([name, detail]: readonly Value[], fc: FunctionContext): Value {
+  const found = collect(fc, name);
+  const value: Value | undefined =
+    found?.kind === "scalar"
+      ? scalar(found.text)
+      : found?.kind === "container"
+        ? found.fromList
+          ? list([])
+          : { type: "data", value: found.json }
+        : undefined;
+  return scalar(typeName(value, boolean(detail) ?? false));
 }
 
 export const collectionFunctions: readonly BuiltinFunction[] = [
-  onList("getvalues", (items) => items),
-  defineFunction("getindices", 1, 1, ([source], fc) => {
-    const found = collection(fc, source);
-    return found ? list(indices(found)) : undefined;
-  }),
-  onList("filter", filterItems, 5, 5, 1),
-  onList("grep", (items, [pattern]) => items.filter((s) => fullMatch(text(pattern) ?? "", s)), 2, 2, 1),
-  onList("sort", (items, [mode]) => sortItems(items, text(mode) ?? "lex"), 1, 2),
-  onList("unique", (items) => [...new Set(items)]),
-  onList("reverse", (items) => [...items].reverse()),
-  onList(
-    "sublist",
-    (items, [where, count]) => {
-      const n = integer(count) ?? 0;
-      return text(where) === "tail" ? items.slice(Math.max(0, items.length - n)) : items.slice(0, n);
-    },
-    3,
-    3,
-  ),
-  defineFunction("length", 1, 1, ([source], fc) => {
-    const found = collection(fc, source);
-    if (!found) return undefined;
-    const json = valueToJson(found);
-    const size = Array.isArray(json)
-      ? json.length
-      : json !== null && typeof json === "object"
-        ? Object.keys(json).length
-        : 1;
-    return scalar(String(size), "int");
-  }),
-  defineFunction("nth", 2, 2, ([source, position], fc) => {
-    const found = collection(fc, source);
-    const key = text(position);
-    if (!found || key === undefined) return undefined;
-    const json = valueToJson(found);
-    const member = Array.isArray(json)
-      ? json.at(Number(key))
-      : json !== null && typeof json === "object"
-        ? json[key]
-        : undefined;
-    if (member === undefined) return undefined;
-    return member !== null && typeof member === "object"
-      ? data(member)
-      : scalar(primitiveToString(member) ?? "");
-  }),
-  defineFunction(
-    "maplist",
-    2,
-    2,
-    ([pattern, source], fc) => {
-      const template = text(pattern);
-      const found = collection(fc, source);
-      if (template === undefined || !found) return undefined;
-      const mapped = values(found).map((item) =>
-        expandString(fc.ctx, template.replaceAll("$(this)", item).replaceAll(BRACED_THIS, item), fc.options),
-      );
-      return list(mapped);
-    },
-    true,
-  ),
-  defineFunction("mergedata", 0, Number.POSITIVE_INFINITY, (args, fc) => mergeArguments(args, fc)),
-  defineFunction("parsejson", 1, 1, ([raw]) => {
-    const source = text(raw);
-    if (source === undefined) return undefined;
-    try {
-      return data(JSON.parse(source) as JsonValue);
-    } catch {
-      return parseInlineJson(source);
-    }
-  }),
-  defineFunction("storejson", 1, 1, ([source], fc) => {
-    const found = collection(fc, source);
-    return found ? scalar(JSON.stringify(valueToJson(found), null, 2)) : undefined;
-  }),
-  defineFunction("variablesmatching", 1, 1, ([pattern], fc) =>
-    list(matchingVariables(fc, text(pattern) ?? "").map(([name]) => name)),
-  ),
-  defineFunction("variablesmatching_as_data", 1, 1, ([pattern], fc) => {
-    const out: Record<string, JsonValue> = {};
-    for (const [name, value] of matchingVariables(fc, text(pattern) ?? "")) out[name] = valueToJson(value);
-    return data(out);
-  }),
-  defineFunction("type", 1, 2, ([name, detail], fc) => {
-    const found = collection(fc, name);
-    return scalar(found ? typeName(found, boolean(detail) ?? false) : "none");
-  }),
+  defineFunction("getvalues", 1, 1, getValues),
+  defineFunction("getindices", 1, 1, getIndices),
+  onItems("filter", [5, 5], filterItems, 1),
+  onItems("grep", [2, 2], grepItems, 1),
+  onItems("sort", [1, 2], sortArgs),
+  onItems("shuffle", [2, 2], (items, [, seed]) => shuffleItems(items, text(seed) ?? "")),
+  onItems("unique", [1, 1], (items) => [...new Set(items)]),
+  onItems("reverse", [1, 1], (items) => [...items].reverse()),
+  onItems("sublist", [3, 3], sublistItems),
+  setFunction("difference", false),
+  setFunction("intersection", true),
+  defineFunction("length", 1, 1, lengthOf),
+  defineFunction("nth", 2, 2, nthOf),
+  numeric("sum", (ns) => ns.reduce((a, b) => a + b, 0)),
+  numeric("product", (ns) => ns.reduce((a, b) => a * b, 1)),
+  numeric("mean", mean),
+  numeric("variance", variance),
+  extreme("min", false),
+  extreme("max", true),
+  quantifier("every", (hits, total) => total > 0 && hits === total),
+  quantifier("some", (hits) => hits > 0),
+  quantifier("none", (hits) => hits === 0),
+  defineFunction("type", 1, 2, typeOf),
 ];

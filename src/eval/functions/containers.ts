@@ -1,0 +1,143 @@
+/**
+ * How 3.21's "collecting" functions read their container argument: a list
+ * or data value (from `@(x)` or a nested call), inline JSON text, or the
+ * name of a list, data or classic-array variable.
+ */
+import { type JsonValue, type Value, isList, primitiveToString } from "../values.js";
+import { parseVarRef } from "../var-ref.js";
+import { parseJsonContainer } from "./json-text.js";
+import type { FunctionContext } from "./types.js";
+
+/** What a collecting argument names. */
+export type Collected =
+  | { readonly kind: "container"; readonly json: JsonValue; readonly fromList: boolean }
+  | { readonly kind: "scalar"; readonly text: string };
+
+/** Resolves a collecting argument; undefined when it names nothing. */
+export function collect(fc: FunctionContext, arg: Value | undefined): Collected | undefined {
+  if (!arg) return undefined;
+  if (isList(arg)) return { kind: "container", json: [...arg.value], fromList: true };
+  if (arg.type === "data") return fromJson(arg.value);
+  const name = arg.value;
+  const trimmed = name.trimStart();
+  if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
+    const json = parseJsonContainer(name);
+    return json === undefined ? undefined : { kind: "container", json, fromList: false };
+  }
+  const found = fc.ctx.getVariable(parseVarRef(name));
+  if (found) {
+    if (isList(found)) return { kind: "container", json: [...found.value], fromList: true };
+    if (found.type === "data") return fromJson(found.value);
+    return { kind: "scalar", text: found.value };
+  }
+  const array = classicArrayJson(fc, name);
+  return array ? { kind: "container", json: array, fromList: false } : undefined;
+}
+
+/** A collecting argument that must be a container (array or object). */
+export function collectContainer(fc: FunctionContext, arg: Value | undefined): JsonValue | undefined {
+  const found = collect(fc, arg);
+  return found?.kind === "container" ? found.json : undefined;
+}
+
+function fromJson(json: JsonValue): Collected {
+  if (json !== null && typeof json === "object") return { kind: "container", json, fromList: false };
+  return { kind: "scalar", text: primitiveToString(json) ?? "" };
+}
+
+/**
+ * The entries `name[a]`, `name[a][b]`... of a classic array as nested JSON
+ * objects; undefined when there are none.
+ */
+export function classicArrayJson(fc: FunctionContext, name: string): JsonValue | undefined {
+  const ref = parseVarRef(name);
+  const key = fc.ctx.scopeKey(ref);
+  const colon = key.indexOf(":");
+  const prefix = `${ref.name}${ref.indices.map((i) => `[${i}]`).join("")}[`;
+  const out: Record<string, JsonValue> = {};
+  let found = false;
+  for (const [lval, value] of fc.ctx.scopeEntries(key.slice(0, colon), key.slice(colon + 1))) {
+    if (!lval.startsWith(prefix)) continue;
+    const path = splitIndexPath(lval.slice(prefix.length - 1));
+    if (!path) continue;
+    found = true;
+    insertPath(out, path, valueJson(value));
+  }
+  return found ? out : undefined;
+}
+
+function valueJson(value: Value): JsonValue {
+  if (value.type === "data") return value.value;
+  return isList(value) ? [...value.value] : value.value;
+}
+
+function splitIndexPath(text: string): string[] | undefined {
+  const out: string[] = [];
+  let rest = text;
+  while (rest.startsWith("[")) {
+    const close = rest.indexOf("]");
+    if (close === -1) return undefined;
+    out.push(rest.slice(1, close));
+    rest = rest.slice(close + 1);
+  }
+  return rest === "" && out.length > 0 ? out : undefined;
+}
+
+function insertPath(target: Record<string, JsonValue>, path: string[], value: JsonValue): void {
+  let at = target;
+  for (const step of path.slice(0, -1)) {
+    const next = at[step];
+    if (next === null || typeof next !== "object" || Array.isArray(next)) at[step] = {};
+    at = at[step] as Record<string, JsonValue>;
+  }
+  at[path[path.length - 1]] = value;
+}
+
+/** The members of a container, in order (array items or object values). */
+export function members(json: JsonValue): JsonValue[] {
+  if (Array.isArray(json)) return json;
+  return json !== null && typeof json === "object" ? Object.values(json) : [];
+}
+
+/** The non-null primitive members as strings, as most list functions see a container. */
+export function primitiveStrings(json: JsonValue): string[] {
+  const out: string[] = [];
+  for (const member of members(json)) {
+    if (member !== null && typeof member !== "object") out.push(primitiveToString(member) ?? "");
+  }
+  return out;
+}
+
+/** The keys of a container: object keys or array positions. */
+export function containerKeys(json: JsonValue): string[] {
+  if (Array.isArray(json)) return json.map((_, i) => String(i));
+  return json !== null && typeof json === "object" ? Object.keys(json) : [];
+}
+
+/** Byte-wise comparison of UTF-8 text, as C's strcmp. */
+export function compareBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+}
+
+/**
+ * A PCRE-like regex run on the bytes of the text (no UTF mode, as 3.21):
+ * `.` matches one byte of a multi-byte character.
+ */
+export function byteRegex(pattern: string, anchored: boolean): ((s: string) => boolean) | undefined {
+  let source = toLatin1(pattern);
+  let flags = "";
+  source = source.replace(/^\(\?([imsx]+)\)/, (_, found: string) => {
+    flags += found.replace("x", "");
+    return "";
+  });
+  try {
+    const regex = new RegExp(anchored ? `^(?:${source})$` : source, flags);
+    return (s) => regex.test(toLatin1(s));
+  } catch {
+    return undefined;
+  }
+}
+
+function toLatin1(text: string): string {
+  return Buffer.from(text, "utf8").toString("latin1");
+}

@@ -1,0 +1,256 @@
+/**
+ * Data-container functions: maplist, maparray, mapdata, mergedata,
+ * data_expand, storejson, parsejson, parseyaml, validjson, validdata,
+ * variablesmatching(_as_data), getvariablemetatags, getclassmetatags,
+ * datastate, bundlestate, callstack_callers, callstack_promisers.
+ * A failure gives undefined, as 3.21's FnFailure.
+ */
+import { expandString } from "../expand.js";
+import { type JsonValue, type Value, data, isList, list, primitiveToString, scalar } from "../values.js";
+import { parseVarRef } from "../var-ref.js";
+import { text } from "./args.js";
+import { byteRegex, collectContainer, primitiveStrings } from "./containers.js";
+import { parseJsonContainer, parseJsonText, renderPrettyJson } from "./json-text.js";
+import { parseYamlText } from "./readers.js";
+import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
+
+/** Replaces `$(this.NAME)` and `${this.NAME}` in a template. */
+function substituteThis(template: string, name: string, value: string): string {
+  return template.replaceAll(`$(${name})`, value).replaceAll(`\${${name}}`, value);
+}
+
+function mapList([pattern, source]: readonly Value[], fc: FunctionContext): Value | undefined {
+  const template = text(pattern);
+  const json = collectContainer(fc, source);
+  if (template === undefined || json === undefined) return undefined;
+  const mapped = primitiveStrings(json).map((item) =>
+    expandString(fc.ctx, substituteThis(template, "this", item), fc.options),
+  );
+  return list(mapped);
+}
+
+type MapMode = "none" | "canonify" | "json";
+
+/** Every `(k, k[1], v)` that maparray and mapdata visit, two levels deep. */
+function mapEntries(json: JsonValue): [string, string | undefined, string][] {
+  const out: [string, string | undefined, string][] = [];
+  const top = Array.isArray(json) ? json.map((v, i) => [String(i), v] as const) : Object.entries(json ?? {});
+  for (const [key, value] of top) {
+    if (value === null || typeof value !== "object") {
+      out.push([key, undefined, primitiveToString(value) ?? ""]);
+      continue;
+    }
+    const inner = Array.isArray(value) ? value.map((v) => [undefined, v] as const) : Object.entries(value);
+    for (const [subkey, member] of inner) {
+      if (member !== null && typeof member !== "object") out.push([key, subkey, String(member)]);
+    }
+  }
+  return out;
+}
+
+function mapTemplate(template: string, [k, k1, v]: [string, string | undefined, string], mode: MapMode) {
+  const quote = (s: string) => (mode === "json" ? JSON.stringify(s).slice(1, -1) : s);
+  let out = substituteThis(template, "this.k", quote(k));
+  if (k1 !== undefined) out = substituteThis(out, "this.k[1]", quote(k1));
+  return substituteThis(out, "this.v", quote(v));
+}
+
+function mapOver(
+  fc: FunctionContext,
+  template: string,
+  source: Value | undefined,
+  mode: MapMode,
+): string[] | undefined {
+  const json = collectContainer(fc, source);
+  if (json === undefined) return undefined;
+  const out: string[] = [];
+  for (const entry of mapEntries(json)) {
+    const expanded = expandString(fc.ctx, mapTemplate(template, entry, mode), fc.options);
+    const item = mode === "canonify" ? canonifyBytes(expanded) : expanded;
+    if (entry[1] === undefined || !out.includes(item)) out.push(item);
+  }
+  return out;
+}
+
+function canonifyBytes(value: string): string {
+  let out = "";
+  for (const byte of Buffer.from(value, "utf8")) {
+    out += /[A-Za-z0-9_]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : "_";
+  }
+  return out;
+}
+
+function mapData([mode, pattern, source]: readonly Value[], fc: FunctionContext): Value | undefined {
+  const kind = text(mode);
+  const template = text(pattern);
+  if (template === undefined || (kind !== "none" && kind !== "canonify" && kind !== "json")) return undefined;
+  const mapped = mapOver(fc, template, source, kind);
+  if (!mapped) return undefined;
+  if (kind !== "json") return data(mapped);
+  const parsed = mapped.map(parseJsonText).filter((v): v is JsonValue => v !== undefined);
+  return data(parsed);
+}
+
+/** 3.21's JsonMerge: arrays concatenate, anything with an object merges keys shallowly. */
+function mergeTwo(a: JsonValue, b: JsonValue): JsonValue {
+  if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
+  const asObject = (j: JsonValue) => (Array.isArray(j) ? Object.fromEntries(j.entries()) : j);
+  return { ...(asObject(a) as object), ...(asObject(b) as object) } as JsonValue;
+}
+
+function mergeData(args: readonly Value[], fc: FunctionContext): Value | undefined {
+  if (args.length === 0) return undefined;
+  const parts: JsonValue[] = [];
+  for (const arg of args) {
+    const json = collectContainer(fc, arg);
+    if (json === undefined) return undefined;
+    parts.push(json);
+  }
+  return data(parts.slice(1).reduce(mergeTwo, structuredClone(parts[0])));
+}
+
+function expandJson(fc: FunctionContext, json: JsonValue): JsonValue {
+  const expand = (s: string) => expandString(fc.ctx, s, fc.options);
+  if (typeof json === "string") return expand(json);
+  if (Array.isArray(json)) return json.map((v) => expandJson(fc, v));
+  if (json === null || typeof json !== "object") return json;
+  return Object.fromEntries(Object.entries(json).map(([k, v]) => [expand(k), expandJson(fc, v)]));
+}
+
+function storeJson([source]: readonly Value[], fc: FunctionContext): Value | undefined {
+  const json = collectContainer(fc, source);
+  return json === undefined ? undefined : scalar(renderPrettyJson(json));
+}
+
+function validJson([raw, mode]: readonly Value[]): Value | undefined {
+  const source = text(raw);
+  if (source === undefined || (mode !== undefined && text(mode) !== "JSON" && text(mode) === undefined))
+    return undefined;
+  return scalar(parseJsonText(source) === undefined ? "!any" : "any");
+}
+
+// --- variables and classes ------------------------------------------------
+
+function matchingVariables(fc: FunctionContext, args: readonly Value[]): [string, Value][] | undefined {
+  const test = byteRegex(text(args[0]) ?? "", true);
+  const tagTests = args.slice(1).map((a) => byteRegex(text(a) ?? "", true));
+  if (!test || tagTests.some((t) => !t)) return undefined;
+  const out: [string, Value][] = [];
+  for (const [scope, lval, value] of fc.ctx.allVariables()) {
+    const name = `${scope}.${lval}`;
+    if (!test(name)) continue;
+    const tags = variableTags(fc, name) ?? [];
+    if (tagTests.length > 0 && !tagTests.some((t) => tags.some((tag) => t?.(tag)))) continue;
+    out.push([name, value]);
+  }
+  return out;
+}
+
+function valueJson(value: Value): JsonValue {
+  if (value.type === "data") return value.value;
+  return isList(value) ? [...value.value] : value.value;
+}
+
+/** A variable's tags: those recorded with it, after the implicit `source=promise`. */
+function variableTags(fc: FunctionContext, name: string): string[] | undefined {
+  const ref = parseVarRef(name);
+  if (!fc.ctx.getVariable(ref)) return undefined;
+  return ["source=promise", ...(fc.ctx.getVariableTags(ref) ?? [])];
+}
+
+/** With a key argument: the values of `key=value` tags; otherwise all tags. */
+function selectTags(tags: string[] | undefined, key: Value | undefined): Value | undefined {
+  if (!tags) return undefined;
+  const wanted = text(key);
+  if (wanted === undefined) return list(tags);
+  const prefix = `${wanted}=`;
+  return list(tags.filter((t) => t.startsWith(prefix)).map((t) => t.slice(prefix.length)));
+}
+
+function classTags(fc: FunctionContext, name: string): string[] | undefined {
+  if (!fc.ctx.isClassDefined(name)) return undefined;
+  const source = fc.ctx.isHardClass(name) ? [] : ["source=promise"];
+  return [...source, ...(fc.ctx.getClassTags(name) ?? [])];
+}
+
+/** `ns:bundle` keys as 3.21 prints them: the default namespace is left out. */
+function scopeName(scope: string): string {
+  return scope.startsWith("default:") ? scope.slice("default:".length) : scope;
+}
+
+function stateOf(fc: FunctionContext, bundle?: string): Record<string, JsonValue> {
+  const vars: Record<string, Record<string, JsonValue>> = {};
+  for (const [scope, lval, value] of fc.ctx.allVariables()) {
+    const key = scopeName(scope);
+    if (bundle !== undefined && key !== bundle) continue;
+    vars[key] ??= {};
+    vars[key][lval] = valueJson(value);
+  }
+  if (bundle !== undefined) return vars[bundle] ?? {};
+  const classes = Object.fromEntries(fc.ctx.listClasses().map((c) => [c, true]));
+  return { classes, vars };
+}
+
+function callstackCallers(fc: FunctionContext): Value {
+  const frames = fc.ctx.frames();
+  const out = frames.map((frame, depth) => ({
+    type: "bundle",
+    bundle: { name: frame.scope, namespace: frame.ns },
+    depth,
+    frame: depth,
+  }));
+  return data(out.reverse());
+}
+
+export const dataFunctions: readonly BuiltinFunction[] = [
+  defineFunction("maplist", 2, 2, mapList, true),
+  defineFunction(
+    "maparray",
+    2,
+    2,
+    ([pattern, source], fc) => {
+      const template = text(pattern);
+      const mapped = template === undefined ? undefined : mapOver(fc, template, source, "none");
+      return mapped ? list(mapped) : undefined;
+    },
+    true,
+  ),
+  defineFunction("mapdata", 3, 3, mapData, true),
+  defineFunction("mergedata", 0, Number.POSITIVE_INFINITY, mergeData),
+  defineFunction("data_expand", 1, 1, ([source], fc) => {
+    const json = collectContainer(fc, source);
+    return json === undefined ? undefined : data(expandJson(fc, json));
+  }),
+  defineFunction("storejson", 1, 1, storeJson),
+  defineFunction("parsejson", 1, 1, ([raw]) => {
+    const json = parseJsonContainer(text(raw) ?? "");
+    return json === undefined ? undefined : data(json);
+  }),
+  defineFunction("parseyaml", 1, 1, ([raw]) => {
+    const json = parseYamlText(text(raw) ?? "");
+    return json === undefined ? undefined : data(json);
+  }),
+  defineFunction("validjson", 1, 2, validJson),
+  defineFunction("validdata", 2, 2, ([raw, mode]) => (text(mode) === "JSON" ? validJson([raw]) : undefined)),
+  defineFunction("variablesmatching", 1, Number.POSITIVE_INFINITY, (args, fc) => {
+    const found = matchingVariables(fc, args);
+    return found ? list(found.map(([name]) => name)) : undefined;
+  }),
+  defineFunction("variablesmatching_as_data", 1, Number.POSITIVE_INFINITY, (args, fc) => {
+    const found = matchingVariables(fc, args);
+    return found ? data(Object.fromEntries(found.map(([n, v]) => [n, valueJson(v)]))) : undefined;
+  }),
+  defineFunction("getvariablemetatags", 1, 2, ([name, key], fc) =>
+    selectTags(variableTags(fc, text(name) ?? ""), key),
+  ),
+  defineFunction("getclassmetatags", 1, 2, ([name, key], fc) =>
+    selectTags(classTags(fc, text(name) ?? ""), key),
+  ),
+  defineFunction("datastate", 0, 0, (_, fc) => data(stateOf(fc))),
+  defineFunction("bundlestate", 1, 1, ([name], fc) => {
+    const state = stateOf(fc, text(name) ?? "");
+    return Object.keys(state).length === 0 ? undefined : data(state);
+  }),
+  defineFunction("callstack_callers", 0, 0, (_, fc) => callstackCallers(fc)),
+  defineFunction("callstack_promisers", 0, 0, () => list([])),
+];

@@ -1,0 +1,159 @@
+/**
+ * JSON text as 3.21 reads and writes it. Its parser is lenient: it stops
+ * after the first value (trailing text is ignored), takes commas as optional,
+ * accepts unquoted object keys and keeps `\uXXXX` escapes as written. Its
+ * writer sorts object keys, indents by two spaces, writes an empty object
+ * as `{` newline `}` and leaves non-ASCII text unescaped.
+ */
+import type { JsonValue } from "../values.js";
+
+/** Parses the first JSON value of `text`; undefined when there is none. */
+export function parseJsonText(text: string): JsonValue | undefined {
+  const parser = new LenientParser(text);
+  try {
+    return parser.value();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Like `parseJsonText`, but only an array or an object counts. */
+export function parseJsonContainer(text: string): JsonValue | undefined {
+  const parsed = parseJsonText(text);
+  return parsed !== null && typeof parsed === "object" ? parsed : undefined;
+}
+
+class LenientParser {
+  private at = 0;
+  constructor(private readonly text: string) {}
+
+  value(): JsonValue {
+    this.skipSpace();
+    const ch = this.text[this.at];
+    if (ch === "{") return this.object();
+    if (ch === "[") return this.array();
+    if (ch === '"') return this.string();
+    return this.primitive();
+  }
+
+  private object(): JsonValue {
+    const out: Record<string, JsonValue> = {};
+    this.at++;
+    for (;;) {
+      this.skipSpace();
+      if (this.text[this.at] === "}") return this.step(out);
+      const key = this.text[this.at] === '"' ? this.string() : this.bareKey();
+      this.skipSpace();
+      if (this.text[this.at++] !== ":") throw new Error("expected ':'");
+      out[key] = this.value();
+      if (this.separator("}")) return out;
+    }
+  }
+
+  private array(): JsonValue {
+    const out: JsonValue[] = [];
+    this.at++;
+    for (;;) {
+      this.skipSpace();
+      if (this.text[this.at] === "]") return this.step(out);
+      out.push(this.value());
+      if (this.separator("]")) return out;
+    }
+  }
+
+  /** After a member: true at the closing bracket; the comma is optional, as 3.21 has it. */
+  private separator(close: string): boolean {
+    this.skipSpace();
+    const ch = this.text[this.at];
+    if (ch === close) return this.step(true);
+    if (ch === ",") this.at++;
+    else if (ch === undefined) throw new Error(`expected '${close}'`);
+    return false;
+  }
+
+  private step<T>(value: T): T {
+    this.at++;
+    return value;
+  }
+
+  private bareKey(): string {
+    const match = /^[^\s:,{}[\]"]+/.exec(this.text.slice(this.at));
+    if (!match) throw new Error("expected a key");
+    this.at += match[0].length;
+    return match[0];
+  }
+
+  private string(): string {
+    let out = "";
+    for (this.at++; this.at < this.text.length; this.at++) {
+      const ch = this.text[this.at];
+      if (ch === '"') return this.step(out);
+      if (ch !== "\\") {
+        out += ch;
+        continue;
+      }
+      const next = this.text[++this.at];
+      // 3.21 keeps `\uXXXX` as written.
+      if (next === "u") out += "\\u";
+      else out += ESCAPES[next] ?? next;
+    }
+    throw new Error("unterminated string");
+  }
+
+  private primitive(): JsonValue {
+    const match = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])/.exec(
+      this.text.slice(this.at),
+    );
+    if (!match) throw new Error("expected a value");
+    this.at += match[0].length;
+    if (match[0] === "null") return null;
+    if (match[0] === "true" || match[0] === "false") return match[0] === "true";
+    return Number(match[0]);
+  }
+
+  private skipSpace(): void {
+    while (/\s/.test(this.text[this.at] ?? "")) this.at++;
+  }
+}
+
+const ESCAPES: Record<string, string> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+const WRITE_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+};
+
+/** A JSON string literal as 3.21 writes it (non-ASCII stays as is). */
+export function quoteJsonString(text: string): string {
+  const escaped = text.replace(/["\\\u0000-\u001f]/g, (ch) => {
+    return WRITE_ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  });
+  return `"${escaped}"`;
+}
+
+/** Pretty JSON as `storejson` writes it. */
+export function renderPrettyJson(json: JsonValue, indent = ""): string {
+  if (json === null || typeof json !== "object") return renderPrimitive(json);
+  const inner = `${indent}  `;
+  if (Array.isArray(json)) {
+    if (json.length === 0) return "[]";
+    const items = json.map((v) => `${inner}${renderPrettyJson(v, inner)}`);
+    return `[\n${items.join(",\n")}\n${indent}]`;
+  }
+  const entries = Object.entries(json)
+    .sort(([a], [b]) => compareKeys(a, b))
+    .map(([k, v]) => `${inner}${quoteJsonString(k)}: ${renderPrettyJson(v, inner)}`);
+  return entries.length === 0 ? `{\n${indent}}` : `{\n${entries.join(",\n")}\n${indent}}`;
+}
+
+function renderPrimitive(json: JsonValue): string {
+  return typeof json === "string" ? quoteJsonString(json) : String(json);
+}
+
+function compareKeys(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+}
