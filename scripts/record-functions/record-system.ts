@@ -33,9 +33,14 @@ export function makeTree(root: string): void {
   for (const [name, spec] of Object.entries(FILES)) {
     const path = join(root, name);
     mkdirSync(dirname(path), { recursive: true });
-    if (spec === null) mkdirSync(path, { recursive: true });
-    else if (typeof spec === "string") writeFileSync(path, spec);
-    else symlinkSync(spec.link, path);
+    // Modes are set explicitly so that the recording does not depend on the umask.
+    if (spec === null) {
+      mkdirSync(path, { recursive: true });
+      chmodSync(path, 0o755);
+    } else if (typeof spec === "string") {
+      writeFileSync(path, spec);
+      chmodSync(path, 0o644);
+    } else symlinkSync(spec.link, path);
   }
   for (const name of EXECUTABLES) chmodSync(join(root, name), 0o755);
 }

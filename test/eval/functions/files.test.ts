@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { lstatSync, mkdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, statSync, statfsSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { expandRval } from "../../../src/eval/expand.js";
@@ -120,4 +120,13 @@ test("readfile reads /proc files and limits by bytes", () => {
   // A bounded read of an endless device stops at the limit (NULs cut the text).
   assert.deepEqual(call('readfile("/dev/zero", "10")'), scalar(""));
   assert.equal((call('readfile("/dev/urandom", "100")')?.value as string).length <= 100, true);
+});
+
+test("diskfree is the space available to users, in KiB; 0 when unknown", () => {
+  const fs = statfsSync("/");
+  const expected = Math.floor((fs.bavail * fs.bsize) / 1024);
+  const got = Number((call('diskfree("/")') as { value: string }).value);
+  // Other processes may write meanwhile: allow a little drift.
+  assert.ok(Math.abs(got - expected) < 1024 * 100, `${got} vs ${expected}`);
+  assert.deepEqual(call('diskfree("/nonexistent/x")'), scalar("0", "int"));
 });

@@ -41,9 +41,14 @@ export function makeTree(): string {
   for (const [name, spec] of Object.entries(fixture.files)) {
     const path = join(root, name);
     mkdirSync(dirname(path), { recursive: true });
-    if (spec === null) mkdirSync(path, { recursive: true, mode: 0o755 });
-    else if (typeof spec === "string") writeFileSync(path, spec, { mode: 0o644 });
-    else symlinkSync(spec.link, path);
+    // Modes are set explicitly: the recorded permissions must not depend on the umask.
+    if (spec === null) {
+      mkdirSync(path, { recursive: true });
+      chmodSync(path, 0o755);
+    } else if (typeof spec === "string") {
+      writeFileSync(path, spec);
+      chmodSync(path, 0o644);
+    } else symlinkSync(spec.link, path);
   }
   for (const name of fixture.executables) chmodSync(join(root, name), 0o755);
   return root;
