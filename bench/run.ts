@@ -27,6 +27,9 @@ interface Comparison {
   /** The fastest runs: less disturbed than the medians on a busy machine. */
   readonly tendMinMs: number;
   readonly cfPromisesMinMs: number;
+  /** Mean CPU time (user + system) per run, where /proc tells it. */
+  readonly tendCpuMs: number | null;
+  readonly cfPromisesCpuMs: number | null;
   /** tend's median over cf-promises' median. */
   readonly ratio: number;
 }
@@ -45,6 +48,22 @@ function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * CPU time (user + system, ms) of this process's finished children, from
+ * /proc/self/stat; null where there is no /proc. Unlike wall time it does not
+ * grow when other work competes for the machine.
+ */
+function childCpuMs(): number | null {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // cutime and cstime are fields 16 and 17; `fields` starts at field 3. Ticks are 1/100 s on Linux.
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return null;
+  }
 }
 
 /** Wall time of one run; a non-zero exit is reported, since timing a failure would mislead. */
@@ -76,18 +95,29 @@ function compare(
   try {
     const tendTimes: number[] = [];
     const cfTimes: number[] = [];
+    const cpu = { tend: 0, cf: 0 };
+    const timed = (times: number[], tool: "tend" | "cf", run: () => number) => {
+      const before = childCpuMs();
+      times.push(run());
+      const after = childCpuMs();
+      if (before !== null && after !== null) cpu[tool] += after - before;
+    };
     // One untimed run each warms the file cache.
     timeRun(process.execPath, [tendBin, ...tend], cwd, env);
     timeRun("cf-promises", cf, cwd, env);
     for (let i = 0; i < iterations; i++) {
-      tendTimes.push(timeRun(process.execPath, [tendBin, ...tend], cwd, env));
-      cfTimes.push(timeRun("cf-promises", cf, cwd, env));
+      timed(tendTimes, "tend", () => timeRun(process.execPath, [tendBin, ...tend], cwd, env));
+      timed(cfTimes, "cf", () => timeRun("cf-promises", cf, cwd, env));
     }
+    const hasCpu = childCpuMs() !== null;
     const tendMs = median(tendTimes);
     const cfPromisesMs = median(cfTimes);
     const tendMinMs = Math.min(...tendTimes);
     const cfPromisesMinMs = Math.min(...cfTimes);
-    return { name, tendMs, cfPromisesMs, tendMinMs, cfPromisesMinMs, ratio: tendMs / cfPromisesMs };
+    const tendCpuMs = hasCpu ? cpu.tend / iterations : null;
+    const cfPromisesCpuMs = hasCpu ? cpu.cf / iterations : null;
+    const ratio = tendMs / cfPromisesMs;
+    return { name, tendMs, cfPromisesMs, tendMinMs, cfPromisesMinMs, tendCpuMs, cfPromisesCpuMs, ratio };
   } finally {
     rmSync(workdir, { recursive: true, force: true });
   }
@@ -132,7 +162,11 @@ function formatComparison(part: Part<Comparison>, title: string): string {
   const ratio = c.ratio >= 1 ? `${c.ratio.toFixed(2)}x slower` : `${(1 / c.ratio).toFixed(2)}x faster`;
   const medians = `tend ${c.tendMs.toFixed(1)} ms, cf-promises ${c.cfPromisesMs.toFixed(1)} ms (median)`;
   const fastest = `fastest: ${c.tendMinMs.toFixed(1)} ms vs ${c.cfPromisesMinMs.toFixed(1)} ms`;
-  return `${title}\n  ${medians}: tend is ${ratio}; ${fastest}`;
+  const cpu =
+    c.tendCpuMs === null || c.cfPromisesCpuMs === null
+      ? ""
+      : `\n  CPU per run: tend ${c.tendCpuMs.toFixed(0)} ms, cf-promises ${c.cfPromisesCpuMs.toFixed(0)} ms`;
+  return `${title}\n  ${medians}: tend is ${ratio}; ${fastest}${cpu}`;
 }
 
 function formatThroughput(part: Part<Throughput>): string {
