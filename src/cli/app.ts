@@ -26,8 +26,12 @@ const commands: Readonly<Record<string, CommandEntry>> = {
   },
 };
 
+/** Set by the bundler (scripts/bundle.js); absent when running the compiled modules. */
+declare const __TEND_VERSION__: string | undefined;
+
 /** The version from package.json. */
 export function getVersion(): string {
+  if (typeof __TEND_VERSION__ === "string") return __TEND_VERSION__;
   const text = readFileSync(new URL("../../../package.json", import.meta.url), "utf8");
   return (JSON.parse(text) as { version: string }).version;
 }

@@ -7,12 +7,17 @@
  * value that does not convert makes the call fail (undefined).
  */
 import { readFileSync } from "node:fs";
-import { isAlias, parseAllDocuments, visit } from "yaml";
+import { createRequire } from "node:module";
 import { type JsonValue, type ScalarType, type Value, data, list, scalar } from "../values.js";
 import { integer, text } from "./args.js";
 import { parseJsonContainer } from "./json-text.js";
 import { leadingNumber } from "./sorting.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
+
+/** The YAML library, loaded on first use: most runs never read YAML, and loading it costs startup time. */
+function loadYaml(): typeof import("yaml") {
+  return createRequire(import.meta.url)("yaml") as typeof import("yaml");
+}
 
 /** A file's text, at most `max` bytes of it (0 or less: all). */
 function readText(path: string | undefined, max?: number): string | undefined {
@@ -141,6 +146,7 @@ function dataTable(args: readonly Value[], asArrays: boolean): Value | undefined
  * top level and empty documents fail.
  */
 export function parseYamlText(source: string): JsonValue | undefined {
+  const { isAlias, parseAllDocuments, visit } = loadYaml();
   const [doc] = parseAllDocuments(source, { version: "1.1", uniqueKeys: false });
   if (!doc || !("contents" in doc)) return undefined;
   // 3.21 leaves out members whose value is an alias.

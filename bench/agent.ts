@@ -1,0 +1,147 @@
+/**
+ * Benchmarks `tend agent` against `cf-agent`, both in one run:
+ *
+ *   node dist/bench/agent.js [--iterations N] [--json]
+ *
+ * 1. an empty policy (startup and the fixed cost of a run);
+ * 2. a generated policy of 5,000 vars, classes and reports promises with
+ *    lists and iteration.
+ *
+ * Each agent runs in its own temporary work directory with `-K`; cf-agent
+ * gets a `bin/cf-promises` link and keys there, as it needs them. Skipped,
+ * with the reason, when cf-agent is not installed.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
+const CF_AGENT = "/usr/bin/cf-agent";
+
+interface AgentComparison {
+  readonly name: string;
+  readonly promises: number;
+  readonly tendMs: number;
+  readonly cfAgentMs: number;
+  readonly ratio: number;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** A policy of `bundles` × (vars, classes and reports) promises with lists and iteration. */
+export function generatePolicy(bundles: number, perBundle: number): string {
+  const out: string[] = [
+    "body common control { bundlesequence => { @(seq.names) }; }",
+    "bundle common seq {",
+  ];
+  out.push(
+    `  vars: "names" slist => { ${Array.from({ length: bundles }, (_, b) => `"b${b}"`).join(", ")} };`,
+    "}",
+  );
+  for (let b = 0; b < bundles; b++) {
+    out.push(`bundle agent b${b}`, "{", "  vars:", '      "items" slist => { "a", "b", "c", "d" };');
+    for (let i = 0; i < perBundle; i++) out.push(`      "v${i}" string => "value $(items) ${i}";`);
+    out.push("  classes:");
+    for (let i = 0; i < perBundle; i++) out.push(`      "c${i}_$(items)" expression => "any|c${i}";`);
+    out.push("  reports:");
+    for (let i = 0; i < perBundle; i += 10) out.push(`    c${i}_a::`, `      "r${i} $(items) $(v${i})";`);
+    out.push("}");
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function prepareWorkdir(forCfAgent: boolean): string {
+  const workdir = mkdtempSync(join(tmpdir(), "tend-bench-agent-"));
+  if (forCfAgent) {
+    mkdirSync(join(workdir, "bin"), { recursive: true });
+    symlinkSync("/usr/bin/cf-promises", join(workdir, "bin", "cf-promises"));
+    spawnSync("cf-key", [], {
+      env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
+      stdio: "ignore",
+    });
+  }
+  return workdir;
+}
+
+function timeAgent(command: string, args: readonly string[], workdir: string, cwd: string): number {
+  const started = performance.now();
+  const result = spawnSync(command, args, {
+    cwd,
+    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+  });
+  const elapsed = performance.now() - started;
+  if (result.status !== 0)
+    throw new Error(`${command} exited ${result.status}: ${result.stderr.slice(0, 400)}`);
+  return elapsed;
+}
+
+function compare(name: string, policy: string, promises: number, iterations: number): AgentComparison {
+  const dir = mkdtempSync(join(tmpdir(), "tend-bench-policy-"));
+  writeFileSync(join(dir, "policy.cf"), policy);
+  const tendWork = prepareWorkdir(false);
+  const cfWork = prepareWorkdir(true);
+  const tend: number[] = [];
+  const cf: number[] = [];
+  try {
+    // Alternate the two so that a busy moment of the machine hits both alike.
+    timeAgent(process.execPath, [tendBin, "agent", "-Kf", "./policy.cf"], tendWork, dir);
+    timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir);
+    for (let i = 0; i < iterations; i++) {
+      tend.push(timeAgent(process.execPath, [tendBin, "agent", "-Kf", "./policy.cf"], tendWork, dir));
+      cf.push(timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir));
+    }
+  } finally {
+    for (const d of [dir, tendWork, cfWork]) rmSync(d, { recursive: true, force: true });
+  }
+  const tendMs = median(tend);
+  const cfAgentMs = median(cf);
+  return { name, promises, tendMs, cfAgentMs, ratio: tendMs / cfAgentMs };
+}
+
+export function runAgentBenchmarks(iterations: number): AgentComparison[] | string {
+  if (!existsSync(CF_AGENT)) return "cf-agent is not installed (apt-get install cfengine3)";
+  const bundles = 50;
+  const perBundle = 48;
+  // Per bundle: 1 + perBundle vars, perBundle classes, one report in ten; 4 iterations each.
+  const promises = bundles * (1 + perBundle * 2 + Math.ceil(perBundle / 10));
+  return [
+    compare("empty policy", "bundle agent main { }\n", 0, iterations),
+    compare(
+      "vars/classes/reports with iteration",
+      generatePolicy(bundles, perBundle),
+      promises,
+      Math.max(3, iterations >> 1),
+    ),
+  ];
+}
+
+function main(): void {
+  const { values } = parseArgs({ options: { iterations: { type: "string" }, json: { type: "boolean" } } });
+  const iterations = Number(values.iterations ?? 10);
+  const results = runAgentBenchmarks(iterations);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    return;
+  }
+  if (typeof results === "string") {
+    process.stdout.write(`agent benchmarks skipped: ${results}\n`);
+    return;
+  }
+  for (const r of results) {
+    const label = r.promises ? `${r.name} (${r.promises} promises)` : r.name;
+    process.stdout.write(
+      `${label}: tend ${r.tendMs.toFixed(1)} ms, cf-agent ${r.cfAgentMs.toFixed(1)} ms, ratio ${r.ratio.toFixed(2)}×\n`,
+    );
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
