@@ -270,13 +270,20 @@ for (const pattern of [
   "{DIR}/a.txt",
   "{DIR}/nope.txt",
   "relative/*",
+  "{DIR}/sub/",
+  "{DIR}/a.txt/",
+  "{DIR}//a.txt",
+  "{DIR}/./a.txt",
+  "{DIR}/sub/../a.txt",
+  "{DIR}/*/*/",
 ]) {
   files(`findfiles("${pattern}")`);
 }
 files('findfiles("{DIR}/a.txt", "{DIR}/*.txt")');
-files('findfiles_up("{DIR}/sub/deep/deeper", "*.cf")');
+// Bounded by the level: searching above {DIR} would find whatever the host holds.
+files('findfiles_up("{DIR}/sub/deep/deeper", "*.cf", "3")');
 files('findfiles_up("{DIR}/sub/deep/deeper", "*.cf", "1")');
-files('findfiles_up("{DIR}/sub/deep", "a.txt")');
+files('findfiles_up("{DIR}/sub/deep", "a.txt", "2")');
 files('findfiles_up("{DIR}/nope", "*.cf")');
 files('findfiles_up("{DIR}/sub", "/abs")');
 files('lsdir("{DIR}/sub", "", "false")');
@@ -300,6 +307,7 @@ files('countlinesmatching("b.*", "{DIR}/a.txt")');
 files('countlinesmatching("", "{DIR}/blank.txt")');
 files('countlinesmatching(".*", "{DIR}/noeol.txt")');
 files('countlinesmatching(".*", "{DIR}/nope")');
+files('countlinesmatching(".*", "{DIR}/sub")');
 files('countlinesmatching("(", "{DIR}/a.txt")');
 files('readfile("{DIR}/a.txt")');
 files('readfile("{DIR}/a.txt", "3")');

@@ -71,7 +71,7 @@ export function errorText(error: unknown): string {
 /** A file's text, or why it could not be read. */
 export type ReadResult =
   | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly reason: string; readonly stage: "open" | "read" };
 
 /**
  * Reads a file as 3.21's `CfReadFile`: up to `max` bytes (0: all), cut at
@@ -83,7 +83,7 @@ export function readFileResult(path: string, max = 0): ReadResult {
   try {
     fd = openSync(path, "r");
   } catch (error) {
-    return { ok: false, reason: errorText(error) };
+    return { ok: false, reason: errorText(error), stage: "open" };
   }
   const chunks: Buffer[] = [];
   let total = 0;
@@ -98,7 +98,7 @@ export function readFileResult(path: string, max = 0): ReadResult {
       total += got;
     }
   } catch (error) {
-    return { ok: false, reason: errorText(error) };
+    return { ok: false, reason: errorText(error), stage: "read" };
   } finally {
     closeSync(fd);
   }
@@ -212,8 +212,14 @@ function countLinesMatching([pattern, file]: readonly Value[], fc: FunctionConte
   const path = text(file);
   if (regex === undefined || path === undefined || !compileRegex(regex)) return undefined;
   const content = readFileResult(path);
+  if (!content.ok && content.stage === "read") {
+    // Opened but unreadable (a directory): a failure.
+    const message = `Unable to read data from file '${path}'. (fgets: ${content.reason})`;
+    emitFunctionMessage(fc.ctx, "error", "countlinesmatching", message);
+    return undefined;
+  }
   if (!content.ok) {
-    // An unreadable file counts as no matching lines.
+    // A file that cannot be opened counts as no matching lines.
     const message = `File '${path}' could not be read in countlinesmatching(). (fopen: ${content.reason})`;
     emitFunctionMessage(fc.ctx, "error", "countlinesmatching", message);
     return scalar("0", "int");

@@ -44,26 +44,36 @@ function unescapeGlob(component: string): string {
   return component.replace(/\\(.)/g, "$1");
 }
 
-/** One glob without braces: matched paths, unsorted. */
+/**
+ * One glob: matched paths, unsorted. Literal parts stay as written (`a//b`,
+ * `a/./b`); a trailing slash keeps only directories for a wildcard and marks
+ * directories with `/` for a literal path, as glibc's glob does.
+ */
 function globOne(pattern: string): string[] {
-  const absolute = pattern.startsWith("/");
   const trailingSlash = pattern.length > 1 && pattern.endsWith("/");
-  const components = pattern.split("/").filter((c) => c !== "");
-  let current = [absolute ? "/" : ""];
-  for (const [index, component] of components.entries()) {
-    const last = index === components.length - 1;
-    current = current.flatMap((base) => expandComponent(base, component, last && !trailingSlash));
+  const parts = (trailingSlash ? pattern.replace(/\/+$/, "") : pattern).split("/");
+  const [first, ...rest] = parts;
+  // A prefix of "" stands for the root of an absolute pattern.
+  let current = first === "" ? [""] : expandComponent(undefined, first, rest.length === 0);
+  for (const [index, part] of rest.entries()) {
+    const last = index === rest.length - 1 && !trailingSlash;
+    current = current.flatMap((base) => expandComponent(base, part, last));
   }
-  if (trailingSlash) return current.filter(isDirectory).map((p) => `${p}/`);
-  return current.filter((p) => p !== "" && exists(p));
+  if (first === "" && rest.length === 1 && rest[0] === "") current = ["/"];
+  const found = current.filter((p) => p !== "" && exists(p));
+  if (!trailingSlash) return found;
+  const lastPart = parts[parts.length - 1];
+  if (hasMagic(lastPart)) return found.filter(isDirectory).map((p) => `${p}/`);
+  return found.map((p) => (isDirectory(p) ? `${p}/` : p));
 }
 
-function expandComponent(base: string, component: string, last: boolean): string[] {
-  const join = (name: string) => (base === "" ? name : base === "/" ? `/${name}` : `${base}/${name}`);
-  if (!hasMagic(component)) return [join(unescapeGlob(component))];
-  const regex = componentRegex(component);
-  const names = listNames(base === "" ? "." : base);
-  const matched = names.filter((n) => regex.test(n) && (component.startsWith(".") || !n.startsWith(".")));
+/** The paths one pattern part gives under `base` (undefined: the current directory, for relative patterns). */
+function expandComponent(base: string | undefined, part: string, last: boolean): string[] {
+  const join = (name: string) => (base === undefined ? name : `${base}/${name}`);
+  if (!hasMagic(part)) return [join(unescapeGlob(part))];
+  const regex = componentRegex(part);
+  const names = listNames(base === undefined ? "." : base === "" ? "/" : base);
+  const matched = names.filter((n) => regex.test(n) && (part.startsWith(".") || !n.startsWith(".")));
   const paths = matched.map(join);
   return last ? paths : paths.filter(isDirectory);
 }
