@@ -19,6 +19,7 @@ import { resolvePolicies } from "../loader/control.js";
 import { loadPolicy } from "../loader/load.js";
 import type { EvalContext } from "../eval/context.js";
 import { expandRval } from "../eval/expand.js";
+import { setFunctionMessageSink } from "../eval/functions/messages.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
 import { builtinPromiseTypes } from "../promises/registry.js";
@@ -52,6 +53,8 @@ export interface AgentSinks {
   readonly log: LogSink;
   /** One report line, without the `R: ` prefix. */
   readonly report: (text: string) => void;
+  /** Raw text a command run by a function printed, passed through as cf-agent does. */
+  readonly output?: (text: string) => void;
 }
 
 export interface AgentResult {
@@ -89,6 +92,10 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     return fail("failed");
   }
   const ctx = loaded.context;
+  setFunctionMessageSink(ctx, (m) => {
+    if (m.level === "output") sinks.output?.(m.message);
+    else log.log(m.level, m.message);
+  });
   resolvePolicies(
     ctx,
     loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy })),

@@ -85,6 +85,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       report: (text) => {
         if (!json) io.stdout(`${stamp ? timestamp() : ""}R: ${text}\n`);
       },
+      output: (text) => {
+        if (!json) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
+      },
     },
   );
   // Like cf-agent, show what stops the run; warnings are for `tend check`.
