@@ -17,7 +17,7 @@
 import { basename, dirname } from "node:path";
 import type { Attribute, Bundle, ClassGuard, Promise as PromiseNode, Rval } from "../language/ast.js";
 import { getFunction, getPromiseAttribute, promiseTypeOrder } from "../language/syntax/index.js";
-import { canonify, canonifyClassName } from "../eval/class-expression.js";
+import { canonify } from "../eval/class-expression.js";
 import type { EvalContext } from "../eval/context.js";
 import { type ExpandOptions, expandRval, expandString } from "../eval/expand.js";
 import { absolutePolicyPath, isGuardTrue } from "../eval/resolve.js";
@@ -249,7 +249,7 @@ export class Engine implements PromiseEnvironment {
     frame.thisVars.set("handle", scalar(handle));
     const promiser = expandString(ctx, deref.node.promiser.value, options);
     frame.thisVars.set("promiser", scalar(promiser));
-    if (typeName === "classes" && ctx.isClassDefined(canonifyClassName(promiser))) return "skipped";
+    if (typeName === "classes" && ctx.isClassDefined(canonify(promiser))) return "skipped";
     const active = new ActivePromiseImpl(ctx, deref, promiser, pass, handle, options);
     if (!this.conditionsHold(active, pass)) return "skipped";
     if (handler.waitsForResolution && pass < PASSES && isUnresolved(promiser)) return "skipped";

@@ -23,7 +23,17 @@ export interface Frame {
   readonly thisVars: Map<string, Value>;
 }
 
+/** A bundle of the policy as functions such as `bundlesmatching` see it. */
+export interface PolicyBundleInfo {
+  /** `ns:name`. */
+  readonly name: string;
+  /** The `tags` of its `meta` promises. */
+  readonly tags: readonly string[];
+}
+
 export class EvalContext {
+  /** The policy's bundles, set by whoever runs the policy (empty while loading). */
+  policyBundles: readonly PolicyBundleInfo[] = [];
   private readonly hard = new Set<string>();
   private readonly soft = new Map<string, Set<string>>();
   private readonly vars = new Map<string, Map<string, Value>>();

@@ -51,7 +51,9 @@ function sysValues(facts: HostFacts, dirs: ResolvedDirectories, now: Date): [str
   const ipv4 = facts.interfaces.filter((i) => i.family === "IPv4");
   const external = ipv4.find((i) => !i.address.startsWith("127.")) ?? ipv4[0];
   const seconds = Math.floor(now.getTime() / 1000);
-  const bindir = "/usr/bin";
+  // As cf-agent: under CFENGINE_TEST_OVERRIDE_WORKDIR the tools are in `<workdir>/bin`
+  // (the acceptance suite puts them there); otherwise where the package installs them.
+  const bindir = process.env.CFENGINE_TEST_OVERRIDE_WORKDIR ? posix.join(dirs.workdir, "bin") : "/usr/bin";
   const values: [string, Value][] = [
     ["arch", scalar(facts.arch)],
     ["class", scalar(facts.os)],

@@ -34,6 +34,7 @@ import { SourceFile } from "../language/source.js";
 import { loadAugments } from "../eval/augments.js";
 import type { EvalContext } from "../eval/context.js";
 import { expandRval, hasUnresolvedReference } from "../eval/expand.js";
+import { bundlesOf } from "../eval/policy-bundles.js";
 import { createEvalContext } from "../eval/setup.js";
 import { isList, isScalar } from "../eval/values.js";
 import { type LoadedPolicy, controlBodies, effectiveAttribute, resolvePolicies } from "./control.js";
@@ -94,6 +95,8 @@ class Loader {
     const source = new SourceFile(path, text);
     const parsed = parse(source);
     this.files.push({ source, policy: parsed.policy });
+    // bundlesmatching() during pre-evaluation sees the bundles read so far, as in 3.21.
+    this.ctx.policyBundles = [...this.ctx.policyBundles, ...bundlesOf(parsed.policy)];
     this.diagnostics.push(...parsed.diagnostics);
     const loaded: LoadedPolicy = { path, policy: parsed.policy };
     this.applyIgnoreMissing(resolvePolicies(this.ctx, [loaded]));

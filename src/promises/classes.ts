@@ -8,7 +8,7 @@
  * A condition that still holds unresolved references defines nothing (a
  * later pass may resolve it).
  */
-import { canonifyClassName } from "../eval/class-expression.js";
+import { canonify } from "../eval/class-expression.js";
 import type { EvalContext } from "../eval/context.js";
 import { parseCfInt } from "../eval/numbers.js";
 import type { Outcome } from "../agent/outcome.js";
@@ -65,13 +65,14 @@ function evaluateClass(promise: ActivePromise, env: PromiseEnvironment): Outcome
   const persist = persistText === undefined ? undefined : parseCfInt(persistText);
   if (promise.raw("select_class") !== undefined) {
     const chosen = selectClass(promise, ctx);
-    if (chosen) env.defineClass(canonifyClassName(chosen), scope, persist);
+    if (chosen) env.defineClass(canonify(chosen), scope, persist);
     return chosen ? "kept" : "skipped";
   }
   if (promise.raw("dist") !== undefined) return "kept";
   const holds = condition(promise, ctx);
   if (holds === undefined) return "skipped";
-  if (holds) env.defineClass(canonifyClassName(promise.promiser), scope, persist);
+  // The promiser is canonified whole: a `:` in it names no namespace.
+  if (holds) env.defineClass(canonify(promise.promiser), scope, persist);
   return "kept";
 }
 

@@ -20,6 +20,7 @@ import { systemTableFunctions } from "./system-tables.js";
 import { systemFunctions } from "./system.js";
 import { timeFunctions } from "./time.js";
 import { utilFunctions } from "./utils.js";
+import { policyFunctions } from "./policy.js";
 import type { BuiltinFunction } from "./types.js";
 
 const registry = new Map<string, BuiltinFunction>();
@@ -54,6 +55,7 @@ registerFunctions(systemFunctions);
 registerFunctions(systemTableFunctions);
 registerFunctions(networkFunctions);
 registerFunctions(utilFunctions);
+registerFunctions(policyFunctions);
 
 /**
  * Evaluates a call. Undefined when the function is unknown, the arity is
