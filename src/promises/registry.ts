@@ -3,8 +3,10 @@
  * custom promise types (promise modules) plug in through the same contract.
  */
 import { classesPromiseType } from "./classes.js";
+import { commandsPromiseType } from "./commands/index.js";
 import type { PromiseType } from "./contract.js";
 import { defaultsPromiseType } from "./defaults.js";
+import { filesPromiseType } from "./files/files.js";
 import { methodsPromiseType } from "./methods.js";
 import { reportsPromiseType } from "./reports.js";
 import { metaPromiseType, varsPromiseType } from "./vars.js";
@@ -31,6 +33,8 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     reportsPromiseType,
     methodsPromiseType,
     defaultsPromiseType,
+    filesPromiseType,
+    commandsPromiseType,
   ]) {
     registry.register(type);
   }

@@ -1,0 +1,125 @@
+/**
+ * One run of a module: its protocol lines applied in order. The context
+ * (the scope variables go to) starts as the command's canonified base
+ * name; `^context`, `^meta` and `^persistence` hold for the lines after
+ * them in the same run only.
+ */
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { canonify, canonifyClassName } from "../../eval/class-expression.js";
+import { commandArg0 } from "../../eval/functions/exec.js";
+import { parseJsonText } from "../../eval/functions/json-text.js";
+import { type Value, data, list, scalar } from "../../eval/values.js";
+import { parseVarRef } from "../../eval/var-ref.js";
+import type { PromiseEnvironment } from "../contract.js";
+import { type ModuleDirective, decodeModuleLine } from "./module-protocol.js";
+
+export class ModuleSession {
+  private context: string;
+  private tags: readonly string[] = [];
+  private persistence = 0;
+
+  constructor(
+    private readonly env: PromiseEnvironment,
+    private readonly commandLine: string,
+    /** Whether lines outside the protocol are shown (`no_output` false). */
+    private readonly echo: boolean,
+  ) {
+    this.context = canonify(basename(commandArg0(commandLine)));
+    env.log.verbose(`Module context '${this.context}'`);
+  }
+
+  /** Applies one output line of the module. */
+  accept(line: string): void {
+    this.apply(decodeModuleLine(line));
+  }
+
+  private apply(directive: ModuleDirective): void {
+    const log = this.env.log;
+    switch (directive.kind) {
+      case "context":
+        log.verbose(`Module changed variable context from '${this.context}' to '${directive.name}'`);
+        this.context = directive.name;
+        return;
+      case "meta":
+        log.verbose(`Module set meta tags to '${directive.tags.slice(0, -1).join(",")}'`);
+        this.tags = directive.tags;
+        return;
+      case "persistence":
+        log.verbose(`Module set persistence to ${directive.minutes} minutes`);
+        this.persistence = directive.minutes;
+        return;
+      case "define":
+        this.defineClass(directive.name);
+        return;
+      case "undefine":
+        this.undefineClasses(directive.names);
+        return;
+      case "string":
+        this.setVariable(directive.name, scalar(directive.value));
+        return;
+      case "list":
+        this.setVariable(directive.name, list(directive.items));
+        return;
+      case "data":
+        this.setVariable(directive.name, data(directive.json));
+        return;
+      case "file":
+        this.readFile(directive.name, directive.path);
+        return;
+      case "text":
+        if (this.echo) log.info(`M '${this.commandLine}': ${directive.line}`);
+        return;
+      case "problem":
+        for (const message of directive.messages) log.log(directive.level, message);
+        return;
+      case "none":
+        return;
+    }
+  }
+
+  private defineClass(name: string): void {
+    const canonical = canonifyClassName(name);
+    this.env.log.verbose(`Activating classes from module protocol: '${name}'`);
+    const persist = this.persistence > 0 ? this.persistence : undefined;
+    this.env.defineClass(canonical, "namespace", persist);
+    if (this.tags.length > 0) this.env.ctx.setClassTags(canonical, this.tags);
+  }
+
+  private undefineClasses(names: readonly string[]): void {
+    const ctx = this.env.ctx;
+    this.env.log.verbose(`Deactivating classes from module protocol: '${names.join(",")}'`);
+    for (const name of names) {
+      if (ctx.isHardClass(name)) {
+        this.env.fatal(`Cannot negate the reserved class '${name}'`);
+        return;
+      }
+      ctx.undefineClass(name);
+    }
+  }
+
+  private setVariable(name: string, value: Value): void {
+    const parsed = parseVarRef(name);
+    const ref = { ...parsed, ns: parsed.ns ?? "default", scope: parsed.scope ?? this.context };
+    this.env.log.verbose(`Defined variable '${name}' in context '${this.context}'`);
+    this.env.ctx.setVariable(ref, value);
+    if (this.tags.length > 0) this.env.ctx.setVariableTags(ref, this.tags);
+  }
+
+  /** `&name=path`: a JSON file read into a data container. */
+  private readFile(name: string, path: string): void {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch {
+      this.env.log.error(`could not load module file '${path}'`);
+      return;
+    }
+    const json = parseJsonText(text);
+    if (json === undefined) {
+      this.env.log.error(`Module file '${path}' does not hold valid JSON`);
+      return;
+    }
+    this.setVariable(name, data(json));
+  }
+}
