@@ -1,0 +1,68 @@
+/**
+ * Mode strings of `perms` bodies (`mode => "644"`, `"u+rwx,go-w"`), read
+ * into the bits to add and the bits to remove, as 3.21 reads them: an
+ * octal number sets every bit; a symbolic clause `who op perms` adds
+ * (`+`), removes (`-`) or sets (`=`) bits for `u`, `g`, `o` or `a`.
+ */
+
+/** Bits a mode string adds and removes. */
+export interface ModeMasks {
+  readonly plus: number;
+  readonly minus: number;
+}
+
+const WHO: Readonly<Record<string, number>> = { a: 0o7777, u: 0o4700, g: 0o2070, o: 0o0007 };
+const WHAT: Readonly<Record<string, number>> = { r: 0o444, w: 0o222, x: 0o111, s: 0o6000 };
+
+/** The masks of a mode string, or undefined when 3.21 would reject it. */
+export function parseModeString(text: string): ModeMasks | undefined {
+  let plus = 0;
+  let minus = 0;
+  for (const clause of text.split(",")) {
+    const masks = /^[0-7]+$/.test(clause) ? parseOctal(clause) : parseSymbolic(clause);
+    if (!masks) return undefined;
+    plus |= masks.plus;
+    minus |= masks.minus;
+  }
+  if (plus === 0 && minus === 0 && text !== "000" && text !== "0000") return undefined;
+  return { plus, minus };
+}
+
+function parseOctal(clause: string): ModeMasks | undefined {
+  // File-type bits cannot be set; like stat's mode, they are dropped.
+  const value = Number.parseInt(clause, 8) & ~0o170000;
+  if (value > 0o7777) return undefined;
+  return { plus: value, minus: ~value & 0o7777 };
+}
+
+function parseSymbolic(clause: string): ModeMasks | undefined {
+  const match = /^([augo]*)([-+=])([rwxst]*)$/.exec(clause);
+  if (!match) return undefined;
+  const [, who, op, what] = match;
+  const affected = [...who].reduce((bits, c) => bits | WHO[c], 0);
+  let value = 0;
+  for (const c of what) value |= c === "t" ? 0o1000 : WHAT[c] & affected;
+  if (op === "+") return { plus: value, minus: 0 };
+  if (op === "-") return { plus: 0, minus: value };
+  return { plus: value, minus: ~value & 0o7777 & affected };
+}
+
+/** The mode a file of `current` mode gets; `rxdirs` adds x where r is set (directories). */
+export function applyMode(current: number, masks: ModeMasks, rxdirs: boolean): number {
+  let mode = ((current & 0o7777) | masks.plus) & ~masks.minus;
+  if (rxdirs) {
+    for (const [r, x] of [
+      [0o400, 0o100],
+      [0o040, 0o010],
+      [0o004, 0o001],
+    ]) {
+      if (mode & r) mode |= x;
+    }
+  }
+  return mode & 0o7777;
+}
+
+/** A mode as cf-agent prints it: four octal digits. */
+export function formatMode(mode: number): string {
+  return (mode & 0o7777).toString(8).padStart(4, "0");
+}
