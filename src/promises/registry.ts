@@ -7,7 +7,6 @@ import { commandsPromiseType } from "./commands/index.js";
 import type { PromiseType } from "./contract.js";
 import { defaultsPromiseType } from "./defaults.js";
 import { filesPromiseType } from "./files/files.js";
-import { filesPromiseType } from "./files/files.js";
 import { methodsPromiseType } from "./methods.js";
 import { reportsPromiseType } from "./reports.js";
 import { metaPromiseType, varsPromiseType } from "./vars.js";
@@ -34,7 +33,6 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     reportsPromiseType,
     methodsPromiseType,
     defaultsPromiseType,
-    filesPromiseType,
     filesPromiseType,
     commandsPromiseType,
   ]) {
