@@ -191,6 +191,7 @@ export function checkClassExpression(
  * letter, digit or `_` becomes `_` (so a two-byte UTF-8 letter gives `__`).
  */
 export function canonify(text: string): string {
+  if (/^[A-Za-z0-9_]*$/.test(text)) return text;
   let out = "";
   for (const byte of Buffer.from(text, "utf8")) {
     const ch = String.fromCharCode(byte);

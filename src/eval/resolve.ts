@@ -95,11 +95,12 @@ function resolveVarPromise(ctx: EvalContext, promise: PromiseNode): void {
     if (!isPromiseEnabled(ctx, promise, options)) continue;
     const lval = expandString(ctx, promise.promiser.value, options);
     if (hasUnresolvedReference(lval)) continue;
+    const ref = parseVarRef(lval);
+    const target = { ns: null, scope: null, name: ref.name, indices: ref.indices };
     const computed = expandRval(ctx, typed.value, options);
     const value = computed && isVarType(typed.name.text) ? coerce(typed.name.text, computed) : undefined;
     if (!value) continue;
-    const ref = parseVarRef(lval);
-    ctx.setVariable({ ns: null, scope: null, name: ref.name, indices: ref.indices }, value);
+    ctx.setVariable(target, value);
   }
 }
 

@@ -3,6 +3,7 @@
  * classes, `sys.*`/`const.*`, then `-D`/`-N` classes from the command line.
  */
 import { resolve } from "node:path";
+import { canonifyClassName } from "./class-expression.js";
 import { EvalContext } from "./context.js";
 import { discoverHardClasses } from "./hard-classes.js";
 import { type HostFacts, getHostFacts } from "./host.js";
@@ -34,6 +35,8 @@ export function createEvalContext(options: ContextOptions = {}): EvalContext {
   for (const name of discoverHardClasses(facts, now)) ctx.defineHardClass(name);
   installSystemVariables(ctx, facts, resolveDirectories(facts, options), now);
   if (options.entry) installEntryVariables(ctx, resolve(options.entry));
-  for (const name of options.defines ?? []) ctx.defineClass(name);
+  // `-N` wins over `-D`; policy may still define a negated class (3.21).
+  const negated = new Set((options.negates ?? []).map(canonifyClassName));
+  for (const name of options.defines ?? []) if (!negated.has(canonifyClassName(name))) ctx.defineClass(name);
   return ctx;
 }

@@ -52,7 +52,10 @@ function splitIndices(text: string): string[] {
 
 /** The name with its indexes, as a classic array entry is stored: `x[a][b]`. */
 export function lvalKey(name: string, indices: readonly string[]): string {
-  return name + indices.map((i) => `[${i}]`).join("");
+  if (indices.length === 0) return name;
+  let key = name;
+  for (const index of indices) key += `[${index}]`;
+  return key;
 }
 
 export function formatVarRef(ref: VarRef): string {

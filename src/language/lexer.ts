@@ -67,7 +67,6 @@ export const KNOWN_FEATURES: ReadonlySet<string> = new Set([
 const MAX_IDENTIFIER = 1023;
 
 const CLASS_GUARD_RE = /[.|&!()a-zA-Z0-9_\u0080-\uffff:][\t .|&!()a-zA-Z0-9_\u0080-\uffff:]*::/y;
-const VAR_CLASS_GUARD_RE = /"[^"\0]*"::|'[^'\0]*'::/y;
 // flex takes the longest of these alternatives, so the plain and the
 // indexed forms are matched separately and the longer match wins.
 const NAKEDVAR_PLAIN_RE = /[$@](?:\([a-zA-Z0-9_[\]\u0080-\uffff.:]+\)|\{[a-zA-Z0-9_[\]\u0080-\uffff.:]+\})/y;
@@ -276,12 +275,16 @@ export class Lexer {
    * before `\`, `"`, `'` and a line break, and keeps it everywhere else.
    */
   private scanQuoted(quote: number, start: number): Token {
-    const guard = this.matchAt(VAR_CLASS_GUARD_RE, start);
-    if (guard > start) {
-      this.pos = guard;
-      return { kind: "var-class-guard", start, end: guard, value: this.text.slice(start + 1, guard - 3) };
-    }
     const text = this.text;
+    // `"expr"::` (no escapes, no NUL inside) is a quoted class guard.
+    const close = text.indexOf(quote === 34 ? '"' : "'", start + 1);
+    if (close !== -1 && text.charCodeAt(close + 1) === 58 && text.charCodeAt(close + 2) === 58) {
+      const value = text.slice(start + 1, close);
+      if (!value.includes("\0")) {
+        this.pos = close + 3;
+        return { kind: "var-class-guard", start, end: close + 3, value };
+      }
+    }
     let value = "";
     let chunk = start + 1;
     let i = start + 1;

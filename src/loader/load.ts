@@ -119,11 +119,28 @@ class Loader {
     const items = rval.kind === "list" ? rval.items : [rval];
     const loaded: LoadedPolicy[] = [];
     for (const item of items) {
-      if (mayExpand(item) && loaded.length > 0) this.applyIgnoreMissing(resolvePolicies(this.ctx, loaded));
+      // Re-resolving is costly (every file again); only an item that does not
+      // resolve yet can gain from it.
+      if (mayExpand(item) && loaded.length > 0 && !this.resolvesNow(item)) {
+        this.applyIgnoreMissing(resolvePolicies(this.ctx, loaded));
+      }
       const origin = { file: includingFile, span: item.span };
       for (const input of this.evaluateInput(item, origin)) loaded.push(...this.loadFile(input, origin));
     }
     return loaded;
+  }
+
+  /** Whether an inputs item expands fully with the context as it is. */
+  private resolvesNow(item: Rval): boolean {
+    this.ctx.pushFrame("default", "sys");
+    try {
+      const value = expandRval(this.ctx, item);
+      if (!value) return false;
+      if (isScalar(value)) return !hasUnresolvedReference(value.value);
+      return isList(value) && !value.value.some(hasUnresolvedReference);
+    } finally {
+      this.ctx.popFrame();
+    }
   }
 
   /** The paths one inputs item stands for; unresolved ones become warnings. */

@@ -139,8 +139,10 @@ function matchingVariables(fc: FunctionContext, args: readonly Value[]): [string
   for (const [scope, lval, value] of fc.ctx.allVariables()) {
     const name = `${scope}.${lval}`;
     if (!test(name)) continue;
-    const tags = variableTags(fc, name) ?? [];
-    if (tagTests.length > 0 && !tagTests.some((t) => tags.some((tag) => t?.(tag)))) continue;
+    if (tagTests.length > 0) {
+      const tags = variableTags(fc, name) ?? [];
+      if (!tagTests.some((t) => tags.some((tag) => t?.(tag)))) continue;
+    }
     out.push([name, value]);
   }
   return out;

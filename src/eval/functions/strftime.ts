@@ -30,9 +30,9 @@ interface Tm {
   second: number;
   wday: number;
   yday: number;
-  /** Seconds east of UTC, and the zone's abbreviation. */
+  /** Seconds east of UTC, and the zone's abbreviation (computed on demand: Intl is slow). */
   offset: number;
-  zone: string;
+  readonly zone: string;
   /** What %s prints: mktime() of these fields read as local time. */
   epoch: number;
 }
@@ -61,15 +61,19 @@ function brokenDown(when: number, utc: boolean): Tm | undefined {
     wday: get("getUTCDay", "getDay"),
     yday,
     offset: utc ? 0 : -date.getTimezoneOffset() * 60,
-    zone: utc ? "GMT" : zoneName(date),
+    get zone() {
+      return utc ? "GMT" : zoneName(date);
+    },
     epoch: Math.floor(local.getTime() / 1000),
   };
 }
 
+/** Built once: constructing an Intl formatter costs far more than using one. */
+let zoneFormatter: Intl.DateTimeFormat | undefined;
+
 function zoneName(date: Date): string {
-  const part = new Intl.DateTimeFormat("en-US", { timeZoneName: "short" })
-    .formatToParts(date)
-    .find((p) => p.type === "timeZoneName");
+  zoneFormatter ??= new Intl.DateTimeFormat("en-US", { timeZoneName: "short" });
+  const part = zoneFormatter.formatToParts(date).find((p) => p.type === "timeZoneName");
   return part?.value ?? "";
 }
 
