@@ -171,7 +171,8 @@ function readOutput(
 
 export const commandsPromiseType: PromiseType = {
   name: "commands",
-  waitsForResolution: true,
+  // 3.21 runs a command in the first pass even with unresolved references.
+  waitsForResolution: false,
   oncePerRun: true,
   evaluate: evaluateCommand,
 };

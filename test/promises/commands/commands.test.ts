@@ -1,0 +1,76 @@
+/**
+ * `commands` promises against cf-agent 3.21: each policy in
+ * `test/fixtures/commands/NN-name.cf` runs through `tend agent -K` and its
+ * log lines and report lines must match `NN-name.expected`, what cf-agent
+ * printed for the same policy (its work directory written `$WORKDIR`).
+ * Commands in these policies only touch their temporary work directory.
+ *
+ * - `TEND_RECORD=1` (with cf-agent installed) records the expectations.
+ * - A policy may start with `# args: -I -n` (more command-line arguments).
+ */
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+
+const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
+const fixtures = join(repoRoot, "test", "fixtures", "commands");
+const tendBin = join(repoRoot, "bin", "tend.js");
+const recording = process.env.TEND_RECORD === "1";
+
+function argsOf(file: string): string[] {
+  const header = /^# args:(.*)$/m.exec(readFileSync(file, "utf8"));
+  return header ? header[1].trim().split(/\s+/).filter(Boolean) : [];
+}
+
+/** Runs a policy through one engine in a fresh work directory; its lines, the workdir written `$WORKDIR`. */
+function run(engine: "tend" | "cf-agent", file: string): string[] {
+  const workdir = mkdtempSync(join(tmpdir(), `tend-commands-${engine}-`));
+  for (const sub of ["bin", "inputs", "state"]) mkdirSync(join(workdir, sub));
+  try {
+    if (engine === "cf-agent") symlinkSync("/usr/bin/cf-promises", join(workdir, "bin", "cf-promises"));
+    const args = ["-K", ...argsOf(file), "-f", file];
+    const [command, argv] =
+      engine === "tend" ? [process.execPath, [tendBin, "agent", ...args]] : ["cf-agent", args];
+    const env = { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir };
+    const result = spawnSync(command, argv, { cwd: fixtures, env, encoding: "utf8", timeout: 60_000 });
+    // cf-agent prints everything on stdout; tend logs on stderr and reports on stdout.
+    const text = engine === "tend" ? `${result.stderr}${result.stdout}` : result.stdout;
+    return [...text.replaceAll(workdir, "$WORKDIR").split("\n").filter(Boolean), `exit ${result.status}`];
+  } finally {
+    rmSync(workdir, { recursive: true, force: true });
+  }
+}
+
+const reportsOf = (lines: readonly string[]) => lines.filter((l) => l.startsWith("R: "));
+const logsOf = (lines: readonly string[]) => lines.filter((l) => !l.startsWith("R: "));
+
+for (const name of readdirSync(fixtures)
+  .filter((f) => f.endsWith(".cf"))
+  .sort()) {
+  const file = join(fixtures, name);
+  const expectedFile = file.replace(/\.cf$/, ".expected");
+  test(`commands: ${name}`, () => {
+    if (recording) {
+      writeFileSync(expectedFile, `${run("cf-agent", file).join("\n")}\n`);
+      return;
+    }
+    assert.ok(existsSync(expectedFile), `no recording for ${name}; run with TEND_RECORD=1`);
+    const expected = readFileSync(expectedFile, "utf8").split("\n").filter(Boolean);
+    const actual = run("tend", file);
+    assert.deepEqual(logsOf(actual), logsOf(expected), "log lines");
+    assert.deepEqual(reportsOf(actual), reportsOf(expected), "report lines");
+  });
+}
