@@ -66,7 +66,6 @@ export const KNOWN_FEATURES: ReadonlySet<string> = new Set([
 /** cf-promises rejects identifiers of this length and longer. */
 const MAX_IDENTIFIER = 1023;
 
-const CLASS_GUARD_RE = /[.|&!()a-zA-Z0-9_\u0080-\uffff:][\t .|&!()a-zA-Z0-9_\u0080-\uffff:]*::/y;
 // flex takes the longest of these alternatives, so the plain and the
 // indexed forms are matched separately and the longer match wins.
 const NAKEDVAR_PLAIN_RE = /[$@](?:\([a-zA-Z0-9_[\]\u0080-\uffff.:]+\)|\{[a-zA-Z0-9_[\]\u0080-\uffff.:]+\})/y;
@@ -77,6 +76,18 @@ const MACRO_IF_RE =
 
 function isIdentifierChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c >= 0x80;
+}
+
+/** Characters a class guard may start with. */
+function isGuardStart(c: number): boolean {
+  return (
+    isIdentifierChar(c) || c === 46 || c === 124 || c === 38 || c === 33 || c === 40 || c === 41 || c === 58
+  );
+}
+
+/** Characters a class guard may contain (whitespace between operators included). */
+function isGuardChar(c: number): boolean {
+  return isGuardStart(c) || c === 32 || c === 9;
 }
 
 function isGuardLetter(c: number): boolean {
@@ -120,6 +131,10 @@ export class Lexer {
   /** Offset where the current line starts; macros must begin there. */
   private lineStart = 0;
   private ifDepth = 0;
+  /** The current run of class-guard characters and the last `::` in it (see classGuardEnd). */
+  private runStart = 0;
+  private runEnd = 0;
+  private runLastColons = -1;
   private ifStart = 0;
   readonly diagnostics: Diagnostic[] = [];
 
@@ -244,24 +259,24 @@ export class Lexer {
     return i > start && text.charCodeAt(i) === 58 ? i + 1 : start;
   }
 
+  /**
+   * The end of the class guard starting at `start`, or `start` if none.
+   * flex's longest match is the last `::` within the run of characters a
+   * guard may contain; the run is computed once and reused by every start
+   * inside it, so scanning stays linear however long the line.
+   */
   private classGuardEnd(c: number, start: number): number {
     // Only characters that may start a class expression can start a guard.
-    if (
-      !(
-        isIdentifierChar(c) ||
-        c === 46 ||
-        c === 124 ||
-        c === 38 ||
-        c === 33 ||
-        c === 40 ||
-        c === 41 ||
-        c === 58
-      )
-    ) {
-      return start;
+    if (!isGuardStart(c)) return start;
+    if (start < this.runStart || start >= this.runEnd) {
+      const text = this.text;
+      let end = start;
+      while (end < text.length && isGuardChar(text.charCodeAt(end))) end++;
+      this.runStart = start;
+      this.runEnd = end;
+      this.runLastColons = end - start >= 2 ? text.lastIndexOf("::", end - 2) : -1;
     }
-    if (this.text.indexOf("::", start) === -1) return start;
-    return this.matchAt(CLASS_GUARD_RE, start);
+    return this.runLastColons >= start + 1 ? this.runLastColons + 2 : start;
   }
 
   private matchAt(re: RegExp, start: number): number {

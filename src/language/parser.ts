@@ -183,6 +183,7 @@ class Parser {
 
   private parseBundleStatement(section: SectionBuilder | null): void {
     const depth = this.braceDepth;
+    const from = this.tok.start;
     try {
       const kind = this.at();
       if (kind === "class-guard" || kind === "var-class-guard") {
@@ -213,7 +214,7 @@ class Parser {
       section.add(promise);
     } catch (e) {
       if (!(e instanceof StatementError)) throw e;
-      this.skipStatement(depth);
+      this.skipStatement(depth, from);
     }
   }
 
@@ -231,6 +232,7 @@ class Parser {
         break;
       }
       const depth = this.braceDepth;
+      const from = this.tok.start;
       try {
         if (kind === "class-guard" || kind === "var-class-guard") {
           if (group) groups.push(group.finishAttributes(this.prevEnd));
@@ -249,7 +251,7 @@ class Parser {
         group.items.push(attribute);
       } catch (e) {
         if (!(e instanceof StatementError)) throw e;
-        this.skipStatement(depth);
+        this.skipStatement(depth, from);
       }
     }
     if (group) groups.push(group.finishAttributes(this.prevEnd));
@@ -391,11 +393,13 @@ class Parser {
 
   private parseCall(nameToken: Token, nesting: number): FunctionCall {
     if (nesting > MAX_CALL_NESTING) {
+      // Give up on the statement: going deeper only risks the stack.
       this.error(
         this.span(),
         "nesting-too-deep",
         `function calls nest ${nesting} deep here; CFEngine allows at most ${MAX_CALL_NESTING}`,
       );
+      throw new StatementError();
     }
     this.advance(); // (
     const args: Rval[] = [];
@@ -489,16 +493,20 @@ class Parser {
   }
 
   /** Skips the rest of a broken statement: to its `;`, or to the `}` ending its block. */
-  private skipStatement(depth: number): void {
+  private skipStatement(depth: number, from: number): void {
+    // Always move on by at least one token past the statement's start, or a
+    // token no rule takes (say, a promise type inside a body) would be met
+    // again forever.
     for (;;) {
       const kind = this.at();
       if (this.isBlockEnd(kind)) return;
-      if (kind === "}" && this.braceDepth <= depth) return;
+      const stuck = this.tok.start === from;
+      if (kind === "}" && this.braceDepth <= depth && !stuck) return;
       if (kind === ";" && this.braceDepth <= depth) {
         this.advance();
         return;
       }
-      if (kind === "promise-guard" && this.braceDepth <= depth) return;
+      if (kind === "promise-guard" && this.braceDepth <= depth && !stuck) return;
       this.advance();
     }
   }

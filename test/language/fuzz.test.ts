@@ -394,21 +394,10 @@ function runCases(seeds: readonly string[], cases: readonly number[], outcome: O
   });
 }
 
-/**
- * Faults the fuzzer finds in the parser today, reported to its owners; while
- * this is set the test runs as `todo` so it does not fail `npm test`. Clear
- * it once they are fixed.
- */
-const KNOWN_FAULTS =
-  "parser hangs on a promise type inside a body (`body a b{x:`); deep call nesting overflows the stack; " +
-  "the class-guard scan is quadratic in a line's length";
-
 if (isMainThread) {
   const seeds = loadSeeds();
   const count = ONLY_CASE === null ? CASES : 1;
-  test(`fuzz: ${count} mutated policies (FUZZ_SEED=${SEED}) neither throw nor hang`, {
-    todo: KNOWN_FAULTS,
-  }, async (t) => {
+  test(`fuzz: ${count} mutated policies (FUZZ_SEED=${SEED}) neither throw nor hang`, async (t) => {
     assert.ok(seeds.length >= 3, "no seed policies found");
     const cases = ONLY_CASE === null ? Array.from({ length: CASES }, (_, i) => i) : [ONLY_CASE];
     const outcome: Outcome = { failures: [], slow: [], ms: 0 };

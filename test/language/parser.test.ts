@@ -184,3 +184,16 @@ test("function calls nest at most nine deep", () => {
   assert.deepEqual(problems(`bundle agent m { vars: "x" string => ${nest(9)}; }`), []);
   assert.match(problems(`bundle agent m { vars: "x" string => ${nest(10)}; }`)[0], /at most 9/);
 });
+
+test("the parser always makes progress (fuzz regressions)", () => {
+  // A promise type inside a body once sent recovery into an endless loop.
+  assert.ok(problems("body a b{x:").length > 0);
+  // Deep nesting gives up on the statement instead of recursing on.
+  assert.match(problems(`bundle agent m { vars: "x" string => ${"f(".repeat(20000)}; }`)[0], /at most 9/);
+  // A long line of guard characters is scanned once, not once per word.
+  const line = "a ".repeat(50000);
+  assert.deepEqual(
+    parseText(`bundle agent m { vars: ${line}:: "x" string => "y"; }`).diagnostics.length > 0,
+    true,
+  );
+});

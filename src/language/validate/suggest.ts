@@ -1,28 +1,38 @@
 /** Edit distance between two words (insertions, deletions, substitutions, transpositions). */
 export function getEditDistance(a: string, b: string): number {
-  const rows = a.length + 1;
   const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) =>
-    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i < rows; i++) {
+  // Three rolling rows: the transposition step looks two rows back.
+  let before = new Array<number>(cols).fill(0);
+  let previous = Array.from({ length: cols }, (_, j) => j);
+  let current = new Array<number>(cols).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      let value = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        value = Math.min(value, before[j - 2] + 1);
+      current[j] = value;
     }
+    [before, previous, current] = [previous, current, before];
   }
-  return d[a.length][b.length];
+  return previous[b.length];
 }
+
+/** Words longer than this get no suggestion: no typo makes one, and the cost grows with the square. */
+const MAX_SUGGESTIBLE = 64;
 
 /** The closest candidate to `word`, if one is close enough to be a likely typo. */
 export function findSuggestion(word: string, candidates: Iterable<string>): string | undefined {
+  if (word.length > MAX_SUGGESTIBLE) return undefined;
   const limit = Math.max(1, Math.floor(word.length / 3));
+  const lower = word.toLowerCase();
   let best: string | undefined;
   let bestDistance = limit + 1;
   for (const candidate of candidates) {
-    const distance = getEditDistance(word.toLowerCase(), candidate.toLowerCase());
+    // The distance is at least the difference in length.
+    if (Math.abs(candidate.length - word.length) >= bestDistance) continue;
+    const distance = getEditDistance(lower, candidate.toLowerCase());
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
