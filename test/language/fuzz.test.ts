@@ -395,6 +395,17 @@ function runCases(seeds: readonly string[], cases: readonly number[], outcome: O
 }
 
 if (isMainThread) {
+  test("inputs that once crashed or hung tend parse and validate quickly", () => {
+    for (const path of findPolicies(join(ROOT, "test/fixtures/fuzz/crashes"))) {
+      const started = performance.now();
+      runCase(readFileSync(path, "utf8"));
+      const ms = performance.now() - started;
+      assert.ok(ms < HANG_MS, `${path} took ${ms.toFixed(0)} ms`);
+    }
+  });
+}
+
+if (isMainThread) {
   const seeds = loadSeeds();
   const count = ONLY_CASE === null ? CASES : 1;
   test(`fuzz: ${count} mutated policies (FUZZ_SEED=${SEED}) neither throw nor hang`, async (t) => {
