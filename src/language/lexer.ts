@@ -271,10 +271,15 @@ export class Lexer {
     if (start < this.runStart || start >= this.runEnd) {
       const text = this.text;
       let end = start;
-      while (end < text.length && isGuardChar(text.charCodeAt(end))) end++;
+      let lastColons = -1;
+      for (; end < text.length; end++) {
+        const ch = text.charCodeAt(end);
+        if (!isGuardChar(ch)) break;
+        if (ch === 58 && end > start && text.charCodeAt(end - 1) === 58) lastColons = end - 1;
+      }
       this.runStart = start;
       this.runEnd = end;
-      this.runLastColons = end - start >= 2 ? text.lastIndexOf("::", end - 2) : -1;
+      this.runLastColons = lastColons;
     }
     return this.runLastColons >= start + 1 ? this.runLastColons + 2 : start;
   }
