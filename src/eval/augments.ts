@@ -4,7 +4,7 @@
  * (into `def` unless qualified), `classes`, `inputs` (as
  * `def.augments_inputs`) and follows its `augments` to further files.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, makeDiagnostic } from "../language/diagnostics.js";
 import type { EvalContext } from "./context.js";
@@ -14,6 +14,15 @@ import { type JsonValue, type Value, data, list, primitiveToString, scalar } fro
 import { parseVarRef } from "./var-ref.js";
 
 type JsonObject = { [key: string]: JsonValue };
+
+/** Only a regular file is read; 3.21 passes over a directory named def.json. */
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** The augments file 3.21 would read for an input directory, if any. */
 export function findAugmentsFile(inputDir: string): string {
@@ -44,7 +53,7 @@ function loadAugmentsFile(
   loaded: string[],
 ): void {
   const path = expandString(ctx, rawPath);
-  if (path.includes("/.json") || !existsSync(path) || loaded.includes(path)) return;
+  if (path.includes("/.json") || !isRegularFile(path) || loaded.includes(path)) return;
   let json: JsonValue;
   try {
     json = JSON.parse(readFileSync(path, "utf8")) as JsonValue;
