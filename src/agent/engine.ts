@@ -22,7 +22,7 @@ import type { EvalContext } from "../eval/context.js";
 import { type ExpandOptions, expandRval, expandString } from "../eval/expand.js";
 import { absolutePolicyPath, isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
-import type { PromiseEnvironment } from "../promises/contract.js";
+import type { EditSession, PromiseEnvironment } from "../promises/contract.js";
 import type { PromiseTypeRegistry } from "../promises/registry.js";
 import { asStrings, asText, isUnresolved } from "../promises/values.js";
 import { parseCfInt } from "../eval/numbers.js";
@@ -66,6 +66,8 @@ export class Engine implements PromiseEnvironment {
   failedFatally = false;
   /** Set when a bundle abort class is defined: the current bundle stops. */
   private bundleAborted = false;
+  /** The file the edit bundle being run edits, if any. */
+  editing: EditSession | undefined;
 
   constructor(
     readonly ctx: EvalContext,
@@ -119,7 +121,7 @@ export class Engine implements PromiseEnvironment {
 
   // ---- bundles -------------------------------------------------------------
 
-  runBundle(located: Located<Bundle>, args: readonly Value[], inherit: boolean): Outcome {
+  runBundle(located: Located<Bundle>, args: readonly Value[], inherit: boolean, edit?: EditSession): Outcome {
     const bundle = located.block;
     const caller = this.ctx.currentFrameOrNull();
     const inherited =
@@ -135,7 +137,12 @@ export class Engine implements PromiseEnvironment {
     for (const name of inherited) frame.localClasses.add(name);
     this.log.verbose(`B: BEGIN bundle ${bundle.name.text}`);
     const outerAborted = this.bundleAborted;
+    const outerEdit = this.editing;
     this.bundleAborted = false;
+    if (edit) {
+      this.editing = edit;
+      this.ctx.setVariable({ ns: null, scope: "edit", name: "filename", indices: [] }, scalar(edit.filename));
+    }
     try {
       this.bindParameters(bundle, args);
       return this.runPasses(located);
@@ -146,6 +153,7 @@ export class Engine implements PromiseEnvironment {
       }
       this.log.verbose(`B: END bundle ${bundle.name.text}`);
       this.bundleAborted = outerAborted;
+      this.editing = outerEdit;
       this.ctx.popFrame();
     }
   }

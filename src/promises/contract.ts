@@ -49,14 +49,34 @@ export interface PromiseEnvironment {
   readonly dryRun: boolean;
   /** Prints a report line (`R: ...`). */
   report(text: string): void;
-  /** Runs a bundle (methods); returns the combined outcome of its promises. */
-  runBundle(bundle: Located<Bundle>, args: readonly Value[], inherit: boolean): Outcome;
+  /**
+   * Runs a bundle (methods, or an edit_line bundle for a files promise);
+   * returns the combined outcome of its promises. `edit` is the file being
+   * edited: promise types of edit bundles work on it through `editing`.
+   */
+  runBundle(bundle: Located<Bundle>, args: readonly Value[], inherit: boolean, edit?: EditSession): Outcome;
+  /** The file an edit bundle being run is editing; undefined outside edit bundles. */
+  readonly editing: EditSession | undefined;
   /** Finds a bundle a method may call. */
   findBundle(name: string): Located<Bundle> | undefined;
   /** Logs an error cf-agent cannot continue after; the run stops and exits 1. */
   fatal(message: string): void;
   /** Defines a class as the promise's bundle would (local in agent bundles). */
   defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number): void;
+}
+
+/**
+ * A file being edited by an edit_line (or edit_xml) bundle: its lines, which
+ * edit promise types change in place, and whether they changed. The files
+ * promise that started the edit writes the result (atomically) afterwards.
+ */
+export interface EditSession {
+  /** The file's path (for messages and `$(edit.filename)`). */
+  readonly filename: string;
+  /** The file's lines, without line ends; edited in place. */
+  lines: string[];
+  /** Set by an edit promise that changed `lines`. */
+  changed: boolean;
 }
 
 export interface PromiseType {
