@@ -26,7 +26,8 @@ function shellMode(value: Value | undefined): ShellMode {
  */
 function checkCommand(fc: FunctionContext, command: string, shell: ShellMode): boolean {
   const name = fc.call.name;
-  if (!command.startsWith("/")) {
+  // A quoted program (`"/path with spaces/cmd" args`, as in $(sys.cf_agent)) counts by its path.
+  if (!commandArg0(command).startsWith("/")) {
     if (shell !== "noshell") return true;
     emitFunctionMessage(fc.ctx, "error", name, `${name} '${command}' does not have an absolute path`);
     return false;
