@@ -23,7 +23,8 @@ import { setFunctionMessageSink } from "../eval/functions/messages.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
 import { builtinPromiseTypes } from "../promises/registry.js";
-import { readAgentControl } from "./agent-control.js";
+import { asBoolean } from "../promises/values.js";
+import { controlAttribute, readAgentControl } from "./agent-control.js";
 import { Engine } from "./engine.js";
 import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
@@ -119,8 +120,12 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   const sequence =
     options.bundlesequence?.map((name) => ({ name, args: [] as Value[] })) ?? bundlesequence(ctx, index);
   const missing = sequence.filter((item) => !engine.findBundle(item.name));
-  for (const item of missing) log.error(`Bundle '${item.name}' listed in the bundlesequence was not found`);
-  if (missing.length > 0) {
+  const ignoreMissing = asBoolean(expandControl(ctx, index, "ignore_missing_bundles"), false);
+  for (const item of missing) {
+    if (ignoreMissing) log.verbose(`Ignoring missing bundle '${item.name}'`);
+    else log.error(`Bundle '${item.name}' listed in the bundlesequence was not found`);
+  }
+  if (missing.length > 0 && !ignoreMissing) {
     log.error("Fatal CFEngine error: Errors in agent bundles");
     return fail("failed");
   }
@@ -191,4 +196,10 @@ function findAttribute(ctx: EvalContext, body: Body, name: string) {
     if (found) return found.value;
   }
   return undefined;
+}
+
+/** A `body common control` attribute, expanded. */
+function expandControl(ctx: EvalContext, index: PolicyIndex, name: string): Value | undefined {
+  const rval = controlAttribute(ctx, index, "common", name);
+  return rval ? expandRval(ctx, rval) : undefined;
 }
