@@ -87,8 +87,8 @@ export class Engine implements PromiseEnvironment {
     this.hooks.report(text);
   }
 
-  findBundle(name: string): Located<Bundle> | undefined {
-    return this.index.findBundle(name, this.ctx.currentNamespace(), ["agent", "common"]);
+  findBundle(name: string, types: readonly string[] = ["agent", "common"]): Located<Bundle> | undefined {
+    return this.index.findBundle(name, this.ctx.currentNamespace(), types);
   }
 
   defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number): void {

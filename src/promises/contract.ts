@@ -57,8 +57,8 @@ export interface PromiseEnvironment {
   runBundle(bundle: Located<Bundle>, args: readonly Value[], inherit: boolean, edit?: EditSession): Outcome;
   /** The file an edit bundle being run is editing; undefined outside edit bundles. */
   readonly editing: EditSession | undefined;
-  /** Finds a bundle a method may call. */
-  findBundle(name: string): Located<Bundle> | undefined;
+  /** Finds a bundle of one of `types` (default agent and common: what a method may call). */
+  findBundle(name: string, types?: readonly string[]): Located<Bundle> | undefined;
   /** Logs an error cf-agent cannot continue after; the run stops and exits 1. */
   fatal(message: string): void;
   /** Defines a class as the promise's bundle would (local in agent bundles). */

@@ -6,6 +6,9 @@ import { classesPromiseType } from "./classes.js";
 import { commandsPromiseType } from "./commands/index.js";
 import type { PromiseType } from "./contract.js";
 import { defaultsPromiseType } from "./defaults.js";
+import { deleteLinesPromiseType } from "./edit/delete.js";
+import { insertLinesPromiseType } from "./edit/insert.js";
+import { replacePatternsPromiseType } from "./edit/replace.js";
 import { filesPromiseType } from "./files/files.js";
 import { methodsPromiseType } from "./methods.js";
 import { reportsPromiseType } from "./reports.js";
@@ -35,6 +38,9 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     defaultsPromiseType,
     filesPromiseType,
     commandsPromiseType,
+    deleteLinesPromiseType,
+    insertLinesPromiseType,
+    replacePatternsPromiseType,
   ]) {
     registry.register(type);
   }

@@ -20,6 +20,7 @@ import { asBoolean, asText } from "../values.js";
 import { createObject } from "./create.js";
 import { verifyContent } from "./content.js";
 import { verifyDelete } from "./delete.js";
+import { verifyEditLine } from "../edit/session.js";
 import type { ModeMasks } from "./modes.js";
 import { expandPathPattern, isPathPattern } from "./pathtype.js";
 import { promisedMode, verifyPerms, warnDefaultRxdirs } from "./perms.js";
@@ -37,6 +38,7 @@ interface FileAttributes {
   readonly perms: boolean;
   readonly mode: ModeMasks | undefined;
   readonly content: string | undefined;
+  readonly editLine: boolean;
   readonly moveObstructions: boolean;
 }
 
@@ -50,6 +52,7 @@ function readAttributes(promise: ActivePromise, mode: ModeMasks | undefined): Fi
     perms: promise.body("perms") !== undefined,
     mode,
     content: asText(promise.value("content")),
+    editLine: promise.raw("edit_line") !== undefined,
     moveObstructions: asBoolean(promise.value("move_obstructions"), false),
   };
 }
@@ -104,6 +107,7 @@ function verifyPath(step: FileStep, attrs: FileAttributes): void {
     else step.unchanged(`Cannot render file '${step.path}' with content: file does not exist`);
     return;
   }
+  if (attrs.editLine) verifyEditLine(step);
   // Once more: a file created above gets its permissions and timestamps.
   const final = statOrUndefined(step.path);
   if (final?.isFile() && !namesDirectory) verifyLeaf(step, attrs);
