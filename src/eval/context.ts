@@ -226,6 +226,11 @@ export class EvalContext {
     return this.vars.get(this.scopeKey(ref));
   }
 
+  /** Forgets every variable of a scope (`ns:bundle`). */
+  clearScope(ns: string, scope: string): void {
+    this.vars.delete(`${ns}:${scope}`);
+  }
+
   /** All entries of a scope (`ns:bundle`), for array functions and listings. */
   scopeEntries(ns: string, scope: string): ReadonlyMap<string, Value> {
     return this.vars.get(`${ns}:${scope}`) ?? new Map();

@@ -43,7 +43,12 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
   const computed = promise.value(type);
   if (!computed) return fromCall ? "kept" : "failed";
   const policy = asText(promise.value("policy"));
-  if (policy === "ifdefined" && hasUnresolved(computed)) return "kept";
+  // `ifdefined` drops unresolved `@(list)` items from lists; a scalar is
+  // still defined as it stands (as 3.21 does).
+  if (policy === "ifdefined" && isList(computed) && computed.value.some(isUnresolved)) {
+    ctx.setVariable(target, { ...computed, value: computed.value.filter((v) => !isUnresolved(v)) });
+    return "kept";
+  }
   const value = coerce(type, computed);
   if (!value) {
     // A resolved value of the wrong type is fatal in 3.21 ("Cannot continue").
