@@ -28,7 +28,7 @@ import { asStrings, asText, isUnresolved } from "../promises/values.js";
 import { parseCfInt } from "../eval/numbers.js";
 import { ActivePromiseImpl, type DerefPromise } from "./active-promise.js";
 import { type BodyInstance, resolveBody } from "./bodies.js";
-import { collectIterationTexts, iterate } from "./iteration.js";
+import { collectIterationTexts, iterate } from "../eval/iteration.js";
 import type { AgentControl } from "./agent-control.js";
 import type { LockStore } from "./locks.js";
 import type { Logger } from "./logger.js";

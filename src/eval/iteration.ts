@@ -1,82 +1,155 @@
 /**
- * Promise iteration: a `$(list)` in a promiser or a value makes the promise
- * run once per item (per combination for several lists), as in 3.21.
+ * Implicit iteration over lists and containers, the way 3.21's iteration
+ * engine does it.
+ *
+ * Every `$(var)` in the promiser, the promisee and the attributes that
+ * names a list or a container becomes a "wheel"; so does every reference
+ * whose name holds another reference (`$(a[$(k)])`), since it may resolve
+ * to anything once the inner one is bound. The wheels turn like an
+ * odometer: the rightmost (the last found, the most dependent) fastest.
+ * A combination in which some wheel is empty, or a dependent wheel does
+ * not resolve, is skipped; a promise with an empty list runs not at all.
+ * References to scalars and unresolved names make no wheel: they stay in
+ * the text as they are.
  */
-import type { Attribute, Rval } from "../language/ast.js";
+import type { Rval } from "../language/ast.js";
 import type { EvalContext } from "./context.js";
-import { findReferences, hasUnresolvedReference, qualifiedName } from "./expand.js";
-import { jsonToStrings } from "./values.js";
+import { expandString, findReferences, qualifiedName } from "./expand.js";
+import { isList, jsonToStrings } from "./values.js";
 import { parseVarRef } from "./var-ref.js";
 
-/** Iterations beyond this are dropped; a guard against runaway products. */
-const MAX_ITERATIONS = 10_000;
+/** Functions whose arguments name `$(this.k)`-style variables they bind themselves. */
+const SELF_BINDING_FUNCTIONS = new Set(["maplist", "mapdata", "maparray"]);
 
-/** Every `$(...)` reference text (inner, unexpanded) in a string, nested ones included. */
-export function scalarReferences(text: string): string[] {
-  const out: string[] = [];
-  for (const ref of findReferences(text)) {
-    out.push(...scalarReferences(ref.inner));
-    if (ref.sigil === "$") out.push(ref.inner);
-  }
-  return out;
+/** Names functions bind themselves; never iterated here. */
+const SPECIAL_NAMES = new Set(["this", "this.k", "this.v", "this.k[1]", "this.this"]);
+
+/** Bindings of one iteration: qualified variable name → the item for this turn. */
+export type Bindings = ReadonlyMap<string, string>;
+
+interface Wheel {
+  readonly unexpanded: string;
+  readonly dependent: boolean;
+  /** Items for the current turn; null when the name is a scalar (one turn, no binding). */
+  values: readonly string[] | null;
+  /** False when the name did not resolve in this turn. */
+  resolved: boolean;
+  key: string;
+  index: number;
 }
 
-/** The strings of an rval that may hold references (call names and arguments included). */
-export function rvalStrings(rval: Rval): string[] {
+/** The strings of an rval that the iteration engine scans, in order. */
+export function collectIterationTexts(rval: Rval, out: string[]): void {
   switch (rval.kind) {
     case "string":
-      return [rval.value];
+      out.push(rval.value);
+      return;
     case "nakedvar":
-      return [rval.text];
+      out.push(rval.text);
+      return;
     case "symbol":
-      return [];
+      return;
     case "list":
-      return rval.items.flatMap(rvalStrings);
+      for (const item of rval.items) collectIterationTexts(item, out);
+      return;
     case "call":
-      return [rval.name, ...rval.args.flatMap(rvalStrings)];
+      out.push(rval.name);
+      if (SELF_BINDING_FUNCTIONS.has(rval.name)) return;
+      for (const arg of rval.args) collectIterationTexts(arg, out);
   }
 }
 
 /**
- * The bindings to run a promise with: one map per iteration, keyed like
- * `ExpandOptions.bindings`. A promise without list references runs once
- * with no bindings.
+ * Every combination of list items the promise runs with, in cf-agent's
+ * order. A promise with nothing to iterate yields one empty binding.
  */
-export function iterationBindings(
-  ctx: EvalContext,
-  promiser: string,
-  attributes: readonly Attribute[],
-): Map<string, string>[] {
-  const texts = [promiser, ...attributes.flatMap((a) => rvalStrings(a.value))].filter((t) => t.includes("$"));
-  if (texts.length === 0) return [new Map()];
-  const lists = new Map<string, readonly string[]>();
-  for (const text of texts) {
-    for (const ref of scalarReferences(text)) {
-      if (hasUnresolvedReference(ref)) continue;
-      const items = listItems(ctx, ref);
-      if (items) lists.set(qualifiedName(ctx, ref), items);
-    }
+export function* iterate(ctx: EvalContext, texts: readonly string[]): Generator<Bindings> {
+  const wheels = findWheels(ctx, texts);
+  if (wheels.length === 0) {
+    yield new Map();
+    return;
   }
-  let combos: Map<string, string>[] = [new Map()];
-  for (const [name, items] of lists) {
-    const next: Map<string, string>[] = [];
-    for (const combo of combos) {
-      for (const item of items) {
-        if (next.length >= MAX_ITERATIONS) break;
-        next.push(new Map([...combo, [name, item]]));
-      }
-    }
-    combos = next;
+  const bindings = new Map<string, string>();
+  turnFrom(ctx, wheels, 0, bindings);
+  if (!hasEmptyWheel(wheels)) yield new Map(bindings);
+  for (;;) {
+    const i = incrementRightmost(wheels);
+    if (i < 0) return;
+    const wheel = wheels[i];
+    bindings.set(wheel.key, (wheel.values as readonly string[])[wheel.index]);
+    turnFrom(ctx, wheels, i + 1, bindings);
+    if (!hasEmptyWheel(wheels)) yield new Map(bindings);
   }
-  return combos;
 }
 
-function listItems(ctx: EvalContext, refText: string): readonly string[] | undefined {
-  const value = ctx.getVariable(parseVarRef(refText));
-  if (!value) return undefined;
-  if (value.type === "slist" || value.type === "ilist" || value.type === "rlist") return value.value;
-  if (value.type === "data" && value.value !== null && typeof value.value === "object") {
-    return jsonToStrings(value.value);
+function findWheels(ctx: EvalContext, texts: readonly string[]): Wheel[] {
+  const wheels: Wheel[] = [];
+  const seen = new Set<string>();
+  for (const text of texts) {
+    if (text.includes("$")) scanText(ctx, text, wheels, seen);
   }
-  return undefined;
+  return wheels;
+}
+
+function scanText(ctx: EvalContext, text: string, wheels: Wheel[], seen: Set<string>): void {
+  for (const ref of findReferences(text)) {
+    if (ref.sigil !== "$") continue;
+    const dependent = ref.inner.includes("$");
+    if (dependent) scanText(ctx, ref.inner, wheels, seen);
+    if (seen.has(ref.inner) || SPECIAL_NAMES.has(ref.inner)) continue;
+    if (!dependent && !isIterable(ctx, ref.inner)) continue;
+    seen.add(ref.inner);
+    wheels.push({ unexpanded: ref.inner, dependent, values: null, resolved: true, key: "", index: 0 });
+  }
+}
+
+function isIterable(ctx: EvalContext, name: string): boolean {
+  const value = ctx.getVariable(parseVarRef(name));
+  if (!value) return false;
+  if (isList(value)) return true;
+  return value.type === "data" && value.value !== null && typeof value.value === "object";
+}
+
+/** Re-reads the wheels from `start` on, with the bindings of those before. */
+function turnFrom(ctx: EvalContext, wheels: Wheel[], start: number, bindings: Map<string, string>): void {
+  for (let i = start; i < wheels.length; i++) {
+    const wheel = wheels[i];
+    if (wheel.key) bindings.delete(wheel.key);
+  }
+  for (let i = start; i < wheels.length; i++) {
+    const wheel = wheels[i];
+    const name = wheel.dependent ? expandString(ctx, wheel.unexpanded, { bindings }) : wheel.unexpanded;
+    wheel.index = 0;
+    wheel.key = qualifiedName(ctx, name);
+    readWheel(ctx, wheel, name);
+    if (wheel.values && wheel.values.length > 0) bindings.set(wheel.key, wheel.values[0]);
+  }
+}
+
+function readWheel(ctx: EvalContext, wheel: Wheel, name: string): void {
+  const value = name.includes("$") ? undefined : ctx.getVariable(parseVarRef(name));
+  wheel.resolved = value !== undefined;
+  wheel.values = null;
+  if (!value) return;
+  if (isList(value)) wheel.values = value.value;
+  else if (value.type === "data" && value.value !== null && typeof value.value === "object") {
+    wheel.values = jsonToStrings(value.value) ?? [];
+  }
+}
+
+function hasEmptyWheel(wheels: readonly Wheel[]): boolean {
+  return wheels.some((w) => !w.resolved || (w.values !== null && w.values.length === 0));
+}
+
+/** Advances the rightmost wheel that has items left; -1 when all are done. */
+function incrementRightmost(wheels: Wheel[]): number {
+  for (let i = wheels.length - 1; i >= 0; i--) {
+    const wheel = wheels[i];
+    if (!wheel.resolved || !wheel.values || wheel.values.length === 0) continue;
+    if (wheel.index + 1 < wheel.values.length) {
+      wheel.index++;
+      return i;
+    }
+  }
+  return -1;
 }

@@ -10,7 +10,7 @@ import { canonifyClassName } from "./class-expression.js";
 import type { EvalContext } from "./context.js";
 import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } from "./expand.js";
 import { coerce, isVarType } from "./coerce.js";
-import { iterationBindings } from "./iteration.js";
+import { collectIterationTexts, iterate } from "./iteration.js";
 import { type Value, isList, isScalar, scalar } from "./values.js";
 import { parseVarRef } from "./var-ref.js";
 
@@ -90,7 +90,7 @@ function conditionValue(ctx: EvalContext, rval: Rval, options: ExpandOptions): b
 function resolveVarPromise(ctx: EvalContext, promise: PromiseNode): void {
   const typed = promise.attributes.find((a) => VAR_TYPES.has(a.name.text));
   if (!typed) return;
-  for (const bindings of iterationBindings(ctx, promise.promiser.value, promise.attributes)) {
+  for (const bindings of iterate(ctx, iterationTexts(promise))) {
     const options: ExpandOptions = { bindings };
     if (!isPromiseEnabled(ctx, promise, options)) continue;
     const lval = expandString(ctx, promise.promiser.value, options);
@@ -105,7 +105,7 @@ function resolveVarPromise(ctx: EvalContext, promise: PromiseNode): void {
 }
 
 function resolveClassPromise(ctx: EvalContext, promise: PromiseNode, common: boolean): void {
-  for (const bindings of iterationBindings(ctx, promise.promiser.value, promise.attributes)) {
+  for (const bindings of iterate(ctx, iterationTexts(promise))) {
     const options: ExpandOptions = { bindings };
     if (!isPromiseEnabled(ctx, promise, options)) continue;
     const name = expandString(ctx, promise.promiser.value, options);
@@ -154,4 +154,11 @@ function classPromiseHolds(
  */
 export function absolutePolicyPath(path: string): string {
   return isAbsolute(path) ? path : `${process.cwd()}/${path}`;
+}
+
+/** The texts the iteration engine scans for a promise: promiser, then attribute values. */
+function iterationTexts(promise: PromiseNode): string[] {
+  const texts = [promise.promiser.value];
+  for (const attribute of promise.attributes) collectIterationTexts(attribute.value, texts);
+  return texts;
 }
