@@ -5,6 +5,7 @@
  */
 import { canonify } from "./class-expression.js";
 import type { HostFacts } from "./host.js";
+import { DAY_NAMES, MONTH_NAMES } from "./calendar.js";
 import { CF_VERSION, flavorOf } from "./sys-vars.js";
 
 /** Classes derived from the host facts (canonified, without time classes). */
@@ -121,22 +122,6 @@ function networkClasses(facts: HostFacts): string[] {
   }
   return out;
 }
-
-const DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTH_NAMES = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
 
 /** Time classes for one clock (local, or GMT with the `GMT_` prefix). */
 export function timeClasses(now: Date, gmt: boolean): string[] {

@@ -5,7 +5,7 @@
 import { posix } from "node:path";
 import type { EvalContext } from "./context.js";
 import type { HostFacts } from "./host.js";
-import { formatTime } from "./functions/time-format.js";
+import { strftime } from "./functions/strftime.js";
 import { type JsonValue, type Value, data, list, scalar } from "./values.js";
 
 export const CF_VERSION = "3.21.0";
@@ -102,8 +102,8 @@ function sysValues(facts: HostFacts, dirs: ResolvedDirectories, now: Date): [str
     ["interfaces", list([...new Set(ipv4.filter((i) => !i.address.startsWith("127.")).map((i) => i.name))])],
     ["ip_addresses", list(facts.interfaces.map((i) => i.address))],
     ["os_release", data(facts.osRelease as Record<string, JsonValue>)],
-    ["date", scalar(formatTime("%a %b %e %H:%M:%S %Y", now, false))],
-    ["cdate", scalar(formatTime("%a_%b_%e_%H_%M_%S_%Y", now, false).replace(/ /g, "_"))],
+    ["date", scalar(formatLocal("%a %b %e %H:%M:%S %Y", now))],
+    ["cdate", scalar(formatLocal("%a_%b_%e_%H_%M_%S_%Y", now).replace(/ /g, "_"))],
     ["systime", scalar(String(seconds), "int")],
     ["sysday", scalar(String(Math.floor(seconds / 86400)), "int")],
   ];
@@ -145,4 +145,8 @@ export function installEntryVariables(ctx: EvalContext, absoluteEntry: string): 
   put("policy_entry_filename", absoluteEntry);
   put("policy_entry_dirname", posix.dirname(absoluteEntry));
   put("policy_entry_basename", posix.basename(absoluteEntry));
+}
+
+function formatLocal(format: string, now: Date): string {
+  return strftime(format, Math.floor(now.getTime() / 1000), false) ?? "";
 }

@@ -3,22 +3,7 @@
  * conversion, glibc's flags (`_ - 0 ^ #`), field widths and the `E`/`O`
  * modifiers. Unknown conversions are copied as written.
  */
-
-const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
+import { DAY_NAMES as DAYS, MONTH_NAMES as MONTHS } from "../calendar.js";
 
 /** A broken-down time, as C's struct tm. */
 interface Tm {
@@ -74,7 +59,8 @@ let zoneFormatter: Intl.DateTimeFormat | undefined;
 function zoneName(date: Date): string {
   // UTC needs no time zone data; loading ICU's costs tens of milliseconds.
   const tz = process.env.TZ;
-  if (date.getTimezoneOffset() === 0 && (tz === undefined || /^:?(UTC|UTC0|Etc\/UTC)$/.test(tz))) return "UTC";
+  if (date.getTimezoneOffset() === 0 && (tz === undefined || /^:?(UTC|UTC0|Etc\/UTC)$/.test(tz)))
+    return "UTC";
   zoneFormatter ??= new Intl.DateTimeFormat("en-US", { timeZoneName: "short" });
   const part = zoneFormatter.formatToParts(date).find((p) => p.type === "timeZoneName");
   return part?.value ?? "";
