@@ -5,38 +5,15 @@
  * the called bundle's promises. `useresult` collects what the bundle hands
  * back through `bundle_return_value_index` reports into an array.
  */
-import type { Value } from "../eval/values.js";
-import { expandRval } from "../eval/expand.js";
 import type { Outcome } from "../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
+import { type BundleCall, bundleCallOf } from "./bundle-call.js";
 import { asBoolean, asText, isUnresolved } from "./values.js";
 
-interface BundleCall {
-  readonly name: string;
-  readonly args: readonly Value[];
-}
-
+/** The bundle to run: `usebundle`, or the promiser naming it. */
 function bundleCall(promise: ActivePromise, env: PromiseEnvironment): BundleCall | undefined {
-  const ref = promise.raw("usebundle");
-  if (!ref) return { name: promise.promiser, args: [] };
-  if (ref.kind === "call") {
-    const name = asText(
-      expandRval(
-        env.ctx,
-        { kind: "string", value: ref.name, quote: '"', span: ref.nameSpan },
-        promise.options,
-      ),
-    );
-    const args: Value[] = [];
-    for (const arg of ref.args) {
-      const value = expandRval(env.ctx, arg, promise.options);
-      if (!value) return undefined;
-      args.push(value);
-    }
-    return name === undefined ? undefined : { name, args };
-  }
-  const name = asText(promise.value("usebundle"));
-  return name === undefined ? undefined : { name, args: [] };
+  if (!promise.raw("usebundle")) return { name: promise.promiser, args: [] };
+  return bundleCallOf(promise, env, "usebundle");
 }
 
 function collectResult(

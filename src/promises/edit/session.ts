@@ -15,39 +15,15 @@ import { writeFileAtomically } from "../files/atomic.js";
 import { errorText, type FileStep } from "../files/step.js";
 import type { EditSession } from "../contract.js";
 import { holdMessages } from "./common.js";
+import { type BundleCall, bundleCallOf } from "../bundle-call.js";
 import { asBoolean, asText, isUnresolved } from "../values.js";
 
 /** cf-agent's default `max_file_size` for editing. */
 const DEFAULT_MAX_SIZE = 100000;
 const STARTED = new Date();
 
-interface BundleCall {
-  readonly name: string;
-  readonly args: readonly Value[];
-}
-
 function editBundleCall(step: FileStep): BundleCall | undefined {
-  const { promise, env } = step;
-  const ref = promise.raw("edit_line");
-  if (!ref) return undefined;
-  if (ref.kind === "call") {
-    const name = asText(
-      expandRval(
-        env.ctx,
-        { kind: "string", value: ref.name, quote: '"', span: ref.nameSpan },
-        promise.options,
-      ),
-    );
-    const args: Value[] = [];
-    for (const arg of ref.args) {
-      const value = expandRval(env.ctx, arg, promise.options);
-      if (!value) return undefined;
-      args.push(value);
-    }
-    return name === undefined ? undefined : { name, args };
-  }
-  const name = asText(promise.value("edit_line"));
-  return name === undefined ? undefined : { name, args: [] };
+  return bundleCallOf(step.promise, step.env, "edit_line");
 }
 
 /** The file's lines as cf-agent reads them: split at newlines, no empty last line. */

@@ -1,0 +1,37 @@
+/**
+ * A bundle named by an attribute (`usebundle => b(args)`, `edit_line =>
+ * b(args)`): its name and its arguments, expanded in the caller. `@(list)`
+ * arguments stay lists.
+ */
+import { expandRval } from "../eval/expand.js";
+import type { Value } from "../eval/values.js";
+import type { ActivePromise, PromiseEnvironment } from "./contract.js";
+import { asText } from "./values.js";
+
+export interface BundleCall {
+  readonly name: string;
+  readonly args: readonly Value[];
+}
+
+/** The call an attribute makes; undefined when absent or not yet resolvable. */
+export function bundleCallOf(
+  promise: ActivePromise,
+  env: PromiseEnvironment,
+  attribute: string,
+): BundleCall | undefined {
+  const ref = promise.raw(attribute);
+  if (!ref) return undefined;
+  if (ref.kind !== "call") {
+    const name = asText(promise.value(attribute));
+    return name === undefined ? undefined : { name, args: [] };
+  }
+  const nameValue = { kind: "string", value: ref.name, quote: '"', span: ref.nameSpan } as const;
+  const name = asText(expandRval(env.ctx, nameValue, promise.options));
+  const args: Value[] = [];
+  for (const arg of ref.args) {
+    const value = expandRval(env.ctx, arg, promise.options);
+    if (!value) return undefined;
+    args.push(value);
+  }
+  return name === undefined ? undefined : { name, args };
+}
