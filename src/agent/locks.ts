@@ -8,16 +8,16 @@
  * lock held across processes; tend takes no such lock yet.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type TimeTable, readTimeTable, writeTimeTable } from "./state-file.js";
 
 export class LockStore {
   private readonly path: string;
-  private entries: Record<string, number> | null = null;
+  private entries: TimeTable | null = null;
   private changed = false;
 
   constructor(
-    private readonly statedir: string,
+    statedir: string,
     private readonly now: () => number = Date.now,
   ) {
     this.path = join(statedir, "locks.json");
@@ -38,26 +38,14 @@ export class LockStore {
     return true;
   }
 
-  save(): void {
-    if (!this.changed || !this.entries) return;
-    try {
-      mkdirSync(this.statedir, { recursive: true });
-      const temporary = `${this.path}.${process.pid}.tmp`;
-      writeFileSync(temporary, JSON.stringify(this.entries));
-      renameSync(temporary, this.path);
-    } catch {
-      // Losing the lock table only means promises may act again next run.
-    }
+  /** Losing the lock table only means promises may act again next run. */
+  save(): boolean {
+    if (!this.changed || !this.entries) return true;
+    return writeTimeTable(this.path, this.entries);
   }
 
-  private load(): Record<string, number> {
-    if (this.entries) return this.entries;
-    try {
-      const parsed = JSON.parse(readFileSync(this.path, "utf8")) as unknown;
-      this.entries = parsed && typeof parsed === "object" ? (parsed as Record<string, number>) : {};
-    } catch {
-      this.entries = {};
-    }
+  private load(): TimeTable {
+    this.entries ??= readTimeTable(this.path);
     return this.entries;
   }
 }

@@ -4,16 +4,16 @@
  * The file is written to a temporary name and renamed, so a crash never
  * leaves it half-written; an unreadable file counts as empty.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type TimeTable, readTimeTable, writeTimeTable } from "./state-file.js";
 
 export class PersistentClasses {
   private readonly path: string;
-  private entries: Record<string, number> = {};
+  private entries: TimeTable = {};
   private changed = false;
 
   constructor(
-    private readonly statedir: string,
+    statedir: string,
     private readonly now: () => number = Date.now,
   ) {
     this.path = join(statedir, "persistent-classes.json");
@@ -21,12 +21,7 @@ export class PersistentClasses {
 
   /** The classes still in force. */
   load(): string[] {
-    try {
-      const parsed = JSON.parse(readFileSync(this.path, "utf8")) as unknown;
-      if (parsed && typeof parsed === "object") this.entries = parsed as Record<string, number>;
-    } catch {
-      this.entries = {};
-    }
+    this.entries = readTimeTable(this.path);
     const now = this.now();
     for (const [name, expiry] of Object.entries(this.entries)) {
       if (typeof expiry !== "number" || expiry <= now) {
@@ -42,15 +37,9 @@ export class PersistentClasses {
     this.changed = true;
   }
 
-  save(): void {
-    if (!this.changed) return;
-    try {
-      mkdirSync(this.statedir, { recursive: true });
-      const temporary = `${this.path}.${process.pid}.tmp`;
-      writeFileSync(temporary, JSON.stringify(this.entries));
-      renameSync(temporary, this.path);
-    } catch {
-      // A read-only work directory only loses persistence, never the run.
-    }
+  /** A read-only work directory only loses persistence, never the run. */
+  save(): boolean {
+    if (!this.changed) return true;
+    return writeTimeTable(this.path, this.entries);
   }
 }

@@ -135,8 +135,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     const bundle = engine.findBundle(item.name);
     if (bundle) outcome = combineOutcomes(outcome, engine.runBundle(bundle, item.args, false));
   }
-  persistent.save();
-  locks?.save();
+  if (!persistent.save()) log.warning(`Could not write persistent classes under '${dirs.statedir}'`);
+  if (locks && !locks.save()) log.warning(`Could not write promise locks under '${dirs.statedir}'`);
   // cf-agent exits 1 after a fatal error, 6 when an abort class stopped the run.
   const exitCode = engine.failedFatally ? 1 : engine.aborted ? 6 : 0;
   return { exitCode, diagnostics, outcome, records: recorder.records, classes: ctx.listClasses() };
