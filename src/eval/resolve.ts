@@ -9,13 +9,13 @@ import type { Attribute, Bundle, ClassGuard, Promise as PromiseNode, Rval } from
 import { canonifyClassName } from "./class-expression.js";
 import type { EvalContext } from "./context.js";
 import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } from "./expand.js";
+import { type ClassCombinator, combineTruths, isClassCombinator } from "./class-combinators.js";
 import { coerce, isVarType } from "./coerce.js";
 import { collectIterationTexts, iterate } from "./iteration.js";
 import { type Value, isList, isScalar, scalar } from "./values.js";
 import { parseVarRef } from "./var-ref.js";
 
 const VAR_TYPES = new Set(["string", "int", "real", "slist", "ilist", "rlist", "data"]);
-const CLASS_COMBINATORS = ["expression", "and", "or", "xor", "not"] as const;
 
 /** Pre-evaluates one bundle; `sourcePath` gives `this.promise_filename`. */
 export function resolveBundle(ctx: EvalContext, bundle: Bundle, sourcePath: string): void {
@@ -124,27 +124,14 @@ function classPromiseHolds(
   promise: PromiseNode,
   options: ExpandOptions,
 ): boolean | undefined {
-  const combinator = promise.attributes.find((a) =>
-    (CLASS_COMBINATORS as readonly string[]).includes(a.name.text),
-  );
+  const combinator = promise.attributes.find((a) => isClassCombinator(a.name.text));
   if (!combinator) return promise.attributes.every((a) => !a.name.text.startsWith("dist")) ? true : undefined;
   const value = expandRval(ctx, combinator.value, options);
   if (!value) return undefined;
   const items = isList(value) ? value.value : isScalar(value) ? [value.value] : undefined;
   if (!items || items.some((i) => i.includes("$") || i.includes("@"))) return undefined;
   const truths = items.map((i) => ctx.checkExpression(i));
-  switch (combinator.name.text) {
-    case "and":
-      return truths.every(Boolean);
-    case "or":
-      return truths.some(Boolean);
-    case "xor":
-      return truths.filter(Boolean).length === 1;
-    case "not":
-      return !truths[0];
-    default:
-      return truths.every(Boolean);
-  }
+  return combineTruths(combinator.name.text as ClassCombinator, truths);
 }
 
 /**

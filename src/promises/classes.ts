@@ -13,6 +13,7 @@ import type { EvalContext } from "../eval/context.js";
 import { parseCfInt } from "../eval/numbers.js";
 import type { Outcome } from "../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
+import { CLASS_COMBINATORS, combineTruths } from "../eval/class-combinators.js";
 import { asStrings, asText, isUnresolved } from "./values.js";
 
 /**
@@ -24,22 +25,11 @@ function truths(ctx: EvalContext, items: readonly string[]): boolean[] {
 }
 
 function condition(promise: ActivePromise, ctx: EvalContext): boolean | undefined {
-  for (const name of ["expression", "and", "or", "xor", "not"] as const) {
+  for (const name of CLASS_COMBINATORS) {
     if (promise.raw(name) === undefined) continue;
     const value = promise.value(name);
     if (!value) return undefined;
-    const result = truths(ctx, asStrings(value));
-    switch (name) {
-      case "and":
-      case "expression":
-        return result.every(Boolean);
-      case "or":
-        return result.some(Boolean);
-      case "xor":
-        return result.filter(Boolean).length === 1;
-      case "not":
-        return !result[0];
-    }
+    return combineTruths(name, truths(ctx, asStrings(value)));
   }
   return true;
 }
