@@ -5,6 +5,7 @@
  * datastate, bundlestate, callstack_callers, callstack_promisers.
  * A failure gives undefined, as 3.21's FnFailure.
  */
+import { dataState } from "../data-state.js";
 import { expandString } from "../expand.js";
 import { type JsonValue, type Value, data, isList, list, primitiveToString, scalar } from "../values.js";
 import { parseVarRef } from "../var-ref.js";
@@ -175,24 +176,6 @@ function classTags(fc: FunctionContext, name: string): string[] | undefined {
   return [...source, ...(fc.ctx.getClassTags(name) ?? [])];
 }
 
-/** `ns:bundle` keys as 3.21 prints them: the default namespace is left out. */
-function scopeName(scope: string): string {
-  return scope.startsWith("default:") ? scope.slice("default:".length) : scope;
-}
-
-function stateOf(fc: FunctionContext, bundle?: string): Record<string, JsonValue> {
-  const vars: Record<string, Record<string, JsonValue>> = {};
-  for (const [scope, lval, value] of fc.ctx.allVariables()) {
-    const key = scopeName(scope);
-    if (bundle !== undefined && key !== bundle) continue;
-    vars[key] ??= {};
-    vars[key][lval] = valueJson(value);
-  }
-  if (bundle !== undefined) return vars[bundle] ?? {};
-  const classes = Object.fromEntries(fc.ctx.listClasses().map((c) => [c, true]));
-  return { classes, vars };
-}
-
 function callstackCallers(fc: FunctionContext): Value {
   const frames = fc.ctx.frames();
   const out = frames.map((frame, depth) => ({
@@ -248,9 +231,9 @@ export const dataFunctions: readonly BuiltinFunction[] = [
   defineFunction("getclassmetatags", 1, 2, ([name, key], fc) =>
     selectTags(classTags(fc, text(name) ?? ""), key),
   ),
-  defineFunction("datastate", 0, 0, (_, fc) => data(stateOf(fc))),
+  defineFunction("datastate", 0, 0, (_, fc) => data(dataState(fc.ctx))),
   defineFunction("bundlestate", 1, 1, ([name], fc) => {
-    const state = stateOf(fc, text(name) ?? "");
+    const state = dataState(fc.ctx, text(name) ?? "");
     return Object.keys(state).length === 0 ? undefined : data(state);
   }),
   defineFunction("callstack_callers", 0, 0, (_, fc) => callstackCallers(fc)),

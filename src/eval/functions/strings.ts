@@ -17,7 +17,7 @@ import { regexReplace } from "../regex/replace.js";
 import { type Value, isList, isScalar, list, scalar, valueToJson } from "../values.js";
 import { collection, text } from "./args.js";
 import { emitFunctionMessage } from "./messages.js";
-import { renderJsonSorted, renderMustache, templateData } from "./mustache.js";
+import { renderJsonSorted, stringMustache } from "./mustache.js";
 import { strftime } from "./strftime.js";
 import { formatString } from "./string-format.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
@@ -245,18 +245,6 @@ function strftimeFn([mode, format, time]: readonly Value[], fc: FunctionContext)
   return scalar(out);
 }
 
-function mustache(args: readonly Value[], fc: FunctionContext): Value | undefined {
-  const template = text(args[0]);
-  if (template === undefined) return undefined;
-  const source = args.length > 1 ? collection(fc, args[1]) : undefined;
-  if (args.length > 1 && !source)
-    return fail(fc, "string_mustache: could not load the data argument", "verbose");
-  const json = source ? valueToJson(source) : templateData(fc.ctx);
-  const out = renderMustache(template, json);
-  if (out instanceof Error) return fail(fc, out.message);
-  return scalar(out);
-}
-
 /** string(): a list or container as compact JSON, anything else as its text. */
 function stringFn([value]: readonly Value[]): Value {
   return isScalar(value) ? value : scalar(renderJsonSorted(valueToJson(value)));
@@ -300,7 +288,7 @@ export const stringFunctions: readonly BuiltinFunction[] = [
     return x === undefined || y === undefined ? undefined : scalar(x === y ? "any" : "!any");
   }),
   defineFunction("strftime", 3, 3, strftimeFn),
-  defineFunction("string_mustache", 1, 2, mustache),
+  defineFunction("string_mustache", 1, 2, stringMustache),
   defineFunction("string", 1, 1, stringFn),
   defineFunction("hash", 2, 2, hash),
   defineFunction("hash_to_int", 3, 3, hashToInt),

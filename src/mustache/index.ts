@@ -1,0 +1,18 @@
+/**
+ * Mustache templates as cf-agent 3.21 renders them (for `string_mustache()`
+ * and files promises with `template_method => "mustache"`).
+ */
+import type { JsonValue } from "../eval/values.js";
+import { toMustacheNode } from "./json-model.js";
+import { type MustacheLog, renderTemplate } from "./render.js";
+
+export type { MustacheLog, MustacheLogLevel } from "./render.js";
+
+/** Renders `template` with `data`; undefined (after logging why through `log`) when it cannot. */
+export function renderMustache(
+  template: string,
+  data: JsonValue,
+  log: MustacheLog = () => {},
+): string | undefined {
+  return renderTemplate(template, toMustacheNode(data), log);
+}

@@ -1,0 +1,106 @@
+/**
+ * The data a template renders, modelled the way CFEngine's JSON elements
+ * behave where a template can tell: objects keep their members in order of
+ * insertion, and writing an object as JSON sorts its members (byte order)
+ * in place, so a section iterating it afterwards sees them sorted. Numbers
+ * keep whether they are integers or reals (`{{x}}` prints reals with two
+ * decimals).
+ */
+import type { JsonValue } from "../eval/values.js";
+
+export type MustacheNode = MustachePrimitive | MustacheArray | MustacheObject;
+
+export interface MustachePrimitive {
+  readonly kind: "string" | "integer" | "real" | "boolean" | "null";
+  /** The value as JSON writes it (strings unquoted). */
+  readonly text: string;
+}
+
+export interface MustacheArray {
+  readonly kind: "array";
+  readonly items: MustacheNode[];
+}
+
+export interface MustacheObject {
+  readonly kind: "object";
+  /** Members in order; sorted in place when the object is written as JSON. */
+  members: [string, MustacheNode][];
+}
+
+export function isContainer(node: MustacheNode): node is MustacheArray | MustacheObject {
+  return node.kind === "array" || node.kind === "object";
+}
+
+/** A tend JSON value as template data (objects in the value's own key order). */
+export function toMustacheNode(value: JsonValue): MustacheNode {
+  if (value === null) return { kind: "null", text: "null" };
+  if (typeof value === "string") return { kind: "string", text: value };
+  if (typeof value === "boolean") return { kind: "boolean", text: String(value) };
+  if (typeof value === "number")
+    return { kind: Number.isInteger(value) ? "integer" : "real", text: String(value) };
+  if (Array.isArray(value)) return { kind: "array", items: value.map(toMustacheNode) };
+  return { kind: "object", members: Object.entries(value).map(([k, v]) => [k, toMustacheNode(v)]) };
+}
+
+/** An object's member by name (the first one, as a linear search finds it). */
+export function memberOf(node: MustacheNode | null, key: string): MustacheNode | undefined {
+  if (node?.kind !== "object") return undefined;
+  return node.members.find(([name]) => name === key)?.[1];
+}
+
+function byteOrder(a: [string, MustacheNode], b: [string, MustacheNode]): number {
+  return Buffer.compare(Buffer.from(a[0]), Buffer.from(b[0]));
+}
+
+/** A string as CFEngine escapes it in JSON (other control characters stay raw). */
+function encodeString(text: string): string {
+  const escaped = text.replace(/["\\\b\f\n\r\t]/g, (c) => ESCAPES[c] ?? c);
+  return `"${escaped}"`;
+}
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+};
+
+function primitiveJson(node: MustachePrimitive): string {
+  return node.kind === "string" ? encodeString(node.text) : node.text;
+}
+
+/** Multi-line JSON, two spaces per level (`{{%x}}`); sorts the objects it writes. */
+export function writePrettyJson(node: MustacheNode, level = 0): string {
+  const pad = (n: number) => "  ".repeat(n);
+  if (node.kind === "array") {
+    if (node.items.length === 0) return "[]";
+    const items = node.items.map((item) =>
+      isContainer(item)
+        ? `${pad(level + 1)}${writePrettyJson(item, level + 1)}`
+        : pad(level + 1) + primitiveJson(item),
+    );
+    return `[\n${items.join(",\n")}\n${pad(level)}]`;
+  }
+  if (node.kind === "object") {
+    node.members.sort(byteOrder);
+    const lines = node.members.map(
+      ([key, value]) =>
+        `${pad(level + 1)}"${key}": ${isContainer(value) ? writePrettyJson(value, level + 1) : primitiveJson(value)}`,
+    );
+    return `{\n${lines.join(",\n")}${lines.length ? "\n" : ""}${pad(level)}}`;
+  }
+  return pad(level) + primitiveJson(node);
+}
+
+/** One-line JSON (`{{$x}}`); sorts the objects it writes. */
+export function writeCompactJson(node: MustacheNode): string {
+  if (node.kind === "array") return `[${node.items.map(writeCompactJson).join(",")}]`;
+  if (node.kind === "object") {
+    node.members.sort(byteOrder);
+    return `{${node.members.map(([k, v]) => `"${k}":${writeCompactJson(v)}`).join(",")}}`;
+  }
+  return primitiveJson(node);
+}
