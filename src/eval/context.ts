@@ -39,7 +39,7 @@ export class EvalContext {
   private readonly vars = new Map<string, Map<string, Value>>();
   private readonly stack: Frame[] = [];
   private readonly negated = new Set<string>();
-  private readonly variableTags = new Map<string, readonly string[]>();
+  private readonly variableTags = new Map<string, readonly string[] | null>();
   private readonly classTags = new Map<string, readonly string[]>();
 
   // --- classes -----------------------------------------------------------
@@ -155,24 +155,30 @@ export class EvalContext {
 
   // --- tags --------------------------------------------------------------
 
-  /** Records a variable's `meta` tags (what getvariablemetatags reports after `source=promise`). */
-  setVariableTags(ref: VarRef, tags: readonly string[]): void {
+  /**
+   * Records all the tags of a variable, replacing those it has by default
+   * (`source=promise`), as the module protocol does; null records that it
+   * has no tag set at all (a module variable defined before any `^meta`).
+   */
+  setVariableTags(ref: VarRef, tags: readonly string[] | null): void {
     this.variableTags.set(`${this.scopeKey(ref)}.${lvalKey(ref.name, ref.indices)}`, tags);
   }
 
-  getVariableTags(ref: VarRef): readonly string[] {
-    return this.variableTags.get(`${this.scopeKey(ref)}.${lvalKey(ref.name, ref.indices)}`) ?? [];
+  /** The tags recorded for a variable: undefined when it has the default ones, null when none. */
+  getVariableTags(ref: VarRef): readonly string[] | null | undefined {
+    return this.variableTags.get(`${this.scopeKey(ref)}.${lvalKey(ref.name, ref.indices)}`);
   }
 
-  /** Records a class's `meta` tags; the name may be `ns:`-qualified. */
+  /** Records all the tags of a class (replacing the default ones); the name may be `ns:`-qualified. */
   setClassTags(name: string, tags: readonly string[]): void {
     const { ns, bare } = this.splitClass(name);
     this.classTags.set(`${ns}:${bare}`, tags);
   }
 
-  getClassTags(name: string): readonly string[] {
+  /** The tags recorded for a class; undefined when it has the default ones. */
+  getClassTags(name: string): readonly string[] | undefined {
     const { ns, bare } = this.splitClass(name);
-    return this.classTags.get(`${ns}:${bare}`) ?? [];
+    return this.classTags.get(`${ns}:${bare}`);
   }
 
   /** The bundle frames being evaluated, outermost first. */
@@ -209,6 +215,14 @@ export class EvalContext {
       const own = this.stack.at(-1)?.thisVars.get(ref.name);
       if (own && ref.name !== "bundle" && ref.name !== "namespace") return own;
     }
+    const found = this.lookUp(ref);
+    if (found || ref.scope !== "this") return found;
+    // As in 3.21, `this.x` that is not a promise's own variable is the bundle's `x`.
+    const frame = this.stack.at(-1);
+    return frame ? this.lookUp({ ...ref, ns: frame.ns, scope: frame.scope }) : undefined;
+  }
+
+  private lookUp(ref: VarRef): Value | undefined {
     const table = this.tableFor(ref);
     if (!table) return undefined;
     const exact = table.get(lvalKey(ref.name, ref.indices));

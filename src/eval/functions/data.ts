@@ -141,8 +141,9 @@ function matchingVariables(fc: FunctionContext, args: readonly Value[]): [string
     const name = `${scope}.${lval}`;
     if (!test(name)) continue;
     if (tagTests.length > 0) {
-      const tags = variableTags(fc, name) ?? [];
-      if (!tagTests.some((t) => tags.some((tag) => t?.(tag)))) continue;
+      const tags = variableTags(fc, name);
+      // As in 3.21, a variable without any tag set passes every tag test.
+      if (tags && !tagTests.some((t) => tags.some((tag) => t?.(tag)))) continue;
     }
     out.push([name, value]);
   }
@@ -154,26 +155,31 @@ function valueJson(value: Value): JsonValue {
   return isList(value) ? [...value.value] : value.value;
 }
 
-/** A variable's tags: those recorded with it, after the implicit `source=promise`. */
-function variableTags(fc: FunctionContext, name: string): string[] | undefined {
+/**
+ * A variable's tags: those recorded with it (by a module), else
+ * `source=promise`; null when it has no tag set, undefined when it does not exist.
+ */
+function variableTags(fc: FunctionContext, name: string): readonly string[] | null | undefined {
   const ref = parseVarRef(name);
   if (!fc.ctx.getVariable(ref)) return undefined;
-  return ["source=promise", ...(fc.ctx.getVariableTags(ref) ?? [])];
+  const recorded = fc.ctx.getVariableTags(ref);
+  return recorded === undefined ? ["source=promise"] : recorded;
 }
 
 /** With a key argument: the values of `key=value` tags; otherwise all tags. */
-function selectTags(tags: string[] | undefined, key: Value | undefined): Value | undefined {
+function selectTags(tags: readonly string[] | null | undefined, key: Value | undefined): Value | undefined {
   if (!tags) return undefined;
   const wanted = text(key);
-  if (wanted === undefined) return list(tags);
+  if (wanted === undefined) return list([...tags]);
   const prefix = `${wanted}=`;
   return list(tags.filter((t) => t.startsWith(prefix)).map((t) => t.slice(prefix.length)));
 }
 
 function classTags(fc: FunctionContext, name: string): string[] | undefined {
   if (!fc.ctx.isClassDefined(name)) return undefined;
-  const source = fc.ctx.isHardClass(name) ? [] : ["source=promise"];
-  return [...source, ...(fc.ctx.getClassTags(name) ?? [])];
+  const recorded = fc.ctx.getClassTags(name);
+  if (recorded) return [...recorded];
+  return fc.ctx.isHardClass(name) ? [] : ["source=promise"];
 }
 
 function callstackCallers(fc: FunctionContext): Value {

@@ -101,10 +101,12 @@ function regline([pattern, file]: readonly Value[], fc: FunctionContext): Value 
 // --- classes -----------------------------------------------------------------
 
 /**
- * The tags a class is taken to have. tend does not record class tags yet;
- * hard classes count as `source=agent,hardclass`, others as `source=promise`.
+ * The tags a class is taken to have: those recorded (by a module), else
+ * `source=agent,hardclass` for hard classes and `source=promise` for others.
  */
-function classTags(fc: FunctionContext, name: string): string[] {
+function classTags(fc: FunctionContext, name: string): readonly string[] {
+  const recorded = fc.ctx.getClassTags(name);
+  if (recorded) return recorded;
   return fc.ctx.isHardClass(name) ? ["source=agent", "hardclass"] : ["source=promise"];
 }
 

@@ -82,8 +82,11 @@ export class ModuleSession {
     const canonical = canonifyClassName(name);
     this.env.log.verbose(`Activating classes from module protocol: '${name}'`);
     const persist = this.persistence > 0 ? this.persistence : undefined;
+    if (persist !== undefined) {
+      this.env.log.verbose(`Module set persistent class '${name}' for ${persist} minutes`);
+    }
     this.env.defineClass(canonical, "namespace", persist);
-    if (this.tags.length > 0) this.env.ctx.setClassTags(canonical, this.tags);
+    this.env.ctx.setClassTags(canonical, this.tags);
   }
 
   private undefineClasses(names: readonly string[]): void {
@@ -103,7 +106,8 @@ export class ModuleSession {
     const ref = { ...parsed, ns: parsed.ns ?? "default", scope: parsed.scope ?? this.context };
     this.env.log.verbose(`Defined variable '${name}' in context '${this.context}'`);
     this.env.ctx.setVariable(ref, value);
-    if (this.tags.length > 0) this.env.ctx.setVariableTags(ref, this.tags);
+    // Before any ^meta, a module's variables have no tag set at all (as in 3.21).
+    this.env.ctx.setVariableTags(ref, this.tags.length > 0 ? this.tags : null);
   }
 
   /** `&name=path`: a JSON file read into a data container. */

@@ -52,13 +52,16 @@ function bundlesOf(text: string): Bundle[] {
   return policy.blocks.filter((b): b is Bundle => b.kind === "bundle");
 }
 
-/** `meta` attributes as tags, which resolve.ts does not record yet. */
+/** `meta` attributes as tags (after the `source=promise` of every promise), which resolve.ts does not record yet. */
 function applyMetaTags(ctx: EvalContext, bundle: Bundle): void {
   for (const section of bundle.sections) {
     for (const promise of section.groups.flatMap((g) => g.promises)) {
       const meta = promise.attributes.find((a) => a.name.text === "meta");
       if (meta?.value.kind !== "list") continue;
-      const tags = meta.value.items.flatMap((i: Rval) => (i.kind === "string" ? [i.value] : []));
+      const tags = [
+        "source=promise",
+        ...meta.value.items.flatMap((i: Rval) => (i.kind === "string" ? [i.value] : [])),
+      ];
       if (section.type.text === "vars") {
         ctx.setVariableTags(
           { ns: bundle.namespace, scope: bundle.name.text, name: promise.promiser.value, indices: [] },
