@@ -52,6 +52,8 @@ export interface EngineHooks {
   report(text: string): void;
   /** A class defined with `persistence`/`persist_time`. */
   persistClass(name: string, minutes: number): void;
+  /** A persistent class cancelled by policy. */
+  forgetPersistentClass?(name: string): void;
 }
 
 export class Engine implements PromiseEnvironment {
@@ -94,9 +96,11 @@ export class Engine implements PromiseEnvironment {
   defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number): void {
     this.ctx.defineClass(name, scope === "bundle");
     if (persistMinutes && persistMinutes > 0) this.hooks.persistClass(name, persistMinutes);
-    const kind = scope === "bundle" ? "Private" : "Global";
-    this.log.verbose(`C:     +  ${kind} class: ${name}`);
     this.checkAbort(name);
+  }
+
+  cancelPersistentClass(name: string): void {
+    this.hooks.forgetPersistentClass?.(name);
   }
 
   /** An error cf-agent cannot continue after: logged, and the run stops with exit 1. */
@@ -261,7 +265,6 @@ export class Engine implements PromiseEnvironment {
     frame.thisVars.set("handle", scalar(handle));
     const promiser = expandString(ctx, deref.node.promiser.value, options);
     frame.thisVars.set("promiser", scalar(promiser));
-    if (typeName === "classes" && ctx.isClassDefined(canonify(promiser))) return "skipped";
     const active = new ActivePromiseImpl(ctx, deref, promiser, pass, handle, options);
     if (!this.conditionsHold(active, pass)) return "skipped";
     if (handler.waitsForResolution && pass < PASSES && isUnresolved(promiser)) return "skipped";

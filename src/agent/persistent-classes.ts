@@ -37,6 +37,12 @@ export class PersistentClasses {
     this.changed = true;
   }
 
+  remove(name: string): void {
+    if (!(name in this.entries)) return;
+    delete this.entries[name];
+    this.changed = true;
+  }
+
   /** A read-only work directory only loses persistence, never the run. */
   save(): boolean {
     if (!this.changed) return true;

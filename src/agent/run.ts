@@ -113,7 +113,11 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     log,
     builtinPromiseTypes(),
     recorder,
-    { report: sinks.report, persistClass: (name, minutes) => persistent.add(name, minutes) },
+    {
+      report: sinks.report,
+      persistClass: (name, minutes) => persistent.add(name, minutes),
+      forgetPersistentClass: (name) => persistent.remove(name),
+    },
     { dryRun: options.dryRun ?? false, control: readAgentControl(ctx, index), locks },
   );
   for (const name of ctx.listClasses()) engine.checkAbort(name);

@@ -176,12 +176,15 @@ export function evaluateClassExpression(
 
 /**
  * Parses and evaluates in one step; a syntax error yields `undefined`
- * (3.21 treats such a guard as not satisfied and logs an error).
+ * (3.21 treats such a guard as not satisfied and logs an error). So does an
+ * unresolved `$(x)` anywhere in it: 3.21 evaluates it to an error that no
+ * operator absorbs (`!$(x)` and `any|$(x)` are not true).
  */
 export function checkClassExpression(
   text: string,
   isDefined: (name: string) => boolean,
 ): boolean | undefined {
+  if (text.includes("$(") || text.includes("${")) return undefined;
   const parsed = parseClassExpression(text);
   return parsed.ok ? evaluateClassExpression(parsed.expression, isDefined) : undefined;
 }

@@ -6,10 +6,9 @@
  */
 import { dirname, isAbsolute } from "node:path";
 import type { Attribute, Bundle, ClassGuard, Promise as PromiseNode, Rval } from "../language/ast.js";
-import { canonifyClassName } from "./class-expression.js";
 import type { EvalContext } from "./context.js";
 import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } from "./expand.js";
-import { type ClassCombinator, combineTruths, isClassCombinator } from "./class-combinators.js";
+import { verifyClassPromise } from "./class-promise.js";
 import { coerce, isVarType } from "./coerce.js";
 import { collectIterationTexts, iterate } from "./iteration.js";
 import { type Value, isList, isScalar, scalar } from "./values.js";
@@ -105,33 +104,21 @@ function resolveVarPromise(ctx: EvalContext, promise: PromiseNode): void {
 }
 
 function resolveClassPromise(ctx: EvalContext, promise: PromiseNode, common: boolean): void {
+  const quiet = () => {};
   for (const bindings of iterate(ctx, iterationTexts(promise))) {
     const options: ExpandOptions = { bindings };
     if (!isPromiseEnabled(ctx, promise, options)) continue;
-    const name = expandString(ctx, promise.promiser.value, options);
-    if (hasUnresolvedReference(name)) continue;
-    if (classPromiseHolds(ctx, promise, options) !== true) continue;
-    const scope = attribute(promise, "scope");
-    const scopeText = scope?.value.kind === "string" ? scope.value.value : undefined;
-    const local = scopeText ? scopeText === "bundle" : !common;
-    ctx.defineClass(canonifyClassName(name), local);
+    verifyClassPromise(
+      ctx,
+      {
+        promiser: expandString(ctx, promise.promiser.value, options),
+        bundleType: common ? "common" : "agent",
+        raw: (name) => attribute(promise, name)?.value,
+        expand: (rval) => expandRval(ctx, rval, options),
+      },
+      { define: (name, scope) => ctx.defineClass(name, scope === "bundle"), error: quiet, verbose: quiet },
+    );
   }
-}
-
-/** The truth of a classes promise's combinator; undefined when unknown. */
-function classPromiseHolds(
-  ctx: EvalContext,
-  promise: PromiseNode,
-  options: ExpandOptions,
-): boolean | undefined {
-  const combinator = promise.attributes.find((a) => isClassCombinator(a.name.text));
-  if (!combinator) return promise.attributes.every((a) => !a.name.text.startsWith("dist")) ? true : undefined;
-  const value = expandRval(ctx, combinator.value, options);
-  if (!value) return undefined;
-  const items = isList(value) ? value.value : isScalar(value) ? [value.value] : undefined;
-  if (!items || items.some((i) => i.includes("$") || i.includes("@"))) return undefined;
-  const truths = items.map((i) => ctx.checkExpression(i));
-  return combineTruths(combinator.name.text as ClassCombinator, truths);
 }
 
 /**

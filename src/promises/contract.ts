@@ -63,6 +63,8 @@ export interface PromiseEnvironment {
   fatal(message: string): void;
   /** Defines a class as the promise's bundle would (local in agent bundles). */
   defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number): void;
+  /** Forgets a class kept across runs (`persistence`), if it was. */
+  cancelPersistentClass?(name: string): void;
 }
 
 /**
