@@ -16,6 +16,10 @@ export interface AgentControl {
   readonly abortClasses: readonly RegExp[];
   /** Regular expressions: a matching class aborts the current bundle. */
   readonly abortBundleClasses: readonly RegExp[];
+  /** The same items as class expressions: once one holds, the current bundle stops. */
+  readonly abortBundleExpressions: readonly string[];
+  /** `ignore_missing_bundles` of body common control: a missing bundle is not fatal. */
+  readonly ignoreMissingBundles: boolean;
   /** Minutes a promise waits before acting again (runs without `-K`); 1 by default. */
   readonly ifelapsed: number;
 }
@@ -61,10 +65,18 @@ function minutes(ctx: EvalContext, rval: Rval | undefined): number | undefined {
   return text === undefined ? undefined : parseCfInt(text);
 }
 
+function strings(ctx: EvalContext, rval: Rval | undefined): string[] {
+  return rval ? [...asStrings(expandRval(ctx, rval))] : [];
+}
+
 export function readAgentControl(ctx: EvalContext, index: PolicyIndex): AgentControl {
+  const abortBundle = controlAttribute(ctx, index, "agent", "abortbundleclasses");
+  const ignoreMissing = strings(ctx, controlAttribute(ctx, index, "common", "ignore_missing_bundles"))[0];
   return {
     abortClasses: patterns(ctx, controlAttribute(ctx, index, "agent", "abortclasses")),
-    abortBundleClasses: patterns(ctx, controlAttribute(ctx, index, "agent", "abortbundleclasses")),
+    abortBundleClasses: patterns(ctx, abortBundle),
+    abortBundleExpressions: strings(ctx, abortBundle),
+    ignoreMissingBundles: ignoreMissing === "true" || ignoreMissing === "yes" || ignoreMissing === "on",
     ifelapsed: minutes(ctx, controlAttribute(ctx, index, "agent", "ifelapsed")) ?? 1,
   };
 }

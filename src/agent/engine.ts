@@ -110,17 +110,32 @@ export class Engine implements PromiseEnvironment {
     this.failedFatally = true;
   }
 
-  /** Stops the run or the bundle when a class matches an abort pattern. */
+  /**
+   * Stops the run or the bundle when a class matches an abort pattern; as in
+   * 3.21, the bundle also stops once an `abortbundleclasses` item holds as a
+   * class expression.
+   */
   checkAbort(name: string): void {
-    const { abortClasses, abortBundleClasses } = this.options.control;
+    const { abortClasses, abortBundleClasses, abortBundleExpressions } = this.options.control;
+    const bundle = this.ctx.currentFrameOrNull()?.scope;
+    if (!this.bundleAborted && abortBundleClasses.some((re) => re.test(name))) {
+      this.bundleAborted = true;
+      this.log.error(`Bundle '${bundle ?? "(unknown)"}' aborted on defined class '${name}'`);
+    }
     if (!this.aborted && abortClasses.some((re) => re.test(name))) {
       this.aborted = true;
       this.log.notice(`cf-agent aborted on defined class '${name}'`);
-    } else if (!this.bundleAborted && abortBundleClasses.some((re) => re.test(name))) {
-      this.bundleAborted = true;
-      const bundle = this.ctx.currentFrameOrNull()?.scope ?? "";
-      this.log.error(`Bundle '${bundle}' aborted on defined class '${name}'`);
     }
+    if (this.bundleAborted || bundle === undefined) return;
+    const holding = abortBundleExpressions.find((expression) => this.ctx.checkExpression(expression));
+    if (holding === undefined) return;
+    this.log.error(`Setting abort for '${holding}' when setting class '${name}'`);
+    this.bundleAborted = true;
+  }
+
+  /** Whether `ignore_missing_bundles` lets a run go on without a bundle. */
+  get ignoresMissingBundles(): boolean {
+    return this.options.control.ignoreMissingBundles;
   }
 
   // ---- bundles -------------------------------------------------------------

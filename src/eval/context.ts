@@ -34,6 +34,8 @@ export interface PolicyBundleInfo {
 export class EvalContext {
   /** The policy's bundles, set by whoever runs the policy (empty while loading). */
   policyBundles: readonly PolicyBundleInfo[] = [];
+  /** Results of the functions 3.21 calls once per run (execresult, returnszero...), by arguments. */
+  readonly functionCache = new Map<string, Value>();
   private readonly hard = new Set<string>();
   private readonly soft = new Map<string, Set<string>>();
   private readonly vars = new Map<string, Map<string, Value>>();

@@ -59,6 +59,8 @@ export interface PromiseEnvironment {
   readonly editing: EditSession | undefined;
   /** Finds a bundle of one of `types` (default agent and common: what a method may call). */
   findBundle(name: string, types?: readonly string[]): Located<Bundle> | undefined;
+  /** `ignore_missing_bundles`: a method naming a missing bundle fails without stopping the run. */
+  readonly ignoresMissingBundles?: boolean;
   /** Logs an error cf-agent cannot continue after; the run stops and exits 1. */
   fatal(message: string): void;
   /** Defines a class as the promise's bundle would (local in agent bundles). */

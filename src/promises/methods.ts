@@ -36,11 +36,7 @@ function evaluateMethod(promise: ActivePromise, env: PromiseEnvironment): Outcom
   const call = bundleCall(promise, env);
   if (!call || isUnresolved(call.name)) return "skipped";
   const bundle = env.findBundle(call.name);
-  // Both are fatal in 3.21: the run stops.
-  if (!bundle) {
-    env.fatal(`A method attempted to use a bundle '${call.name}' that was apparently not defined`);
-    return "failed";
-  }
+  if (!bundle) return missingBundle(call.name, env);
   const params = bundle.block.params ?? [];
   if (params.length !== call.args.length) {
     env.fatal(
@@ -48,16 +44,51 @@ function evaluateMethod(promise: ActivePromise, env: PromiseEnvironment): Outcom
     );
     return "failed";
   }
-  if (env.dryRun || asText(promise.bodyValue("action", "action_policy")) === "warn") {
-    env.log.warning(`Bundle '${call.name}' should be invoked, but only a warning was promised`);
+  // As in 3.21, a dry run still runs the bundle (its promises warn); only
+  // `action_policy => "warn"` on the method itself stops at a warning.
+  if (asText(promise.bodyValue("action", "action_policy")) === "warn") {
+    env.log.warning(`Bundle '${call.name}' should be invoked, but only a warning was promised!`);
     return "warn";
   }
   const inherit = asBoolean(promise.value("inherit"), false);
   const outcome = env.runBundle(bundle, call.args, inherit);
   collectResult(promise, env, bundle.block.name.text, bundle.block.namespace);
-  if (outcome === "failed") env.log.verbose(`Method '${call.name}' failed in some repairs`);
-  else env.log.verbose(`Method '${call.name}' verified`);
-  return outcome === "skipped" ? "kept" : outcome;
+  return reportOutcome(bundle.block.name.text, outcome, env);
+}
+
+/** A missing bundle fails the promise; without `ignore_missing_bundles` the run stops. */
+function missingBundle(name: string, env: PromiseEnvironment): Outcome {
+  if (isUnresolved(name)) {
+    env.log.error(
+      "A variable seems to have been used for the name of the method. In this case, the promiser also needs to contain the unique name of the method",
+    );
+  }
+  env.log.error(`A method attempted to use a bundle '${name}' that was apparently not defined`);
+  if (!env.ignoresMissingBundles) env.fatal(`Aborting due to missing bundle '${name}'`);
+  return "failed";
+}
+
+/** The method's outcome from its bundle's, logged as 3.21 logs it. */
+function reportOutcome(name: string, outcome: Outcome, env: PromiseEnvironment): Outcome {
+  switch (outcome) {
+    case "skipped":
+    case "kept":
+      env.log.verbose(`Method '${name}' verified`);
+      return "kept";
+    case "warn":
+      env.log.warning(`Method '${name}' invoked repairs, but only warnings promised`);
+      return "warn";
+    case "repaired":
+      env.log.verbose(`Method '${name}' invoked repairs`);
+      return "repaired";
+    case "failed":
+    case "denied":
+      env.log.error(`Method '${name}' failed in some repairs`);
+      return "failed";
+    default:
+      env.log.info(`Method '${name}' aborted in some repairs`);
+      return "failed";
+  }
 }
 
 export const methodsPromiseType: PromiseType = {

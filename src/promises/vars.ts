@@ -1,8 +1,8 @@
 /**
  * `vars` (and `meta`) promises: define variables in the bundle's scope (or
  * `<bundle>_meta`), as 3.21 does:
- * - a value computed by a function is computed once: when the variable
- *   exists already, the call is not repeated; a failing call leaves the
+ * - a function is called again at every evaluation (functions that run
+ *   commands keep their result for the run); a failing call leaves the
  *   variable as it was (a later pass may succeed);
  * - a string with unresolved references is stored as written, so a later
  *   pass (or a report) shows the references;
@@ -38,8 +38,6 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
   };
   const raw = promise.raw(type);
   const fromCall = raw?.kind === "call";
-  const expandable = isUnresolved(promise.node.promiser.value);
-  if (fromCall && !expandable && ctx.getVariable(target)) return "kept";
   const computed = promise.value(type);
   if (!computed) return fromCall ? "kept" : "failed";
   const policy = asText(promise.value("policy"));

@@ -58,6 +58,25 @@ registerFunctions(utilFunctions);
 registerFunctions(policyFunctions);
 
 /**
+ * Functions whose results 3.21 keeps for the rest of the run, keyed by their
+ * arguments: they run commands or ask the network, and a policy evaluates
+ * its promises many times (passes, pre-evaluation).
+ */
+const CACHED = new Set([
+  "execresult",
+  "execresult_as_data",
+  "findprocesses",
+  "processexists",
+  "readtcp",
+  "remotescalar",
+  "returnszero",
+  "hubknowledge",
+  "ldaplist",
+  "ldapvalue",
+  "regldap",
+]);
+
+/**
  * Evaluates a call. Undefined when the function is unknown, the arity is
  * wrong, an argument is unresolved or the function itself fails.
  */
@@ -75,7 +94,14 @@ export function callFunction(
     if (!fn.acceptsUnresolved && isUnresolved(value)) return undefined;
     args.push(value);
   }
-  return fn.evaluate(args, { ctx, options, call });
+  if (!CACHED.has(fn.name)) return fn.evaluate(args, { ctx, options, call });
+  const key = JSON.stringify([fn.name, args]);
+  const cached = ctx.functionCache.get(key);
+  if (cached) return cached;
+  const result = fn.evaluate(args, { ctx, options, call });
+  // As in 3.21, only a successful call is remembered.
+  if (result) ctx.functionCache.set(key, result);
+  return result;
 }
 
 function isUnresolved(value: Value): boolean {
