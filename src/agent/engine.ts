@@ -29,7 +29,7 @@ import { parseCfInt } from "../eval/numbers.js";
 import { ActivePromiseImpl, type DerefPromise } from "./active-promise.js";
 import { type BodyInstance, resolveBody } from "./bodies.js";
 import { collectIterationTexts, iterate } from "../eval/iteration.js";
-import type { AgentControl } from "./agent-control.js";
+import { type AgentControl, controlAttribute } from "./agent-control.js";
 import type { LockStore } from "./locks.js";
 import type { Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
@@ -101,6 +101,11 @@ export class Engine implements PromiseEnvironment {
 
   cancelPersistentClass(name: string): void {
     this.hooks.forgetPersistentClass?.(name);
+  }
+
+  controlValue(type: string, name: string): Value | undefined {
+    const rval = controlAttribute(this.ctx, this.index, type, name);
+    return rval && expandRval(this.ctx, rval);
   }
 
   /** An error cf-agent cannot continue after: logged, and the run stops with exit 1. */

@@ -24,6 +24,8 @@ export type LogSink = (record: LogRecord) => void;
 
 export class Logger {
   private readonly threshold: number;
+  /** Info messages held back, innermost hold last (see `holdInfo`). */
+  private readonly held: LogRecord[][] = [];
 
   constructor(
     private readonly sink: LogSink,
@@ -38,7 +40,25 @@ export class Logger {
   }
 
   log(level: LogLevel, message: string): void {
-    if (RANK[level] <= this.threshold) this.sink({ level, message });
+    if (RANK[level] > this.threshold) return;
+    const hold = this.held.at(-1);
+    if (hold && level === "info") hold.push({ level, message });
+    else this.sink({ level, message });
+  }
+
+  /**
+   * Holds info messages back until `releaseInfo`: cf-agent prints an edit's
+   * info lines only when the edit changed the file.
+   */
+  holdInfo(): void {
+    this.held.push([]);
+  }
+
+  /** Ends the innermost hold; its messages are written when `commit`, else dropped. */
+  releaseInfo(commit: boolean): void {
+    const records = this.held.pop() ?? [];
+    if (!commit) return;
+    for (const record of records) this.log(record.level, record.message);
   }
 
   error(message: string): void {

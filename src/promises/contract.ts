@@ -16,6 +16,7 @@ import type { BodyInstance } from "../agent/bodies.js";
 import type { Logger } from "../agent/logger.js";
 import type { Outcome } from "../agent/outcome.js";
 import type { Located } from "../agent/policy-index.js";
+import type { LineList } from "./edit/lines.js";
 
 /** One iteration of a promise, expanded for its type to act on. */
 export interface ActivePromise {
@@ -63,6 +64,11 @@ export interface PromiseEnvironment {
   readonly ignoresMissingBundles?: boolean;
   /** Logs an error cf-agent cannot continue after; the run stops and exits 1. */
   fatal(message: string): void;
+  /**
+   * An attribute of a control body (`body agent control`, `body common
+   * control`...), expanded; undefined when not set.
+   */
+  controlValue?(type: string, name: string): Value | undefined;
   /** Defines a class as the promise's bundle would (local in agent bundles). */
   defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number): void;
   /** Forgets a class kept across runs (`persistence`), if it was. */
@@ -77,10 +83,10 @@ export interface PromiseEnvironment {
 export interface EditSession {
   /** The file's path (for messages and `$(edit.filename)`). */
   readonly filename: string;
-  /** The file's lines, without line ends; edited in place. */
-  lines: string[];
-  /** Set by an edit promise that changed `lines`. */
-  changed: boolean;
+  /** The file's lines, without line ends; edit_line promises change them in place. */
+  readonly lines: LineList;
+  /** Edits made (cf-agent's `num_edits`): the file is saved only after some. */
+  edits: number;
 }
 
 export interface PromiseType {

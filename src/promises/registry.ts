@@ -7,6 +7,7 @@ import { commandsPromiseType } from "./commands/index.js";
 import type { PromiseType } from "./contract.js";
 import { defaultsPromiseType } from "./defaults.js";
 import { deleteLinesPromiseType } from "./edit/delete.js";
+import { fieldEditsPromiseType } from "./edit/fields.js";
 import { insertLinesPromiseType } from "./edit/insert.js";
 import { replacePatternsPromiseType } from "./edit/replace.js";
 import { filesPromiseType } from "./files/files.js";
@@ -39,6 +40,7 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     filesPromiseType,
     commandsPromiseType,
     deleteLinesPromiseType,
+    fieldEditsPromiseType,
     insertLinesPromiseType,
     replacePatternsPromiseType,
   ]) {

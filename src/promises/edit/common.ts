@@ -1,22 +1,92 @@
 /**
- * What the edit_line promise types share: the file being edited (or a
- * skip outside edit bundles), cf-agent's closing line for each promise,
- * and whether the promise may change anything.
+ * What the edit_line promise types share: a record of one promise's work
+ * on the file (its outcome and cf-agent's messages), whether it may change
+ * anything, its closing message, and the run-wide cache that lets an edit
+ * promise act once per file and run.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
+import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import type { Value } from "../../eval/values.js";
 import type { ActivePromise, EditSession, PromiseEnvironment } from "../contract.js";
 import { asText } from "../values.js";
 
-/** Whether the promise may make a change; otherwise logs the warning and notes it. */
-export function mayChange(
+/**
+ * One edit promise at work. Like cf-agent's Record* calls, each message
+ * also defines the promise's outcome classes for what it reports, so a
+ * promise that kept one line and added another gets both kinds.
+ */
+export class EditRecord {
+  outcome: Outcome = "kept";
+
+  constructor(
+    readonly promise: ActivePromise,
+    readonly env: PromiseEnvironment,
+    readonly session: EditSession,
+  ) {}
+
+  get filename(): string {
+    return this.session.filename;
+  }
+
+  update(outcome: Outcome): void {
+    this.outcome = combineOutcomes(this.outcome, outcome);
+  }
+
+  /** A change made: an info message, repaired. */
+  changed(message: string): void {
+    this.env.log.info(message);
+    applyOutcomeClasses(this.promise, this.env, "repaired");
+    this.update("repaired");
+  }
+
+  /** Nothing to do: a verbose message. */
+  unchanged(message: string): void {
+    this.env.log.verbose(message);
+    applyOutcomeClasses(this.promise, this.env, "kept");
+  }
+
+  /** The promise cannot go on: an error; interrupted. */
+  interrupted(message: string): void {
+    this.env.log.error(message);
+    applyOutcomeClasses(this.promise, this.env, "interrupted");
+    this.update("interrupted");
+  }
+
+  failed(message: string): void {
+    this.env.log.error(message);
+    applyOutcomeClasses(this.promise, this.env, "failed");
+    this.update("failed");
+  }
+
+  /**
+   * Whether the change `what` may be made; in a dry run or with
+   * `action_policy => "warn"` it says what it should do and the outcome
+   * becomes a warning (as cf-agent's MakingChanges).
+   */
+  making(what: string): boolean {
+    return makingChanges(this.promise, this.env, what, (o) => {
+      this.outcome = o;
+    });
+  }
+
+  /** cf-agent's closing line for the promise, by outcome; returns the outcome. */
+  close(type: string): Outcome {
+    return closeEditPromise(type, this.promise, this.env, this.outcome);
+  }
+}
+
+/** Whether a promise may change things (not a dry run, no `action_policy => "warn"`). */
+export function makingChanges(
   promise: ActivePromise,
   env: PromiseEnvironment,
   what: string,
-  note: (o: Outcome) => void,
+  setOutcome: (o: Outcome) => void,
 ): boolean {
-  if (!env.dryRun && asText(promise.bodyValue("action", "action_policy")) !== "warn") return true;
-  env.log.warning(`Should ${what}, but only warning promised`);
-  note("warn");
+  const warnOnly = asText(promise.bodyValue("action", "action_policy")) === "warn";
+  if (!env.dryRun && !warnOnly) return true;
+  env.log.warning(warnOnly ? `Should ${what}, but only warning promised` : `Should ${what}`);
+  applyOutcomeClasses(promise, env, "warn");
+  setOutcome("warn");
   return false;
 }
 
@@ -32,7 +102,7 @@ export function closeEditPromise(
       env.log.verbose(`No changes done for the ${type} promise '${promise.promiser}'`);
       break;
     case "repaired":
-      editInfo(env, `${type} promise '${promise.promiser}' repaired`);
+      env.log.info(`${type} promise '${promise.promiser}' repaired`);
       break;
     case "warn":
       env.log.warning(`Warnings encountered when actuating ${type} promise '${promise.promiser}'`);
@@ -45,68 +115,48 @@ export function closeEditPromise(
   return outcome;
 }
 
-/** The session, or undefined (the promise is skipped) outside an edit bundle. */
-export function sessionOf(env: PromiseEnvironment): EditSession | undefined {
-  return env.editing;
+// ---- once per file and run ---------------------------------------------------
+
+/** Edit promises already acted on, per run (keyed by the agent running it). */
+const acted = new WeakMap<PromiseEnvironment, Set<string>>();
+
+function valueKey(value: Value | undefined): string {
+  if (!value) return "";
+  if (value.type === "data") return JSON.stringify(value.value);
+  return Array.isArray(value.value) ? value.value.join("\u0001") : String(value.value);
 }
 
-/**
- * How many lines of `chunk` (split at newlines) match the file's lines from
- * `at` on, one line each: 0 unless every piece matches in turn.
- */
-export function matchChunk(
-  chunk: string,
-  lines: readonly string[],
-  at: number,
-  same: (piece: string, line: string) => boolean,
-): number {
-  if (at < 0) return 0;
-  const pieces = chunk.split("\n");
-  for (let k = 0; k < pieces.length; k++) {
-    const line = lines[at + k];
-    if (line === undefined || !same(pieces[k] as string, line)) return 0;
+/** What identifies a promise as cf-agent's lock hash does: promiser, bundle, constraints. */
+function promiseKey(promise: ActivePromise, salt: string): string {
+  const bundle = promise.bundle.block;
+  const parts = [promise.type, salt, bundle.namespace, bundle.name.text, promise.promiser];
+  for (const attribute of promise.node.attributes) {
+    const name = attribute.name.text;
+    const body = promise.body(name);
+    if (!body) {
+      parts.push(name, valueKey(promise.value(name)));
+      continue;
+    }
+    parts.push(name, body.name);
+    for (const inner of body.attributes.keys()) parts.push(inner, valueKey(promise.bodyValue(name, inner)));
   }
-  return pieces.length;
+  return parts.join("\u0000");
 }
-
-/** Edit promises already acted on in a run (by the agent running it), by promise. */
-const acted = new WeakMap<PromiseEnvironment, WeakMap<object, Set<string>>>();
 
 /**
  * Whether this edit promise already acted on this file in this run. Like
- * cf-agent, an edit promise acts once per file per run, not in every pass:
- * later passes (and later edits of the same file by the same promise) skip it.
+ * cf-agent's lock cache, an edit promise acts once per file and run (not
+ * in every pass, nor again when a later files promise edits the same file
+ * with the same bundle); `salt` distinguishes what the lock name does.
  */
-export function alreadyActed(promise: ActivePromise, env: PromiseEnvironment, session: EditSession): boolean {
-  let byNode = acted.get(env);
-  if (!byNode) {
-    byNode = new WeakMap();
-    acted.set(env, byNode);
-  }
-  let keys = byNode.get(promise.node);
+export function alreadyActed(promise: ActivePromise, env: PromiseEnvironment, salt: string): boolean {
+  let keys = acted.get(env);
   if (!keys) {
     keys = new Set();
-    byNode.set(promise.node, keys);
+    acted.set(env, keys);
   }
-  const key = `${session.filename}\u0000${promise.promiser}`;
+  const key = promiseKey(promise, salt);
   if (keys.has(key)) return true;
   keys.add(key);
   return false;
-}
-
-/** Info messages of edits held until the file is saved (cf-agent drops them otherwise). */
-const held = new WeakMap<EditSession, string[]>();
-
-/** Starts holding the info messages of edits to `session`; returns the list they go to. */
-export function holdMessages(session: EditSession): string[] {
-  const list: string[] = [];
-  held.set(session, list);
-  return list;
-}
-
-/** An info message about an edit: held with the session's messages, if they are held. */
-export function editInfo(env: PromiseEnvironment, message: string): void {
-  const list = env.editing ? held.get(env.editing) : undefined;
-  if (list) list.push(message);
-  else env.log.info(message);
 }

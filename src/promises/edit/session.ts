@@ -1,110 +1,158 @@
 /**
- * `edit_line => bundle(args)` on a files promise: the file is read into
- * lines (a final line without a newline is still a line), the edit_line
- * bundle runs on them, and if its promises changed them and the result
- * differs from the file, the file is rewritten atomically, every line
- * followed by a newline. `edit_defaults` may start from an empty file,
- * choose the backup (`<file>.cf-before-edit` by default, none, or one
- * with a time stamp) and limit the size of the files edited.
+ * The edit operation of a files promise, as cf-agent 3.21's
+ * ScheduleEditOperation runs it: the file is loaded into lines (for
+ * edit_line), the edit_line bundle runs on them, then a template renders
+ * (`template_method`: cfengine, mustache, inline_mustache), and finally
+ * the lines are saved if edits were made and they differ from the file.
+ * Info messages of the whole operation are printed only if it changed the
+ * file (cf-agent buffers them).
  */
-import { type Stats, linkSync, readFileSync, statSync, unlinkSync, copyFileSync } from "node:fs";
-import { expandRval } from "../../eval/expand.js";
-import { canonify } from "../../eval/class-expression.js";
-import type { Value } from "../../eval/values.js";
-import { writeFileAtomically } from "../files/atomic.js";
-import { errorText, type FileStep } from "../files/step.js";
-import type { EditSession } from "../contract.js";
-import { holdMessages } from "./common.js";
+import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
+import { parseCfInt } from "../../eval/numbers.js";
+import { scalar } from "../../eval/values.js";
 import { type BundleCall, bundleCallOf } from "../bundle-call.js";
+import type { ActivePromise, EditSession, PromiseEnvironment } from "../contract.js";
+import type { FileStep } from "../files/step.js";
 import { asBoolean, asText, isUnresolved } from "../values.js";
+import { loadForEditing } from "./load.js";
+import { LineList } from "./lines.js";
+import { finishEdit } from "./finish.js";
+import { renderCfengineTemplate } from "./template-cfengine.js";
+import { renderMustacheTemplate } from "./template-mustache.js";
 
-/** cf-agent's default `max_file_size` for editing. */
-const DEFAULT_MAX_SIZE = 100000;
-const STARTED = new Date();
-
-function editBundleCall(step: FileStep): BundleCall | undefined {
-  return bundleCallOf(step.promise, step.env, "edit_line");
+/** `edit_defaults`, as read for one promise. */
+export interface EditDefaults {
+  readonly maxSize: number;
+  readonly backup: "true" | "false" | "timestamp" | "rotate";
+  readonly rotate: number;
+  readonly emptyBefore: boolean;
+  readonly join: boolean;
+  readonly inherit: boolean;
 }
 
-/** The file's lines as cf-agent reads them: split at newlines, no empty last line. */
-export function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
+/** cf-agent's default `max_file_size` (agent control `editfilesize`). */
+const EDIT_FILE_SIZE = 100000;
+
+function intOf(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : parseCfInt(text);
 }
 
-export function joinLines(lines: readonly string[]): string {
-  return lines.map((l) => `${l}\n`).join("");
+export function readEditDefaults(promise: ActivePromise, env: PromiseEnvironment): EditDefaults {
+  const value = (name: string) => promise.bodyValue("edit_defaults", name);
+  const backupText = asText(value("edit_backup"));
+  const backup =
+    backupText === "false" || backupText === "timestamp" || backupText === "rotate" ? backupText : "true";
+  const template = hasTemplate(promise);
+  const fallbackSize = intOf(asText(env.controlValue?.("agent", "editfilesize"))) ?? EDIT_FILE_SIZE;
+  return {
+    maxSize: intOf(asText(value("max_file_size"))) ?? fallbackSize,
+    backup,
+    rotate: backup === "rotate" ? (intOf(asText(value("rotate"))) ?? 0) : 0,
+    // A template renders the whole file, in a bundle that sees the caller's classes.
+    emptyBefore: template || asBoolean(value("empty_file_before_editing"), false),
+    join: asBoolean(value("recognize_join"), false),
+    inherit: template || asBoolean(value("inherit"), false),
+  };
 }
 
-function backupName(path: string, option: string): string | undefined {
-  if (option === "false" || option === "no" || option === "off") return undefined;
-  if (option === "timestamp") {
-    const stamp = canonify(`${STARTED.toString().slice(0, 24)}\n`);
-    return `${path}_${Math.floor(STARTED.getTime() / 1000)}_${stamp}.cf-before-edit`;
-  }
-  return `${path}.cf-before-edit`;
+function hasTemplate(promise: ActivePromise): boolean {
+  return promise.raw("edit_template") !== undefined || promise.raw("edit_template_string") !== undefined;
 }
 
-function makeBackup(path: string, backup: string): void {
-  try {
-    unlinkSync(backup);
-  } catch {
-    // None yet.
-  }
-  try {
-    linkSync(path, backup);
-  } catch {
-    copyFileSync(path, backup);
-  }
+/** The method templates render with (`cfengine` unless told). */
+export function templateMethod(promise: ActivePromise): string {
+  return asText(promise.value("template_method")) ?? "cfengine";
 }
 
-/** Runs the edit_line bundle on the file at `step.path`. */
-export function verifyEditLine(step: FileStep): void {
-  const { promise, env, path } = step;
-  const call = editBundleCall(step);
-  if (!call || isUnresolved(call.name)) return;
+/** Whether the files promise edits the file at all (cf-agent's `haveedit`). */
+export function hasEdits(promise: ActivePromise): boolean {
+  return (
+    promise.raw("edit_line") !== undefined || promise.raw("edit_xml") !== undefined || hasTemplate(promise)
+  );
+}
+
+/** What the edit operation needs from its files promise. */
+export interface EditRequest {
+  readonly step: FileStep;
+  /** Whether the file existed before the operation. */
+  readonly exists: boolean;
+  /** Creates the file (as `create => "true"` would); whether it exists afterwards. */
+  readonly create: () => boolean;
+}
+
+/** Runs the edit_line bundle on the session's lines. */
+function runEditLine(
+  request: EditRequest,
+  call: BundleCall,
+  session: EditSession,
+  defaults: EditDefaults,
+): void {
+  const { env } = request.step;
+  env.log.verbose(`Handling file edits in edit_line bundle '${call.name}'`);
   const bundle = env.findBundle(call.name, ["edit_line"]);
   if (!bundle) {
-    step.failed(`Could not find the edit_line bundle '${call.name}' for file '${path}'`);
+    env.log.error(`Did not find bundle '${call.name}' for edit operation`);
     return;
   }
-  const maxSize = Number(asText(promise.bodyValue("edit_defaults", "max_file_size")) ?? DEFAULT_MAX_SIZE);
-  let stats: Stats;
-  let text: string;
-  try {
-    stats = statSync(path);
-    if (!stats.isFile()) throw Object.assign(new Error("not a plain file"), { code: "EISDIR" });
-    if (maxSize > 0 && stats.size > maxSize) {
-      env.log.info(
-        `File '${path}' is bigger than the edit limit. max_file_size = ${stats.size} > ${maxSize} bytes`,
-      );
-      throw new Error("too big");
-    }
-    text = readFileSync(path, "utf8");
-  } catch {
+  setEditVariables(env, defaults);
+  env.runBundle(bundle, call.args, defaults.inherit, session);
+}
+
+/** `$(edit.empty_before_use)` (the engine sets `$(edit.filename)`). */
+export function setEditVariables(env: PromiseEnvironment, defaults: EditDefaults): void {
+  env.ctx.setVariable(
+    { ns: null, scope: "edit", name: "empty_before_use", indices: [] },
+    scalar(defaults.emptyBefore ? "true" : "false"),
+  );
+}
+
+/** The template step: what the method renders, if anything. */
+function renderTemplate(
+  request: EditRequest,
+  session: EditSession,
+  defaults: EditDefaults,
+  call?: BundleCall,
+) {
+  const { promise, env, path } = request.step;
+  const method = templateMethod(promise);
+  const template = asText(promise.value("edit_template"));
+  if (method === "cfengine" && template !== undefined) {
+    env.log.verbose(`Rendering '${path}' using template '${template}' with method '${method}'`);
+    return renderCfengineTemplate(request, session, defaults, template, call?.args ?? []);
+  }
+  if (method === "mustache" && template !== undefined) {
+    env.log.verbose(`Rendering '${path}' using template '${template}' with method '${method}'`);
+    return renderMustacheTemplate(request, defaults, { file: template });
+  }
+  if (method === "inline_mustache" && promise.raw("edit_template_string") !== undefined) {
+    env.log.verbose(`Rendering '${path}' with method '${method}'`);
+    return renderMustacheTemplate(request, defaults, { text: asText(promise.value("edit_template_string")) });
+  }
+  return "kept" satisfies Outcome;
+}
+
+/**
+ * The edit operation of a files promise on `request.step.path`; its
+ * outcome goes into the step's.
+ */
+export function scheduleEditOperation(request: EditRequest): void {
+  const { step } = request;
+  const { promise, env, path } = step;
+  const defaults = readEditDefaults(promise, env);
+  const editLine = promise.raw("edit_line") !== undefined;
+  const lines = editLine ? loadForEditing(env, path, defaults) : new LineList();
+  if (!lines) {
     step.failed(`File '${path}' was marked for editing but could not be opened`);
     return;
   }
-  const empty = asBoolean(promise.bodyValue("edit_defaults", "empty_file_before_editing"), false);
-  const session: EditSession = { filename: path, lines: empty ? [] : splitLines(text), changed: false };
-  const messages = holdMessages(session);
-  env.runBundle(bundle, call.args, false, session);
-  const result = joinLines(session.lines);
-  if (!session.changed || result === text) {
-    env.log.verbose(`No edit changes to file '${path}' need saving`);
-    return;
-  }
-  if (!step.makingChanges(`edit file '${path}'`)) return;
-  const backup = backupName(path, asText(promise.bodyValue("edit_defaults", "edit_backup")) ?? "true");
-  try {
-    if (backup) makeBackup(path, backup);
-    writeFileAtomically(path, result, stats.mode & 0o7777, stats);
-  } catch (error) {
-    step.failed(`Unable to save file '${path}' after editing (${errorText(error)})`);
-    return;
-  }
-  for (const message of messages) env.log.info(message);
-  step.changed(`Edited file '${path}'`);
+  if (defaults.emptyBefore) env.log.verbose("Build file model from a blank slate");
+  env.log.holdInfo();
+  let outcome: Outcome = "kept";
+  const session: EditSession = { filename: path, lines, edits: 0 };
+  const call = editLine ? bundleCallOf(promise, env, "edit_line") : undefined;
+  if (call && !isUnresolved(call.name)) runEditLine(request, call, session, defaults);
+  outcome = combineOutcomes(outcome, renderTemplate(request, session, defaults, call));
+  outcome = finishEdit(request, session, defaults, outcome);
+  env.log.releaseInfo(outcome === "repaired");
+  step.update(outcome);
 }

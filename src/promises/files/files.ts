@@ -20,7 +20,7 @@ import { asBoolean, asText } from "../values.js";
 import { createObject } from "./create.js";
 import { verifyContent } from "./content.js";
 import { verifyDelete } from "./delete.js";
-import { verifyEditLine } from "../edit/session.js";
+import { hasEdits, scheduleEditOperation, templateMethod } from "../edit/session.js";
 import type { ModeMasks } from "./modes.js";
 import { expandPathPattern, isPathPattern } from "./pathtype.js";
 import { promisedMode, verifyPerms, warnDefaultRxdirs } from "./perms.js";
@@ -38,7 +38,8 @@ interface FileAttributes {
   readonly perms: boolean;
   readonly mode: ModeMasks | undefined;
   readonly content: string | undefined;
-  readonly editLine: boolean;
+  /** edit_line, edit_xml or a template (cf-agent's `haveedit`). */
+  readonly edits: boolean;
   readonly moveObstructions: boolean;
 }
 
@@ -52,7 +53,7 @@ function readAttributes(promise: ActivePromise, mode: ModeMasks | undefined): Fi
     perms: promise.body("perms") !== undefined,
     mode,
     content: asText(promise.value("content")),
-    editLine: promise.raw("edit_line") !== undefined,
+    edits: hasEdits(promise),
     moveObstructions: asBoolean(promise.value("move_obstructions"), false),
   };
 }
@@ -107,10 +108,23 @@ function verifyPath(step: FileStep, attrs: FileAttributes): void {
     else step.unchanged(`Cannot render file '${step.path}' with content: file does not exist`);
     return;
   }
-  if (attrs.editLine) verifyEditLine(step);
+  if (attrs.edits && !editFile(step, attrs)) return;
   // Once more: a file created above gets its permissions and timestamps.
   const final = statOrUndefined(step.path);
   if (final?.isFile() && !namesDirectory) verifyLeaf(step, attrs);
+}
+
+/** Step 3b: edit_line, edit_xml, templates. False when the file cannot be rendered (nothing more to do). */
+function editFile(step: FileStep, attrs: FileAttributes): boolean {
+  const exists = existsSync(step.path);
+  const renders = ["mustache", "inline_mustache", "cfengine"].includes(templateMethod(step.promise));
+  if (!exists && !(renders && !attrs.createFalse)) {
+    step.unchanged(`Cannot render file '${step.path}': file does not exist`);
+    return false;
+  }
+  const create = () => createObject(step, attrs.mode, attrs.moveObstructions);
+  scheduleEditOperation({ step, exists, create });
+  return true;
 }
 
 /** The paths a promiser stands for: itself, or every match of a pattern. */
@@ -120,12 +134,12 @@ function pathsOf(promise: ActivePromise): string[] {
   return expandPathPattern(promise.promiser).filter((p) => lstatOrUndefined(p) !== undefined);
 }
 
-function conflicts(attrs: FileAttributes, promise: ActivePromise): string | undefined {
+function conflicts(attrs: FileAttributes): string | undefined {
   if (attrs.delete && (attrs.create || attrs.rename))
     return "Promise constraint conflicts - delete cannot be combined with create or rename";
   if (attrs.rename && attrs.create)
     return "Promise constraint conflicts - rename cannot be combined with create";
-  if (attrs.content !== undefined && promise.raw("edit_line") !== undefined)
+  if (attrs.content !== undefined && attrs.edits)
     return "A file promise with content attribute cannot have edit operations";
   return undefined;
 }
@@ -135,9 +149,14 @@ function evaluateFiles(promise: ActivePromise, env: PromiseEnvironment): Outcome
   if (mode === null) return "failed";
   warnDefaultRxdirs(promise, env);
   const attrs = readAttributes(promise, mode);
-  const conflict = conflicts(attrs, promise);
+  const conflict = conflicts(attrs);
   if (conflict) {
     env.log.error(conflict);
+    return "failed";
+  }
+  // Checked before anything is created, as cf-agent does.
+  if (promise.raw("template_data") !== undefined && promise.value("template_data")?.type !== "data") {
+    env.log.error(`No template data for the promise '${promise.promiser}'`);
     return "failed";
   }
   let outcome: Outcome = "kept";

@@ -1,0 +1,148 @@
+/**
+ * Saving an edited file as cf-agent 3.21 does, but crash-safe: the new
+ * content is written to a temporary file beside the target (with the
+ * target's mode and owner) and renamed over it, so the file is at every
+ * moment its old content or its new one. Before the rename the old file
+ * becomes the backup `edit_backup` asks for: `<file>.cf-before-edit`
+ * (a hard link, or a copy), with a time stamp in its name, rotated
+ * (`.cf-before-edit.1`, `.2`, ...), or none. A symbolic link is followed:
+ * its target is edited.
+ */
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  readlinkSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
+import { canonify } from "../../eval/class-expression.js";
+import type { PromiseEnvironment } from "../contract.js";
+import { writeFileAtomically } from "../files/atomic.js";
+import { errorText } from "../files/step.js";
+
+export type BackupOption = "true" | "false" | "timestamp" | "rotate";
+
+export interface SaveOptions {
+  readonly backup: BackupOption;
+  /** How many rotated backups to keep (`rotate`). */
+  readonly rotate: number;
+  /** A directory where backups go instead (`repository`). */
+  readonly repository?: string;
+}
+
+/** The file a path edits: the path itself, or the end of its chain of links. */
+function resolveLinks(path: string): string {
+  let current = path;
+  for (let hops = 0; hops < 40; hops++) {
+    if (!lstatSync(current).isSymbolicLink()) return current;
+    const target = readlinkSync(current);
+    current = isAbsolute(target) ? target : join(dirname(current), target);
+  }
+  return current;
+}
+
+/** cf-agent's ctime() text, canonified, as the time stamp of a backup. */
+function stampOf(now: Date, started: Date): string {
+  const text = now.toString();
+  const [day, month, date, time, year] = [
+    text.slice(0, 3),
+    text.slice(4, 7),
+    String(now.getDate()).padStart(2, " "),
+    text.slice(16, 24),
+    String(now.getFullYear()),
+  ];
+  return `_${Math.floor(started.getTime() / 1000)}_${canonify(`${day} ${month} ${date} ${time} ${year}\n`)}`;
+}
+
+/** Backups rotated already in this run (cf-agent rotates a name once per run). */
+const rotated = new Set<string>();
+
+function rotate(env: PromiseEnvironment, backup: string, count: number): void {
+  if (rotated.has(backup)) return;
+  rotated.add(backup);
+  for (let i = count - 1; i > 0; i--) {
+    for (const suffix of ["", ".gz", ".Z", ".bz", ".bz2"]) {
+      try {
+        renameSync(`${backup}.${i}${suffix}`, `${backup}.${i + 1}${suffix}`);
+      } catch {
+        // Not there yet.
+      }
+    }
+  }
+  try {
+    copyFileSync(backup, `${backup}.1`);
+  } catch (error) {
+    env.log.debug(`Copy failed in RotateFiles '${backup}' -> '${backup}.1' (${errorText(error)})`);
+  }
+}
+
+/** Backups archived in this run: a second archive would lose the first. */
+const archived = new Set<string>();
+
+/** Copies the backup into the repository; whether the local one may go. */
+function archive(env: PromiseEnvironment, backup: string, repository: string): boolean {
+  if (archived.has(backup)) {
+    env.log.info(
+      `The file '${backup}' has already been moved to the repository once. Multiple update will cause loss of backup.`,
+    );
+    return true;
+  }
+  archived.add(backup);
+  const destination = join(repository, canonify(backup));
+  try {
+    copyFileSync(backup, destination);
+    env.log.info(`Moved '${backup}' to repository location '${destination}'`);
+    return true;
+  } catch {
+    env.log.info(`Failed to move '${backup}' to repository location '${destination}'`);
+    return false;
+  }
+}
+
+const STARTED = new Date();
+
+/**
+ * Replaces the file at `path` with `data`, keeping the backup asked for.
+ * Returns false (after logging why) when it cannot; the file is then as it was.
+ */
+export function saveEditedFile(
+  env: PromiseEnvironment,
+  path: string,
+  data: Uint8Array,
+  options: SaveOptions,
+): boolean {
+  let target: string;
+  try {
+    target = resolveLinks(path);
+  } catch (error) {
+    env.log.error(`Can no longer access file '${path}', which needed editing. (lstat: ${errorText(error)})`);
+    return false;
+  }
+  const stamp = options.backup === "timestamp" ? stampOf(new Date(), STARTED) : "";
+  const backup = `${target}${stamp}.cf-before-edit`;
+  try {
+    const stats = statSync(target);
+    if (existsSync(backup)) unlinkSync(backup);
+    try {
+      linkSync(target, backup);
+    } catch {
+      copyFileSync(target, backup);
+    }
+    if (options.backup === "rotate") {
+      rotate(env, backup, options.rotate);
+      unlinkSync(backup);
+    } else if (options.backup === "false") unlinkSync(backup);
+    else if (options.repository && archive(env, backup, options.repository)) unlinkSync(backup);
+    writeFileAtomically(target, data, stats.mode & 0o7777, stats);
+    return true;
+  } catch (error) {
+    env.log.error(
+      `Can't rename the edited file over '${target}' - so promised edits could not be moved into place. (${errorText(error)})`,
+    );
+    return false;
+  }
+}
