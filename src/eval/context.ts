@@ -99,7 +99,9 @@ export class EvalContext {
       const ns = name.slice(0, colon);
       const bare = name.slice(colon + 1);
       if (ns === DEFAULT_NAMESPACE && this.hard.has(bare)) return true;
-      if (this.stack.at(-1)?.localClasses.has(name)) return true;
+      const frame = this.stack.at(-1);
+      // A bundle's own classes are kept unqualified, in the bundle's namespace.
+      if (frame?.localClasses.has(name) || (frame?.ns === ns && frame.localClasses.has(bare))) return true;
       return this.soft.get(ns)?.has(bare) === true || bare === "any";
     }
     if (this.hard.has(name)) return true;

@@ -104,7 +104,15 @@ export function readFileResult(path: string, max = 0): ReadResult {
   }
   const bytes = Buffer.concat(chunks);
   const nul = bytes.indexOf(0);
-  return { ok: true, text: (nul === -1 ? bytes : bytes.subarray(0, nul)).toString("utf8") };
+  const text = (nul === -1 ? bytes : bytes.subarray(0, nul)).toString("utf8");
+  return { ok: true, text: stripSingleLineEnd(text) };
+}
+
+/** CfReadFile's last step: a text of one line loses its newline (a lone `\r` stays). */
+function stripSingleLineEnd(text: string): string {
+  const end = text.search(/[\n\r]/);
+  if (end < 0 || end !== text.length - 1) return text;
+  return text.endsWith("\n") ? text.slice(0, -1) : text;
 }
 
 /** `readFileResult`'s text, or undefined. */

@@ -113,7 +113,8 @@ test("readfile reads /proc files and limits by bytes", () => {
   const dir = makeTree();
   const version = call('readfile("/proc/sys/kernel/ostype")');
   if (statSync("/proc/sys/kernel/ostype", { throwIfNoEntry: false })) {
-    assert.deepEqual(version, scalar("Linux\n"));
+    // One line: 3.21 drops its newline (cf-agent reports "Linux").
+    assert.deepEqual(version, scalar("Linux"));
   }
   assert.deepEqual(call(`readfile("${dir}/a.txt", "1k")`), scalar("alpha\nbeta\ngamma\n"));
   assert.deepEqual(call(`readfile("${dir}/a.txt", "7")`), scalar("alpha\nb"));
