@@ -5,6 +5,7 @@
  * as diagnostics; nothing is printed and nothing is thrown for them.
  */
 import { readFileSync } from "node:fs";
+import type { EvalContext } from "./eval/context.js";
 import { type Diagnostic, hasErrors, makeDiagnostic } from "./language/diagnostics.js";
 import type { PolicySet } from "./language/policy-set.js";
 import { SourceFile } from "./language/source.js";
@@ -28,6 +29,8 @@ export interface CheckOptions {
   readonly bundlesequence?: readonly string[] | null;
   /** Report missing inputs as warnings instead of errors. */
   readonly ignoreMissingInputs?: boolean;
+  /** Persistent classes in force (cf-promises loads them too), with their tags. */
+  readonly persistentClasses?: readonly { readonly name: string; readonly tags: readonly string[] }[];
 }
 
 export interface CheckResult {
@@ -37,6 +40,8 @@ export interface CheckResult {
   readonly set: PolicySet;
   /** Every diagnostic, in the order the stages reported them. */
   readonly diagnostics: readonly Diagnostic[];
+  /** Classes and variables known after loading (pre-evaluation of each file as it was read). */
+  readonly context: EvalContext;
 }
 
 /** Checks a policy; fails only by returning diagnostics. */
@@ -47,13 +52,14 @@ export function checkPolicy(options: CheckOptions): CheckResult {
     inputDir: options.inputDir,
     workDir: options.workDir,
     ignoreMissingInputs: options.ignoreMissingInputs,
+    persistentClasses: options.persistentClasses,
   });
   const diagnostics = [...loaded.diagnostics];
   // As cf-promises, stop at syntax and loading errors: checks of a broken tree only add noise.
   if (!hasErrors(diagnostics)) {
     diagnostics.push(...validatePolicy(loaded.set, { fullCheck: options.fullCheck }));
   }
-  return { valid: !hasErrors(diagnostics), set: loaded.set, diagnostics };
+  return { valid: !hasErrors(diagnostics), set: loaded.set, diagnostics, context: loaded.context };
 }
 
 /** Reads a policy file; a failure becomes a diagnostic pointing at the file. */

@@ -18,7 +18,7 @@ import { basename, dirname } from "node:path";
 import type { Attribute, Bundle, ClassGuard, Promise as PromiseNode, Rval } from "../language/ast.js";
 import { getFunction, getPromiseAttribute, promiseTypeOrder } from "../language/syntax/index.js";
 import { canonify } from "../eval/class-expression.js";
-import type { EvalContext } from "../eval/context.js";
+import type { EntryMeta, EvalContext } from "../eval/context.js";
 import { type ExpandOptions, expandRval, expandString } from "../eval/expand.js";
 import { absolutePolicyPath, isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
@@ -50,8 +50,8 @@ export interface EngineOptions {
 export interface EngineHooks {
   /** A report line (without the `R: ` prefix). */
   report(text: string): void;
-  /** A class defined with `persistence`/`persist_time`. */
-  persistClass(name: string, minutes: number): void;
+  /** A class defined with `persistence`/`persist_time`, and its tags. */
+  persistClass(name: string, minutes: number, tags: readonly string[]): void;
   /** A persistent class cancelled by policy. */
   forgetPersistentClass?(name: string): void;
 }
@@ -93,9 +93,9 @@ export class Engine implements PromiseEnvironment {
     return this.index.findBundle(name, this.ctx.currentNamespace(), types);
   }
 
-  defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number): void {
-    this.ctx.defineClass(name, scope === "bundle");
-    if (persistMinutes && persistMinutes > 0) this.hooks.persistClass(name, persistMinutes);
+  defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number, meta?: EntryMeta): void {
+    this.ctx.defineClass(name, scope === "bundle", meta);
+    if (persistMinutes && persistMinutes > 0) this.hooks.persistClass(name, persistMinutes, meta?.tags ?? []);
     this.checkAbort(name);
   }
 

@@ -1,15 +1,27 @@
 /**
  * Classes that outlive a run (`persistence`, `persist_time`), kept in
- * `<workdir>/state/persistent-classes.json` as `{ name: expiry epoch ms }`.
+ * `<workdir>/state/persistent-classes.json` as `{ name: { expires, tags } }`
+ * (expiry in epoch ms; a bare number, as older tend wrote, means no tags).
  * The file is written to a temporary name and renamed, so a crash never
  * leaves it half-written; an unreadable file counts as empty.
  */
 import { join } from "node:path";
-import { type TimeTable, readTimeTable, writeTimeTable } from "./state-file.js";
+import { readStateTable, writeTimeTable } from "./state-file.js";
+
+/** A persistent class still in force, with the tags it was defined with. */
+export interface PersistentClass {
+  readonly name: string;
+  readonly tags: readonly string[];
+}
+
+interface Entry {
+  readonly expires: number;
+  readonly tags: readonly string[];
+}
 
 export class PersistentClasses {
   private readonly path: string;
-  private entries: TimeTable = {};
+  private entries: Record<string, Entry> = {};
   private changed = false;
 
   constructor(
@@ -19,21 +31,20 @@ export class PersistentClasses {
     this.path = join(statedir, "persistent-classes.json");
   }
 
-  /** The classes still in force. */
-  load(): string[] {
-    this.entries = readTimeTable(this.path);
+  /** The classes still in force; expired ones are dropped. */
+  load(): PersistentClass[] {
+    this.entries = {};
     const now = this.now();
-    for (const [name, expiry] of Object.entries(this.entries)) {
-      if (typeof expiry !== "number" || expiry <= now) {
-        delete this.entries[name];
-        this.changed = true;
-      }
+    for (const [name, raw] of Object.entries(readStateTable(this.path))) {
+      const entry = toEntry(raw);
+      if (entry && entry.expires > now) this.entries[name] = entry;
+      else this.changed = true;
     }
-    return Object.keys(this.entries);
+    return Object.entries(this.entries).map(([name, entry]) => ({ name, tags: entry.tags }));
   }
 
-  add(name: string, minutes: number): void {
-    this.entries[name] = this.now() + minutes * 60_000;
+  add(name: string, minutes: number, tags: readonly string[] = []): void {
+    this.entries[name] = { expires: this.now() + minutes * 60_000, tags };
     this.changed = true;
   }
 
@@ -48,4 +59,13 @@ export class PersistentClasses {
     if (!this.changed) return true;
     return writeTimeTable(this.path, this.entries);
   }
+}
+
+function toEntry(raw: unknown): Entry | undefined {
+  if (typeof raw === "number") return { expires: raw, tags: [] };
+  if (!raw || typeof raw !== "object") return undefined;
+  const { expires, tags } = raw as { expires?: unknown; tags?: unknown };
+  if (typeof expires !== "number") return undefined;
+  const strings = Array.isArray(tags) ? tags.filter((t): t is string => typeof t === "string") : [];
+  return { expires, tags: strings };
 }

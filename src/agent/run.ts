@@ -74,7 +74,9 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   const dirs = agentDirectories(options);
   const persistent = new PersistentClasses(dirs.statedir);
   const loaded = loadPolicy(options.file, {
-    defines: [...(options.defines ?? []), ...persistent.load()],
+    defines: [...(options.defines ?? [])],
+    persistentClasses: persistent.load(),
+    agentType: "agent",
     negates: [...(options.negates ?? [])],
     workDir: dirs.workdir,
     inputDir: dirs.inputdir,
@@ -115,7 +117,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     recorder,
     {
       report: sinks.report,
-      persistClass: (name, minutes) => persistent.add(name, minutes),
+      persistClass: (name, minutes, tags) => persistent.add(name, minutes, tags),
       forgetPersistentClass: (name) => persistent.remove(name),
     },
     { dryRun: options.dryRun ?? false, control: readAgentControl(ctx, index), locks },

@@ -29,6 +29,10 @@ export interface CheckCommandOptions {
   readonly json: boolean;
   readonly help: boolean;
   readonly version: boolean;
+  /** `--show-vars[=REGEX]`: print the variables after loading (as cf-promises); null when not asked. */
+  readonly showVars: string | null;
+  /** `--show-classes[=REGEX]`: print the global classes after loading; null when not asked. */
+  readonly showClasses: string | null;
   /** Options accepted for compatibility that tend does not act on, as written. */
   readonly ignored: readonly string[];
 }
@@ -49,10 +53,10 @@ const optionSpec = {
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
-  // Accepted for compatibility; they change nothing in a static check.
-  "eval-functions": { type: "string" },
   "show-classes": { type: "string" },
   "show-vars": { type: "string" },
+  // Accepted for compatibility; they change nothing in a static check.
+  "eval-functions": { type: "string" },
   warn: { type: "string", short: "W", multiple: true },
   "tag-release": { type: "string", short: "T" },
   timestamp: { type: "boolean", short: "l" },
@@ -65,8 +69,6 @@ const optionSpec = {
 
 const ignoredOptions = [
   "eval-functions",
-  "show-classes",
-  "show-vars",
   "warn",
   "tag-release",
   "timestamp",
@@ -86,8 +88,8 @@ const optionalValues: Readonly<Record<string, string>> = {
   "-C": "--color=auto",
   "--color": "--color=auto",
   "--eval-functions": "--eval-functions=yes",
-  "--show-classes": "--show-classes=",
-  "--show-vars": "--show-vars=",
+  "--show-classes": "--show-classes=.*",
+  "--show-vars": "--show-vars=.*",
 };
 
 function fillOptionalValues(args: readonly string[]): string[] {
@@ -150,6 +152,8 @@ export function parseCheckOptions(args: readonly string[]): CheckCommandOptions 
     json: values.json ?? false,
     help: values.help ?? false,
     version: values.version ?? false,
+    showVars: values["show-vars"] ?? null,
+    showClasses: values["show-classes"] ?? null,
     ignored: ignoredOptions.filter((name) => values[name] !== undefined).map((name) => `--${name}`),
   };
 }
@@ -196,12 +200,14 @@ Options:
   -w, --workdir DIR          the work directory (default /var/lib/cfengine3, or
                              CFENGINE_TEST_OVERRIDE_WORKDIR)
   -C, --color[=WHEN]         always, auto (default) or never; NO_COLOR is honoured
+      --show-vars[=REGEX]    print the variables known after loading, as cf-promises
+      --show-classes[=REGEX] print the global classes known after loading
       --json                 print the result and diagnostics as JSON on stdout
   -v, --verbose              say what is done (and which options are ignored)
   -I, --inform, -d, --debug  more output
   -h, --help                 this help
 
 Accepted and ignored, for compatibility with cf-promises:
-  --eval-functions, --show-classes, --show-vars, -W, -T, -l, -n, -x, -g,
-  --log-modules, --ignore-preferred-augments
+  --eval-functions, -W, -T, -l, -n, -x, -g, --log-modules,
+  --ignore-preferred-augments
 `;

@@ -46,6 +46,9 @@ function noteIgnored(options: CheckCommandOptions, io: CliIo): void {
 
 async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<number> {
   const workDir = resolveWorkdir(options, io.env);
+  // cf-promises -w sets CFENGINE_TEST_OVERRIDE_WORKDIR for itself (tools in <workdir>/bin...).
+  if (options.workdir !== null) process.env.CFENGINE_TEST_OVERRIDE_WORKDIR = options.workdir;
+  const showing = options.showVars !== null || options.showClasses !== null;
   const inputDir = join(workDir, "inputs");
   const entry = resolveEntryFile(options, inputDir);
   if (options.verbose) io.stderr(`tend check: checking ${entry} (input directory ${inputDir})\n`);
@@ -58,6 +61,7 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
     negates: options.negates,
     fullCheck: options.fullCheck,
     bundlesequence: options.bundlesequence,
+    persistentClasses: showing ? await loadPersistentClasses(workDir) : undefined,
   });
   if (options.json) {
     io.stdout(JSON.stringify(diagnosticsToJson(result), null, 2) + "\n");
@@ -73,7 +77,11 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
     }
     return EXIT_FAILURE;
   }
-  if (options.policyOutput !== "none") return printPolicy(result.set.files, options, io);
+  if (options.policyOutput !== "none") {
+    const code = await printPolicy(result.set.files, options, io);
+    if (code !== EXIT_OK) return code;
+  }
+  if (showing) return showState(result, options, io);
   if (options.verbose) io.stderr(`tend check: ${entry} is valid (${result.set.files.length} files)\n`);
   return EXIT_OK;
 }
@@ -99,6 +107,31 @@ async function printPolicy(
   } else {
     const { formatPolicy } = await import("../language/print/cf.js");
     io.stdout(chosen.map((f) => formatPolicy(f.policy)).join("\n"));
+  }
+  return EXIT_OK;
+}
+
+async function loadPersistentClasses(workDir: string) {
+  const { PersistentClasses } = await import("../agent/persistent-classes.js");
+  return new PersistentClasses(join(workDir, "state")).load();
+}
+
+/** `--show-classes` then `--show-vars`, after pre-evaluating every file once more (as cf-promises). */
+async function showState(result: CheckResult, options: CheckCommandOptions, io: CliIo): Promise<number> {
+  const { resolvePolicies } = await import("../loader/control.js");
+  const { ShowRegexError, formatClasses, formatVariables } = await import("../eval/show-state.js");
+  resolvePolicies(
+    result.context,
+    result.set.files.map((f) => ({ path: f.source.path, policy: f.policy })),
+  );
+  try {
+    if (options.showClasses !== null) io.stdout(formatClasses(result.context, options.showClasses));
+    if (options.showVars !== null) io.stdout(formatVariables(result.context, options.showVars));
+  } catch (error) {
+    if (!(error instanceof ShowRegexError)) throw error;
+    io.stderr(
+      `   error: Sorry, we could not compile regular expression ${options.showVars ?? options.showClasses}\n`,
+    );
   }
   return EXIT_OK;
 }

@@ -13,12 +13,29 @@ import { SPECIAL_SCOPES, type VarRef, lvalKey } from "./var-ref.js";
 
 export const DEFAULT_NAMESPACE = "default";
 
+/**
+ * What 3.21 keeps with a variable or class besides its value: its tags (in
+ * the order they were added, without duplicates, as cf-promises prints them)
+ * and the promise's `comment`.
+ */
+export interface EntryMeta {
+  /** Null for a variable with no tag set at all (a module's variable before any `^meta`). */
+  readonly tags: readonly string[] | null;
+  readonly comment?: string;
+}
+
+/** Tags of a variable stored without any: what a `vars` promise gives. */
+const DEFAULT_VARIABLE_META: EntryMeta = { tags: ["source=promise"] };
+const NO_META: EntryMeta = { tags: [] };
+
 /** One bundle (or body) being evaluated. */
 export interface Frame {
   readonly ns: string;
   /** The bundle name, the scope of unqualified variables. */
   readonly scope: string;
   readonly localClasses: Set<string>;
+  /** Tags and comments of local classes that have any. */
+  readonly localClassMeta: Map<string, EntryMeta>;
   /** `this.*` variables: promise_filename, promise_dirname, bundle... */
   readonly thisVars: Map<string, Value>;
 }
@@ -41,15 +58,22 @@ export class EvalContext {
   private readonly vars = new Map<string, Map<string, Value>>();
   private readonly stack: Frame[] = [];
   private readonly negated = new Set<string>();
-  private readonly variableTags = new Map<string, readonly string[] | null>();
-  private readonly classTags = new Map<string, readonly string[]>();
+  /** Tags and comment per variable, by `ns:scope` then lval; absent means DEFAULT_VARIABLE_META. */
+  private readonly variableMeta = new Map<string, Map<string, EntryMeta>>();
+  /** Tags and comment per global class (`ns:name`); absent means none. */
+  private readonly classMeta = new Map<string, EntryMeta>();
 
   // --- classes -----------------------------------------------------------
 
-  /** Adds a hard class (canonified) unless it is negated. */
-  defineHardClass(name: string): void {
+  /**
+   * Adds a hard class (canonified) unless it is negated. As in 3.21 its tags
+   * end with `hardclass`, and a class already defined keeps its first tags.
+   */
+  defineHardClass(name: string, tags: readonly string[] = ["source=agent"]): void {
     const canonical = canonifyClassName(name);
-    if (!this.negated.has(canonical)) this.hard.add(canonical);
+    if (this.negated.has(canonical) || this.hard.has(canonical)) return;
+    this.hard.add(canonical);
+    this.classMeta.set(`${DEFAULT_NAMESPACE}:${canonical}`, { tags: uniqueTags([...tags, "hardclass"]) });
   }
 
   /**
@@ -67,21 +91,29 @@ export class EvalContext {
    * Adds a soft class; `ns:name` picks its namespace, otherwise the current
    * one. `local` puts it in the current bundle frame instead.
    */
-  defineClass(name: string, local = false): void {
+  defineClass(name: string, local = false, meta: EntryMeta = NO_META): void {
     const { ns, bare } = this.splitClass(name);
+    const tagged = (meta.tags?.length ?? 0) > 0 || meta.comment !== undefined;
     if (local && this.stack.length > 0) {
-      this.currentFrame().localClasses.add(bare);
+      const frame = this.currentFrame();
+      // As in 3.21, a class defined again keeps the tags it was first given.
+      if (tagged && !frame.localClasses.has(bare)) frame.localClassMeta.set(bare, normalizeMeta(meta));
+      frame.localClasses.add(bare);
       return;
     }
     const set = this.soft.get(ns) ?? new Set<string>();
     this.soft.set(ns, set);
+    if (set.has(bare)) return;
     set.add(bare);
+    if (tagged) this.classMeta.set(`${ns}:${bare}`, normalizeMeta(meta));
+    else this.classMeta.delete(`${ns}:${bare}`);
   }
 
   undefineClass(name: string): void {
     const { ns, bare } = this.splitClass(name);
-    this.soft.get(ns)?.delete(bare);
+    if (this.soft.get(ns)?.delete(bare)) this.classMeta.delete(`${ns}:${bare}`);
     this.stack.at(-1)?.localClasses.delete(bare);
+    this.stack.at(-1)?.localClassMeta.delete(bare);
   }
 
   private splitClass(name: string): { ns: string; bare: string } {
@@ -118,6 +150,17 @@ export class EvalContext {
     return this.hard.has(name);
   }
 
+  /**
+   * Every global class (hard, then soft) as `[namespace, name]`: what
+   * cf-promises --show-classes lists.
+   */
+  *globalClasses(): Generator<[string, string]> {
+    for (const name of this.hard) yield [DEFAULT_NAMESPACE, name];
+    for (const [ns, set] of this.soft) {
+      for (const name of set) if (!(ns === DEFAULT_NAMESPACE && this.hard.has(name))) yield [ns, name];
+    }
+  }
+
   /** Every defined class, qualified with its namespace unless default. */
   listClasses(): string[] {
     const out = [...this.hard];
@@ -131,7 +174,7 @@ export class EvalContext {
   // --- frames ------------------------------------------------------------
 
   pushFrame(ns: string, scope: string, thisVars: Map<string, Value> = new Map()): Frame {
-    const frame: Frame = { ns, scope, localClasses: new Set(), thisVars };
+    const frame: Frame = { ns, scope, localClasses: new Set(), localClassMeta: new Map(), thisVars };
     thisVars.set("bundle", scalar(scope));
     thisVars.set("namespace", scalar(ns));
     this.stack.push(frame);
@@ -157,32 +200,68 @@ export class EvalContext {
     return this.stack.at(-1)?.ns ?? DEFAULT_NAMESPACE;
   }
 
-  // --- tags --------------------------------------------------------------
+  // --- tags ---------------------------------------------------------------
 
-  /**
-   * Records all the tags of a variable, replacing those it has by default
-   * (`source=promise`), as the module protocol does; null records that it
-   * has no tag set at all (a module variable defined before any `^meta`).
-   */
-  setVariableTags(ref: VarRef, tags: readonly string[] | null): void {
-    this.variableTags.set(`${this.scopeKey(ref)}.${lvalKey(ref.name, ref.indices)}`, tags);
+  /** Replaces a variable's tags and comment (the variable itself is unchanged). */
+  setVariableMeta(ref: VarRef, meta: EntryMeta): void {
+    const key = this.scopeKey(ref);
+    const table = this.variableMeta.get(key) ?? new Map<string, EntryMeta>();
+    this.variableMeta.set(key, table);
+    table.set(lvalKey(ref.name, ref.indices), normalizeMeta(meta));
   }
 
-  /** The tags recorded for a variable: undefined when it has the default ones, null when none. */
-  getVariableTags(ref: VarRef): readonly string[] | null | undefined {
-    return this.variableTags.get(`${this.scopeKey(ref)}.${lvalKey(ref.name, ref.indices)}`);
+  /** Adds tags to a variable's own. */
+  setVariableTags(ref: VarRef, tags: readonly string[]): void {
+    const meta = this.getVariableMeta(ref);
+    this.setVariableMeta(ref, { ...meta, tags: [...(meta.tags ?? []), ...tags] });
   }
 
-  /** Records all the tags of a class (replacing the default ones); the name may be `ns:`-qualified. */
+  /** A variable's tags and comment; `source=promise` when it was stored without any. */
+  getVariableMeta(ref: VarRef): EntryMeta {
+    if (ref.scope === "this") return DEFAULT_VARIABLE_META;
+    return (
+      this.variableMeta.get(this.scopeKey(ref))?.get(lvalKey(ref.name, ref.indices)) ?? DEFAULT_VARIABLE_META
+    );
+  }
+
+  /** The tags and comment of an entry as `allVariables()` lists it (`ns:scope`, lval). */
+  scopeVariableMeta(scope: string, lval: string): EntryMeta {
+    return this.variableMeta.get(scope)?.get(lval) ?? DEFAULT_VARIABLE_META;
+  }
+
+  /** A variable's tags; null when it has no tag set. */
+  getVariableTags(ref: VarRef): readonly string[] | null {
+    return this.getVariableMeta(ref).tags;
+  }
+
+  /** Adds tags to a defined class's own; the name may be `ns:`-qualified. */
   setClassTags(name: string, tags: readonly string[]): void {
-    const { ns, bare } = this.splitClass(name);
-    this.classTags.set(`${ns}:${bare}`, tags);
+    const meta = this.getClassMeta(name);
+    const merged = normalizeMeta({ ...meta, tags: [...(meta.tags ?? []), ...tags] });
+    const where = this.classMetaKey(name);
+    if (where.local) this.currentFrame().localClassMeta.set(where.key, merged);
+    else this.classMeta.set(where.key, merged);
   }
 
-  /** The tags recorded for a class; undefined when it has the default ones. */
-  getClassTags(name: string): readonly string[] | undefined {
+  /** A class's tags and comment (none for classes defined by `classes` bodies, as in 3.21). */
+  getClassMeta(name: string): EntryMeta {
+    const where = this.classMetaKey(name);
+    const table = where.local ? this.currentFrame().localClassMeta : this.classMeta;
+    return table.get(where.key) ?? NO_META;
+  }
+
+  /** Where a class's meta is kept: the current frame (local class) or the global table. */
+  private classMetaKey(name: string): { local: boolean; key: string } {
     const { ns, bare } = this.splitClass(name);
-    return this.classTags.get(`${ns}:${bare}`);
+    const qualified = name.includes(":");
+    if (!qualified && this.stack.at(-1)?.localClasses.has(bare)) return { local: true, key: bare };
+    if (this.hard.has(bare) && (!qualified || ns === DEFAULT_NAMESPACE))
+      return { local: false, key: `${DEFAULT_NAMESPACE}:${bare}` };
+    return { local: false, key: `${ns}:${bare}` };
+  }
+
+  getClassTags(name: string): readonly string[] {
+    return this.getClassMeta(name).tags ?? [];
   }
 
   /** The bundle frames being evaluated, outermost first. */
@@ -192,20 +271,30 @@ export class EvalContext {
 
   // --- variables ---------------------------------------------------------
 
-  /** Stores a variable; a reference without scope goes to the current bundle. */
-  setVariable(ref: VarRef, value: Value): void {
+  /**
+   * Stores a variable; a reference without scope goes to the current
+   * bundle. As in 3.21, storing replaces the tags and comment too: without
+   * `meta` the variable has those of a `vars` promise (`source=promise`).
+   */
+  setVariable(ref: VarRef, value: Value, meta?: EntryMeta): void {
     const key = this.scopeKey(ref);
+    const lval = lvalKey(ref.name, ref.indices);
     if (ref.scope === "this" && this.stack.length > 0) {
-      this.currentFrame().thisVars.set(lvalKey(ref.name, ref.indices), value);
+      this.currentFrame().thisVars.set(lval, value);
       return;
     }
     const table = this.vars.get(key) ?? new Map<string, Value>();
     this.vars.set(key, table);
-    table.set(lvalKey(ref.name, ref.indices), value);
+    table.set(lval, value);
+    if (meta) this.setVariableMeta(ref, meta);
+    else this.variableMeta.get(key)?.delete(lval);
   }
 
   removeVariable(ref: VarRef): void {
-    this.vars.get(this.scopeKey(ref))?.delete(lvalKey(ref.name, ref.indices));
+    const key = this.scopeKey(ref);
+    const lval = lvalKey(ref.name, ref.indices);
+    this.vars.get(key)?.delete(lval);
+    this.variableMeta.get(key)?.delete(lval);
   }
 
   /**
@@ -247,6 +336,7 @@ export class EvalContext {
   /** Forgets every variable of a scope (`ns:bundle`). */
   clearScope(ns: string, scope: string): void {
     this.vars.delete(`${ns}:${scope}`);
+    this.variableMeta.delete(`${ns}:${scope}`);
   }
 
   /** All entries of a scope (`ns:bundle`), for array functions and listings. */
@@ -281,4 +371,14 @@ function indexJson(json: JsonValue, indices: readonly string[]): Value | undefin
   if (at !== null && typeof at === "object") return { type: "data", value: at };
   if (at === null || at === undefined) return undefined;
   return scalar(String(at));
+}
+
+/** Tags without duplicates, first occurrence kept (3.21's small string sets keep insertion order). */
+function uniqueTags(tags: readonly string[]): string[] {
+  return [...new Set(tags)];
+}
+
+function normalizeMeta(meta: EntryMeta): EntryMeta {
+  const tags = meta.tags === null ? null : uniqueTags(meta.tags);
+  return meta.comment === undefined ? { tags } : { tags, comment: meta.comment };
 }

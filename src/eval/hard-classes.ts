@@ -1,26 +1,31 @@
 /**
- * Hard classes: what 3.21 discovers about the host before reading policy.
- * Only the essential families: version, OS and distribution, architecture,
- * host name, addresses and interfaces, CPU count, time.
+ * Hard classes: what 3.21 discovers about the host before reading policy,
+ * each with the tags cf-agent gives it (`cf-promises --show-classes`,
+ * `getclassmetatags()`). Only the essential families: version, OS and
+ * distribution, architecture, host name, addresses and interfaces, CPU
+ * count, time.
+ *
+ * The list is in 3.21's order of discovery: a class met twice keeps the
+ * tags of its first definition, as in 3.21.
  */
 import { canonify } from "./class-expression.js";
 import type { HostFacts } from "./host.js";
 import { DAY_NAMES, MONTH_NAMES } from "./calendar.js";
 import { CF_VERSION, flavorOf } from "./sys-vars.js";
 
-/** Classes derived from the host facts (canonified, without time classes). */
-export function hostClasses(facts: HostFacts): string[] {
-  return [
-    ...versionClasses(),
-    ...platformClasses(facts),
-    ...distributionClasses(facts),
-    ...networkClasses(facts),
-    ...FEATURE_CLASSES,
-    canonify(facts.uqhost),
-    ...(facts.domain ? [canonify(`${facts.uqhost}.${facts.domain}`), canonify(facts.domain)] : []),
-    `${facts.cpus}_cpus`,
-  ];
-}
+/** A hard class and its tags (without the `hardclass` tag the context adds). */
+export type TaggedClass = readonly [name: string, tags: readonly string[]];
+
+/** Which program discovers: `agent` for cf-agent, `common` for cf-promises. */
+export type AgentType = "agent" | "common";
+
+const AGENT = ["source=agent"];
+const INVENTORY = ["inventory", "attribute_name=none", "source=agent"];
+const TIME = ["time_based", "cfengine_internal_time_based_autoremove", "source=agent"];
+const derived = (base: readonly string[], ...from: string[]) => [
+  ...base,
+  ...from.map((f) => `derived-from=${f}`),
+];
 
 /** The features this build claims, as 3.21.0 with its usual libraries does. */
 const FEATURE_CLASSES = [
@@ -45,33 +50,70 @@ const FEATURE_CLASSES = [
   "feature_yaml",
 ];
 
-function versionClasses(): string[] {
-  const [major, minor, patch] = CF_VERSION.split(".");
-  return [
-    "any",
-    "cfengine",
-    `cfengine_${major}`,
-    `cfengine_${major}_${minor}`,
-    `cfengine_${major}_${minor}_${patch}`,
-    "community_edition",
-    "common",
-  ];
+function tagged(names: readonly string[], tags: readonly string[]): TaggedClass[] {
+  return names.map((name) => [name, tags]);
 }
 
-function platformClasses(facts: HostFacts): string[] {
-  const release = canonify(facts.release);
-  const out = [
-    facts.os,
-    canonify(facts.arch),
-    `${facts.os}_${canonify(facts.arch)}`,
-    `${facts.os}_${release}`,
-    `${facts.os}_${canonify(facts.arch)}_${release}`,
-    canonify(`${facts.os}_${facts.arch}_${facts.release}_${facts.version}`),
-  ];
-  if (facts.os === "linux") out.push("compiled_on_linux_gnu");
-  if (/64/.test(facts.arch)) out.push("64_bit");
-  else out.push("32_bit");
+/** Host name classes: the fqhost and each of its dot suffixes, then uqhost and domain. */
+function nameClasses(facts: HostFacts): TaggedClass[] {
+  const fqhost = facts.domain ? `${facts.uqhost}.${facts.domain}` : facts.uqhost;
+  const parts = fqhost.split(".");
+  const out = parts.map(
+    (_, i): TaggedClass => [canonify(parts.slice(i).join(".")), derived(INVENTORY, "sys.fqhost")],
+  );
+  out.push([canonify(facts.uqhost), derived(AGENT, "sys.uqhost")]);
+  if (facts.domain) out.push([canonify(facts.domain), derived(AGENT, "sys.domain")]);
   return out;
+}
+
+function platformClasses(facts: HostFacts): TaggedClass[] {
+  const arch = canonify(facts.arch);
+  const release = canonify(facts.release);
+  const out: TaggedClass[] = [
+    [facts.os, derived(INVENTORY, "sys.class")],
+    [/64/.test(facts.arch) ? "64_bit" : "32_bit", AGENT],
+    [`${facts.os}_${release}`, derived(INVENTORY, "sys.sysname", "sys.release")],
+    [arch, derived(AGENT, "sys.machine")],
+    [`${facts.os}_${arch}`, derived(AGENT, "sys.sysname", "sys.machine")],
+    [`${facts.os}_${arch}_${release}`, derived(AGENT, "sys.sysname", "sys.machine", "sys.release")],
+    [
+      canonify(`${facts.os}_${facts.arch}_${facts.release}_${facts.version}`),
+      derived(AGENT, "sys.long_arch"),
+    ],
+  ];
+  if (facts.os === "linux") out.push(["compiled_on_linux_gnu", AGENT]);
+  return out;
+}
+
+function networkClasses(facts: HostFacts): TaggedClass[] {
+  const out: TaggedClass[] = [];
+  for (const i of facts.interfaces) {
+    out.push([`net_iface_${canonify(i.name)}`, AGENT]);
+    // 3.21 leaves out the IPv6 loopback address.
+    if (i.address === "::1") continue;
+    out.push([canonify(i.address), INVENTORY]);
+    if (i.family === "IPv4") {
+      const octets = i.address.split(".");
+      for (let n = 4; n >= 1; n--) out.push([`ipv4_${octets.slice(0, n).join("_")}`, INVENTORY]);
+    } else {
+      out.push([`ipv6_${canonify(i.address)}`, INVENTORY]);
+    }
+    if (i.mac && i.mac !== "00:00:00:00:00:00") out.push([canonify(`mac_${i.mac}`), INVENTORY]);
+  }
+  return out;
+}
+
+function builtinClasses(): TaggedClass[] {
+  const [major, minor, patch] = CF_VERSION.split(".");
+  return [
+    ["any", AGENT],
+    ...tagged(
+      [`cfengine_${major}_${minor}_${patch}`, `cfengine_${major}_${minor}`, `cfengine_${major}`, "cfengine"],
+      INVENTORY,
+    ),
+    ...tagged(FEATURE_CLASSES, AGENT),
+    ["community_edition", INVENTORY],
+  ];
 }
 
 const FAMILY: Record<string, string[]> = {
@@ -88,37 +130,23 @@ const FAMILY: Record<string, string[]> = {
   amzn: ["amazon_linux"],
 };
 
-function distributionClasses(facts: HostFacts): string[] {
+/** Distribution classes: the flavour first, then those of /etc/os-release, then /etc/debian_version. */
+function distributionClasses(facts: HostFacts): TaggedClass[] {
   const id = facts.osRelease.ID;
   if (!id) return [];
+  const fromOsRelease = [...INVENTORY, "derived-from-file=/etc/os-release"];
+  const out: TaggedClass[] = [[canonify(flavorOf(facts)), derived(INVENTORY, "sys.flavor")]];
   const names = FAMILY[id] ?? [canonify(id)];
   const own = names[names.length - 1];
-  const version =
-    id === "debian" && facts.debianVersion && /^\d/.test(facts.debianVersion)
-      ? facts.debianVersion
-      : (facts.osRelease.VERSION_ID ?? "");
-  const out = [...names];
-  const parts = version.split(".").filter((p) => p !== "");
-  for (let n = 1; n <= parts.length; n++) out.push(canonify(`${own}_${parts.slice(0, n).join("_")}`));
-  if (id === "debian" || id === "ubuntu") out.push(canonify(flavorOf(facts)));
-  return [...new Set(out)];
-}
-
-function networkClasses(facts: HostFacts): string[] {
-  const out: string[] = [];
-  if (facts.defaultGateway) out.push(canonify(`ipv4_gw_${facts.defaultGateway}`));
-  for (const i of facts.interfaces) {
-    out.push(`net_iface_${canonify(i.name)}`);
-    // 3.21 leaves out the IPv6 loopback address.
-    if (i.address === "::1") continue;
-    out.push(canonify(i.address));
-    if (i.family === "IPv4") {
-      const octets = i.address.split(".");
-      for (let n = 1; n <= 4; n++) out.push(`ipv4_${octets.slice(0, n).join("_")}`);
-    } else {
-      out.push(`ipv6_${canonify(i.address)}`);
-    }
-    if (i.mac && i.mac !== "00:00:00:00:00:00") out.push(canonify(`mac_${i.mac}`));
+  const versionId = (facts.osRelease.VERSION_ID ?? "").split(".").filter((p) => p !== "");
+  for (let n = versionId.length; n >= 1; n--)
+    out.push([canonify(`${own}_${versionId.slice(0, n).join("_")}`), fromOsRelease]);
+  out.push(...tagged(names, fromOsRelease));
+  if (id === "debian" && facts.debianVersion && /^\d/.test(facts.debianVersion)) {
+    const fromFile = [...INVENTORY, "derived-from-file=/etc/debian_version"];
+    out.push(["debian", fromFile]);
+    const [major, minor] = facts.debianVersion.split(".");
+    if (minor !== undefined && /^\d+$/.test(minor)) out.push([`debian_${major}_${minor}`, fromFile]);
   }
   return out;
 }
@@ -149,7 +177,31 @@ export function timeClasses(now: Date, gmt: boolean): string[] {
   return gmt ? classes.map((c) => `GMT_${c}`) : classes;
 }
 
-/** Every hard class for this host at `now`. */
-export function discoverHardClasses(facts: HostFacts, now: Date = new Date()): string[] {
-  return [...new Set([...hostClasses(facts), ...timeClasses(now, false), ...timeClasses(now, true)])];
+/**
+ * Every hard class for this host at `now`, with its tags, in discovery
+ * order; a name may appear more than once (the first one counts).
+ */
+export function discoverHardClasses(
+  facts: HostFacts,
+  now: Date = new Date(),
+  agentType: AgentType = "common",
+): TaggedClass[] {
+  return [
+    ...tagged([...timeClasses(now, false), ...timeClasses(now, true)], TIME),
+    [agentType, ["cfe_internal", "source=agent"]],
+    ...nameClasses(facts),
+    ...platformClasses(facts),
+    ...networkClasses(facts),
+    ...builtinClasses(),
+    ...distributionClasses(facts),
+    [`${facts.cpus}_cpus`, derived(AGENT, "sys.cpus")],
+    ...(facts.defaultGateway
+      ? [
+          [
+            canonify(`ipv4_gw_${facts.defaultGateway}`),
+            ["inventory", "networking", "/proc", "source=agent", "attribute_name=none", "procfs"],
+          ] as TaggedClass,
+        ]
+      : []),
+  ];
 }

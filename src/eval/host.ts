@@ -25,6 +25,29 @@ export interface HostFacts {
   readonly defaultGateway: string | undefined;
   readonly uid: number;
   readonly home: string;
+  /** Seconds since boot (/proc/uptime), if known. */
+  readonly uptimeSeconds?: number;
+  /** The current user's passwd entry, if found. */
+  readonly user?: UserEntry;
+  /** Interface flags as cf-agent words them ("up broadcast running multicast"), by interface. */
+  readonly interfaceFlags?: Readonly<Record<string, string>>;
+  /**
+   * Ethernet interfaces and their MAC addresses, in the order `ifconfig -a`
+   * lists them (by name), including interfaces without addresses.
+   */
+  readonly macAddresses?: readonly { readonly name: string; readonly mac: string }[];
+  /** IPv6 addresses per interface, in the kernel's order (/proc/net/if_inet6), `::1` excluded. */
+  readonly ipv6Order?: readonly { readonly name: string; readonly address: string }[];
+}
+
+/** A passwd entry. */
+export interface UserEntry {
+  readonly name: string;
+  readonly gecos: string;
+  readonly home: string;
+  readonly shell: string;
+  readonly uid: number;
+  readonly gid: number;
 }
 
 const ARCH_NAMES: Record<string, string> = { x64: "x86_64", arm64: "aarch64", ia32: "i686", arm: "armv7l" };
@@ -55,6 +78,7 @@ function detectHostFacts(): HostFacts {
     defaultGateway: readDefaultGateway(),
     uid: typeof process.getuid === "function" ? process.getuid() : 0,
     home: os.homedir(),
+    ...readLinuxFacts(),
   };
 }
 
@@ -102,4 +126,85 @@ function readDefaultGateway(): string | undefined {
     return bytes.reverse().join(".");
   }
   return undefined;
+}
+
+/** Facts only Linux's /proc and /sys give; cheap reads, no subprocess. */
+function readLinuxFacts(): Partial<HostFacts> {
+  const uptime = Number.parseFloat(readTrimmed("/proc/uptime") ?? "");
+  return {
+    uptimeSeconds: Number.isFinite(uptime) ? uptime : undefined,
+    user: readUser(typeof process.getuid === "function" ? process.getuid() : 0),
+    interfaceFlags: readInterfaceFlags(),
+    macAddresses: readMacAddresses(),
+    ipv6Order: readIpv6Order(),
+  };
+}
+
+function readUser(uid: number): UserEntry | undefined {
+  for (const line of (readTrimmed("/etc/passwd") ?? "").split("\n")) {
+    const [name, , id, gid, gecos, home, shell] = line.split(":");
+    if (Number(id) === uid && shell !== undefined) return { name, gecos, home, shell, uid, gid: Number(gid) };
+  }
+  return undefined;
+}
+
+/** Interface names as /proc/net/dev lists them. */
+function listNetDevices(): string[] {
+  const text = readTrimmed("/proc/net/dev") ?? "";
+  return text
+    .split("\n")
+    .slice(2)
+    .map((line) => line.split(":")[0].trim())
+    .filter((name) => name !== "");
+}
+
+const FLAG_WORDS: readonly [number, string][] = [
+  [0x1, "up"],
+  [0x2, "broadcast"],
+  [0x4, "debug"],
+  [0x8, "loopback"],
+  [0x10, "pointopoint"],
+  [0x20, "notrailers"],
+  [0x40, "running"],
+  [0x80, "noarp"],
+  [0x100, "promisc"],
+  [0x200, "allmulti"],
+  [0x1000, "multicast"],
+];
+
+function readInterfaceFlags(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of listNetDevices()) {
+    let flags = Number.parseInt(readTrimmed(`/sys/class/net/${name}/flags`) ?? "", 16);
+    if (!Number.isFinite(flags)) continue;
+    // The kernel reports RUNNING through the ioctl, not in /sys: an interface
+    // that is up with its operational state up (or unknown, as lo) runs.
+    const operstate = readTrimmed(`/sys/class/net/${name}/operstate`);
+    if (flags & 0x1 && (operstate === "up" || operstate === "unknown")) flags |= 0x40;
+    const words = FLAG_WORDS.filter(([bit]) => flags & bit).map(([, word]) => word);
+    if (words.length > 0) out[name] = words.join(" ");
+  }
+  return out;
+}
+
+function readMacAddresses(): { name: string; mac: string }[] {
+  const out: { name: string; mac: string }[] = [];
+  const names = listNetDevices().sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  for (const name of names) {
+    // ifconfig prints an `ether` line for Ethernet devices (ARPHRD_ETHER = 1) only.
+    if (readTrimmed(`/sys/class/net/${name}/type`) !== "1") continue;
+    const mac = readTrimmed(`/sys/class/net/${name}/address`);
+    if (mac) out.push({ name, mac });
+  }
+  return out;
+}
+
+function readIpv6Order(): { name: string; address: string }[] {
+  const out: { name: string; address: string }[] = [];
+  for (const line of (readTrimmed("/proc/net/if_inet6") ?? "").split("\n")) {
+    const [hex, , , , , name] = line.trim().split(/\s+/);
+    if (!hex || !name || hex.length !== 32) continue;
+    out.push({ name, address: hex });
+  }
+  return out;
 }

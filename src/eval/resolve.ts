@@ -6,7 +6,7 @@
  */
 import { dirname, isAbsolute } from "node:path";
 import type { Attribute, Bundle, ClassGuard, Promise as PromiseNode, Rval } from "../language/ast.js";
-import type { EvalContext } from "./context.js";
+import type { EntryMeta, EvalContext } from "./context.js";
 import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } from "./expand.js";
 import { verifyClassPromise } from "./class-promise.js";
 import { coerce, isVarType } from "./coerce.js";
@@ -99,8 +99,20 @@ function resolveVarPromise(ctx: EvalContext, promise: PromiseNode): void {
     const computed = expandRval(ctx, typed.value, options);
     const value = computed && isVarType(typed.name.text) ? coerce(typed.name.text, computed) : undefined;
     if (!value) continue;
-    ctx.setVariable(target, value);
+    ctx.setVariable(target, value, promiseMeta(ctx, promise, options));
   }
+}
+
+/** `source=promise`, then the promise's `meta` tags; and its `comment` (as 3.21 keeps them). */
+export function promiseMeta(ctx: EvalContext, promise: PromiseNode, options: ExpandOptions): EntryMeta {
+  const tags = ["source=promise"];
+  const meta = attribute(promise, "meta");
+  const value = meta ? expandRval(ctx, meta.value, options) : undefined;
+  if (value && isList(value)) tags.push(...value.value);
+  else if (value && isScalar(value)) tags.push(value.value);
+  const comment = attribute(promise, "comment");
+  const text = comment ? expandRval(ctx, comment.value, options) : undefined;
+  return text && isScalar(text) ? { tags, comment: text.value } : { tags };
 }
 
 function resolveClassPromise(ctx: EvalContext, promise: PromiseNode, common: boolean): void {
@@ -116,7 +128,11 @@ function resolveClassPromise(ctx: EvalContext, promise: PromiseNode, common: boo
         raw: (name) => attribute(promise, name)?.value,
         expand: (rval) => expandRval(ctx, rval, options),
       },
-      { define: (name, scope) => ctx.defineClass(name, scope === "bundle"), error: quiet, verbose: quiet },
+      {
+        define: (name, scope) => ctx.defineClass(name, scope === "bundle", promiseMeta(ctx, promise, options)),
+        error: quiet,
+        verbose: quiet,
+      },
     );
   }
 }

@@ -5,7 +5,7 @@
 import { resolve } from "node:path";
 import { canonifyClassName } from "./class-expression.js";
 import { EvalContext } from "./context.js";
-import { discoverHardClasses } from "./hard-classes.js";
+import { type AgentType, discoverHardClasses } from "./hard-classes.js";
 import { type HostFacts, getHostFacts } from "./host.js";
 import {
   type AgentDirectories,
@@ -19,6 +19,10 @@ export interface ContextOptions extends AgentDirectories {
   readonly defines?: readonly string[];
   /** Classes negated from the command line (`-N`). */
   readonly negates?: readonly string[];
+  /** Persistent classes still in force, with their stored tags. */
+  readonly persistentClasses?: readonly { readonly name: string; readonly tags: readonly string[] }[];
+  /** The program: `agent` (cf-agent) or `common` (cf-promises, the default); names a hard class. */
+  readonly agentType?: AgentType;
   /** The entry file, for `sys.policy_entry_*`. */
   readonly entry?: string;
   /** Host facts to use instead of detecting them (tests). */
@@ -32,11 +36,18 @@ export function createEvalContext(options: ContextOptions = {}): EvalContext {
   const facts = options.facts ?? getHostFacts();
   const now = options.now ?? new Date();
   for (const name of options.negates ?? []) ctx.negateClass(name);
-  for (const name of discoverHardClasses(facts, now)) ctx.defineHardClass(name);
-  installSystemVariables(ctx, facts, resolveDirectories(facts, options), now);
-  if (options.entry) installEntryVariables(ctx, resolve(options.entry));
   // `-N` wins over `-D`; policy may still define a negated class (3.21).
   const negated = new Set((options.negates ?? []).map(canonifyClassName));
-  for (const name of options.defines ?? []) if (!negated.has(canonifyClassName(name))) ctx.defineClass(name);
+  for (const name of options.defines ?? [])
+    if (!negated.has(canonifyClassName(name))) ctx.defineClass(name, false, { tags: ["source=environment"] });
+  for (const [name, tags] of discoverHardClasses(facts, now, options.agentType))
+    ctx.defineHardClass(name, tags);
+  installSystemVariables(ctx, facts, resolveDirectories(facts, options), now);
+  if (options.entry) installEntryVariables(ctx, resolve(options.entry));
+  for (const { name, tags } of options.persistentClasses ?? []) {
+    if (negated.has(canonifyClassName(name))) continue;
+    ctx.defineClass(name, false, { tags });
+    ctx.setClassTags(name, ["source=persistent"]);
+  }
   return ctx;
 }

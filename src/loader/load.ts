@@ -44,6 +44,10 @@ export interface LoadOptions {
   defines?: string[];
   /** Classes negated from the command line (`-N`). */
   negates?: string[];
+  /** The program loading: `agent` (cf-agent) or `common` (cf-promises, the default). */
+  agentType?: "agent" | "common";
+  /** Persistent classes still in force, with their stored tags. */
+  persistentClasses?: readonly { readonly name: string; readonly tags: readonly string[] }[];
   /** `$(sys.inputdir)`; defaults to `$(sys.workdir)/inputs`. */
   inputDir?: string;
   /** `$(sys.workdir)`; defaults to `/var/lib/cfengine3` for root, `~/.cfagent` otherwise. */
@@ -233,6 +237,8 @@ export function loadPolicy(entryPath: string, options: LoadOptions = {}): LoadRe
   const ctx = createEvalContext({
     defines: options.defines,
     negates: options.negates,
+    persistentClasses: options.persistentClasses,
+    agentType: options.agentType,
     inputdir: options.inputDir,
     workdir: options.workDir,
     entry: entryPath,

@@ -6,12 +6,11 @@
 import type { Outcome } from "../agent/outcome.js";
 import { expandRval } from "../eval/expand.js";
 import { verifyClassPromise } from "../eval/class-promise.js";
-import { asStrings } from "./values.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
+import { promiseEntryMeta } from "./vars.js";
 
 function evaluateClass(promise: ActivePromise, env: PromiseEnvironment): Outcome {
   const { ctx } = env;
-  const meta = promise.raw("meta") ? asStrings(promise.value("meta")) : [];
   return verifyClassPromise(
     ctx,
     {
@@ -21,10 +20,8 @@ function evaluateClass(promise: ActivePromise, env: PromiseEnvironment): Outcome
       expand: (rval) => expandRval(ctx, rval, promise.options),
     },
     {
-      define: (name, scope, persist) => {
-        env.defineClass(name, scope, persist);
-        if (meta.length > 0) ctx.setClassTags(name, meta);
-      },
+      // Tags as 3.21 gives them: `source=promise`, then `meta`; and the comment.
+      define: (name, scope, persist) => env.defineClass(name, scope, persist, promiseEntryMeta(promise)),
       cancelPersistent: (name) => env.cancelPersistentClass?.(name),
       error: (message) => env.log.error(message),
       fatal: (message) => env.fatal(message),

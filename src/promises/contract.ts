@@ -9,7 +9,7 @@
  * `classes` body and records the outcome.
  */
 import type { Bundle, Promise as PromiseNode, Rval } from "../language/ast.js";
-import type { EvalContext } from "../eval/context.js";
+import type { EntryMeta, EvalContext } from "../eval/context.js";
 import type { ExpandOptions } from "../eval/expand.js";
 import type { Value } from "../eval/values.js";
 import type { BodyInstance } from "../agent/bodies.js";
@@ -69,8 +69,11 @@ export interface PromiseEnvironment {
    * control`...), expanded; undefined when not set.
    */
   controlValue?(type: string, name: string): Value | undefined;
-  /** Defines a class as the promise's bundle would (local in agent bundles). */
-  defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number): void;
+  /**
+   * Defines a class as the promise's bundle would (local in agent bundles),
+   * with the tags and comment 3.21 keeps for it (none unless given).
+   */
+  defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number, meta?: EntryMeta): void;
   /** Forgets a class kept across runs (`persistence`), if it was. */
   cancelPersistentClass?(name: string): void;
 }

@@ -11,6 +11,7 @@
  * - `policy => "ifdefined"` defines nothing while the value is unresolved.
  */
 import { VAR_TYPES, type VarType, coerce } from "../eval/coerce.js";
+import type { EntryMeta } from "../eval/context.js";
 import { type Value, isList } from "../eval/values.js";
 import { parseVarRef } from "../eval/var-ref.js";
 import type { Outcome } from "../agent/outcome.js";
@@ -18,6 +19,14 @@ import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.
 import { asStrings, asText, isUnresolved } from "./values.js";
 
 export { VAR_TYPES, coerce };
+
+/** The tags 3.21 gives a variable of a `vars` promise: `source=promise`, then `meta`; and its comment. */
+export function promiseEntryMeta(promise: ActivePromise): EntryMeta {
+  const meta = promise.value("meta");
+  const tags = ["source=promise", ...(meta ? asStrings(meta) : [])];
+  const comment = promise.raw("comment") === undefined ? undefined : asText(promise.value("comment"));
+  return comment === undefined ? { tags } : { tags, comment };
+}
 
 function findType(promise: ActivePromise): VarType | undefined {
   return VAR_TYPES.find((t) => promise.raw(t) !== undefined);
@@ -44,7 +53,11 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
   // `ifdefined` drops unresolved `@(list)` items from lists; a scalar is
   // still defined as it stands (as 3.21 does).
   if (policy === "ifdefined" && isList(computed) && computed.value.some(isUnresolved)) {
-    ctx.setVariable(target, { ...computed, value: computed.value.filter((v) => !isUnresolved(v)) });
+    ctx.setVariable(
+      target,
+      { ...computed, value: computed.value.filter((v) => !isUnresolved(v)) },
+      promiseEntryMeta(promise),
+    );
     return "kept";
   }
   const value = coerce(type, computed);
@@ -57,7 +70,7 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
     }
     return "failed";
   }
-  ctx.setVariable(target, value);
+  ctx.setVariable(target, value, promiseEntryMeta(promise));
   return "kept";
 }
 

@@ -156,14 +156,14 @@ function valueJson(value: Value): JsonValue {
 }
 
 /**
- * A variable's tags: those recorded with it (by a module), else
- * `source=promise`; null when it has no tag set, undefined when it does not exist.
+ * A variable's tags (`source=...` first, then its `meta` tags); null when it
+ * has no tag set (a module's variable before any `^meta`), undefined when it
+ * does not exist.
  */
 function variableTags(fc: FunctionContext, name: string): readonly string[] | null | undefined {
   const ref = parseVarRef(name);
   if (!fc.ctx.getVariable(ref)) return undefined;
-  const recorded = fc.ctx.getVariableTags(ref);
-  return recorded === undefined ? ["source=promise"] : recorded;
+  return fc.ctx.getVariableTags(ref);
 }
 
 /** With a key argument: the values of `key=value` tags; otherwise all tags. */
@@ -177,9 +177,7 @@ function selectTags(tags: readonly string[] | null | undefined, key: Value | und
 
 function classTags(fc: FunctionContext, name: string): string[] | undefined {
   if (!fc.ctx.isClassDefined(name)) return undefined;
-  const recorded = fc.ctx.getClassTags(name);
-  if (recorded) return [...recorded];
-  return fc.ctx.isHardClass(name) ? [] : ["source=promise"];
+  return [...fc.ctx.getClassTags(name)];
 }
 
 function callstackCallers(fc: FunctionContext): Value {

@@ -100,14 +100,9 @@ function regline([pattern, file]: readonly Value[], fc: FunctionContext): Value 
 
 // --- classes -----------------------------------------------------------------
 
-/**
- * The tags a class is taken to have: those recorded (by a module), else
- * `source=agent,hardclass` for hard classes and `source=promise` for others.
- */
+/** The tags a class was defined with (`source=...`, `hardclass`, `meta` tags...). */
 function classTags(fc: FunctionContext, name: string): readonly string[] {
-  const recorded = fc.ctx.getClassTags(name);
-  if (recorded) return recorded;
-  return fc.ctx.isHardClass(name) ? ["source=agent", "hardclass"] : ["source=promise"];
+  return fc.ctx.getClassTags(name);
 }
 
 /** Defined classes equal to, or fully matched by, the pattern and carrying a matching tag. */

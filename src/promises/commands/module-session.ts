@@ -85,8 +85,8 @@ export class ModuleSession {
     if (persist !== undefined) {
       this.env.log.verbose(`Module set persistent class '${name}' for ${persist} minutes`);
     }
-    this.env.defineClass(canonical, "namespace", persist);
-    this.env.ctx.setClassTags(canonical, this.tags);
+    // As 3.21: no tags until a `^meta` line, then its tags and `source=module`.
+    this.env.defineClass(canonical, "namespace", persist, { tags: this.tags });
   }
 
   private undefineClasses(names: readonly string[]): void {
@@ -105,9 +105,8 @@ export class ModuleSession {
     const parsed = parseVarRef(name);
     const ref = { ...parsed, ns: parsed.ns ?? "default", scope: parsed.scope ?? this.context };
     this.env.log.verbose(`Defined variable '${name}' in context '${this.context}'`);
-    this.env.ctx.setVariable(ref, value);
     // Before any ^meta, a module's variables have no tag set at all (as in 3.21).
-    this.env.ctx.setVariableTags(ref, this.tags.length > 0 ? this.tags : null);
+    this.env.ctx.setVariable(ref, value, { tags: this.tags.length > 0 ? this.tags : null });
   }
 
   /** `&name=path`: a JSON file read into a data container. */
