@@ -5,6 +5,7 @@
  * as diagnostics; nothing is printed and nothing is thrown for them.
  */
 import { readFileSync } from "node:fs";
+import type { LoadMessage } from "./eval/augments-install.js";
 import type { EvalContext } from "./eval/context.js";
 import { type Diagnostic, hasErrors, makeDiagnostic } from "./language/diagnostics.js";
 import type { PolicySet } from "./language/policy-set.js";
@@ -40,6 +41,8 @@ export interface CheckResult {
   readonly set: PolicySet;
   /** Every diagnostic, in the order the stages reported them. */
   readonly diagnostics: readonly Diagnostic[];
+  /** What reading host-specific data and augments logged (never errors of the policy). */
+  readonly messages: readonly LoadMessage[];
   /** Classes and variables known after loading (pre-evaluation of each file as it was read). */
   readonly context: EvalContext;
 }
@@ -59,7 +62,13 @@ export function checkPolicy(options: CheckOptions): CheckResult {
   if (!hasErrors(diagnostics)) {
     diagnostics.push(...validatePolicy(loaded.set, { fullCheck: options.fullCheck }));
   }
-  return { valid: !hasErrors(diagnostics), set: loaded.set, diagnostics, context: loaded.context };
+  return {
+    valid: !hasErrors(diagnostics),
+    set: loaded.set,
+    diagnostics,
+    context: loaded.context,
+    messages: loaded.messages,
+  };
 }
 
 /** Reads a policy file; a failure becomes a diagnostic pointing at the file. */

@@ -81,6 +81,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     workDir: dirs.workdir,
     inputDir: dirs.inputdir,
   });
+  for (const message of loaded.messages) log.log(message.level, message.text);
   const diagnostics = [...loaded.diagnostics];
   if (!hasErrors(diagnostics)) diagnostics.push(...validatePolicy(loaded.set, { fullCheck: true }));
   const fail = (outcome: Outcome): AgentResult => ({

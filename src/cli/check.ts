@@ -67,6 +67,7 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
     io.stdout(JSON.stringify(diagnosticsToJson(result), null, 2) + "\n");
     return result.valid ? EXIT_OK : EXIT_FAILURE;
   }
+  reportMessages(result, options, io);
   reportDiagnostics(result, options, io);
   if (!result.valid) {
     if (result.set.files.length === 0 && entry !== options.file && options.file !== null) {
@@ -84,6 +85,14 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
   if (showing) return showState(result, options, io);
   if (options.verbose) io.stderr(`tend check: ${entry} is valid (${result.set.files.length} files)\n`);
   return EXIT_OK;
+}
+
+/** Messages of host-specific data and augments, worded and formatted as cf-promises logs them. */
+function reportMessages(result: CheckResult, options: CheckCommandOptions, io: CliIo): void {
+  for (const { level, text } of result.messages) {
+    if (level === "verbose" && !options.verbose) continue;
+    io.stderr(`${level.padStart(8)}: ${text}\n`);
+  }
 }
 
 function reportDiagnostics(result: CheckResult, options: CheckCommandOptions, io: CliIo): void {

@@ -1,19 +1,39 @@
 /**
  * Augments: `def.json` (or `def_preferred.json`) next to the entry file.
- * 3.21 reads it before the policy and installs its `vars`/`variables`
- * (into `def` unless qualified), `classes`, `inputs` (as
- * `def.augments_inputs`) and follows its `augments` to further files.
+ * 3.21 reads it before the policy and installs, in this order:
+ * - `vars`: each key a variable (into `def` unless qualified), tagged
+ *   `source=augments_file`;
+ * - `variables`: the same, each with `value` and optional `tags` and
+ *   `comment`;
+ * - `classes`: each key a class defined when one of its class expressions
+ *   (`expr::`) holds or one of its regexes matches a defined class; the
+ *   object form carries `class_expressions` or `regular_expressions`,
+ *   `tags` and `comment`;
+ * - `inputs`: `def.augments_inputs`;
+ * - `augments`: further files, loaded the same way.
+ * Strings (and keys) are expanded first. Variables and classes that
+ * host-specific data defined (`source=cmdb`) are left alone.
  */
 import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { type Diagnostic, makeDiagnostic } from "../language/diagnostics.js";
+import {
+  type JsonObject,
+  type LoadMessage,
+  classDefinedByCmdb,
+  definedByCmdb,
+  isObject,
+  isPrimitive,
+  isPrimitiveArray,
+  jsonToVariable,
+  readTags,
+} from "./augments-install.js";
 import type { EvalContext } from "./context.js";
 import { expandString } from "./expand.js";
 import { compileRegex } from "./functions/args.js";
-import { type JsonValue, type Value, data, list, primitiveToString, scalar } from "./values.js";
-import { parseVarRef } from "./var-ref.js";
+import { type JsonValue, list, primitiveToString } from "./values.js";
+import { type VarRef, formatVarRef, parseVarRef } from "./var-ref.js";
 
-type JsonObject = { [key: string]: JsonValue };
+const TAG = "source=augments_file";
+const KNOWN_KEYS = new Set(["vars", "classes", "inputs", "augments"]);
 
 /** Only a regular file is read; 3.21 passes over a directory named def.json. */
 function isRegularFile(path: string): boolean {
@@ -26,133 +46,274 @@ function isRegularFile(path: string): boolean {
 
 /** The augments file 3.21 would read for an input directory, if any. */
 export function findAugmentsFile(inputDir: string): string {
-  const preferred = join(inputDir, "def_preferred.json");
-  try {
-    if (statSync(preferred).isFile()) return preferred;
-  } catch {
-    // no preferred file: fall back to def.json
-  }
-  return join(inputDir, "def.json");
+  // Joined as 3.21 joins them (no normalisation): messages show `./dir/def.json`.
+  const preferred = `${inputDir}/def_preferred.json`;
+  return isRegularFile(preferred) ? preferred : `${inputDir}/def.json`;
 }
 
 /**
  * Loads augments into the context. A file that is absent is skipped
- * silently; one that is not valid JSON yields a diagnostic. Returns the
- * files that were read.
+ * silently; problems become messages (3.21 logs them and goes on). Returns
+ * the files that were read.
  */
-export function loadAugments(ctx: EvalContext, inputDir: string, diagnostics: Diagnostic[]): string[] {
+export function loadAugments(ctx: EvalContext, inputDir: string, messages: LoadMessage[]): string[] {
   const loaded: string[] = [];
-  loadAugmentsFile(ctx, findAugmentsFile(inputDir), diagnostics, loaded);
+  new AugmentsLoader(ctx, messages, loaded).loadFile(findAugmentsFile(inputDir));
   return loaded;
 }
 
-function loadAugmentsFile(
-  ctx: EvalContext,
-  rawPath: string,
-  diagnostics: Diagnostic[],
-  loaded: string[],
-): void {
-  const path = expandString(ctx, rawPath);
-  if (path.includes("/.json") || !isRegularFile(path) || loaded.includes(path)) return;
-  let json: JsonValue;
-  try {
-    json = JSON.parse(readFileSync(path, "utf8")) as JsonValue;
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    diagnostics.push(
-      makeDiagnostic(path, [0, 0], "error", "invalid-json", `cannot read augments file: ${reason}`),
-    );
-    return;
-  }
-  if (!isObject(json)) {
-    diagnostics.push(
-      makeDiagnostic(path, [0, 0], "error", "invalid-json", "augments file must hold a JSON object"),
-    );
-    return;
-  }
-  loaded.push(path);
-  installAugments(ctx, json, diagnostics, loaded);
-}
+class AugmentsLoader {
+  private file = "";
 
-function isObject(json: JsonValue | undefined): json is JsonObject {
-  return json !== null && json !== undefined && typeof json === "object" && !Array.isArray(json);
-}
+  constructor(
+    private readonly ctx: EvalContext,
+    private readonly messages: LoadMessage[],
+    private readonly loaded: string[],
+  ) {}
 
-function installAugments(
-  ctx: EvalContext,
-  json: JsonObject,
-  diagnostics: Diagnostic[],
-  loaded: string[],
-): void {
-  const vars = expandJson(ctx, json.vars);
-  if (isObject(vars)) for (const [key, value] of Object.entries(vars)) installVariable(ctx, key, value);
-  const variables = expandJson(ctx, json.variables);
-  if (isObject(variables)) {
-    for (const [key, spec] of Object.entries(variables)) {
-      if (isObject(spec) && spec.value !== undefined) installVariable(ctx, key, spec.value);
+  private error(text: string): void {
+    this.messages.push({ level: "error", text });
+  }
+
+  private verbose(text: string): void {
+    this.messages.push({ level: "verbose", text });
+  }
+
+  loadFile(rawPath: string): boolean {
+    const path = expandString(this.ctx, rawPath);
+    if (path.includes("/.json")) return false;
+    if (!isRegularFile(path)) {
+      this.verbose(`could not load JSON augments from '${path}'`);
+      return false;
+    }
+    let json: JsonValue;
+    try {
+      json = JSON.parse(readFileSync(path, "utf8")) as JsonValue;
+    } catch {
+      this.error(`Could not parse JSON file ${path}: ${describeParseError(path)}`);
+      return false;
+    }
+    if (!isObject(json)) {
+      this.error(`Invalid augments file contents in '${path}', must be a JSON object`);
+      return false;
+    }
+    this.loaded.push(path);
+    const outer = this.file;
+    this.file = path;
+    try {
+      this.install(json);
+    } finally {
+      this.file = outer;
+    }
+    return true;
+  }
+
+  private install(json: JsonObject): void {
+    this.verbose(`Loaded augments file '${this.file}', installing contents`);
+    for (const key of Object.keys(json)) {
+      if (!KNOWN_KEYS.has(key))
+        this.verbose(`Unknown augments key '${key}' in file '${this.file}', skipping it`);
+    }
+    if (present(json.vars)) this.installVars(this.expand(json.vars));
+    if (present(json.variables)) this.installVariables(this.expand(json.variables));
+    if (present(json.classes)) this.installClasses(this.expand(json.classes));
+    if (present(json.inputs)) this.installInputs(this.expand(json.inputs));
+    if (present(json.augments)) this.loadFurther(json.augments);
+  }
+
+  private expand(json: JsonValue): JsonValue {
+    return expandJson(this.ctx, json);
+  }
+
+  /** The variable a key names, in `def` unless qualified; undefined (and an error) for `ns:name`. */
+  private refOf(key: string): VarRef | undefined {
+    const ref = parseVarRef(key);
+    if (ref.ns !== null && ref.scope === null) {
+      this.error(
+        `Invalid variable specification in augments data in '${this.file}': '${key}' (bundle name has to be specified if namespace is specified)`,
+      );
+      return undefined;
+    }
+    return { ...ref, scope: ref.scope ?? "def" };
+  }
+
+  private put(key: string, ref: VarRef, json: JsonValue, tags: string[], comment?: string): void {
+    const { value, kind } = jsonToVariable(json);
+    const shown = kind === "" ? `${key}=${primitiveToString(json as string)}` : key;
+    this.verbose(`Installing augments ${kind}variable '${shown}' from file '${this.file}'`);
+    if (definedByCmdb(this.ctx, ref)) {
+      this.verbose(
+        `Cannot set variable ${formatVarRef({ ...ref, ns: ref.ns ?? "default" })} from augments, already defined from host-specific data`,
+      );
+      return;
+    }
+    this.ctx.setVariable(ref, value, comment === undefined ? { tags } : { tags, comment });
+  }
+
+  private installVars(vars: JsonValue): void {
+    if (!isObject(vars)) {
+      this.error(`Invalid augments vars in '${this.file}', must be a JSON object`);
+      return;
+    }
+    for (const [key, json] of Object.entries(vars)) {
+      const ref = this.refOf(key);
+      if (ref) this.put(key, ref, json, [TAG]);
     }
   }
-  const classes = expandJson(ctx, json.classes);
-  if (isObject(classes)) for (const [name, spec] of Object.entries(classes)) installClass(ctx, name, spec);
-  const inputs = expandJson(ctx, json.inputs);
-  if (Array.isArray(inputs) && inputs.every((i) => primitiveToString(i) !== undefined)) {
-    const items = inputs.map((i) => primitiveToString(i) ?? "");
-    ctx.setVariable({ ns: null, scope: "def", name: "augments_inputs", indices: [] }, list(items));
+
+  private installVariables(variables: JsonValue): void {
+    if (!isObject(variables)) {
+      this.error(`Invalid augments variables in '${this.file}', must be a JSON object`);
+      return;
+    }
+    for (const [key, info] of Object.entries(variables)) {
+      const ref = this.refOf(key);
+      if (!ref) continue;
+      if (!isObject(info)) {
+        this.put(key, ref, info, [TAG]);
+        continue;
+      }
+      if (info.value === undefined || info.value === null) {
+        this.error(
+          `Missing value for the augments variable '${key}' in '${this.file}' (value field is required)`,
+        );
+        continue;
+      }
+      const tags = readTags(info.tags, TAG, (why) =>
+        this.error(`Invalid tags information for variable '${key}' in augments file '${this.file}': ${why}`),
+      );
+      this.put(key, ref, info.value, tags, this.comment("variable", key, info));
+    }
   }
-  if (Array.isArray(json.augments)) {
-    for (const file of json.augments) {
-      if (typeof file === "string") loadAugmentsFile(ctx, file, diagnostics, loaded);
+
+  private comment(type: string, key: string, info: JsonObject): string | undefined {
+    const comment = info.comment;
+    if (comment === undefined || comment === null) return undefined;
+    if (typeof comment === "string") return comment;
+    this.error(
+      `Invalid type of the 'comment' field for the '${key}' ${type} in augments data in '${this.file}', must be a string`,
+    );
+    return undefined;
+  }
+
+  private installClasses(classes: JsonValue): void {
+    if (!isObject(classes)) {
+      this.error(`Invalid augments classes in '${this.file}', must be a JSON object`);
+      return;
+    }
+    for (const [name, spec] of Object.entries(classes)) this.installClass(name, spec);
+  }
+
+  private installClass(name: string, spec: JsonValue): void {
+    if (isPrimitive(spec)) {
+      const check = primitiveToString(spec) ?? "";
+      if (this.holds(check)) this.defineClass(name, check, "checked", [TAG]);
+      return;
+    }
+    if (isPrimitiveArray(spec)) {
+      const check = spec.map((s) => primitiveToString(s) ?? "").find((c) => this.holds(c));
+      if (check !== undefined) this.defineClass(name, check, "checked array entry", [TAG]);
+      return;
+    }
+    if (!isObject(spec)) {
+      this.error(`Invalid augments class data for class '${name}' in '${this.file}'`);
+      return;
+    }
+    const expressions = spec.class_expressions;
+    const regexes = spec.regular_expressions;
+    if (present(expressions) === present(regexes)) {
+      this.error(
+        `Invalid augments class data for class '${name}' in '${this.file}': either "class_expressions" or "regular_expressions" need to be specified`,
+      );
+      return;
+    }
+    const tags = readTags(spec.tags, TAG, (why) =>
+      this.error(`Invalid tags information for class '${name}' in augments file '${this.file}': ${why}`),
+    );
+    const checks = Array.isArray(expressions ?? regexes) ? ((expressions ?? regexes) as JsonValue[]) : [];
+    const check = checks
+      .filter(isPrimitive)
+      .map((c) => primitiveToString(c) ?? "")
+      .find((c) => this.holds(c));
+    if (check !== undefined)
+      this.defineClass(name, check, "checked array entry", tags, this.comment("class", name, spec));
+  }
+
+  /** `expr::` is a class expression; anything else a regex over the defined classes. */
+  private holds(check: string): boolean {
+    if (check.endsWith("::")) {
+      if (check.length === 2) {
+        this.error(`Invalid class expression in augments: '${check}'`);
+        return false;
+      }
+      return this.ctx.checkExpression(check.slice(0, -2));
+    }
+    const regex = compileRegex(`^(?:${check})$`);
+    return regex !== undefined && this.ctx.listClasses().some((c) => regex.test(c));
+  }
+
+  private defineClass(name: string, check: string, how: string, tags: string[], comment?: string): void {
+    this.verbose(`Installing augments class '${name}' (${how} '${check}') from file '${this.file}'`);
+    if (classDefinedByCmdb(this.ctx, name)) {
+      const colon = name.indexOf(":");
+      const ns = colon === -1 ? "(null)" : name.slice(0, colon);
+      this.verbose(
+        `Cannot set class ${ns}:${name.slice(colon + 1)} from augments, already defined from host-specific data`,
+      );
+      return;
+    }
+    this.ctx.defineClass(name, false, comment === undefined ? { tags } : { tags, comment });
+  }
+
+  private installInputs(inputs: JsonValue): void {
+    if (!isPrimitiveArray(inputs)) {
+      this.error(`Trying to augment inputs in '${this.file}' but the value was not a list of strings`);
+      return;
+    }
+    this.verbose(`Installing augments def.augments_inputs from file '${this.file}'`);
+    const ref = { ns: null, scope: "def", name: "augments_inputs", indices: [] };
+    this.ctx.setVariable(ref, list(inputs.map((i) => primitiveToString(i) ?? "")), { tags: [TAG] });
+  }
+
+  private loadFurther(augments: JsonValue): void {
+    if (!isPrimitiveArray(augments)) {
+      this.error(`Trying to augment inputs in '${this.file}' but the value was not a list of strings`);
+      return;
+    }
+    for (const file of augments) {
+      const name = primitiveToString(file) ?? "";
+      if (this.loadFile(name)) this.verbose(`Completed augmenting from file '${name}'`);
+      else this.error(`Could not load requested further augments from file '${name}'`);
     }
   }
 }
 
-/** Expands `$(...)` in every string of a JSON value. */
-function expandJson(ctx: EvalContext, json: JsonValue | undefined): JsonValue | undefined {
+function present(json: JsonValue | undefined): json is JsonValue {
+  return json !== undefined && json !== null;
+}
+
+/** Expands `$(...)` in every string (and key) of a JSON value. */
+export function expandJson(ctx: EvalContext, json: JsonValue): JsonValue {
   if (typeof json === "string") return expandString(ctx, json);
-  if (Array.isArray(json)) return json.map((v) => expandJson(ctx, v) ?? null);
+  if (Array.isArray(json)) return json.map((v) => expandJson(ctx, v));
   if (isObject(json)) {
     const out: JsonObject = {};
-    for (const [key, value] of Object.entries(json))
-      out[expandString(ctx, key)] = expandJson(ctx, value) ?? null;
+    for (const [key, value] of Object.entries(json)) out[expandString(ctx, key)] = expandJson(ctx, value);
     return out;
   }
   return json;
 }
 
-function installVariable(ctx: EvalContext, key: string, json: JsonValue): void {
-  const ref = parseVarRef(key);
-  if (ref.ns !== null && ref.scope === null) return;
-  ctx.setVariable({ ...ref, scope: ref.scope ?? "def" }, augmentValue(json));
-}
-
-function augmentValue(json: JsonValue): Value {
-  const text = primitiveToString(json);
-  if (text !== undefined && (json === null || typeof json !== "object")) return scalar(text);
-  if (Array.isArray(json) && json.every((v) => v === null || typeof v !== "object")) {
-    return list(json.map((v) => primitiveToString(v) ?? ""));
+/** 3.21's words for the usual ways a JSON file fails to parse. */
+function describeParseError(path: string): string {
+  let text = "";
+  try {
+    text = readFileSync(path, "utf8").trimStart();
+  } catch {
+    return "No such file or directory";
   }
-  return data(json);
-}
-
-function installClass(ctx: EvalContext, name: string, spec: JsonValue): void {
-  if (classSpecHolds(ctx, spec)) ctx.defineClass(name);
-}
-
-function classSpecHolds(ctx: EvalContext, spec: JsonValue): boolean {
-  if (typeof spec === "string") return checkClassMatch(ctx, spec);
-  if (Array.isArray(spec)) return spec.some((s) => typeof s === "string" && checkClassMatch(ctx, s));
-  if (!isObject(spec)) return false;
-  const expressions = spec.class_expressions;
-  const regexes = spec.regular_expressions;
-  if ((expressions === undefined) === (regexes === undefined)) return false;
-  const checks = (expressions ?? regexes) as JsonValue;
-  if (!Array.isArray(checks)) return false;
-  return checks.some((c) => typeof c === "string" && checkClassMatch(ctx, expressions ? `${c}::` : c));
-}
-
-/** `expr::` is a class expression; anything else a regex over defined classes. */
-function checkClassMatch(ctx: EvalContext, check: string): boolean {
-  if (check.endsWith("::")) return check.length > 2 && ctx.checkExpression(check.slice(0, -2));
-  const regex = compileRegex(`^(?:${check})$`);
-  return regex !== undefined && ctx.listClasses().some((c) => regex.test(c));
+  if (text === "") return "Unable to parse json data, empty input";
+  if (text[0] !== "{" && text[0] !== "[")
+    return "Unable to parse json data as object, unrecognized token beginning entry";
+  return "Unable to parse json data";
 }

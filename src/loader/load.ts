@@ -32,6 +32,8 @@ import { parse } from "../language/parser.js";
 import type { ParsedFile, PolicySet } from "../language/policy-set.js";
 import { SourceFile } from "../language/source.js";
 import { loadAugments } from "../eval/augments.js";
+import type { LoadMessage } from "../eval/augments-install.js";
+import { loadHostSpecificData } from "../eval/cmdb.js";
 import type { EvalContext } from "../eval/context.js";
 import { expandRval, hasUnresolvedReference } from "../eval/expand.js";
 import { bundlesOf } from "../eval/policy-bundles.js";
@@ -63,6 +65,11 @@ export interface LoadResult {
   diagnostics: Diagnostic[];
   /** The context after pre-evaluation: classes and variables known at load time. */
   context: EvalContext;
+  /**
+   * What reading host-specific data and augments had to say (3.21 logs it
+   * and goes on: these never make the policy invalid).
+   */
+  messages: LoadMessage[];
 }
 
 /** Where an input was named: the including file and the span of the input's value. */
@@ -245,9 +252,13 @@ export function loadPolicy(entryPath: string, options: LoadOptions = {}): LoadRe
   });
   const entryDir = dirname(entryPath);
   const loader = new Loader(ctx, entryDir, options);
-  loadAugments(ctx, entryDir, loader.diagnostics);
+  const messages: LoadMessage[] = [];
+  const workdir = ctx.getVariable({ ns: null, scope: "sys", name: "workdir", indices: [] });
+  // As 3.21: host-specific data first, then augments, which may not override it.
+  if (workdir && isScalar(workdir)) loadHostSpecificData(ctx, workdir.value, messages);
+  loadAugments(ctx, entryDir, messages);
   loader.loadFile(entryPath, null);
-  return { set: { files: loader.files }, diagnostics: loader.diagnostics, context: ctx };
+  return { set: { files: loader.files }, diagnostics: loader.diagnostics, context: ctx, messages };
 }
 
 /**
