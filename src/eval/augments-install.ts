@@ -3,7 +3,7 @@
  * value becomes a variable, how tags are read, and the log messages 3.21
  * prints while installing them.
  */
-import type { EntryMeta, EvalContext } from "./context.js";
+import type { EvalContext } from "./context.js";
 import { type JsonValue, type Value, data, list, primitiveToString, scalar } from "./values.js";
 import type { VarRef } from "./var-ref.js";
 
@@ -55,13 +55,9 @@ export function readTags(
 /** Whether host-specific data (tag `source=cmdb`) already defined the variable: augments do not override it. */
 export function definedByCmdb(ctx: EvalContext, ref: VarRef): boolean {
   if (!ctx.getVariable(ref)) return false;
-  return ctx.getVariableTags(ref).includes("source=cmdb");
+  return ctx.getVariableTags(ref)?.includes("source=cmdb") === true;
 }
 
 export function classDefinedByCmdb(ctx: EvalContext, name: string): boolean {
   return ctx.isClassDefined(name) && ctx.getClassTags(name).includes("source=cmdb");
-}
-
-export function installVariable(ctx: EvalContext, ref: VarRef, value: Value, meta: EntryMeta): void {
-  ctx.setVariable(ref, value, meta);
 }

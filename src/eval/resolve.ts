@@ -129,7 +129,8 @@ function resolveClassPromise(ctx: EvalContext, promise: PromiseNode, common: boo
         expand: (rval) => expandRval(ctx, rval, options),
       },
       {
-        define: (name, scope) => ctx.defineClass(name, scope === "bundle", promiseMeta(ctx, promise, options)),
+        define: (name, scope) =>
+          ctx.defineClass(name, scope === "bundle", promiseMeta(ctx, promise, options)),
         error: quiet,
         verbose: quiet,
       },

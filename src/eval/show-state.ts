@@ -82,7 +82,9 @@ export function formatClasses(ctx: EvalContext, regex: string): string {
     const qualified = ns === "default" ? name : `${ns}:${name}`;
     if (!matches(rx, qualified)) continue;
     const meta = ctx.getClassMeta(`${ns}:${name}`);
-    lines.push(`${pad(qualified, 60)} ${pad((meta.tags ?? []).join(","), 40)} ${pad(meta.comment ?? "", 40)}`);
+    lines.push(
+      `${pad(qualified, 60)} ${pad((meta.tags ?? []).join(","), 40)} ${pad(meta.comment ?? "", 40)}`,
+    );
   }
   lines.sort(compareBytes);
   const header = `${pad("Class name", 60)} ${pad("Meta tags", 40)} ${pad("Comment", 40)}`;
