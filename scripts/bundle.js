@@ -8,7 +8,9 @@ import { build } from "esbuild";
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 await build({
-  entryPoints: ["dist/src/cli/main.js"],
+  // The promise module worker is a thread's script of its own; module-host.js
+  // finds it next to the chunk that starts it.
+  entryPoints: { main: "dist/src/cli/main.js", "module-worker": "dist/src/promises/custom/module-worker.js" },
   outdir: "dist/bundle",
   bundle: true,
   splitting: true,

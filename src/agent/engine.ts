@@ -287,7 +287,12 @@ export class Engine implements PromiseEnvironment {
     frame.thisVars.set("promiser", scalar(promiser));
     const active = new ActivePromiseImpl(ctx, deref, promiser, pass, handle, options);
     if (!this.conditionsHold(active, pass)) return "skipped";
-    if (handler.waitsForResolution && pass < PASSES && isUnresolved(promiser)) return "skipped";
+    if (
+      handler.waitsForResolution &&
+      pass < PASSES &&
+      (handler.isUnresolved?.(active) ?? isUnresolved(promiser))
+    )
+      return "skipped";
     if (handler.oncePerRun) {
       const key = this.doneKey(active);
       if (this.done.has(key)) return "skipped";
@@ -426,10 +431,13 @@ export class Engine implements PromiseEnvironment {
   private isBodyReference(bundleType: string, type: string, attribute: Attribute): boolean {
     const value = attribute.value;
     if (value.kind !== "symbol" && value.kind !== "call") return false;
-    const syntax = getPromiseAttribute(bundleType, type, attribute.name.text);
+    const name = attribute.name.text;
+    const syntax = getPromiseAttribute(bundleType, type, name);
     if (syntax) return syntax.type === "body";
-    // Custom promise types: the agent still handles these common bodies.
-    return attribute.name.text === "classes" || attribute.name.text === "action";
+    // Custom promise types: the agent still handles these common bodies, and
+    // as in 3.21 any other name takes a body of its type when one exists.
+    if (name === "classes" || name === "action") return true;
+    return this.index.findBody(name, value.name, this.ctx.currentNamespace()) !== undefined;
   }
 
   private lineOf(located: Located<Bundle>, node: PromiseNode): number {

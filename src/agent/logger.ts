@@ -4,9 +4,11 @@
  * cf-agent does (`   error: message`).
  */
 
-export type LogLevel = "error" | "warning" | "notice" | "info" | "verbose" | "debug";
+export type LogLevel = "critical" | "error" | "warning" | "notice" | "info" | "verbose" | "debug";
 
 const RANK: Readonly<Record<LogLevel, number>> = {
+  // Always shown at the lowest threshold, as cf-agent's CRITICAL lines are.
+  critical: 0,
   error: 0,
   warning: 1,
   notice: 2,
@@ -61,6 +63,9 @@ export class Logger {
     for (const record of records) this.log(record.level, record.message);
   }
 
+  critical(message: string): void {
+    this.log("critical", message);
+  }
   error(message: string): void {
     this.log("error", message);
   }
@@ -84,7 +89,8 @@ export class Logger {
 /** A logger that drops everything (tests, pre-evaluation). */
 export const silentLogger = new Logger(() => {}, "error");
 
-/** cf-agent's rendering of a log line: the level right-aligned in 8 columns. */
+/** cf-agent's rendering of a log line: the level right-aligned in 8 columns (CRITICAL in capitals). */
 export function formatLogLine(record: LogRecord): string {
-  return `${record.level.padStart(8)}: ${record.message}`;
+  const level = record.level === "critical" ? "CRITICAL" : record.level.padStart(8);
+  return `${level}: ${record.message}`;
 }

@@ -77,6 +77,11 @@ export class PolicyIndex {
     return this.promiseTypes.get(name);
   }
 
+  /** Every `promise agent NAME` declaration (the last one of a name wins). */
+  promiseTypeDeclarations(): Located<CustomPromiseBlock>[] {
+    return [...this.promiseTypes.values()];
+  }
+
   controlBodiesOf(type: string): Located<Body>[] {
     return this.controlBodies.filter((b) => b.block.type.text === type);
   }

@@ -22,6 +22,7 @@ import { expandRval } from "../eval/expand.js";
 import { setFunctionMessageSink } from "../eval/functions/messages.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
+import { registerCustomPromiseTypes } from "../promises/custom/index.js";
 import { builtinPromiseTypes } from "../promises/registry.js";
 import { asBoolean } from "../promises/values.js";
 import { controlAttribute, readAgentControl } from "./agent-control.js";
@@ -110,11 +111,13 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     options.record ?? false,
   );
   const locks = options.ignoreLocks ? undefined : new LockStore(dirs.statedir);
+  const types = builtinPromiseTypes();
+  const modules = registerCustomPromiseTypes(types, index);
   const engine = new Engine(
     ctx,
     index,
     log,
-    builtinPromiseTypes(),
+    types,
     recorder,
     {
       report: sinks.report,
@@ -137,10 +140,15 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     return fail("failed");
   }
   let outcome: Outcome = "skipped";
-  for (const item of sequence) {
-    if (engine.aborted) break;
-    const bundle = engine.findBundle(item.name);
-    if (bundle) outcome = combineOutcomes(outcome, engine.runBundle(bundle, item.args, false));
+  try {
+    for (const item of sequence) {
+      if (engine.aborted) break;
+      const bundle = engine.findBundle(item.name);
+      if (bundle) outcome = combineOutcomes(outcome, engine.runBundle(bundle, item.args, false));
+    }
+  } finally {
+    // Promise modules are terminated when the run ends, however it ends.
+    modules.shutdown(log);
   }
   if (!persistent.save()) log.warning(`Could not write persistent classes under '${dirs.statedir}'`);
   if (locks && !locks.save()) log.warning(`Could not write promise locks under '${dirs.statedir}'`);

@@ -99,6 +99,13 @@ export interface PromiseType {
    * holds unresolved references in passes 1 and 2 (true for most types).
    */
   readonly waitsForResolution?: boolean;
+  /**
+   * With `waitsForResolution`: whether the promise still holds unresolved
+   * references (default: its promiser does). Asked in passes 1 and 2 only,
+   * before the once-per-run check, so a promise that never resolves still
+   * reaches `evaluate` in the last pass.
+   */
+  isUnresolved?(promise: ActivePromise): boolean;
   /** Whether each distinct expansion acts once per run (the "already done" cache). */
   readonly oncePerRun?: boolean;
   evaluate(promise: ActivePromise, env: PromiseEnvironment): Outcome;

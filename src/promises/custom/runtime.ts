@@ -1,0 +1,51 @@
+/**
+ * The promise modules of one agent run: one process per module path, shared
+ * by every promise type that names that path, started on first use and
+ * terminated when the run ends (`shutdown`). The module worker thread is
+ * started with the first module.
+ */
+import type { Logger } from "../../agent/logger.js";
+import { ModuleHost } from "./module-host.js";
+import { type ModuleSpec, ModuleSession } from "./session.js";
+
+/** The time limit per exchange when the promise type sets none (`tend_timeout` in its meta). */
+export const DEFAULT_MODULE_TIMEOUT_SECONDS = 300;
+
+export class CustomPromiseRuntime {
+  private host: ModuleHost | undefined;
+  private readonly sessions = new Map<string, ModuleSession>();
+  /** The longest time limit in use, for terminating. */
+  private longestTimeoutMs = 0;
+
+  /**
+   * The module at `spec.path`, or a message when the path already ran with
+   * another interpreter (cf-agent refuses that too).
+   */
+  session(spec: ModuleSpec, timeoutMs: number): ModuleSession | string {
+    this.longestTimeoutMs = Math.max(this.longestTimeoutMs, timeoutMs);
+    const existing = this.sessions.get(spec.path);
+    if (existing && existing.spec.interpreter === spec.interpreter) return existing;
+    if (existing?.everStarted) {
+      const started = existing.spec.interpreter ?? "(null)";
+      return `Conflicting interpreter specifications for custom promise module '${spec.path}' (started with '${started}' and '${spec.interpreter ?? "(null)"}' requested`;
+    }
+    // A module that never started may be tried with another interpreter.
+    existing?.stop();
+    const session = new ModuleSession(spec, () => this.moduleHost());
+    this.sessions.set(spec.path, session);
+    return session;
+  }
+
+  /** Terminates every module and ends the worker. */
+  shutdown(log: Logger): void {
+    for (const session of this.sessions.values()) session.terminate(this.longestTimeoutMs, log);
+    this.sessions.clear();
+    this.host?.shutdown();
+    this.host = undefined;
+  }
+
+  private moduleHost(): ModuleHost {
+    this.host ??= new ModuleHost();
+    return this.host;
+  }
+}

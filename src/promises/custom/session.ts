@@ -1,0 +1,223 @@
+/**
+ * One promise module (one path) for the length of a run: started on first
+ * use, spoken to for every promise of its types, terminated at the end.
+ *
+ * Sturdier than cf-agent: every exchange has a time limit and a size
+ * limit, and a module that misses either, dies, or answers something tend
+ * cannot read with certainty is killed at once. The promise that was being
+ * handled is not kept; the next promise starts a fresh process, so no
+ * promise can receive an answer meant for another. A module that fails to
+ * start three times is not started again in the run.
+ */
+import { accessSync, constants } from "node:fs";
+import type { Logger } from "../../agent/logger.js";
+import type { ExchangeResult } from "./exchange.js";
+import type { ModuleHost } from "./module-host.js";
+import {
+  type ModuleHeader,
+  type ModuleLogMessage,
+  type ModuleReply,
+  type ModuleRequest,
+  agentHeader,
+  clip,
+  decodeReply,
+  encodeRequest,
+  logLines,
+  parseHeader,
+} from "./protocol.js";
+
+/** An answer larger than this is refused (and the module killed). */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/** Failed starts (no header, bad header) after which a module is left alone. */
+const MAX_START_FAILURES = 3;
+/** The longest wait for the answer to `terminate`, and then for the exit. */
+const TERMINATE_LIMIT_MS = 10_000;
+const EXIT_GRACE_MS = 2_000;
+
+export interface ModuleSpec {
+  readonly path: string;
+  readonly interpreter?: string;
+}
+
+export type RequestResult =
+  | { readonly ok: true; readonly reply: ModuleReply; readonly stderr: string }
+  | {
+      readonly ok: false;
+      readonly error: string;
+      /** Log lines the module sent before it failed, to be shown all the same. */
+      readonly log: readonly ModuleLogMessage[];
+      readonly stderr: string;
+    };
+
+export class ModuleSession {
+  header: ModuleHeader | undefined;
+  /** Whether the module ever started (a path then keeps its interpreter). */
+  everStarted = false;
+  private key: string | undefined;
+  private generation = 0;
+  private startFailures = 0;
+
+  constructor(
+    readonly spec: ModuleSpec,
+    private readonly host: () => ModuleHost,
+  ) {}
+
+  get running(): boolean {
+    return this.key !== undefined;
+  }
+
+  /** Starts the module unless it runs; returns why it cannot run. */
+  ensureStarted(timeoutMs: number, log: Logger): string | undefined {
+    if (this.key) return undefined;
+    const path = this.spec.path;
+    if (this.startFailures >= MAX_START_FAILURES) {
+      return `Promise module '${path}' failed to start ${this.startFailures} times; it is not started again in this run`;
+    }
+    const unusable = this.checkFiles();
+    if (unusable) return unusable;
+    const argv = this.spec.interpreter ? [this.spec.interpreter, path] : [path];
+    log.verbose(`Starting custom promise module '${path}' with command '${argv.join(" ")}'`);
+    const key = `${path}#${++this.generation}`;
+    const spawned = this.host().call({ op: "spawn", key, argv }, timeoutMs);
+    if (spawned.status !== "ok")
+      return this.startFailed(`Could not start promise module '${path}': ${spawned.error}`);
+    this.key = key;
+    const answer = this.exchange(agentHeader(), timeoutMs);
+    logStderr(log, `Promise module '${path}'`, answer.stderr, answer.status !== "ok");
+    if (answer.status !== "ok") {
+      return this.startFailed(
+        `Did not receive header from promise module '${path}': ${describe(answer, timeoutMs)}`,
+      );
+    }
+    const header = parseHeader(answer.lines);
+    if (!header.ok) return this.startFailed(`Promise module '${path}' sent ${header.error}`);
+    for (const warning of header.value.warnings) {
+      log.warning(`Promise module '${path}' sent ${warning}. Please report this as a bug in the module`);
+    }
+    this.header = header.value;
+    this.everStarted = true;
+    this.startFailures = 0;
+    return undefined;
+  }
+
+  /** Sends one request and reads its answer; on any failure the module is stopped. */
+  request(request: ModuleRequest, timeoutMs: number): RequestResult {
+    const header = this.header;
+    if (!this.key || !header) return { ok: false, error: "the module is not running", log: [], stderr: "" };
+    const answer = this.exchange(encodeRequest(request, header.form), timeoutMs);
+    if (answer.status !== "ok") {
+      this.stop();
+      return {
+        ok: false,
+        error: describe(answer, timeoutMs),
+        log: logLines(answer.lines),
+        stderr: answer.stderr,
+      };
+    }
+    const reply = decodeReply(answer.lines, header.form);
+    const wrong = reply.ok ? mismatch(request, reply.value) : reply.error;
+    if (!reply.ok || wrong) {
+      this.stop();
+      return { ok: false, error: `it sent ${wrong}`, log: logLines(answer.lines), stderr: answer.stderr };
+    }
+    return { ok: true, reply: reply.value, stderr: answer.stderr };
+  }
+
+  /** Says `terminate`, then closes the module's input; a module that lingers is killed. */
+  terminate(timeoutMs: number, log: Logger): void {
+    if (!this.key || !this.header) return;
+    const path = this.spec.path;
+    const limit = Math.min(timeoutMs, TERMINATE_LIMIT_MS);
+    const answer = this.exchange(encodeRequest({ operation: "terminate" }, this.header.form), limit);
+    logStderr(log, `Promise module '${path}'`, answer.stderr, answer.status !== "ok");
+    const reply = answer.status === "ok" ? decodeReply(answer.lines, this.header.form) : undefined;
+    if (reply?.ok && reply.value.result === "failure")
+      log.warning(`Promise module '${path}' failed to terminate`);
+    else if (!reply?.ok) log.verbose(`Promise module '${path}' did not answer 'terminate' properly`);
+    this.host().call({ op: "close", key: this.key, graceMs: EXIT_GRACE_MS }, EXIT_GRACE_MS * 3);
+    this.key = undefined;
+  }
+
+  /** Kills the module; the next request starts a fresh one. */
+  stop(): void {
+    if (!this.key) return;
+    this.host().call({ op: "kill", key: this.key }, EXIT_GRACE_MS * 3);
+    this.key = undefined;
+  }
+
+  private exchange(input: string, timeoutMs: number): ExchangeResult {
+    if (!this.key) return { status: "failed", lines: [], stderr: "", error: "the module is not running" };
+    const call = { op: "exchange", key: this.key, input, timeoutMs, maxBytes: MAX_ANSWER_BYTES } as const;
+    return this.host().call(call, timeoutMs);
+  }
+
+  private startFailed(message: string): string {
+    this.stop();
+    this.startFailures++;
+    return message;
+  }
+
+  /** cf-agent's checks before starting a module, with its messages. */
+  private checkFiles(): string | undefined {
+    const { path, interpreter } = this.spec;
+    if (interpreter !== undefined && !isExecutable(interpreter)) {
+      return `Promise module interpreter '${interpreter}' is not an executable file`;
+    }
+    if (interpreter === undefined && !isExecutable(path)) {
+      return `Promise module path '${path}' is not an executable file`;
+    }
+    try {
+      accessSync(path, constants.F_OK);
+    } catch {
+      return `Promise module '${path}' does not exist`;
+    }
+    return undefined;
+  }
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A reply that answers another operation than the one asked. */
+function mismatch(request: ModuleRequest, reply: ModuleReply): string | undefined {
+  if (reply.operation !== undefined && reply.operation !== request.operation) {
+    return `an answer to '${clip(reply.operation)}' when asked to '${request.operation}'`;
+  }
+  return undefined;
+}
+
+/** What went wrong with an exchange, for a message. */
+export function describe(answer: ExchangeResult, timeoutMs: number): string {
+  switch (answer.status) {
+    case "timeout":
+      return `no complete answer within ${timeoutMs / 1000} seconds, so it was killed`;
+    case "too-large":
+      return `an answer larger than ${MAX_ANSWER_BYTES / (1024 * 1024)} MiB, so it was killed`;
+    case "exited":
+      return exitText(answer);
+    case "failed":
+      return answer.error ?? "it could not be reached";
+    case "ok":
+      return "a complete answer";
+  }
+}
+
+function exitText(answer: ExchangeResult): string {
+  if (answer.signal) return `it was killed by signal ${answer.signal} before answering`;
+  if (typeof answer.exitCode === "number") return `it exited with code ${answer.exitCode} before answering`;
+  return "it closed its output before answering";
+}
+
+/** Standard error of a module, one log line per line: errors when the exchange failed. */
+export function logStderr(log: Logger, source: string, stderr: string, failed: boolean): void {
+  for (const line of stderr.split("\n")) {
+    if (line.trim() === "") continue;
+    log.log(failed ? "error" : "warning", `${source} wrote to standard error: ${line}`);
+  }
+}
