@@ -20,6 +20,13 @@ export interface AgentControl {
   readonly abortBundleExpressions: readonly string[];
   /** `ignore_missing_bundles` of body common control: a missing bundle is not fatal. */
   readonly ignoreMissingBundles: boolean;
+  /** `addclasses`: classes defined (globally) before the first bundle runs. */
+  readonly addClasses: readonly string[];
+  /** `dryrun`: true or false when set, as `-n`. */
+  readonly dryRun: boolean | undefined;
+  /** `inform` and `verbose`: raise (or lower) the log level, when set. */
+  readonly inform: boolean | undefined;
+  readonly verbose: boolean | undefined;
   /** Minutes a promise waits before acting again (runs without `-K`); 1 by default. */
   readonly ifelapsed: number;
 }
@@ -65,6 +72,12 @@ function minutes(ctx: EvalContext, rval: Rval | undefined): number | undefined {
   return text === undefined ? undefined : parseCfInt(text);
 }
 
+function booleanOf(text: string | undefined): boolean | undefined {
+  if (text === "true" || text === "yes" || text === "on") return true;
+  if (text === "false" || text === "no" || text === "off") return false;
+  return undefined;
+}
+
 function strings(ctx: EvalContext, rval: Rval | undefined): string[] {
   return rval ? [...asStrings(expandRval(ctx, rval))] : [];
 }
@@ -76,7 +89,11 @@ export function readAgentControl(ctx: EvalContext, index: PolicyIndex): AgentCon
     abortClasses: patterns(ctx, controlAttribute(ctx, index, "agent", "abortclasses")),
     abortBundleClasses: patterns(ctx, abortBundle),
     abortBundleExpressions: strings(ctx, abortBundle),
-    ignoreMissingBundles: ignoreMissing === "true" || ignoreMissing === "yes" || ignoreMissing === "on",
+    ignoreMissingBundles: booleanOf(ignoreMissing) === true,
+    addClasses: strings(ctx, controlAttribute(ctx, index, "agent", "addclasses")),
+    dryRun: booleanOf(strings(ctx, controlAttribute(ctx, index, "agent", "dryrun"))[0]),
+    inform: booleanOf(strings(ctx, controlAttribute(ctx, index, "agent", "inform"))[0]),
+    verbose: booleanOf(strings(ctx, controlAttribute(ctx, index, "agent", "verbose"))[0]),
     ifelapsed: minutes(ctx, controlAttribute(ctx, index, "agent", "ifelapsed")) ?? 1,
   };
 }

@@ -280,7 +280,7 @@ export class Engine implements PromiseEnvironment {
     const options: ExpandOptions = { bindings };
     const ctx = this.ctx;
     const frame = ctx.currentFrame();
-    this.setWith(deref, options);
+    this.setWith(deref, options, pass);
     const handle = this.handleOf(deref, options, line);
     frame.thisVars.set("handle", scalar(handle));
     const promiser = expandString(ctx, deref.node.promiser.value, options);
@@ -322,14 +322,15 @@ export class Engine implements PromiseEnvironment {
     return false;
   }
 
-  /** `with => value` is `$(this.with)` in the promise, once it resolves. */
-  private setWith(deref: DerefPromise, options: ExpandOptions): void {
+  /** `with => value` is `$(this.with)` in the promise, once it resolves (in the last pass, as it stands). */
+  private setWith(deref: DerefPromise, options: ExpandOptions, pass: number): void {
     const frame = this.ctx.currentFrame();
     frame.thisVars.delete("with");
     const own = deref.attributes.get("with");
     if (!own) return;
     const value = expandRval(this.ctx, own.value, options);
-    if (value && isScalar(value) && !isUnresolved(value.value)) frame.thisVars.set("with", value);
+    if (value && isScalar(value) && (pass === PASSES || !isUnresolved(value.value)))
+      frame.thisVars.set("with", value);
   }
 
   /** `if`/`ifvarclass` must hold, `unless` must not, dependencies must be done. */

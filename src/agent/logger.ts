@@ -25,7 +25,7 @@ export interface LogRecord {
 export type LogSink = (record: LogRecord) => void;
 
 export class Logger {
-  private readonly threshold: number;
+  private threshold: number;
   /** Info messages held back, innermost hold last (see `holdInfo`). */
   private readonly held: LogRecord[][] = [];
 
@@ -33,6 +33,16 @@ export class Logger {
     private readonly sink: LogSink,
     level: LogLevel = "notice",
   ) {
+    this.threshold = RANK[level];
+  }
+
+  /** The level messages are written up to. */
+  get level(): LogLevel {
+    return (Object.keys(RANK) as LogLevel[]).find((l) => RANK[l] === this.threshold) ?? "notice";
+  }
+
+  /** Changes the level (as `inform`/`verbose` in body agent control do). */
+  setLevel(level: LogLevel): void {
     this.threshold = RANK[level];
   }
 

@@ -25,7 +25,8 @@ import { type Value, isList, isScalar, scalar } from "../eval/values.js";
 import { registerCustomPromiseTypes } from "../promises/custom/index.js";
 import { builtinPromiseTypes } from "../promises/registry.js";
 import { asBoolean } from "../promises/values.js";
-import { controlAttribute, readAgentControl } from "./agent-control.js";
+import { type AgentControl, controlAttribute, readAgentControl } from "./agent-control.js";
+import { canonifyClassName } from "../eval/class-expression.js";
 import { Engine } from "./engine.js";
 import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
@@ -113,6 +114,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   const locks = options.ignoreLocks ? undefined : new LockStore(dirs.statedir);
   const types = builtinPromiseTypes();
   const modules = registerCustomPromiseTypes(types, index);
+  const control = readAgentControl(ctx, index);
+  applyLogControl(log, control);
   const engine = new Engine(
     ctx,
     index,
@@ -124,9 +127,14 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       persistClass: (name, minutes, tags) => persistent.add(name, minutes, tags),
       forgetPersistentClass: (name) => persistent.remove(name),
     },
-    { dryRun: options.dryRun ?? false, control: readAgentControl(ctx, index), locks },
+    { dryRun: options.dryRun || control.dryRun === true, control, locks },
   );
   for (const name of ctx.listClasses()) engine.checkAbort(name);
+  for (const name of control.addClasses) {
+    log.verbose(`... ${name}`);
+    ctx.defineClass(canonifyClassName(name));
+    engine.checkAbort(canonifyClassName(name));
+  }
   const sequence =
     options.bundlesequence?.map((name) => ({ name, args: [] as Value[] })) ?? bundlesequence(ctx, index);
   const missing = sequence.filter((item) => !engine.findBundle(item.name));
@@ -155,6 +163,15 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   // cf-agent exits 1 after a fatal error, 6 when an abort class stopped the run.
   const exitCode = engine.failedFatally ? 1 : engine.aborted ? 6 : 0;
   return { exitCode, diagnostics, outcome, records: recorder.records, classes: ctx.listClasses() };
+}
+
+/** `inform` and `verbose` of body agent control raise the level (or lower it back), as in 3.21. */
+function applyLogControl(log: Logger, control: AgentControl): void {
+  const rank = (level: LogLevel) => ["error", "warning", "notice", "info", "verbose", "debug"].indexOf(level);
+  if (control.inform === true && rank(log.level) < rank("info")) log.setLevel("info");
+  if (control.inform === false && rank(log.level) >= rank("info")) log.setLevel("notice");
+  if (control.verbose === true && rank(log.level) < rank("verbose")) log.setLevel("verbose");
+  if (control.verbose === false && rank(log.level) >= rank("verbose")) log.setLevel("info");
 }
 
 interface SequenceItem {

@@ -6,7 +6,7 @@ import type { Attribute, Body, PolicyFile } from "../language/ast.js";
 import type { EvalContext } from "../eval/context.js";
 import { expandRval } from "../eval/expand.js";
 import { isGuardTrue, resolveBundle } from "../eval/resolve.js";
-import { isScalar } from "../eval/values.js";
+import { isScalar, scalar } from "../eval/values.js";
 
 /** A parsed file and the path its `this.promise_filename` derives from. */
 export interface LoadedPolicy {
@@ -32,12 +32,23 @@ export function resolvePolicies(ctx: EvalContext, files: readonly LoadedPolicy[]
   let ignoreMissing: boolean | undefined;
   for (const file of files) {
     for (const body of controlBodies(file.policy, "common")) {
+      const domain = resolveControlAttribute(ctx, body, "domain");
+      if (domain !== undefined) setDomain(ctx, domain);
       const value = resolveControlAttribute(ctx, body, "ignore_missing_inputs");
       if (value === "true" || value === "yes" || value === "on") ignoreMissing = true;
       else if (value === "false" || value === "no" || value === "off") ignoreMissing = false;
     }
   }
   return ignoreMissing;
+}
+
+/** `domain` of body common control replaces the host's: `sys.domain`, `sys.fqhost`, and a hard class. */
+function setDomain(ctx: EvalContext, domain: string): void {
+  const sys = (name: string) => ({ ns: null, scope: "sys", name, indices: [] });
+  const uqhost = ctx.getVariable(sys("uqhost"));
+  ctx.setVariable(sys("domain"), scalar(domain));
+  ctx.setVariable(sys("fqhost"), scalar(`${uqhost && isScalar(uqhost) ? uqhost.value : ""}.${domain}`));
+  ctx.defineHardClass(domain);
 }
 
 /** The `body TYPE control` blocks of a file. */

@@ -10,20 +10,34 @@ import { parseCfInt } from "../eval/numbers.js";
 import type { Outcome } from "../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
 import { asText } from "./values.js";
+import { errorText } from "./files/step.js";
 
+/** 3.21 prints five lines unless `number_of_lines` says otherwise. */
+const DEFAULT_PRINTED_LINES = 5;
+
+/**
+ * `printfile`: the first `number_of_lines` lines of a file as reports, or
+ * with a negative number the last ones.
+ */
 function printFile(promise: ActivePromise, env: PromiseEnvironment): Outcome {
   const file = asText(promise.bodyValue("printfile", "file_to_print"));
-  if (!file) return "kept";
-  const lines = parseCfInt(asText(promise.bodyValue("printfile", "number_of_lines")) ?? "inf") ?? Infinity;
-  try {
-    const text = readFileSync(file, "utf8").split("\n");
-    if (text[text.length - 1] === "") text.pop();
-    for (const line of text.slice(0, lines)) env.report(line);
-    return "kept";
-  } catch {
-    env.log.error(`Printing file '${file}' failed: it could not be read`);
+  if (!file) {
+    env.log.verbose("Printfile promise was incomplete, with no filename.");
     return "failed";
   }
+  const count = parseCfInt(asText(promise.bodyValue("printfile", "number_of_lines")) ?? "");
+  const wanted = count ?? DEFAULT_PRINTED_LINES;
+  let lines: string[];
+  try {
+    lines = readFileSync(file, "utf8").split("\n");
+  } catch (error) {
+    env.log.error(`Printing of file '${file}' was not possible. (fopen: ${errorText(error)})`);
+    return "failed";
+  }
+  if (lines[lines.length - 1] === "") lines.pop();
+  const shown = wanted < 0 ? lines.slice(Math.max(0, lines.length + wanted)) : lines.slice(0, wanted);
+  for (const line of shown) env.report(line);
+  return "kept";
 }
 
 function evaluateReport(promise: ActivePromise, env: PromiseEnvironment): Outcome {
@@ -42,10 +56,12 @@ function evaluateReport(promise: ActivePromise, env: PromiseEnvironment): Outcom
   const toFile = asText(promise.value("report_to_file"));
   if (toFile) {
     try {
-      appendFileSync(toFile, `${promise.promiser}\n`);
-    } catch {
+      appendFileSync(toFile, `${promise.promiser}\n`, { mode: 0o600 });
+    } catch (error) {
       // 3.21 logs the failure but still counts the report as kept.
-      env.log.error(`Could not append the report to '${toFile}'`);
+      env.log.error(
+        `Could not open log file '${toFile}', message '${promise.promiser}'. (fopen: ${errorText(error)})`,
+      );
     }
   } else env.report(promise.promiser);
   return promise.body("printfile") ? printFile(promise, env) : "kept";
