@@ -28,6 +28,7 @@ import { asBoolean } from "../promises/values.js";
 import { type AgentControl, controlAttribute, readAgentControl } from "./agent-control.js";
 import { canonifyClassName } from "../eval/class-expression.js";
 import { Engine } from "./engine.js";
+import { ensureFailsafePolicy } from "./failsafe.js";
 import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
@@ -50,6 +51,12 @@ export interface AgentOptions extends AgentDirectories {
   readonly logLevel?: LogLevel;
   /** Keep a record of every promise evaluated (for `--json`). */
   readonly record?: boolean;
+  /**
+   * Run `$(sys.inputdir)/failsafe.cf` (written from tend's built-in one if
+   * missing) when the policy is missing or invalid, as cf-agent does when no
+   * terminal is attached. Off by default: the run then stops with exit 1.
+   */
+  readonly failsafe?: boolean;
 }
 
 export interface AgentSinks {
@@ -58,6 +65,8 @@ export interface AgentSinks {
   readonly report: (text: string) => void;
   /** Raw text a command run by a function printed, passed through as cf-agent does. */
   readonly output?: (text: string) => void;
+  /** The problems of a policy that cannot run, as soon as they are known (before any failsafe run). */
+  readonly invalidPolicy?: (diagnostics: readonly Diagnostic[]) => void;
 }
 
 export interface AgentResult {
@@ -75,27 +84,27 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   const log = new Logger(sinks.log, options.logLevel ?? "notice");
   const dirs = agentDirectories(options);
   const persistent = new PersistentClasses(dirs.statedir);
-  const loaded = loadPolicy(options.file, {
-    defines: [...(options.defines ?? [])],
-    persistentClasses: persistent.load(),
-    agentType: "agent",
-    negates: [...(options.negates ?? [])],
-    workDir: dirs.workdir,
-    inputDir: dirs.inputdir,
-  });
-  for (const message of loaded.messages) log.log(message.level, message.text);
-  const diagnostics = [...loaded.diagnostics];
-  if (!hasErrors(diagnostics)) diagnostics.push(...validatePolicy(loaded.set, { fullCheck: true }));
-  const fail = (outcome: Outcome): AgentResult => ({
-    exitCode: 1,
-    diagnostics,
-    outcome,
-    records: [],
-    classes: [],
-  });
+  const persistentClasses = persistent.load();
+  const load = (file: string, extra: readonly string[] = []) =>
+    loadAndValidate(file, [...(options.defines ?? []), ...extra], persistentClasses, options, dirs, log);
+  let entry = options.file;
+  let { loaded, diagnostics } = load(entry);
+  const fail = (): AgentResult => ({ exitCode: 1, diagnostics, outcome: "failed", records: [], classes: [] });
   if (hasErrors(diagnostics)) {
-    log.error("The policy has errors; nothing was run");
-    return fail("failed");
+    sinks.invalidPolicy?.(diagnostics);
+    const failsafe = failsafeEntry(options, dirs.inputdir, log);
+    if (!failsafe) {
+      log.error("Error reading CFEngine policy. Exiting...");
+      return fail();
+    }
+    entry = failsafe;
+    const fallback = load(failsafe, ["failsafe_fallback"]);
+    if (hasErrors(fallback.diagnostics)) {
+      sinks.invalidPolicy?.(fallback.diagnostics);
+      log.error("Error reading CFEngine policy. Exiting...");
+      return fail();
+    }
+    loaded = fallback.loaded;
   }
   const ctx = loaded.context;
   setFunctionMessageSink(ctx, (m) => {
@@ -106,7 +115,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     ctx,
     loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy })),
   );
-  const index = new PolicyIndex(loaded.set, options.file);
+  const index = new PolicyIndex(loaded.set, entry);
   const recorder = new RunRecorder(
     loaded.set.files.map((f) => f.source),
     options.record ?? false,
@@ -145,7 +154,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   }
   if (missing.length > 0 && !ignoreMissing) {
     log.error("Fatal CFEngine error: Errors in agent bundles");
-    return fail("failed");
+    return fail();
   }
   let outcome: Outcome = "skipped";
   try {
@@ -172,6 +181,41 @@ function applyLogControl(log: Logger, control: AgentControl): void {
   if (control.inform === false && rank(log.level) >= rank("info")) log.setLevel("notice");
   if (control.verbose === true && rank(log.level) < rank("verbose")) log.setLevel("verbose");
   if (control.verbose === false && rank(log.level) >= rank("verbose")) log.setLevel("info");
+}
+
+/** Loads a policy and, if it loaded, validates it as cf-promises would. */
+function loadAndValidate(
+  file: string,
+  defines: readonly string[],
+  persistentClasses: ReturnType<PersistentClasses["load"]>,
+  options: AgentOptions,
+  dirs: { workdir: string; inputdir: string },
+  log: Logger,
+) {
+  const loaded = loadPolicy(file, {
+    defines: [...defines],
+    persistentClasses,
+    agentType: "agent",
+    negates: [...(options.negates ?? [])],
+    workDir: dirs.workdir,
+    inputDir: dirs.inputdir,
+  });
+  for (const message of loaded.messages) log.log(message.level, message.text);
+  const diagnostics = [...loaded.diagnostics];
+  if (!hasErrors(diagnostics)) diagnostics.push(...validatePolicy(loaded.set, { fullCheck: true }));
+  return { loaded, diagnostics };
+}
+
+/** The failsafe policy to run instead of an invalid one, or undefined (logged) when there is none. */
+function failsafeEntry(options: AgentOptions, inputdir: string, log: Logger): string | undefined {
+  if (!options.failsafe) {
+    log.error("Failsafe condition triggered. Interactive session detected, skipping failsafe.cf execution.");
+    return undefined;
+  }
+  log.error("CFEngine was not able to get confirmation of promises from cf-promises, so going to failsafe");
+  const path = ensureFailsafePolicy(inputdir, log);
+  if (path) log.error(`CFEngine failsafe.cf: ${inputdir} ${path}`);
+  return path;
 }
 
 interface SequenceItem {

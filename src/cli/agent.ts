@@ -4,12 +4,12 @@
  * log lines, in cf-agent's format (`   error: ...`), go to stderr.
  * `--json` prints a structured run report on stdout instead of the lines.
  */
+import { isatty } from "node:tty";
 import { parseArgs } from "node:util";
 import type { LogLevel } from "../agent/logger.js";
 import { formatLogLine } from "../agent/logger.js";
 import type { AgentResult } from "../agent/run.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
-import { renderDiagnostics } from "./render.js";
 
 export const agentUsage = `Usage: tend agent [OPTIONS] [FILE]
 
@@ -68,6 +68,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const file = positionals[0] ?? values.file ?? `${dirs.inputdir}/promises.cf`;
   const json = values.json === true;
   const stamp = values.timestamp === true;
+  // As cf-agent: without a terminal, an invalid policy falls back to failsafe.cf.
+  const interactive = [0, 1, 2].some((fd) => isatty(fd));
+  const renderer = await import("./render-policy-problems.js");
   const result = runAgent(
     {
       file,
@@ -79,6 +82,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       dryRun: values["dry-run"] === true || values.simulate !== undefined,
       logLevel: level,
       record: json,
+      failsafe: !interactive,
     },
     {
       log: (record) => io.stderr(`${stamp ? timestamp() : ""}${formatLogLine(record)}\n`),
@@ -88,10 +92,10 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       output: (text) => {
         if (!json) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
       },
+      // Like cf-agent, show what stops the run; warnings are for `tend check`.
+      invalidPolicy: (diagnostics) => io.stderr(renderer.renderPolicyProblems(diagnostics)),
     },
   );
-  // Like cf-agent, show what stops the run; warnings are for `tend check`.
-  if (result.diagnostics.some((d) => d.severity === "error")) io.stderr(await renderFor(result));
   if (json) io.stdout(`${JSON.stringify(runReport(file, result), null, 2)}\n`);
   return result.exitCode;
 }
@@ -136,22 +140,6 @@ function logLevel(values: ReturnType<typeof parseAgentArgs>["values"]): LogLevel
 
 function timestamp(): string {
   return `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} `;
-}
-
-async function renderFor(result: AgentResult): Promise<string> {
-  const { readFileSync } = await import("node:fs");
-  const { SourceFile } = await import("../language/source.js");
-  const errors = result.diagnostics.filter((d) => d.severity === "error");
-  const sources = new Map<string, InstanceType<typeof SourceFile>>();
-  for (const d of errors) {
-    if (sources.has(d.file)) continue;
-    try {
-      sources.set(d.file, new SourceFile(d.file, readFileSync(d.file, "utf8")));
-    } catch {
-      // The renderer shows the message without a source line.
-    }
-  }
-  return renderDiagnostics(errors, (file) => sources.get(file), {});
 }
 
 /** The `--json` report; its shape is described by schema/run-report.schema.json. */

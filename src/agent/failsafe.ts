@@ -1,0 +1,57 @@
+/**
+ * The failsafe policy: what the agent runs instead of a policy that is
+ * missing or invalid, when nobody is watching (no terminal), as cf-agent
+ * runs `$(sys.inputdir)/failsafe.cf`.
+ *
+ * A `failsafe.cf` already in the input directory is used as it is. When
+ * there is none, tend writes its own built-in one there first. cf-agent's
+ * built-in failsafe fetches policy from a policy server and starts daemons;
+ * tend has neither, so its failsafe only says what happened and changes
+ * nothing on the machine.
+ */
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomically } from "../promises/files/atomic.js";
+import { errorText } from "../promises/files/step.js";
+import type { Logger } from "./logger.js";
+
+/** tend's built-in failsafe policy (written to `failsafe.cf` when missing). */
+export const BUILTIN_FAILSAFE_POLICY = `# tend's built-in failsafe policy.
+#
+# tend runs this file instead of a policy that could not be loaded or
+# validated, when it runs without a terminal (as cf-agent runs failsafe.cf).
+# It changes nothing: it reports that the failsafe ran, so that whoever
+# reads the agent's output knows the real policy must be fixed. Replace it
+# with your own failsafe.cf to do more (tend keeps a file that exists).
+
+bundle agent main
+{
+  reports:
+      "Built-in failsafe policy triggered";
+}
+`;
+
+/**
+ * The path of the failsafe policy in `inputdir`, written first from the
+ * built-in one when no readable file is there. Undefined (after logging why)
+ * when it cannot be written.
+ */
+export function ensureFailsafePolicy(inputdir: string, log: Logger): string | undefined {
+  const path = join(inputdir, "failsafe.cf");
+  try {
+    accessSync(path, constants.R_OK);
+    return path;
+  } catch {
+    // Missing or unreadable: write the built-in one.
+  }
+  log.info(`Writing built-in failsafe policy to '${path}'`);
+  try {
+    // cf-agent makes its input directory at startup; tend only when it needs it.
+    mkdirSync(inputdir, { recursive: true, mode: 0o700 });
+    writeFileAtomically(path, BUILTIN_FAILSAFE_POLICY, 0o600);
+    return path;
+  } catch (error) {
+    log.error(`Unable to write failsafe to '${path}' (fopen: ${errorText(error)})`);
+    return undefined;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The failsafe fallback: without a terminal, a missing or invalid policy
+ * makes `tend agent` run `$(sys.inputdir)/failsafe.cf` (written from tend's
+ * built-in one when missing), as cf-agent does; as a library call, or with a
+ * terminal, the run stops with exit 1.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { BUILTIN_FAILSAFE_POLICY } from "../../src/agent/failsafe.js";
+import { runAgent } from "../../src/agent/run.js";
+import { runTend } from "../cli/run-tend.js";
+
+function workspace(): { dir: string; workdir: string; broken: string } {
+  const dir = mkdtempSync(join(tmpdir(), "tend-failsafe-"));
+  const broken = join(dir, "broken.cf");
+  writeFileSync(broken, 'bundle agent main {\n  nosuch_type:\n    "x" => "y";\n}\n');
+  return { dir, workdir: join(dir, "wd"), broken };
+}
+
+test("an invalid policy runs the built-in failsafe, written to the empty input directory", () => {
+  const { workdir, broken } = workspace();
+  const run = runTend(["agent", "-K", "-f", broken], { env: { CFENGINE_TEST_OVERRIDE_WORKDIR: workdir } });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "R: Built-in failsafe policy triggered\n");
+  assert.match(run.stderr, /error: CFEngine was not able to get confirmation of promises/);
+  assert.match(run.stderr, /error: CFEngine failsafe\.cf: .*\/inputs .*\/inputs\/failsafe\.cf/);
+  const failsafe = join(workdir, "inputs", "failsafe.cf");
+  assert.equal(readFileSync(failsafe, "utf8"), BUILTIN_FAILSAFE_POLICY);
+  assert.equal(statSync(failsafe).mode & 0o777, 0o600);
+});
+
+test("a missing policy also falls back; a failsafe.cf already there is kept and run", () => {
+  const { dir, workdir } = workspace();
+  mkdirSync(join(workdir, "inputs"), { recursive: true });
+  const own = 'bundle agent main { reports: "own failsafe"; failsafe_fallback:: "fallback class"; }\n';
+  writeFileSync(join(workdir, "inputs", "failsafe.cf"), own);
+  const run = runTend(["agent", "-K", "-f", join(dir, "missing.cf")], {
+    env: { CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "R: own failsafe\nR: fallback class\n");
+  assert.equal(readFileSync(join(workdir, "inputs", "failsafe.cf"), "utf8"), own);
+});
+
+test("an invalid failsafe.cf ends the run with exit 1", () => {
+  const { workdir, broken } = workspace();
+  mkdirSync(join(workdir, "inputs"), { recursive: true });
+  writeFileSync(join(workdir, "inputs", "failsafe.cf"), "bundle agent main {");
+  const run = runTend(["agent", "-K", "-f", broken], { env: { CFENGINE_TEST_OVERRIDE_WORKDIR: workdir } });
+  assert.equal(run.code, 1);
+  assert.match(run.stderr, /error: Error reading CFEngine policy\. Exiting\.\.\./);
+});
+
+test("as a library call without failsafe, an invalid policy stops the run", () => {
+  const { workdir, broken } = workspace();
+  const lines: string[] = [];
+  const seen: number[] = [];
+  const result = runAgent(
+    { file: broken, workdir, ignoreLocks: true },
+    {
+      log: (record) => lines.push(`${record.level}: ${record.message}`),
+      report: (text) => lines.push(`R: ${text}`),
+      invalidPolicy: (diagnostics) => seen.push(diagnostics.length),
+    },
+  );
+  assert.equal(result.exitCode, 1);
+  assert.ok(seen[0] > 0);
+  assert.deepEqual(lines, [
+    "error: Failsafe condition triggered. Interactive session detected, skipping failsafe.cf execution.",
+    "error: Error reading CFEngine policy. Exiting...",
+  ]);
+});
