@@ -8,9 +8,13 @@ import { build } from "esbuild";
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 await build({
-  // The promise module worker is a thread's script of its own; module-host.js
-  // finds it next to the chunk that starts it.
-  entryPoints: { main: "dist/src/cli/main.js", "module-worker": "dist/src/promises/custom/module-worker.js" },
+  // Threads' scripts are files of their own, found next to the chunks that start them:
+  // the promise module worker (module-host.js) and the spawn worker of commands promises.
+  entryPoints: {
+    main: "dist/src/cli/main.js",
+    "module-worker": "dist/src/promises/custom/module-worker.js",
+    "spawn-worker": "dist/src/promises/commands/spawn-worker.js",
+  },
   outdir: "dist/bundle",
   bundle: true,
   splitting: true,

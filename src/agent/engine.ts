@@ -293,6 +293,7 @@ export class Engine implements PromiseEnvironment {
       (handler.isUnresolved?.(active) ?? isUnresolved(promiser))
     )
       return "skipped";
+    handler.everyPass?.(active, this);
     if (handler.oncePerRun) {
       const key = this.doneKey(active);
       if (this.done.has(key)) return "skipped";

@@ -108,5 +108,11 @@ export interface PromiseType {
   isUnresolved?(promise: ActivePromise): boolean;
   /** Whether each distinct expansion acts once per run (the "already done" cache). */
   readonly oncePerRun?: boolean;
+  /**
+   * Runs in every pass, before the once-per-run check, even for a promise
+   * that has acted already: for what 3.21 does each time it reads the
+   * promise's attributes (such as noting a user that does not exist).
+   */
+  everyPass?(promise: ActivePromise, env: PromiseEnvironment): void;
   evaluate(promise: ActivePromise, env: PromiseEnvironment): Outcome;
 }

@@ -2,11 +2,11 @@
  * The attributes of a `commands` promise, read once per iteration: the
  * command line, the `contain` body and the outcome-related options.
  */
-import { findGroup, findUser } from "../../eval/functions/users.js";
 import { parseCfInt } from "../../eval/numbers.js";
 import type { ActivePromise } from "../contract.js";
 import { asBoolean, asStrings, asText } from "../values.js";
 import { buildCommandLine, parseShellMode, parseUmask } from "./command-line.js";
+import { readGroup, readOwner } from "./identity.js";
 import type { ShellMode } from "../../eval/functions/exec.js";
 
 export interface CommandAttributes {
@@ -23,8 +23,10 @@ export interface CommandAttributes {
   readonly module: boolean;
   /** Whether execution is logged at `info` (else `verbose`). */
   readonly inform: boolean;
-  /** An owner or group that does not exist. */
-  readonly unknownIdentity?: string;
+  /** An `exec_owner` name that does not exist (the command runs as uid -2). */
+  readonly unknownOwner?: string;
+  /** An `exec_group` name that does not exist (the command runs as gid -2). */
+  readonly unknownGroup?: string;
 }
 
 /** What commands run with when the policy sets no umask (3.21 runs them with 077). */
@@ -38,16 +40,8 @@ export function readCommandAttributes(promise: ActivePromise): CommandAttributes
   const module = asBoolean(promise.value("module"), false);
   const noOutputText = contain(promise, "no_output");
   const timeout = parseCfInt(contain(promise, "exec_timeout") ?? "");
-  const owner = contain(promise, "exec_owner");
-  const group = contain(promise, "exec_group");
-  const uid = owner === undefined ? undefined : findUser(owner)?.uid;
-  const gid = group === undefined ? undefined : findGroup(group)?.gid;
-  const unknownIdentity =
-    owner !== undefined && uid === undefined
-      ? owner
-      : group !== undefined && gid === undefined
-        ? group
-        : undefined;
+  const owner = readOwner(contain(promise, "exec_owner"));
+  const group = readGroup(contain(promise, "exec_group"));
   return {
     commandLine: buildCommandLine(
       promise.promiser,
@@ -56,8 +50,8 @@ export function readCommandAttributes(promise: ActivePromise): CommandAttributes
     ),
     shell: parseShellMode(contain(promise, "useshell")),
     umask: parseUmask(contain(promise, "umask")) ?? DEFAULT_UMASK,
-    uid,
-    gid,
+    uid: owner.id,
+    gid: group.id,
     chdir: contain(promise, "chdir"),
     chroot: contain(promise, "chroot"),
     timeoutSeconds: timeout === undefined || timeout <= 0 ? undefined : timeout,
@@ -67,6 +61,7 @@ export function readCommandAttributes(promise: ActivePromise): CommandAttributes
     preview: asBoolean(promise.bodyValue("contain", "preview"), false),
     module,
     inform: asBoolean(promise.value("inform"), true),
-    ...(unknownIdentity === undefined ? {} : { unknownIdentity }),
+    ...(owner.unknown === undefined ? {} : { unknownOwner: owner.unknown }),
+    ...(group.unknown === undefined ? {} : { unknownGroup: group.unknown }),
   };
 }

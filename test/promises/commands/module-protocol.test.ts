@@ -55,7 +55,7 @@ test("command line and shell words", () => {
 });
 
 test("output lines stop at cfengine-die and are cut at NUL", () => {
-  assert.deepEqual(outputLines(Buffer.from("a\0b\nc\n")), { lines: ["a", "c"], writesAfterDie: false });
-  assert.deepEqual(outputLines(Buffer.from("a\ncfengine-die\nb\n")), { lines: ["a"], writesAfterDie: true });
-  assert.deepEqual(outputLines(Buffer.from("a\ncfengine-die\n")), { lines: ["a"], writesAfterDie: false });
+  assert.deepEqual(outputLines(Buffer.from("a\0b\nc\n")), ["a", "c"]);
+  assert.deepEqual(outputLines(Buffer.from("a\ncfengine-die\nb\n")), ["a"]);
+  assert.deepEqual(outputLines(Buffer.from("a\ncfengine-die\n")), ["a"]);
 });

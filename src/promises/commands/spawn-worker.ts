@@ -1,0 +1,185 @@
+/**
+ * The spawn worker: a thread that runs the programs of `commands` promises
+ * while the agent's thread waits for the reply (spawn-client.ts).
+ *
+ * Why a thread: the agent evaluates synchronously, but a program's
+ * standard output and standard error must go, in the order written, into
+ * one real pipe (as with 3.21's popen, so `/dev/stderr` can be reopened)
+ * that is read while the program runs (else a chatty program blocks on a
+ * full pipe). Node makes no pipes, so the worker reads a FIFO, made once
+ * with mkfifo and reused: each program gets a fresh write end as its
+ * standard output and standard error, and its output ends when every
+ * writer (it and whatever it started) has closed it, as 3.21 reads to the
+ * end of its pipe. A program with a time limit runs in its own process
+ * group, and the whole group is killed at the limit.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
+import { Socket } from "node:net";
+import { join } from "node:path";
+import { type MessagePort, workerData } from "node:worker_threads";
+import type { SpawnReply, SpawnRequest, SpawnWorkerData } from "./spawn-protocol.js";
+
+/** After SIGTERM at the time limit, how long the group has before SIGKILL. */
+const KILL_GRACE_MS = 1000;
+/** After the kill, how long to wait for the output to end before giving up on it. */
+const DRAIN_GRACE_MS = 2000;
+
+const { fifoDir, ready, port } = workerData as SpawnWorkerData & { port: MessagePort };
+const readyFlag = new Int32Array(ready);
+let fifoCount = 0;
+let fifo: string | undefined;
+
+/** The FIFO to use; a new one after a program left writers behind. */
+function currentFifo(): string {
+  if (fifo === undefined) {
+    fifo = join(fifoDir, `out-${++fifoCount}`);
+    execFileSync("mkfifo", ["-m", "600", fifo], { stdio: "ignore" });
+  }
+  return fifo;
+}
+
+function failure(error: string): SpawnReply {
+  return { exitCode: null, signal: null, timedOut: false, output: new Uint8Array(0), error };
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+/** Runs one program to its end (or its time limit) and collects its output. */
+function run(request: SpawnRequest): Promise<SpawnReply> {
+  let reader: number;
+  let writer: number;
+  try {
+    const path = currentFifo();
+    // The read end first (without blocking), so that opening the write end does not wait.
+    reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    writer = openSync(path, constants.O_WRONLY);
+  } catch (error) {
+    fifo = undefined;
+    return Promise.resolve(failure(`cannot make the output pipe: ${(error as Error).message}`));
+  }
+  return new Promise((resolve) => collect(request, reader, writer, resolve));
+}
+
+function collect(
+  request: SpawnRequest,
+  reader: number,
+  writer: number,
+  resolve: (reply: SpawnReply) => void,
+): void {
+  const [program, ...args] = request.argv;
+  const limited = request.timeoutMs !== undefined;
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let line = "";
+  let exit: { code: number | null; signal: string | null } | undefined;
+  let error: string | undefined;
+  let outputDone = false;
+  let timedOut = false;
+  const timers: NodeJS.Timeout[] = [];
+
+  const output = new Socket({ fd: reader, readable: true, writable: false });
+  const finish = (): void => {
+    if (!outputDone || (exit === undefined && error === undefined)) return;
+    for (const timer of timers) clearTimeout(timer);
+    const data = new Uint8Array(Buffer.concat(chunks));
+    if (error !== undefined) resolve({ ...failure(error), output: data });
+    else resolve({ exitCode: exit!.code, signal: exit!.signal, timedOut, output: data });
+  };
+  const endOutput = (): void => {
+    if (outputDone) return;
+    outputDone = true;
+    output.destroy();
+    finish();
+  };
+  output.on("data", (chunk: Buffer) => {
+    if (kept < request.maxOutput) {
+      chunks.push(chunk.subarray(0, request.maxOutput - kept));
+      kept += chunk.length;
+    }
+    if (request.stopAt !== undefined) {
+      // Only the current line can newly hold the text: keep its start.
+      const text = line + chunk.toString("latin1");
+      if (text.includes(request.stopAt)) {
+        // 3.21 closes its pipe there: more output from the program gets SIGPIPE.
+        fifo = undefined;
+        endOutput();
+        return;
+      }
+      line = text.slice(text.lastIndexOf("\n") + 1).slice(-request.stopAt.length);
+    }
+  });
+  output.on("end", endOutput);
+  output.on("error", endOutput);
+
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(program, args, {
+      stdio: ["ignore", writer, writer],
+      cwd: request.cwd,
+      uid: request.uid,
+      gid: request.gid,
+      detached: limited,
+    });
+  } catch (thrown) {
+    error = (thrown as Error).message;
+    closeSync(writer);
+    endOutput();
+    return;
+  }
+  // Only the program (and what it starts) may hold the write end now.
+  closeSync(writer);
+  child.on("error", (thrown) => {
+    error = thrown.message;
+    finish();
+  });
+  child.on("exit", (code, signal) => {
+    exit = { code, signal };
+    finish();
+  });
+  if (limited && child.pid !== undefined) {
+    const pid = child.pid;
+    timers.push(
+      setTimeout(() => {
+        timedOut = true;
+        killGroup(pid, "SIGTERM");
+        timers.push(setTimeout(() => killGroup(pid, "SIGKILL"), KILL_GRACE_MS));
+        timers.push(
+          setTimeout(() => {
+            // Something outside the group still holds the pipe: leave it, and the FIFO, behind.
+            fifo = undefined;
+            endOutput();
+            if (exit === undefined && error === undefined) error = "the program did not end after SIGKILL";
+            finish();
+          }, KILL_GRACE_MS + DRAIN_GRACE_MS),
+        );
+      }, request.timeoutMs),
+    );
+  }
+}
+
+/** Whether a request waits for its reply (there is one at a time). */
+let pending = false;
+
+function reply(answer: SpawnReply): void {
+  if (!pending) return;
+  pending = false;
+  port.postMessage(answer, [answer.output.buffer as ArrayBuffer]);
+  Atomics.store(readyFlag, 0, 1);
+  Atomics.notify(readyFlag, 0);
+}
+
+// The agent's thread waits for a reply without running its event loop, so
+// it must get one whatever happens here.
+process.on("uncaughtException", (thrown) => reply(failure(`spawn worker: ${thrown.message}`)));
+
+port.on("message", (request: SpawnRequest) => {
+  pending = true;
+  run(request).then(reply, (thrown: Error) => reply(failure(`spawn worker: ${thrown.message}`)));
+});

@@ -1,0 +1,98 @@
+/**
+ * Running contained commands (process.ts and the spawn worker): output in
+ * the order written through one real pipe, umask, time limits that end the
+ * whole process group, cfengine-die, and failures as results. Everything
+ * runs in a temporary directory.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { type ContainSpec, runContained } from "../../../src/promises/commands/process.js";
+
+const dir = mkdtempSync(join(tmpdir(), "tend-process-test-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(commandLine: string, more: Partial<ContainSpec> = {}) {
+  return runContained({ commandLine, shell: "useshell", umask: 0o077, ...more });
+}
+
+/** Whether a process runs (a zombie waiting for its parent to reap it does not). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+test("standard output and standard error share one pipe, in the order written", () => {
+  const result = run("echo one; echo two >&2; echo three >/dev/stderr; echo four >/dev/stdout");
+  assert.equal(result.exitCode, 0);
+  assert.equal(result.output.toString(), "one\ntwo\nthree\nfour\n");
+});
+
+test("a command writing more than a pipe holds is read to its end", () => {
+  const result = run("head -c 1000000 /dev/zero | tr '\\0' x; echo; echo end");
+  assert.equal(result.exitCode, 0);
+  assert.equal(result.output.length, 1_000_000 + 1 + 4);
+});
+
+test("the command gets the umask asked for, and the agent keeps its own", () => {
+  const before = process.umask();
+  assert.equal(run("umask", { umask: 0o022 }).output.toString(), "0022\n");
+  assert.equal(run("umask", { umask: 0o027 }).output.toString(), "0027\n");
+  assert.equal(process.umask(), before);
+});
+
+test("the exit status, and a signal as no status", () => {
+  assert.equal(run("exit 3").exitCode, 3);
+  const killed = run("kill -TERM $$");
+  assert.equal(killed.exitCode, null);
+  assert.equal(killed.signal, "SIGTERM");
+});
+
+test("at the time limit the whole process group ends, even what holds the pipe", () => {
+  const pidFile = join(dir, "sleeper.pid");
+  // The background sleep keeps the pipe open: without the group kill the output would never end.
+  const result = run(`sleep 300 & echo $! > ${pidFile}; echo started; wait`, { timeoutSeconds: 1 });
+  assert.equal(result.timedOut, true);
+  assert.equal(result.exitCode, null);
+  assert.equal(result.output.toString(), "started\n");
+  const sleeper = Number(readFileSync(pidFile, "utf8"));
+  assert.equal(isRunning(sleeper), false, "the background sleep was killed");
+  // The next command is not disturbed by the one that timed out.
+  assert.equal(run("echo next").output.toString(), "next\n");
+});
+
+test("reading stops at cfengine-die: writing more kills the command with SIGPIPE", () => {
+  const result = run("echo a; echo cfengine-die; sleep 1; echo b");
+  assert.equal(result.signal, "SIGPIPE");
+  assert.equal(result.exitCode, null);
+  assert.match(result.output.toString(), /^a\ncfengine-die\n/);
+  assert.equal(run("echo after die").output.toString(), "after die\n");
+});
+
+test("a program without the shell, with its arguments as 3.21 splits them", () => {
+  const result = runContained({ commandLine: "/bin/echo 'a  b' c", shell: "noshell", umask: 0o077 });
+  assert.equal(result.output.toString(), "a  b c\n");
+});
+
+test("a directory that cannot be entered fails the way 3.21's child reports it", () => {
+  const missing = join(dir, "missing");
+  const result = run("pwd", { cwd: missing });
+  assert.equal(result.exitCode, 1);
+  assert.equal(
+    result.output.toString(),
+    `   error: Couldn't chdir to '${missing}'. (chdir: No such file or directory)\n`,
+  );
+  assert.equal(run("pwd", { cwd: dir }).output.toString(), `${dir}\n`);
+});
+
+test("a program that cannot start is a result with the reason", () => {
+  const result = runContained({ commandLine: join(dir, "nothing-here"), shell: "noshell", umask: 0o077 });
+  assert.equal(result.exitCode, null);
+  assert.ok(result.error);
+});
