@@ -48,7 +48,9 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
   const raw = promise.raw(type);
   const fromCall = raw?.kind === "call";
   const computed = promise.value(type);
-  if (!computed) return fromCall ? "kept" : "failed";
+  // A failed (or postponed) call assigns nothing and, as in 3.21, sets no
+  // outcome classes: a later pass may still succeed.
+  if (!computed) return fromCall ? "skipped" : "failed";
   const policy = asText(promise.value("policy"));
   // `ifdefined` drops unresolved `@(list)` items from lists; a scalar is
   // still defined as it stands (as 3.21 does).

@@ -1,8 +1,10 @@
 /**
- * Regex-driven text helpers shared by file and network functions, with
- * 3.21's semantics (`RlistFromSplitRegex`, `StripPatterns`).
+ * Regex-driven text helpers shared by file, data and network functions,
+ * with 3.21's semantics (`RlistFromSplitRegex`, `StripPatterns`), on PCRE.
  */
-import { compileRegex } from "./args.js";
+import { fromByteString, toByteString } from "../regex/bytes.js";
+import { compileCfRegex, searchBytes, splitOnRegex } from "../regex/match.js";
+import { PcreError } from "../regex/pcre.js";
 
 /**
  * Splits `text` at each match of `pattern`, keeping at most `max` pieces
@@ -11,36 +13,28 @@ import { compileRegex } from "./args.js";
  * A pattern that does not compile splits nothing.
  */
 export function splitByRegex(text: string, pattern: string, max: number, allowBlanks: boolean): string[] {
-  // CFEngine compiles every regex multi-line with `.` matching newlines.
-  const regex = compileRegex(pattern, "ms");
-  const out: string[] = [];
-  let rest = text;
-  while (regex && out.length < max) {
-    const match = regex.exec(rest);
-    if (!match) break;
-    const end = match.index + match[0].length;
-    // An empty match at the start would never advance.
-    if (end === 0) break;
-    const piece = rest.slice(0, match.index);
-    if (allowBlanks || piece !== "") out.push(piece);
-    rest = rest.slice(end);
-  }
-  if (out.length < max && ((allowBlanks && rest !== text) || rest !== "")) out.push(rest);
-  return out;
+  const pieces = splitOnRegex(text, pattern, max, allowBlanks);
+  if (!(pieces instanceof PcreError)) return pieces;
+  return text !== "" && max > 0 ? [text] : [];
 }
 
-/** Removes every match of `pattern` (first match first, again and again); an empty pattern removes nothing. */
+/**
+ * Removes every match of `pattern` (first match first, again and again,
+ * stopping at an empty match); an empty or invalid pattern removes nothing.
+ */
 export function stripPatterns(text: string, pattern: string): string {
-  const regex = pattern === "" ? undefined : compileRegex(pattern, "ms");
-  if (!regex) return text;
-  let out = text;
-  for (let count = 0; count <= out.length; count++) {
-    const match = regex.exec(out);
+  if (pattern === "") return text;
+  const regex = compileCfRegex(pattern, { global: true });
+  if (regex instanceof PcreError) return text;
+  let bytes = toByteString(text);
+  const limit = bytes.length;
+  for (let count = 0; count <= limit; count++) {
+    const match = searchBytes(regex, bytes);
     if (!match) break;
-    out = out.slice(0, match.index) + out.slice(match.index + match[0].length);
-    if (match[0] === "") break;
+    bytes = bytes.slice(0, match.start) + bytes.slice(match.end);
+    if (match.start === match.end) break;
   }
-  return out;
+  return fromByteString(bytes);
 }
 
 /** Lines as C's line reader yields them: a final newline does not start another line. */

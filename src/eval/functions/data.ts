@@ -193,17 +193,11 @@ function callstackCallers(fc: FunctionContext): Value {
 
 export const dataFunctions: readonly BuiltinFunction[] = [
   defineFunction("maplist", 2, 2, mapList, true),
-  defineFunction(
-    "maparray",
-    2,
-    2,
-    ([pattern, source], fc) => {
-      const template = text(pattern);
-      const mapped = template === undefined ? undefined : mapOver(fc, template, source, "none");
-      return mapped ? list(mapped) : undefined;
-    },
-    true,
-  ),
+  defineFunction("maparray", 2, 2, ([pattern, source], fc) => {
+    const template = text(pattern);
+    const mapped = template === undefined ? undefined : mapOver(fc, template, source, "none");
+    return mapped ? list(mapped) : undefined;
+  }),
   defineFunction("mapdata", 3, 3, mapData, true),
   defineFunction("mergedata", 0, Number.POSITIVE_INFINITY, mergeData),
   defineFunction("data_expand", 1, 1, ([source], fc) => {

@@ -98,15 +98,21 @@ function linkTarget(initial: BigIntStats, path: string, recurse: boolean): strin
 /**
  * 3.21's `IsExecutable`: the file exists, is not world-writable, and has the
  * execute bit that applies to this process (root counts as the owner).
+ * `report` gets 3.21's error messages for a missing or world-writable file.
  */
-export function isExecutable(path: string): boolean {
+export function isExecutable(path: string, report?: (message: string) => void): boolean {
   let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(path);
   } catch {
+    report?.(`Proposed executable file '${path}' doesn't exist`);
     return false;
   }
-  if (stat.mode & 0o002) return false;
+  if (stat.mode & 0o002) {
+    report?.(`SECURITY ALERT: promised executable '${path}' is world writable! `);
+    report?.("SECURITY ALERT: CFEngine will not execute this - requires human inspection");
+    return false;
+  }
   const uid = process.getuid?.() ?? 0;
   if (uid === stat.uid || uid === 0) return (stat.mode & 0o100) !== 0;
   if ((process.getgid?.() ?? 0) === stat.gid) return (stat.mode & 0o010) !== 0;

@@ -7,16 +7,7 @@
  * class tests false, as in 3.21.
  */
 import { createHash } from "node:crypto";
-import {
-  type Stats,
-  closeSync,
-  openSync,
-  opendirSync,
-  readFileSync,
-  readSync,
-  statSync,
-  statfsSync,
-} from "node:fs";
+import { type Stats, opendirSync, readFileSync, statSync, statfsSync } from "node:fs";
 import { parseVarRef } from "../var-ref.js";
 import { type Value, data, list, scalar } from "../values.js";
 import {
@@ -29,6 +20,7 @@ import {
   text,
 } from "./args.js";
 import { readLines, splitByRegex } from "./cf-regex.js";
+import { cfReadFile, readFileResult } from "./file-read.js";
 import { fileStatField, isExecutable, lstatBig } from "./file-stat.js";
 import { globFileList } from "./glob.js";
 import { CF_INFINITY, intFromString } from "./numbers.js";
@@ -52,75 +44,6 @@ function pathTest(name: string, test: (path: string) => boolean): BuiltinFunctio
   });
 }
 
-const READ_CHUNK = 64 * 1024;
-
-const ERRNO_TEXT: Record<string, string> = {
-  ENOENT: "No such file or directory",
-  EISDIR: "Is a directory",
-  EACCES: "Permission denied",
-  ENOTDIR: "Not a directory",
-  ELOOP: "Too many levels of symbolic links",
-};
-
-/** The C library's text for a failed file operation. */
-export function errorText(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "";
-  return ERRNO_TEXT[code] ?? (error instanceof Error ? error.message : String(error));
-}
-
-/** A file's text, or why it could not be read. */
-export type ReadResult =
-  | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly reason: string; readonly stage: "open" | "read" };
-
-/**
- * Reads a file as 3.21's `CfReadFile`: up to `max` bytes (0: all), cut at
- * the first NUL. Reads in chunks, so a bounded read of an endless device
- * (`/dev/zero`) stops at the limit.
- */
-export function readFileResult(path: string, max = 0): ReadResult {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (error) {
-    return { ok: false, reason: errorText(error), stage: "open" };
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const want = max > 0 ? Math.min(READ_CHUNK, max - total) : READ_CHUNK;
-      if (want <= 0) break;
-      const chunk = Buffer.alloc(want);
-      const got = readSync(fd, chunk, 0, want, null);
-      if (got === 0) break;
-      chunks.push(chunk.subarray(0, got));
-      total += got;
-    }
-  } catch (error) {
-    return { ok: false, reason: errorText(error), stage: "read" };
-  } finally {
-    closeSync(fd);
-  }
-  const bytes = Buffer.concat(chunks);
-  const nul = bytes.indexOf(0);
-  const text = (nul === -1 ? bytes : bytes.subarray(0, nul)).toString("utf8");
-  return { ok: true, text: stripSingleLineEnd(text) };
-}
-
-/** CfReadFile's last step: a text of one line loses its newline (a lone `\r` stays). */
-function stripSingleLineEnd(text: string): string {
-  const end = text.search(/[\n\r]/);
-  if (end < 0 || end !== text.length - 1) return text;
-  return text.endsWith("\n") ? text.slice(0, -1) : text;
-}
-
-/** `readFileResult`'s text, or undefined. */
-export function readFileText(path: string, max = 0): string | undefined {
-  const result = readFileResult(path, max);
-  return result.ok ? result.text : undefined;
-}
-
 function readFileFunction([path, maxArg]: readonly Value[], fc: FunctionContext): Value | undefined {
   const raw = text(path);
   let max = maxArg === undefined ? CF_INFINITY : (intFromString(text(maxArg) ?? "") ?? -678n);
@@ -130,15 +53,8 @@ function readFileFunction([path, maxArg]: readonly Value[], fc: FunctionContext)
     return undefined;
   }
   if (max === CF_INFINITY) max = 0n;
-  const result = readFileResult(raw, Number(max));
-  if (result.ok) return scalar(result.text);
-  emitFunctionMessage(
-    fc.ctx,
-    "error",
-    "readfile",
-    `CfReadFile: Error while reading file '${raw}' (${result.reason})`,
-  );
-  return undefined;
+  const content = cfReadFile(fc, raw, Number(max));
+  return content === undefined ? undefined : scalar(content);
 }
 
 /** Entries in the order 3.21 lists them: directory order, reversed, with `.` and `..`. */

@@ -11,7 +11,7 @@ import { parseVarRef } from "../var-ref.js";
 import { type Value, isList, list, scalar } from "../values.js";
 import { classResult, fullMatch, text } from "./args.js";
 import { splitByRegex, stripPatterns } from "./cf-regex.js";
-import { readFileText } from "./files.js";
+import { cfReadFile } from "./file-read.js";
 import { cachedPerRun } from "./function-cache.js";
 import { addressInRange, hostInRange, isHostRange } from "./ip-match.js";
 import { emitFunctionMessage } from "./messages.js";
@@ -131,7 +131,7 @@ function peerLines(
     );
     return undefined;
   }
-  const content = readFileText(file ?? "", 100_000);
+  const content = cfReadFile(fc, file ?? "", 100_000);
   if (content === undefined) return undefined;
   const lines = splitByRegex(stripPatterns(content, comment ?? ""), "\n", 100_000, true).filter(
     (l) => l !== "",
@@ -201,7 +201,7 @@ export const networkFunctions: readonly BuiltinFunction[] = [
     return classResult(hostInRange(text(prefix) ?? "", spec, hostNames(fc).uq));
   }),
   cachedPerRun(defineFunction("readtcp", 4, 4, readTcp)),
-  defineFunction("selectservers", 6, 6, selectServers, true),
+  defineFunction("selectservers", 6, 6, selectServers),
   defineFunction("peers", 3, 3, peers),
   defineFunction("peerleader", 3, 3, peerLeader),
   defineFunction("peerleaders", 3, 3, (args, fc) => {

@@ -6,12 +6,16 @@
  * Synchronous: they run while a policy is evaluated. A missing file or a
  * value that does not convert makes the call fail (undefined).
  */
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { fromByteString, toByteString } from "../regex/bytes.js";
 import { type JsonValue, type ScalarType, type Value, data, list, scalar } from "../values.js";
+import { parseVarRef } from "../var-ref.js";
 import { integer, text } from "./args.js";
+import { splitByRegex, stripPatterns } from "./cf-regex.js";
+import { cfReadFile, readFileText } from "./file-read.js";
 import { parseJsonContainer } from "./json-text.js";
-import { leadingNumber } from "./sorting.js";
+import { emitFunctionMessage } from "./messages.js";
+import { doubleFromString, intFromString, intNumber } from "./numbers.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
 /** The YAML library, loaded on first use: most runs never read YAML, and loading it costs startup time. */
@@ -19,123 +23,145 @@ function loadYaml(): typeof import("yaml") {
   return createRequire(import.meta.url)("yaml") as typeof import("yaml");
 }
 
-/** A file's text, at most `max` bytes of it (0 or less: all). */
+/** A file's text, at most `max` bytes of it (0 or less: all); no messages (the data readers). */
 function readText(path: string | undefined, max?: number): string | undefined {
   if (path === undefined) return undefined;
-  try {
-    const bytes = readFileSync(path);
-    return (max !== undefined && max > 0 ? bytes.subarray(0, max) : bytes).toString("utf8");
-  } catch {
-    return undefined;
+  return readFileText(path, max !== undefined && max > 0 ? max : 0);
+}
+
+/** A scalar argument as 3.21's `IntFromString` reads it (the limits of the readers). */
+function limit(value: Value | undefined): number {
+  return intNumber(text(value)) ?? -678;
+}
+
+/** A token converted as the list and array readers store it; undefined when it is no number. */
+function convertToken(token: string, type: ScalarType): string | undefined {
+  if (type === "int") {
+    const value = intFromString(token);
+    return value === undefined ? undefined : String(value);
   }
+  if (type === "real") return doubleFromString(token) === undefined ? undefined : token;
+  return token;
 }
 
-/** Removes every match of the comment regex, as 3.21's StripPatterns. */
-function stripComments(content: string, pattern: string | undefined): string {
-  if (!pattern) return content;
-  try {
-    return content.replace(new RegExp(pattern, "g"), "");
-  } catch {
-    return content;
-  }
-}
-
-function splitRegex(content: string, pattern: string, blanks: boolean): string[] | undefined {
-  try {
-    const parts = content.split(new RegExp(pattern));
-    return blanks ? parts : parts.filter((p) => p !== "");
-  } catch {
-    return undefined;
-  }
-}
-
-const INT_TEXT = /^\s*[+-]?\d+\s*$/;
-
-/** Whether a token converts to the type as 3.21's IntFromString/DoubleFromString accept. */
-function converts(token: string, type: ScalarType): boolean {
-  if (type === "int") return INT_TEXT.test(token) || /^\s*[+-]?\d+[kKmMgG%]\s*$/.test(token);
-  if (type === "real") return leadingNumber(token) !== undefined && /^\s*[+-]?[\d.]/.test(token);
-  return true;
-}
-
-function readList(args: readonly Value[], type: ScalarType): Value | undefined {
-  const [path, comment, split, maxEntries, maxSize] = args;
-  const content = readText(text(path), integer(maxSize));
+/** read{string,int,real}list: the file, comments stripped, split at a regex; blanks dropped. */
+function readList(args: readonly Value[], fc: FunctionContext, type: ScalarType): Value | undefined {
+  const [path, comment, split] = args.map(text);
+  if (path === undefined) return undefined;
+  const content = cfReadFile(fc, path, Math.max(0, limit(args[4])));
   if (content === undefined) return undefined;
-  const items = splitRegex(stripComments(content, text(comment)), text(split) ?? "\n", false);
-  if (!items) return undefined;
-  const kept = items.slice(0, Math.max(0, integer(maxEntries) ?? items.length));
-  if (!kept.every((t) => converts(t, type))) return undefined;
-  return list(kept, type === "int" ? "ilist" : type === "real" ? "rlist" : "slist");
+  const items = splitByRegex(stripPatterns(content, comment ?? ""), split ?? "", limit(args[3]), false);
+  for (const item of items) {
+    if (convertToken(item, type) !== undefined) continue;
+    const message = `Presumed ${type} value '${item}' read from file '${path}' has no recognizable value`;
+    emitFunctionMessage(fc.ctx, "error", fc.call.name, message);
+    return undefined;
+  }
+  return list(items, type === "int" ? "ilist" : type === "real" ? "rlist" : "slist");
 }
 
-/** Lines of the text split into fields; blank lines are skipped, `\r` endings dropped. */
-function tableRows(content: string, split: string, maxEntries: number): string[][] | undefined {
+/**
+ * Lines as 3.21's `RlistFromSplitString(text, '\n')` gives them: a
+ * backslash before a newline joins the lines (and is dropped).
+ */
+function splitLines(content: string): string[] {
+  if (content === "") return [];
+  const lines: string[] = [];
+  let current = "";
+  for (let i = 0; i < content.length; i++) {
+    const ch = content[i];
+    if (ch === "\\" && content[i + 1] === "\n") {
+      current += "\n";
+      i++;
+    } else if (ch === "\n") {
+      lines.push(current);
+      current = "";
+    } else current += ch;
+  }
+  if (current !== "") lines.push(current);
+  return lines;
+}
+
+/** Non-blank lines split into fields (blank fields kept), at most `maxEntries` lines; `\r` endings dropped. */
+function tableRows(content: string, split: string, maxEntries: number): string[][] {
   const rows: string[][] = [];
-  for (const raw of content.split("\n")) {
+  for (const raw of splitLines(content)) {
     if (rows.length >= maxEntries) break;
+    if (raw === "" || raw === "\r") continue;
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (line === "") continue;
-    const fields = splitRegex(line, split, true);
-    if (!fields) return undefined;
-    rows.push(fields);
+    rows.push(splitByRegex(line, split, 99999, true));
   }
   return rows;
 }
 
-/** Builds `name[key][i]` (or `name[row][i]`) entries; the count of rows, or undefined on a bad token. */
+/**
+ * Stores `name[key][i]` (or `name[row][i]`) entries in the caller's bundle
+ * as 3.21's `BuildLineArray`; the number of lines read. The key of a row is
+ * its first field, converted.
+ */
 function buildArray(
   fc: FunctionContext,
+  arrayName: string,
+  content: string,
   args: readonly Value[],
-  content: string | undefined,
   type: ScalarType,
   byIndex: boolean,
-): Value | undefined {
-  const [name, , comment, split, maxEntries] = args;
-  const arrayName = text(name);
-  if (arrayName === undefined) return undefined;
-  if (content === undefined) return scalar("0", "int");
-  const rows = tableRows(
-    stripComments(content, text(comment)),
-    text(split) ?? "\n",
-    integer(maxEntries) ?? 0,
-  );
-  if (!rows) return undefined;
-  if (rows.some((row) => !row.every((t) => converts(t, type)))) return undefined;
-  for (const [r, row] of rows.entries()) {
-    const key = byIndex ? String(r) : row[0];
-    for (const [i, token] of row.entries()) {
-      const value = type === "int" ? String(Number.parseInt(token, 10)) : token;
-      fc.ctx.setVariable(
-        { ns: null, scope: null, name: arrayName, indices: [key, String(i)] },
-        scalar(value, type),
-      );
+): number | undefined {
+  const rows = tableRows(stripPatterns(content, text(args[2]) ?? ""), text(args[3]) ?? "", limit(args[4]));
+  const base = parseVarRef(arrayName);
+  const converted: string[][] = [];
+  for (const row of rows) {
+    const values = row.map((token) => convertToken(token, type));
+    if (values.some((v) => v === undefined)) {
+      const message = `Could not convert token to ${type === "int" ? "int" : "double"}`;
+      emitFunctionMessage(fc.ctx, "error", fc.call.name, message);
+      return undefined;
     }
+    converted.push(values as string[]);
   }
-  return scalar(String(rows.length), "int");
+  converted.forEach((row, r) => {
+    const key = byIndex ? String(r) : (row[0] ?? "");
+    row.forEach((value, i) => {
+      const ref = { ...base, indices: [...base.indices, key, String(i)] };
+      fc.ctx.setVariable(ref, scalar(value, type));
+    });
+  });
+  return rows.length;
 }
 
 function arrayReader(name: string, type: ScalarType, byIndex: boolean, fromFile: boolean): BuiltinFunction {
   return defineFunction(name, 6, 6, (args, fc) => {
+    const arrayName = text(args[0]);
     const source = text(args[1]);
-    const max = integer(args[5]);
-    const content = fromFile ? readText(source, max) : source?.slice(0, max && max > 0 ? max : undefined);
-    return buildArray(fc, args, content, type, byIndex);
+    if (arrayName === undefined || source === undefined) return undefined;
+    const max = limit(args[5]);
+    const content = fromFile ? cfReadFile(fc, source, Math.max(0, max)) : sliceBytes(source, max);
+    const entries = content === undefined ? 0 : buildArray(fc, arrayName, content, args, type, byIndex);
+    return entries === undefined ? undefined : scalar(String(entries), "int");
   });
 }
 
-function dataTable(args: readonly Value[], asArrays: boolean): Value | undefined {
-  const [path, comment, split, maxEntries, maxSize] = args;
-  const content = readText(text(path), integer(maxSize));
-  if (content === undefined) return undefined;
-  const rows = tableRows(
-    stripComments(content, text(comment)),
-    text(split) ?? "\n",
-    integer(maxEntries) ?? 0,
-  );
-  if (!rows) return undefined;
+/** `strndup(text, max)`: at most `max` bytes of the text. */
+function sliceBytes(source: string, max: number): string {
+  if (max < 0) return source;
+  const bytes = toByteString(source);
+  return bytes.length <= max ? source : fromByteString(bytes.slice(0, max));
+}
+
+/** data_readstringarray(idx): lines split into fields, as an object by first field or an array of rows. */
+function dataTable(args: readonly Value[], fc: FunctionContext, asArrays: boolean): Value | undefined {
+  const path = text(args[0]);
+  if (path === undefined) return undefined;
+  const content = cfReadFile(fc, path, Math.max(0, limit(args[4])));
+  if (content === undefined) {
+    emitFunctionMessage(fc.ctx, "error", fc.call.name, `${fc.call.name}: error reading from file '${path}'`);
+    return undefined;
+  }
+  const rows = tableRows(stripPatterns(content, text(args[1]) ?? ""), text(args[2]) ?? "", limit(args[3]));
   if (asArrays) return data(rows);
-  return data(Object.fromEntries(rows.map((row) => [row[0], row.slice(1)])));
+  const out: Record<string, JsonValue> = {};
+  for (const row of rows) out[row[0]] = row.slice(1);
+  return data(out);
 }
 
 // --- YAML, CSV, env files ----------------------------------------------------
@@ -258,9 +284,9 @@ export const readerFunctions: readonly BuiltinFunction[] = [
   fileReader("readcsv", "CSV"),
   fileReader("readenvfile", "ENV"),
   defineFunction("readdata", 2, 2, readData),
-  defineFunction("readstringlist", 5, 5, (args) => readList(args, "string")),
-  defineFunction("readintlist", 5, 5, (args) => readList(args, "int")),
-  defineFunction("readreallist", 5, 5, (args) => readList(args, "real")),
+  defineFunction("readstringlist", 5, 5, (args, fc) => readList(args, fc, "string")),
+  defineFunction("readintlist", 5, 5, (args, fc) => readList(args, fc, "int")),
+  defineFunction("readreallist", 5, 5, (args, fc) => readList(args, fc, "real")),
   arrayReader("readstringarray", "string", false, true),
   arrayReader("readstringarrayidx", "string", true, true),
   arrayReader("readintarray", "int", false, true),
@@ -269,6 +295,6 @@ export const readerFunctions: readonly BuiltinFunction[] = [
   arrayReader("parsestringarrayidx", "string", true, false),
   arrayReader("parseintarray", "int", false, false),
   arrayReader("parserealarray", "real", false, false),
-  defineFunction("data_readstringarray", 5, 5, (args) => dataTable(args, false)),
-  defineFunction("data_readstringarrayidx", 5, 5, (args) => dataTable(args, true)),
+  defineFunction("data_readstringarray", 5, 5, (args, fc) => dataTable(args, fc, false)),
+  defineFunction("data_readstringarrayidx", 5, 5, (args, fc) => dataTable(args, fc, true)),
 ];

@@ -4,12 +4,11 @@
  */
 import type { FunctionCall } from "../../language/ast.js";
 import type { EvalContext } from "../context.js";
-import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } from "../expand.js";
-import { type Value, isScalar } from "../values.js";
+import { type ExpandOptions, expandRval, expandString } from "../expand.js";
+import { type Value, isList, isScalar, scalar } from "../values.js";
 import { collectionFunctions } from "./collections.js";
 import { dataFunctions } from "./data.js";
 import { fileFunctions } from "./files.js";
-import { legacyReadFunctions } from "./legacy-read.js";
 import { logicFunctions } from "./logic.js";
 import { readerFunctions } from "./readers.js";
 import { foldFunctions, mathFunctions } from "./math.js";
@@ -22,6 +21,7 @@ import { timeFunctions } from "./time.js";
 import { utilFunctions } from "./utils.js";
 import { policyFunctions } from "./policy.js";
 import type { BuiltinFunction } from "./types.js";
+import { COLLECTING_FUNCTIONS, isUnresolvedArgument } from "./unresolved.js";
 
 const registry = new Map<string, BuiltinFunction>();
 
@@ -39,7 +39,6 @@ export function listFunctionNames(): string[] {
 }
 
 // Stand-ins that a later family may replace come first.
-registerFunctions(legacyReadFunctions);
 registerFunctions(foldFunctions);
 registerFunctions(logicFunctions);
 registerFunctions(stringFunctions);
@@ -77,8 +76,9 @@ const CACHED = new Set([
 ]);
 
 /**
- * Evaluates a call. Undefined when the function is unknown, the arity is
- * wrong, an argument is unresolved or the function itself fails.
+ * Evaluates a call as 3.21's `FnCallEvaluate`. Undefined when the function
+ * is unknown, the arity is wrong, a nested call fails, an argument is still
+ * unresolved (the call is postponed to a later pass) or the function fails.
  */
 export function callFunction(
   ctx: EvalContext,
@@ -87,25 +87,44 @@ export function callFunction(
 ): Value | undefined {
   const fn = registry.get(expandString(ctx, call.name, options));
   if (!fn || call.args.length < fn.minArgs || call.args.length > fn.maxArgs) return undefined;
-  const args: Value[] = [];
-  for (const arg of call.args) {
-    const value = expandRval(ctx, arg, options);
-    if (!value) return undefined;
-    if (!fn.acceptsUnresolved && isUnresolved(value)) return undefined;
-    args.push(value);
-  }
-  if (!CACHED.has(fn.name)) return fn.evaluate(args, { ctx, options, call });
+  const args = evaluateArguments(ctx, call, COLLECTING_FUNCTIONS.has(fn.name), options);
+  if (!args) return undefined;
+  if (!fn.acceptsUnresolved && !mayRunUnresolved(call) && args.some(isUnresolvedArgument)) return undefined;
+  const fc = { ctx, options, call };
+  if (!CACHED.has(fn.name)) return fn.evaluate(args, fc);
   const key = JSON.stringify([fn.name, args]);
   const cached = ctx.functionCache.get(key);
   if (cached) return cached;
-  const result = fn.evaluate(args, { ctx, options, call });
+  const result = fn.evaluate(args, fc);
   // As in 3.21, only a successful call is remembered.
   if (result) ctx.functionCache.set(key, result);
   return result;
 }
 
-function isUnresolved(value: Value): boolean {
-  if (isScalar(value)) return hasUnresolvedReference(value.value);
-  if (value.type === "data") return false;
-  return value.value.some(hasUnresolvedReference);
+/**
+ * The arguments, expanded. For a function that does not collect, a list a
+ * nested call returns is spliced in item by item and a data container it
+ * returns is left out, as 3.21's `RlistAppendAllTypes` does:
+ * `and(splitstring(...))` gets the pieces as arguments. (`@(x)` stays one
+ * argument: 3.21 passes the reference on for the function to look up.)
+ */
+function evaluateArguments(
+  ctx: EvalContext,
+  call: FunctionCall,
+  collecting: boolean,
+  options: ExpandOptions,
+): Value[] | undefined {
+  const args: Value[] = [];
+  for (const arg of call.args) {
+    const value = expandRval(ctx, arg, options);
+    if (!value) return undefined;
+    if (collecting || arg.kind !== "call" || isScalar(value)) args.push(value);
+    else if (isList(value)) for (const item of value.value) args.push(scalar(item));
+  }
+  return args;
+}
+
+/** 3.21 lets a three-argument ifelse() run with unresolved arguments (its defaults may stand in). */
+function mayRunUnresolved(call: FunctionCall): boolean {
+  return call.name === "ifelse" && call.args.length === 3 && call.args[0].kind !== "call";
 }

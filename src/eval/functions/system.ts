@@ -32,7 +32,8 @@ function checkCommand(fc: FunctionContext, command: string, shell: ShellMode): b
     emitFunctionMessage(fc.ctx, "error", name, `${name} '${command}' does not have an absolute path`);
     return false;
   }
-  if (isExecutable(commandArg0(command))) return true;
+  const report = (message: string) => emitFunctionMessage(fc.ctx, "error", name, message);
+  if (isExecutable(commandArg0(command), report)) return true;
   emitFunctionMessage(fc.ctx, "error", name, `${name} '${command}' is assumed to be executable but isn't`);
   return false;
 }

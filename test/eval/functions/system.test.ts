@@ -166,7 +166,7 @@ test("failures say why, in cf-agent's words", () => {
   assert.deepEqual(
     collectedFunctionMessages(ctx).map((m) => m.message),
     [
-      "CfReadFile: Error while reading file '/nonexistent/x' (No such file or directory)",
+      "CfReadFile: Could not examine file '/nonexistent/x' (stat: No such file or directory)",
       "File '/nonexistent/x' could not be read in countlinesmatching(). (fopen: No such file or directory)",
       "Could not get UID for user 'no_such_user_xyz', (getpwnam: not found)",
     ],
