@@ -11,7 +11,8 @@
  * - `policy => "ifdefined"` defines nothing while the value is unresolved.
  */
 import { VAR_TYPES, type VarType, coerce } from "../eval/coerce.js";
-import type { EntryMeta } from "../eval/context.js";
+import type { EntryMeta, EvalContext } from "../eval/context.js";
+import { type ExpandOptions, expandString } from "../eval/expand.js";
 import { type Value, isList } from "../eval/values.js";
 import { parseVarRef } from "../eval/var-ref.js";
 import type { Outcome } from "../agent/outcome.js";
@@ -47,7 +48,7 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
   };
   const raw = promise.raw(type);
   const fromCall = raw?.kind === "call";
-  const computed = promise.value(type);
+  const computed = expandAgain(ctx, promise.value(type), promise.options);
   // A failed (or postponed) call assigns nothing and, as in 3.21, sets no
   // outcome classes: a later pass may still succeed.
   if (!computed) return fromCall ? "skipped" : "failed";
@@ -74,6 +75,20 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
   }
   ctx.setVariable(target, value, promiseEntryMeta(promise));
   return "kept";
+}
+
+/**
+ * 3.21 expands a variable's value once more before storing it
+ * (`EvaluateFinalRval`): `"$(const.dollar)(x)"` and a function result
+ * holding `$(x)` both become x's value once x is defined.
+ */
+function expandAgain(ctx: EvalContext, value: Value | undefined, options: ExpandOptions): Value | undefined {
+  if (!value || value.type === "data") return value;
+  if (isList(value)) {
+    if (!value.value.some((item) => item.includes("$"))) return value;
+    return { ...value, value: value.value.map((item) => expandString(ctx, item, options)) };
+  }
+  return value.value.includes("$") ? { ...value, value: expandString(ctx, value.value, options) } : value;
 }
 
 function isListType(type: VarType): boolean {

@@ -4,6 +4,7 @@
 import { matchesFully } from "../regex/match.js";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonValue, type Value, data, isList, isScalar, scalar, valueToJson } from "../values.js";
+import { classicArrayJson } from "./containers.js";
 import type { FunctionContext } from "./types.js";
 
 /** A scalar argument's text; lists and data give undefined. */
@@ -61,26 +62,8 @@ export function collection(fc: FunctionContext, value: Value | undefined): Value
 
 /** The entries `name[k]...` of a classic array as a data object keyed by `k`. */
 export function classicArray(fc: FunctionContext, name: string): Value | undefined {
-  const ref = parseVarRef(name);
-  const [ns, scope] = splitScopeKey(fc.ctx.scopeKey(ref));
-  const prefix = `${ref.name}${ref.indices.map((i) => `[${i}]`).join("")}[`;
-  const out: Record<string, JsonValue> = {};
-  let found = false;
-  for (const [lval, entry] of fc.ctx.scopeEntries(ns, scope)) {
-    if (!lval.startsWith(prefix)) continue;
-    const close = lval.indexOf("]", prefix.length);
-    if (close === -1) continue;
-    const key = lval.slice(prefix.length, close);
-    found = true;
-    if (close === lval.length - 1) out[key] = valueToJson(entry);
-    else if (!Object.hasOwn(out, key)) out[key] = {};
-  }
-  return found ? data(out) : undefined;
-}
-
-function splitScopeKey(key: string): [string, string] {
-  const colon = key.indexOf(":");
-  return [key.slice(0, colon), key.slice(colon + 1)];
+  const json = classicArrayJson(fc, name);
+  return json === undefined ? undefined : data(json);
 }
 
 export function parseInlineJson(raw: string): Value | undefined {

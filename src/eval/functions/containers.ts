@@ -7,6 +7,7 @@ import { type JsonValue, type Value, isList, primitiveToString } from "../values
 import { parseVarRef } from "../var-ref.js";
 import { parseJsonContainer } from "./json-text.js";
 import type { FunctionContext } from "./types.js";
+import { inVariableTableOrder } from "./variable-order.js";
 
 /** What a collecting argument names. */
 export type Collected =
@@ -51,19 +52,20 @@ function fromJson(json: JsonValue): Collected {
  */
 export function classicArrayJson(fc: FunctionContext, name: string): JsonValue | undefined {
   const ref = parseVarRef(name);
-  const key = fc.ctx.scopeKey(ref);
-  const colon = key.indexOf(":");
+  const scopeKey = fc.ctx.scopeKey(ref);
+  const colon = scopeKey.indexOf(":");
   const prefix = `${ref.name}${ref.indices.map((i) => `[${i}]`).join("")}[`;
-  const out: Record<string, JsonValue> = {};
-  let found = false;
-  for (const [lval, value] of fc.ctx.scopeEntries(key.slice(0, colon), key.slice(colon + 1))) {
+  const entries: { scopeKey: string; lval: string; path: string[]; value: Value }[] = [];
+  for (const [lval, value] of fc.ctx.scopeEntries(scopeKey.slice(0, colon), scopeKey.slice(colon + 1))) {
     if (!lval.startsWith(prefix)) continue;
     const path = splitIndexPath(lval.slice(prefix.length - 1));
-    if (!path) continue;
-    found = true;
-    insertPath(out, path, valueJson(value));
+    if (path) entries.push({ scopeKey, lval, path, value });
   }
-  return found ? out : undefined;
+  if (entries.length === 0) return undefined;
+  const out: Record<string, JsonValue> = {};
+  for (const entry of inVariableTableOrder(fc.ctx, entries))
+    insertPath(out, entry.path, valueJson(entry.value));
+  return out;
 }
 
 function valueJson(value: Value): JsonValue {

@@ -14,6 +14,7 @@ import { byteRegex, collectContainer, primitiveStrings } from "./containers.js";
 import { parseJsonContainer, parseJsonText, renderPrettyJson } from "./json-text.js";
 import { parseYamlText } from "./readers.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
+import { inVariableTableOrder } from "./variable-order.js";
 
 /** Replaces `$(this.NAME)` and `${this.NAME}` in a template. */
 function substituteThis(template: string, name: string, value: string): string {
@@ -137,7 +138,8 @@ function matchingVariables(fc: FunctionContext, args: readonly Value[]): [string
   const tagTests = args.slice(1).map((a) => byteRegex(text(a) ?? "", true));
   if (!test || tagTests.some((t) => !t)) return undefined;
   const out: [string, Value][] = [];
-  for (const [scope, lval, value] of fc.ctx.allVariables()) {
+  const all = [...fc.ctx.allVariables()].map(([scopeKey, lval, value]) => ({ scopeKey, lval, value }));
+  for (const { scopeKey: scope, lval, value } of inVariableTableOrder(fc.ctx, all)) {
     const name = `${scope}.${lval}`;
     if (!test(name)) continue;
     if (tagTests.length > 0) {
@@ -217,7 +219,8 @@ export const dataFunctions: readonly BuiltinFunction[] = [
   defineFunction("validdata", 2, 2, ([raw, mode]) => (text(mode) === "JSON" ? validJson([raw]) : undefined)),
   defineFunction("variablesmatching", 1, Number.POSITIVE_INFINITY, (args, fc) => {
     const found = matchingVariables(fc, args);
-    return found ? list(found.map(([name]) => name)) : undefined;
+    // 3.21 collects the names into an object, then prepends each to the list.
+    return found ? list(found.map(([name]) => name).reverse()) : undefined;
   }),
   defineFunction("variablesmatching_as_data", 1, Number.POSITIVE_INFINITY, (args, fc) => {
     const found = matchingVariables(fc, args);

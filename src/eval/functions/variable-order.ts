@@ -1,0 +1,78 @@
+/**
+ * The order in which 3.21 visits variables when it walks its variable
+ * table: getindices() and getvalues() of a classic array, variablesmatching()
+ * and the other functions that scan all variables.
+ *
+ * 3.21 keeps every bundle's variables in one hash table (libntech's HashMap:
+ * 128 buckets to start with, doubled whenever more than 3/4 full, each
+ * bucket a list new entries are put in front of) keyed by `VarRefHash`, and
+ * walks it bucket by bucket. tend emulates that order from the hash and the
+ * number of variables it holds; entries that share a bucket come newest
+ * first. (Resizes that reorder colliding entries are not replayed.)
+ */
+import type { EvalContext } from "../context.js";
+import { parseVarRef } from "../var-ref.js";
+
+/** One step of the "one at a time" hash 3.21 uses for variable references. */
+function mix(hash: number, text: string): number {
+  let h = hash;
+  for (const byte of Buffer.from(text, "utf8")) {
+    h = (h + byte) >>> 0;
+    h = (h + (h << 10)) >>> 0;
+    h = (h ^ (h >>> 6)) >>> 0;
+  }
+  return h;
+}
+
+const INDEX_SEPARATOR = "]";
+
+/** 3.21's `VarRefHash` of a qualified reference `ns:scope.name[i]...`. */
+export function variableHash(ns: string, scope: string, name: string, indices: readonly string[]): number {
+  let h = mix(mix(0, ns), scope);
+  h = mix(h, name);
+  for (const index of indices) h = mix(mix(h, INDEX_SEPARATOR), index);
+  h = (h + (h << 3)) >>> 0;
+  h = (h ^ (h >>> 11)) >>> 0;
+  return (h + (h << 15)) >>> 0;
+}
+
+/** The number of buckets of 3.21's table once it holds `count` variables. */
+export function bucketCount(count: number): number {
+  let size = 128;
+  while (count > Math.floor(size * 0.75)) size *= 2;
+  return size;
+}
+
+function countVariables(ctx: EvalContext): number {
+  let count = 0;
+  for (const _ of ctx.allVariables()) count++;
+  return count;
+}
+
+/** A variable as the table holds it: `ns:scope` and the stored lval (`x[a][b]`). */
+export interface TableEntry {
+  readonly scopeKey: string;
+  readonly lval: string;
+}
+
+/**
+ * Sorts entries (given in the order they were defined) into the order 3.21
+ * walks its variable table.
+ */
+export function inVariableTableOrder<T extends TableEntry>(ctx: EvalContext, entries: readonly T[]): T[] {
+  if (entries.length < 2) return [...entries];
+  const mask = bucketCount(countVariables(ctx)) - 1;
+  const keyed = entries.map((entry, position) => {
+    const colon = entry.scopeKey.indexOf(":");
+    const ref = parseVarRef(entry.lval);
+    const hash = variableHash(
+      entry.scopeKey.slice(0, colon),
+      entry.scopeKey.slice(colon + 1),
+      ref.name,
+      ref.indices,
+    );
+    return { entry, bucket: hash & mask, position };
+  });
+  keyed.sort((a, b) => a.bucket - b.bucket || b.position - a.position);
+  return keyed.map((k) => k.entry);
+}
