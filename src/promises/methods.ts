@@ -38,7 +38,9 @@ function evaluateMethod(promise: ActivePromise, env: PromiseEnvironment): Outcom
   const bundle = env.findBundle(call.name);
   if (!bundle) return missingBundle(call.name, env);
   const params = bundle.block.params ?? [];
-  if (params.length !== call.args.length) {
+  // A call without arguments runs a bundle with parameters too, leaving them
+  // unset, as in 3.21; a wrong number of arguments is fatal.
+  if (call.args.length > 0 && params.length !== call.args.length) {
     env.fatal(
       `Bundle '${call.name}' takes ${params.length} argument(s) but the method gave ${call.args.length}`,
     );

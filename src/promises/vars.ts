@@ -1,9 +1,10 @@
 /**
  * `vars` (and `meta`) promises: define variables in the bundle's scope (or
  * `<bundle>_meta`), as 3.21 does:
- * - a function is called again at every evaluation (functions that run
- *   commands keep their result for the run); a failing call leaves the
- *   variable as it was (a later pass may succeed);
+ * - a value is computed again at every evaluation and replaces the old one
+ *   (unless `policy => "constant"`); a function call that fails leaves the
+ *   variable as it was and sets no outcome classes (a later pass may
+ *   succeed);
  * - a string with unresolved references is stored as written, so a later
  *   pass (or a report) shows the references;
  * - `int` and `real` values are read with CFEngine's suffixes; a value that
@@ -53,6 +54,7 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
   // outcome classes: a later pass may still succeed.
   if (!computed) return fromCall ? "skipped" : "failed";
   const policy = asText(promise.value("policy"));
+  if (policy === "constant" && ctx.getVariable(target)) return "skipped";
   // `ifdefined` drops unresolved `@(list)` items from lists; a scalar is
   // still defined as it stands (as 3.21 does).
   if (policy === "ifdefined" && isList(computed) && computed.value.some(isUnresolved)) {

@@ -6,6 +6,7 @@
 import { type JsonValue, type Value, isList, primitiveToString } from "../values.js";
 import { parseVarRef } from "../var-ref.js";
 import { parseJsonContainer } from "./json-text.js";
+import { emitFunctionMessage } from "./messages.js";
 import type { FunctionContext } from "./types.js";
 import { inVariableTableOrder } from "./variable-order.js";
 
@@ -47,8 +48,11 @@ function fromJson(json: JsonValue): Collected {
 }
 
 /**
- * The entries `name[a]`, `name[a][b]`... of a classic array as nested JSON
- * objects; undefined when there are none.
+ * A classic array `name[a]`, `name[a][b]`... as nested JSON objects, built
+ * as 3.21's `VarRefValueToJson` builds it: entries in variable-table order,
+ * list entries as arrays, data entries left out, and where a key holds both
+ * a value and sub-keys the sub-keys win (with 3.21's warnings). Undefined
+ * when there is no entry.
  */
 export function classicArrayJson(fc: FunctionContext, name: string): JsonValue | undefined {
   const ref = parseVarRef(name);
@@ -61,18 +65,57 @@ export function classicArrayJson(fc: FunctionContext, name: string): JsonValue |
     const path = splitIndexPath(lval.slice(prefix.length - 1));
     if (path) entries.push({ scopeKey, lval, path, value });
   }
-  if (entries.length === 0) return undefined;
-  const out: Record<string, JsonValue> = {};
-  for (const entry of inVariableTableOrder(fc.ctx, entries))
-    insertPath(out, entry.path, valueJson(entry.value));
-  return out;
+  const root: Record<string, JsonValue> = {};
+  for (const entry of inVariableTableOrder(fc.ctx, entries)) addArrayEntry(fc, root, entry.path, entry.value);
+  return Object.keys(root).length > 0 ? root : undefined;
 }
 
-function valueJson(value: Value): JsonValue {
-  if (value.type === "data") return value.value;
-  return isList(value) ? [...value.value] : value.value;
+type JsonObject = Record<string, JsonValue>;
+
+function isObject(json: JsonValue | undefined): json is JsonObject {
+  return json !== null && typeof json === "object" && !Array.isArray(json);
 }
 
+/** Sets a key as 3.21's JSON objects do: a key set again moves to the end. */
+function setKey(target: JsonObject, key: string, value: JsonValue): void {
+  delete target[key];
+  target[key] = value;
+}
+
+function addArrayEntry(fc: FunctionContext, root: JsonObject, path: readonly string[], value: Value): void {
+  if (value.type === "data") return;
+  let parent: JsonObject | undefined;
+  let holder: JsonValue = root;
+  let holderKey = "";
+  for (const step of path.slice(0, -1)) {
+    if (!isObject(holder)) break;
+    if (!(step in holder)) setKey(holder, step, {});
+    parent = holder;
+    holder = holder[step];
+    holderKey = step;
+  }
+  const last = path[path.length - 1];
+  const warn = (message: string) => emitFunctionMessage(fc.ctx, "warning", fc.call.name, message);
+  if (isList(value)) {
+    if (isObject(holder)) setKey(holder, last, [...value.value]);
+    return;
+  }
+  if (!isObject(holder)) {
+    warn(
+      `Replacing a non-container JSON element '${holderKey}' with a new empty container (for the '${last}' subkey)`,
+    );
+    if (parent) setKey(parent, holderKey, { [last]: value.value });
+    return;
+  }
+  const child = holder[last];
+  if (child !== null && typeof child === "object") {
+    warn(`Not replacing the container '${last}' with a non-container value '${value.value}'`);
+    return;
+  }
+  setKey(holder, last, value.value);
+}
+
+/** `[a][b]` as `["a", "b"]`; undefined when the text is not only indexes. */
 function splitIndexPath(text: string): string[] | undefined {
   const out: string[] = [];
   let rest = text;
@@ -83,16 +126,6 @@ function splitIndexPath(text: string): string[] | undefined {
     rest = rest.slice(close + 1);
   }
   return rest === "" && out.length > 0 ? out : undefined;
-}
-
-function insertPath(target: Record<string, JsonValue>, path: string[], value: JsonValue): void {
-  let at = target;
-  for (const step of path.slice(0, -1)) {
-    const next = at[step];
-    if (next === null || typeof next !== "object" || Array.isArray(next)) at[step] = {};
-    at = at[step] as Record<string, JsonValue>;
-  }
-  at[path[path.length - 1]] = value;
 }
 
 /** The members of a container, in order (array items or object values). */
