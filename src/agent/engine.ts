@@ -277,7 +277,7 @@ export class Engine implements PromiseEnvironment {
   ): Outcome {
     const handler = this.types.get(typeName);
     if (!handler) return "skipped";
-    const options: ExpandOptions = { bindings };
+    const options: ExpandOptions = { bindings, bypassFunctionCache: this.ifElapsedZero(deref, bindings) };
     const ctx = this.ctx;
     const frame = ctx.currentFrame();
     this.setWith(deref, options, pass);
@@ -308,6 +308,14 @@ export class Engine implements PromiseEnvironment {
       this.recorder.record(active, outcome, classes, line);
     }
     return outcome;
+  }
+
+  /** Whether the promise's action body sets `ifelapsed => "0"` (its cached function calls run again). */
+  private ifElapsedZero(deref: DerefPromise, bindings: ReadonlyMap<string, string>): boolean {
+    const attribute = deref.bodies.get("action")?.attributes.get("ifelapsed");
+    if (!attribute) return false;
+    const value = expandRval(this.ctx, attribute.value, { bindings });
+    return value !== undefined && isScalar(value) && parseCfInt(value.value) === 0;
   }
 
   /** Without `-K`, a promise that acted less than `ifelapsed` minutes ago waits. */

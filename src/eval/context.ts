@@ -7,6 +7,7 @@
  * bundle that defined them). Variables live in scopes `ns:bundle`; a classic
  * array entry `x[k]` is a variable of its own whose lval is `x[k]`.
  */
+import { VariableTableSize, inGlobalTable } from "./variable-table-size.js";
 import { canonifyClassName, checkClassExpression } from "./class-expression.js";
 import { type JsonValue, type Value, scalar } from "./values.js";
 import { SPECIAL_SCOPES, type VarRef, lvalKey } from "./var-ref.js";
@@ -48,6 +49,11 @@ export interface PolicyBundleInfo {
   readonly tags: readonly string[];
 }
 
+/** The scope part of an `ns:scope` key. */
+function scopeOfKey(key: string): string {
+  return key.slice(key.indexOf(":") + 1);
+}
+
 export class EvalContext {
   /** The policy's bundles, set by whoever runs the policy (empty while loading). */
   policyBundles: readonly PolicyBundleInfo[] = [];
@@ -56,6 +62,8 @@ export class EvalContext {
   private readonly hard = new Set<string>();
   private readonly soft = new Map<string, Set<string>>();
   private readonly vars = new Map<string, Map<string, Value>>();
+  /** The bucket count 3.21's variable table would have (the order functions list variables in). */
+  readonly tableSize = new VariableTableSize();
   private readonly stack: Frame[] = [];
   private readonly negated = new Set<string>();
   /** Tags and comment per variable, by `ns:scope` then lval; absent means DEFAULT_VARIABLE_META. */
@@ -285,6 +293,7 @@ export class EvalContext {
     }
     const table = this.vars.get(key) ?? new Map<string, Value>();
     this.vars.set(key, table);
+    if (!table.has(lval) && inGlobalTable(scopeOfKey(key))) this.tableSize.added();
     table.set(lval, value);
     if (meta) this.setVariableMeta(ref, meta);
     else this.variableMeta.get(key)?.delete(lval);
@@ -293,7 +302,7 @@ export class EvalContext {
   removeVariable(ref: VarRef): void {
     const key = this.scopeKey(ref);
     const lval = lvalKey(ref.name, ref.indices);
-    this.vars.get(key)?.delete(lval);
+    if (this.vars.get(key)?.delete(lval) && inGlobalTable(scopeOfKey(key))) this.tableSize.removed();
     this.variableMeta.get(key)?.delete(lval);
   }
 
@@ -335,6 +344,8 @@ export class EvalContext {
 
   /** Forgets every variable of a scope (`ns:bundle`). */
   clearScope(ns: string, scope: string): void {
+    const cleared = this.vars.get(`${ns}:${scope}`)?.size ?? 0;
+    if (inGlobalTable(scope)) this.tableSize.removed(cleared);
     this.vars.delete(`${ns}:${scope}`);
     this.variableMeta.delete(`${ns}:${scope}`);
   }

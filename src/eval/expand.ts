@@ -18,6 +18,12 @@ export interface ExpandOptions {
    * qualified name `ns:scope.lval` (see `qualifiedName`).
    */
   readonly bindings?: ReadonlyMap<string, string>;
+  /**
+   * Set for a promise whose action body says `ifelapsed => "0"`: cached
+   * functions (execresult, returnszero...) run again instead of reusing
+   * their result of this run, as in 3.21 (ENT-7478).
+   */
+  readonly bypassFunctionCache?: boolean;
 }
 
 /** A `$(...)` or `@(...)` found in a string. */

@@ -2,6 +2,7 @@
  * The `sys.*` and `const.*` variables 3.21 defines before reading policy,
  * limited to what loading and pre-evaluation need.
  */
+import { inet6Data, inetData, interfacesData } from "./sys-net.js";
 import { existsSync } from "node:fs";
 import { posix } from "node:path";
 import type { EvalContext } from "./context.js";
@@ -132,6 +133,7 @@ function sysValues(facts: HostFacts, dirs: ResolvedDirectories, now: Date): SysE
     ["long_arch", str(canonifyName(`${facts.os}_${facts.arch}_${facts.release}_${facts.version}`)), AGENT],
     ["ostype", str(`${facts.os}_${facts.arch}`), AGENT],
     ...networkValues(facts),
+    ...procNetValues(),
     ["crontab", str("/var/spool/cron/crontabs/root"), AGENT],
     ["doc_root", str("/var/www"), AGENT],
   );
@@ -242,6 +244,18 @@ function networkValues(facts: HostFacts): SysEntry[] {
   if (hardware.length > 0) out.push(["hardware_addresses", list(hardware), INVENTORY("MAC addresses")]);
   if (flagList.length > 0) out.push(["hardware_flags", list(flagList), AGENT]);
   out.push(["ip_addresses", list([...ipv4.map((i) => i.address), ...orderedIpv6(facts)]), AGENT]);
+  return out;
+}
+
+/** `sys.inet`, `sys.inet6`, `sys.interfaces_data` from /proc/net (Linux only). */
+function procNetValues(): SysEntry[] {
+  const out: SysEntry[] = [];
+  const found: [string, JsonValue | undefined][] = [
+    ["inet", inetData()],
+    ["inet6", inet6Data()],
+    ["interfaces_data", interfacesData()],
+  ];
+  for (const [name, json] of found) if (json !== undefined) out.push([name, data(json), AGENT]);
   return out;
 }
 

@@ -12,7 +12,6 @@ import { type Value, isList, list, scalar } from "../values.js";
 import { classResult, fullMatch, text } from "./args.js";
 import { splitByRegex, stripPatterns } from "./cf-regex.js";
 import { cfReadFile } from "./file-read.js";
-import { cachedPerRun } from "./function-cache.js";
 import { addressInRange, hostInRange, isHostRange } from "./ip-match.js";
 import { emitFunctionMessage } from "./messages.js";
 import { lookupAddress, lookupName, tcpExchange } from "./net-probe.js";
@@ -180,19 +179,15 @@ function unavailable(name: string, minArgs: number, maxArgs: number, message: st
 const LDAP = "LDAP support only available in CFEngine Enterprise";
 
 export const networkFunctions: readonly BuiltinFunction[] = [
-  cachedPerRun(
-    defineFunction("host2ip", 1, 1, ([name]) => {
-      const answer = lookupAddress(text(name) ?? "");
-      // An unresolvable name comes back unchanged.
-      return scalar(answer.ok ? answer.value : (text(name) ?? ""));
-    }),
-  ),
-  cachedPerRun(
-    defineFunction("ip2host", 1, 1, ([address]) => {
-      const answer = lookupName(text(address) ?? "");
-      return scalar(answer.ok ? answer.value : (text(address) ?? ""));
-    }),
-  ),
+  defineFunction("host2ip", 1, 1, ([name]) => {
+    const answer = lookupAddress(text(name) ?? "");
+    // An unresolvable name comes back unchanged.
+    return scalar(answer.ok ? answer.value : (text(name) ?? ""));
+  }),
+  defineFunction("ip2host", 1, 1, ([address]) => {
+    const answer = lookupName(text(address) ?? "");
+    return scalar(answer.ok ? answer.value : (text(address) ?? ""));
+  }),
   defineFunction("iprange", 1, Number.POSITIVE_INFINITY, ipRange),
   defineFunction("isipinsubnet", 1, Number.POSITIVE_INFINITY, isIpInSubnet),
   defineFunction("hostrange", 2, 2, ([prefix, range], fc) => {
@@ -200,7 +195,7 @@ export const networkFunctions: readonly BuiltinFunction[] = [
     if (!isHostRange(spec)) return undefined;
     return classResult(hostInRange(text(prefix) ?? "", spec, hostNames(fc).uq));
   }),
-  cachedPerRun(defineFunction("readtcp", 4, 4, readTcp)),
+  defineFunction("readtcp", 4, 4, readTcp),
   defineFunction("selectservers", 6, 6, selectServers),
   defineFunction("peers", 3, 3, peers),
   defineFunction("peerleader", 3, 3, peerLeader),
@@ -212,12 +207,12 @@ export const networkFunctions: readonly BuiltinFunction[] = [
   unavailable("hostsseen", 3, 3, "cannot read the lastseen database"),
   unavailable("hostswithclass", 2, 2, "Host class counting is only available in CFEngine Enterprise"),
   // Community builds answer remote queries with an empty value (and no error).
-  cachedPerRun(defineFunction("remotescalar", 3, 3, () => scalar(""))),
-  cachedPerRun(defineFunction("hubknowledge", 1, 1, () => scalar(""))),
+  defineFunction("remotescalar", 3, 3, () => scalar("")),
+  defineFunction("hubknowledge", 1, 1, () => scalar("")),
   defineFunction("remoteclassesmatching", 4, 4, () => classResult(true)),
   unavailable("ldaparray", 6, 6, LDAP),
-  cachedPerRun(unavailable("ldaplist", 6, 6, LDAP)),
-  cachedPerRun(unavailable("ldapvalue", 6, 6, LDAP)),
-  cachedPerRun(unavailable("regldap", 7, 7, LDAP)),
+  unavailable("ldaplist", 6, 6, LDAP),
+  unavailable("ldapvalue", 6, 6, LDAP),
+  unavailable("regldap", 7, 7, LDAP),
   unavailable("url_get", 2, 2, "url_get: libcurl integration is not compiled into CFEngine, sorry"),
 ];

@@ -65,6 +65,8 @@ const CACHED = new Set([
   "execresult",
   "execresult_as_data",
   "findprocesses",
+  "host2ip",
+  "ip2host",
   "processexists",
   "readtcp",
   "remotescalar",
@@ -91,7 +93,7 @@ export function callFunction(
   if (!args) return undefined;
   if (!fn.acceptsUnresolved && !mayRunUnresolved(call) && args.some(isUnresolvedArgument)) return undefined;
   const fc = { ctx, options, call };
-  if (!CACHED.has(fn.name)) return fn.evaluate(args, fc);
+  if (!CACHED.has(fn.name) || options.bypassFunctionCache) return fn.evaluate(args, fc);
   const key = JSON.stringify([fn.name, args]);
   const cached = ctx.functionCache.get(key);
   if (cached) return cached;

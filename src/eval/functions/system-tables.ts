@@ -10,7 +10,6 @@ import { posix } from "node:path";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonValue, type Value, data, scalar } from "../values.js";
 import { classResult, compileRegex, fullMatch, text } from "./args.js";
-import { cachedPerRun } from "./function-cache.js";
 import { globFileList } from "./glob.js";
 import { emitFunctionMessage } from "./messages.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
@@ -186,18 +185,14 @@ export const systemTableFunctions: readonly BuiltinFunction[] = [
   defineFunction("data_sysctlvalues", 0, 0, sysctlValues),
   defineFunction("packagesmatching", 4, 4, packagesMatching(true)),
   defineFunction("packageupdatesmatching", 4, 4, packagesMatching(false)),
-  cachedPerRun(
-    defineFunction("findprocesses", 1, 1, ([pattern], fc) => {
-      const found = matchingProcesses(fc, text(pattern));
-      return found && data(found.map((p) => ({ line: p.line, pid: p.pid })));
-    }),
-  ),
-  cachedPerRun(
-    defineFunction("processexists", 1, 1, ([pattern], fc) => {
-      const found = matchingProcesses(fc, text(pattern));
-      return found && classResult(found.length > 0);
-    }),
-  ),
+  defineFunction("findprocesses", 1, 1, ([pattern], fc) => {
+    const found = matchingProcesses(fc, text(pattern));
+    return found && data(found.map((p) => ({ line: p.line, pid: p.pid })));
+  }),
+  defineFunction("processexists", 1, 1, ([pattern], fc) => {
+    const found = matchingProcesses(fc, text(pattern));
+    return found && classResult(found.length > 0);
+  }),
   defineFunction("network_connections", 0, 0, () =>
     data({
       tcp: connections("tcp"),

@@ -9,7 +9,6 @@ import { type JsonValue, type Value, data, list, scalar } from "../values.js";
 import { classResult, text } from "./args.js";
 import { type OutputSelect, type ShellMode, commandArg0, commandSucceeds, runCommand } from "./exec.js";
 import { isExecutable } from "./file-stat.js";
-import { cachedPerRun } from "./function-cache.js";
 import { emitFunctionMessage } from "./messages.js";
 import { intFromString } from "./numbers.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
@@ -136,9 +135,9 @@ function hostInNetgroup([group]: readonly Value[]): Value | undefined {
 }
 
 export const systemFunctions: readonly BuiltinFunction[] = [
-  cachedPerRun(defineFunction("execresult", 2, 3, execResult(false))),
-  cachedPerRun(defineFunction("execresult_as_data", 2, 3, execResult(true))),
-  cachedPerRun(defineFunction("returnszero", 2, 2, returnsZero)),
+  defineFunction("execresult", 2, 3, execResult(false)),
+  defineFunction("execresult_as_data", 2, 3, execResult(true)),
+  defineFunction("returnszero", 2, 2, returnsZero),
   defineFunction("getenv", 2, 2, getEnv),
   idLookup("getuid", "user", (k) => findUser(k)?.uid),
   idLookup("getgid", "group", (k) => findGroup(k)?.gid),

@@ -7,8 +7,9 @@
  * 128 buckets to start with, doubled whenever more than 3/4 full, each
  * bucket a list new entries are put in front of) keyed by `VarRefHash`, and
  * walks it bucket by bucket. tend emulates that order from the hash and the
- * number of variables it holds; entries that share a bucket come newest
- * first. (Resizes that reorder colliding entries are not replayed.)
+ * bucket count the table would have (EvalContext.tableSize); entries that
+ * share a bucket come newest first. (Resizes that reorder colliding entries
+ * are not replayed.)
  */
 import type { EvalContext } from "../context.js";
 import { parseVarRef } from "../var-ref.js";
@@ -36,19 +37,6 @@ export function variableHash(ns: string, scope: string, name: string, indices: r
   return (h + (h << 15)) >>> 0;
 }
 
-/** The number of buckets of 3.21's table once it holds `count` variables. */
-export function bucketCount(count: number): number {
-  let size = 128;
-  while (count > Math.floor(size * 0.75)) size *= 2;
-  return size;
-}
-
-function countVariables(ctx: EvalContext): number {
-  let count = 0;
-  for (const _ of ctx.allVariables()) count++;
-  return count;
-}
-
 /** A variable as the table holds it: `ns:scope` and the stored lval (`x[a][b]`). */
 export interface TableEntry {
   readonly scopeKey: string;
@@ -61,7 +49,7 @@ export interface TableEntry {
  */
 export function inVariableTableOrder<T extends TableEntry>(ctx: EvalContext, entries: readonly T[]): T[] {
   if (entries.length < 2) return [...entries];
-  const mask = bucketCount(countVariables(ctx)) - 1;
+  const mask = ctx.tableSize.buckets - 1;
   const keyed = entries.map((entry, position) => {
     const colon = entry.scopeKey.indexOf(":");
     const ref = parseVarRef(entry.lval);
