@@ -29,6 +29,7 @@ import {
 import type { EvalContext } from "./context.js";
 import { expandString } from "./expand.js";
 import { compileRegex } from "./functions/args.js";
+import { parseJsonText } from "./functions/json-text.js";
 import { type JsonValue, list, primitiveToString } from "./values.js";
 import { type VarRef, formatVarRef, parseVarRef } from "./var-ref.js";
 
@@ -56,9 +57,19 @@ export function findAugmentsFile(inputDir: string): string {
  * silently; problems become messages (3.21 logs them and goes on). Returns
  * the files that were read.
  */
-export function loadAugments(ctx: EvalContext, inputDir: string, messages: LoadMessage[]): string[] {
+export function loadAugments(
+  ctx: EvalContext,
+  inputDir: string,
+  messages: LoadMessage[],
+  entryFile = `${inputDir}/promises.cf`,
+): string[] {
   const loaded: string[] = [];
-  new AugmentsLoader(ctx, messages, loaded).loadFile(findAugmentsFile(inputDir));
+  const file = findAugmentsFile(inputDir);
+  messages.push({
+    level: "verbose",
+    text: `Loading JSON augments from '${file}' (input dir '${inputDir}', input file '${entryFile}'`,
+  });
+  new AugmentsLoader(ctx, messages, loaded).loadFile(file);
   return loaded;
 }
 
@@ -86,10 +97,9 @@ class AugmentsLoader {
       this.verbose(`could not load JSON augments from '${path}'`);
       return false;
     }
-    let json: JsonValue;
-    try {
-      json = JSON.parse(readFileSync(path, "utf8")) as JsonValue;
-    } catch {
+    // 3.21's JSON reader is lenient (trailing commas, text after the value...).
+    const json = parseJsonText(readFileSync(path, "utf8"));
+    if (json === undefined) {
       this.error(`Could not parse JSON file ${path}: ${describeParseError(path)}`);
       return false;
     }

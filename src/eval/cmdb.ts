@@ -22,6 +22,7 @@ import {
 } from "./augments-install.js";
 import type { EvalContext } from "./context.js";
 import { hasUnresolvedReference } from "./expand.js";
+import { parseJsonText } from "./functions/json-text.js";
 import { type JsonValue, primitiveToString } from "./values.js";
 import { type VarRef, parseVarRef } from "./var-ref.js";
 
@@ -38,10 +39,13 @@ export function loadHostSpecificData(ctx: EvalContext, workdir: string, messages
     messages.push({ level: "verbose", text: `No host-specific JSON data available at '${path}'` });
     return;
   }
-  let json: JsonValue;
+  let json: JsonValue | undefined;
   try {
-    json = JSON.parse(readFileSync(path, "utf8")) as JsonValue;
+    json = parseJsonText(readFileSync(path, "utf8"));
   } catch {
+    json = undefined;
+  }
+  if (json === undefined) {
     error(`Could not parse JSON file ${path}: Unable to parse json data`);
     error("Failed to load CMDB data");
     return;

@@ -256,7 +256,7 @@ export function loadPolicy(entryPath: string, options: LoadOptions = {}): LoadRe
   const workdir = ctx.getVariable({ ns: null, scope: "sys", name: "workdir", indices: [] });
   // As 3.21: host-specific data first, then augments, which may not override it.
   if (workdir && isScalar(workdir)) loadHostSpecificData(ctx, workdir.value, messages);
-  loadAugments(ctx, entryDir, messages);
+  loadAugments(ctx, entryDir, messages, entryPath);
   loader.loadFile(entryPath, null);
   return { set: { files: loader.files }, diagnostics: loader.diagnostics, context: ctx, messages };
 }
