@@ -15,13 +15,21 @@
  * classes of the promise's `classes` body.
  */
 import { basename, dirname } from "node:path";
-import type { Attribute, Bundle, ClassGuard, Promise as PromiseNode, Rval } from "../language/ast.js";
+import type {
+  Attribute,
+  Bundle,
+  ClassGuard,
+  Promise as PromiseNode,
+  PromiseSection,
+  Rval,
+} from "../language/ast.js";
+import { bundleToJson } from "../language/print/json.js";
 import { getFunction, getPromiseAttribute, promiseTypeOrder } from "../language/syntax/index.js";
 import { canonify } from "../eval/class-expression.js";
 import type { EntryMeta, EvalContext } from "../eval/context.js";
 import { type ExpandOptions, expandRval, expandString } from "../eval/expand.js";
 import { absolutePolicyPath, isGuardTrue } from "../eval/resolve.js";
-import { type Value, isList, isScalar, scalar } from "../eval/values.js";
+import { type JsonValue, type Value, isList, isScalar, scalar } from "../eval/values.js";
 import type { EditSession, PromiseEnvironment } from "../promises/contract.js";
 import type { PromiseTypeRegistry } from "../promises/registry.js";
 import { asStrings, asText, isUnresolved } from "../promises/values.js";
@@ -68,6 +76,8 @@ export class Engine implements PromiseEnvironment {
   failedFatally = false;
   /** Set when a bundle abort class is defined: the current bundle stops. */
   private bundleAborted = false;
+  /** The index of the iteration of the promise being evaluated (for the call stack). */
+  private iterationIndex = 0;
   /** The file the edit bundle being run edits, if any. */
   editing: EditSession | undefined;
 
@@ -158,6 +168,7 @@ export class Engine implements PromiseEnvironment {
       ["promise_dirname", scalar(dirname(file))],
     ]);
     const frame = this.ctx.pushFrame(bundle.namespace, bundle.name.text, thisVars);
+    const callFrames = this.pushBundleCallFrames(located);
     for (const name of inherited) frame.localClasses.add(name);
     this.log.verbose(`B: BEGIN bundle ${bundle.name.text}`);
     const outerAborted = this.bundleAborted;
@@ -182,8 +193,28 @@ export class Engine implements PromiseEnvironment {
       this.log.verbose(`B: END bundle ${bundle.name.text}`);
       this.bundleAborted = outerAborted;
       this.editing = outerEdit;
+      for (let i = 0; i < callFrames; i++) this.ctx.callStack.pop();
       this.ctx.popFrame();
     }
+  }
+
+  /**
+   * The call stack frames of a bundle: run by a promise (methods,
+   * edit_line) it sits above that promise's iteration frame. Returns how
+   * many frames were pushed.
+   */
+  private pushBundleCallFrames(located: Located<Bundle>): number {
+    const stack = this.ctx.callStack;
+    const byPromise = stack.top()?.type === "promise";
+    if (byPromise) stack.push({ type: "iteration", index: this.iterationIndex });
+    stack.push({
+      type: "bundle",
+      json: () =>
+        bundleToJson(located.block, located.file, (span) =>
+          this.recorder.lineOf(located.file, span[0]),
+        ) as JsonValue,
+    });
+    return byPromise ? 2 : 1;
   }
 
   private bindParameters(bundle: Bundle, args: readonly Value[]): void {
@@ -217,11 +248,23 @@ export class Engine implements PromiseEnvironment {
     let outcome: Outcome = "skipped";
     for (const section of located.block.sections) {
       if (section.type.text !== type) continue;
-      for (const group of section.groups) {
-        for (const promise of group.promises) {
-          outcome = combineOutcomes(outcome, this.evaluatePromise(located, type, group.guard, promise, pass));
-          if (this.stopped()) return outcome;
-        }
+      const frame = { type: "promise_type", promiseType: type } as const;
+      outcome = combineOutcomes(
+        outcome,
+        this.ctx.callStack.within(frame, () => this.runSection(located, section, pass)),
+      );
+      if (this.stopped()) return outcome;
+    }
+    return outcome;
+  }
+
+  private runSection(located: Located<Bundle>, section: PromiseSection, pass: number): Outcome {
+    let outcome: Outcome = "skipped";
+    const type = section.type.text;
+    for (const group of section.groups) {
+      for (const promise of group.promises) {
+        outcome = combineOutcomes(outcome, this.evaluatePromise(located, type, group.guard, promise, pass));
+        if (this.stopped()) return outcome;
       }
     }
     return outcome;
@@ -260,12 +303,23 @@ export class Engine implements PromiseEnvironment {
     }
     // `this.promiser` is not yet this promise's while its first promiser expands.
     frame.thisVars.delete("promiser");
-    let outcome: Outcome = "skipped";
-    for (const bindings of iterate(this.ctx, texts)) {
-      outcome = combineOutcomes(outcome, this.evaluateIteration(deref, handler.name, bindings, pass, line));
-      if (this.stopped()) break;
-    }
-    return outcome;
+    const classes = guard?.quoted === false ? guard.expression : "any";
+    const promiseFrame = {
+      type: "promise",
+      promiseType: type,
+      promiser: node.promiser.value,
+      classes,
+    } as const;
+    return this.ctx.callStack.within(promiseFrame, () => {
+      let outcome: Outcome = "skipped";
+      let index = 0;
+      for (const bindings of iterate(this.ctx, texts)) {
+        this.iterationIndex = index++;
+        outcome = combineOutcomes(outcome, this.evaluateIteration(deref, handler.name, bindings, pass, line));
+        if (this.stopped()) break;
+      }
+      return outcome;
+    });
   }
 
   private evaluateIteration(

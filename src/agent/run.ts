@@ -33,6 +33,7 @@ import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { PersistentClasses } from "./persistent-classes.js";
+import { preEvaluationClassHooks } from "./preeval-classes.js";
 import { PolicyIndex } from "./policy-index.js";
 import { type PromiseRecord, RunRecorder } from "./recorder.js";
 import { type AgentDirectories, agentDirectories } from "./workdir.js";
@@ -111,11 +112,12 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     if (m.level === "output") sinks.output?.(m.message);
     else log.log(m.level, m.message);
   });
+  const index = new PolicyIndex(loaded.set, entry);
   resolvePolicies(
     ctx,
     loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy })),
+    preEvaluationClassHooks(ctx, index, (name, minutes) => persistent.add(name, minutes)),
   );
-  const index = new PolicyIndex(loaded.set, entry);
   const recorder = new RunRecorder(
     loaded.set.files.map((f) => f.source),
     options.record ?? false,

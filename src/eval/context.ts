@@ -8,6 +8,7 @@
  * array entry `x[k]` is a variable of its own whose lval is `x[k]`.
  */
 import { VariableTableSize, inGlobalTable } from "./variable-table-size.js";
+import { CallStack } from "./call-stack.js";
 import { canonifyClassName, checkClassExpression } from "./class-expression.js";
 import { type JsonValue, type Value, scalar } from "./values.js";
 import { SPECIAL_SCOPES, type VarRef, lvalKey } from "./var-ref.js";
@@ -55,6 +56,8 @@ function scopeOfKey(key: string): string {
 }
 
 export class EvalContext {
+  /** Bundle, section, promise and iteration frames, for `callstack_callers()`. */
+  readonly callStack = new CallStack();
   /** The policy's bundles, set by whoever runs the policy (empty while loading). */
   policyBundles: readonly PolicyBundleInfo[] = [];
   /** Results of the functions 3.21 calls once per run (execresult, returnszero...), by arguments. */

@@ -11,41 +11,92 @@ import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } 
 import { verifyClassPromise } from "./class-promise.js";
 import { coerce, isVarType } from "./coerce.js";
 import { collectIterationTexts, iterate } from "./iteration.js";
-import { type Value, isList, isScalar, scalar } from "./values.js";
+import { type JsonValue, type Value, isList, isScalar, scalar } from "./values.js";
 import { parseVarRef } from "./var-ref.js";
+import { readFileSync } from "node:fs";
+import { bundleToJson } from "../language/print/json.js";
+import { SourceFile } from "../language/source.js";
 
 const VAR_TYPES = new Set(["string", "int", "real", "slist", "ilist", "rlist", "data"]);
 
+/** What a caller of pre-evaluation may add to it. */
+export interface ResolveHooks {
+  /**
+   * A vars promise was evaluated and its variable set: 3.21 applies the
+   * promise's `classes` body then (as kept), even in bundles never called.
+   */
+  varPromiseKept?(promise: PromiseNode, options: ExpandOptions): void;
+}
+
 /** Pre-evaluates one bundle; `sourcePath` gives `this.promise_filename`. */
-export function resolveBundle(ctx: EvalContext, bundle: Bundle, sourcePath: string): void {
+export function resolveBundle(
+  ctx: EvalContext,
+  bundle: Bundle,
+  sourcePath: string,
+  hooks: ResolveHooks = {},
+): void {
   const filename = absolutePolicyPath(sourcePath);
   const thisVars = new Map<string, Value>([
     ["promise_filename", scalar(filename)],
     ["promise_dirname", scalar(dirname(filename))],
   ]);
   ctx.pushFrame(bundle.namespace, bundle.name.text, thisVars);
+  ctx.callStack.push({ type: "bundle", json: () => bundleJson(bundle, sourcePath) });
   try {
     const common = bundle.type.text === "common";
-    resolveSections(ctx, bundle, "vars");
+    resolveSections(ctx, bundle, "vars", hooks);
     if (common) {
-      resolveSections(ctx, bundle, "classes");
-      resolveSections(ctx, bundle, "vars");
+      resolveSections(ctx, bundle, "classes", hooks);
+      resolveSections(ctx, bundle, "vars", hooks);
     }
   } finally {
+    ctx.callStack.pop();
     ctx.popFrame();
   }
 }
 
-function resolveSections(ctx: EvalContext, bundle: Bundle, type: "vars" | "classes"): void {
+/** The bundle as `callstack_callers()` shows it; the file is read only if asked. */
+function bundleJson(bundle: Bundle, sourcePath: string): JsonValue {
+  let source: SourceFile;
+  try {
+    source = new SourceFile(sourcePath, readFileSync(sourcePath, "utf8"));
+  } catch {
+    source = new SourceFile(sourcePath, "");
+  }
+  return bundleToJson(bundle, sourcePath, (span) => source.positionAt(span[0]).line) as JsonValue;
+}
+
+function resolveSections(
+  ctx: EvalContext,
+  bundle: Bundle,
+  type: "vars" | "classes",
+  hooks: ResolveHooks,
+): void {
   const common = bundle.type.text === "common";
   for (const section of bundle.sections) {
     if (section.type.text !== type) continue;
-    for (const group of section.groups) {
-      if (!isGuardTrue(ctx, group.guard)) continue;
-      for (const promise of group.promises) {
-        if (type === "vars") resolveVarPromise(ctx, promise);
-        else resolveClassPromise(ctx, promise, common);
+    ctx.callStack.push({ type: "promise_type", promiseType: type });
+    try {
+      for (const group of section.groups) {
+        if (!isGuardTrue(ctx, group.guard)) continue;
+        const classes = group.guard?.quoted === false ? group.guard.expression : "any";
+        for (const promise of group.promises) {
+          ctx.callStack.push({
+            type: "promise",
+            promiseType: type,
+            promiser: promise.promiser.value,
+            classes,
+          });
+          try {
+            if (type === "vars") resolveVarPromise(ctx, promise, hooks);
+            else resolveClassPromise(ctx, promise, common);
+          } finally {
+            ctx.callStack.pop();
+          }
+        }
       }
+    } finally {
+      ctx.callStack.pop();
     }
   }
 }
@@ -86,7 +137,7 @@ function conditionValue(ctx: EvalContext, rval: Rval, options: ExpandOptions): b
   return ctx.checkExpression(value.value);
 }
 
-function resolveVarPromise(ctx: EvalContext, promise: PromiseNode): void {
+function resolveVarPromise(ctx: EvalContext, promise: PromiseNode, hooks: ResolveHooks): void {
   const typed = promise.attributes.find((a) => VAR_TYPES.has(a.name.text));
   if (!typed) return;
   for (const bindings of iterate(ctx, iterationTexts(promise))) {
@@ -100,6 +151,7 @@ function resolveVarPromise(ctx: EvalContext, promise: PromiseNode): void {
     const value = computed && isVarType(typed.name.text) ? coerce(typed.name.text, computed) : undefined;
     if (!value) continue;
     ctx.setVariable(target, value, promiseMeta(ctx, promise, options));
+    hooks.varPromiseKept?.(promise, options);
   }
 }
 

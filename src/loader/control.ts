@@ -5,7 +5,7 @@
 import type { Attribute, Body, PolicyFile } from "../language/ast.js";
 import type { EvalContext } from "../eval/context.js";
 import { expandRval } from "../eval/expand.js";
-import { isGuardTrue, resolveBundle } from "../eval/resolve.js";
+import { type ResolveHooks, isGuardTrue, resolveBundle } from "../eval/resolve.js";
 import { isScalar, scalar } from "../eval/values.js";
 
 /** A parsed file and the path its `this.promise_filename` derives from. */
@@ -20,12 +20,16 @@ export interface LoadedPolicy {
  * bodies. Returns the `ignore_missing_inputs` setting if a common control
  * body set it.
  */
-export function resolvePolicies(ctx: EvalContext, files: readonly LoadedPolicy[]): boolean | undefined {
+export function resolvePolicies(
+  ctx: EvalContext,
+  files: readonly LoadedPolicy[],
+  hooks: ResolveHooks = {},
+): boolean | undefined {
   for (const common of [true, false]) {
     for (const file of files) {
       for (const block of file.policy.blocks) {
         if (block.kind === "bundle" && (block.type.text === "common") === common)
-          resolveBundle(ctx, block, file.path);
+          resolveBundle(ctx, block, file.path, hooks);
       }
     }
   }

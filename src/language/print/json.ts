@@ -63,7 +63,8 @@ export function policyToJson(files: readonly ParsedFile[]): { bodies: Json[]; bu
   return { bodies, bundles };
 }
 
-function bundleToJson(bundle: Bundle, path: string, lineOf: LineOf): Json {
+/** One bundle as `cf-promises -p json` shows it (also what `callstack_callers()` holds). */
+export function bundleToJson(bundle: Bundle, path: string, lineOf: LineOf): Json {
   return {
     arguments: (bundle.params ?? []).map((p) => p.text),
     bundleType: bundle.type.text,
