@@ -57,26 +57,26 @@ export class CallStack {
   /** The stack as `callstack_callers()` returns it: `frame` counts down to 1, `depth` up from 0. */
   toJson(): JsonValue[] {
     const total = this.frames.length;
-    return this.frames.map((f, depth): JsonValue => {
-      const common = { depth, frame: total - depth };
-      switch (f.type) {
-        case "bundle":
-          return { ...common, type: "bundle", bundle: f.json() };
-        case "promise_type":
-          return { ...common, type: "promise_type", promise_type: f.promiseType };
-        case "promise":
-          return {
-            ...common,
-            type: "promise",
-            promise_type: f.promiseType,
-            promiser: f.promiser,
-            promise_classes: f.classes,
-            // 3.21 never fills in the comment here.
-            promise_comment: "",
-          };
-        case "iteration":
-          return { ...common, type: "iteration", iteration_index: f.index };
-      }
-    });
+    return this.frames.map((f, depth) => ({ depth, frame: total - depth, ...frameFields(f) }));
+  }
+}
+
+function frameFields(f: CallFrame): Record<string, JsonValue> {
+  switch (f.type) {
+    case "bundle":
+      return { type: "bundle", bundle: f.json() };
+    case "promise_type":
+      return { type: "promise_type", promise_type: f.promiseType };
+    case "promise":
+      // 3.21 never fills in the comment here.
+      return {
+        type: "promise",
+        promise_type: f.promiseType,
+        promiser: f.promiser,
+        promise_classes: f.classes,
+        promise_comment: "",
+      };
+    case "iteration":
+      return { type: "iteration", iteration_index: f.index };
   }
 }
