@@ -46,7 +46,11 @@ function argsOf(file: string): string[] {
   return header ? header[1].trim().split(/\s+/).filter(Boolean) : [];
 }
 
-/** Runs a policy through one engine in a fresh work directory; its lines, the workdir written `$WORKDIR`. */
+/**
+ * Runs a policy through one engine in a fresh work directory; its lines,
+ * the workdir written `$WORKDIR` and the fixtures directory `$DIR` (so the
+ * expectations hold in any checkout).
+ */
 function run(engine: "tend" | "cf-agent", file: string): string[] {
   const workdir = mkdtempSync(join(tmpdir(), `tend-commands-${engine}-`));
   for (const sub of ["bin", "inputs", "state"]) mkdirSync(join(workdir, sub));
@@ -59,7 +63,8 @@ function run(engine: "tend" | "cf-agent", file: string): string[] {
     const result = spawnSync(command, argv, { cwd: fixtures, env, encoding: "utf8", timeout: 60_000 });
     // cf-agent prints everything on stdout; tend logs on stderr and reports on stdout.
     const text = engine === "tend" ? `${result.stderr}${result.stdout}` : result.stdout;
-    return [...text.replaceAll(workdir, "$WORKDIR").split("\n").filter(Boolean), `exit ${result.status}`];
+    const lines = text.replaceAll(workdir, "$WORKDIR").replaceAll(fixtures.replace(/\/$/, ""), "$DIR");
+    return [...lines.split("\n").filter(Boolean), `exit ${result.status}`];
   } finally {
     rmSync(workdir, { recursive: true, force: true });
   }
