@@ -27,18 +27,25 @@ export function hasWhitespaceBetweenNames(text: string): boolean {
   return /[_A-Za-z0-9][ \t]+[_A-Za-z0-9]/.test(text);
 }
 
+// Operands are read in loops, not by recursion: a guard may chain
+// thousands of names (`a.a.a...`) without exhausting the stack.
 function parseOr(text: string, start: number): Parsed {
-  const left = parseAnd(text, start);
-  if (!left.ok || left.end >= text.length || text[left.end] !== "|") return left;
-  const next = text[left.end + 1] === "|" ? left.end + 2 : left.end + 1;
-  return parseOr(text, next);
+  let at = start;
+  for (;;) {
+    const left = parseAnd(text, at);
+    if (!left.ok || left.end >= text.length || text[left.end] !== "|") return left;
+    at = text[left.end + 1] === "|" ? left.end + 2 : left.end + 1;
+  }
 }
 
 function parseAnd(text: string, start: number): Parsed {
-  const left = parseNot(text, start);
-  if (!left.ok || left.end >= text.length) return left;
-  if (text[left.end] !== "." && text[left.end] !== "&") return left;
-  return parseAnd(text, left.end + 1);
+  let at = start;
+  for (;;) {
+    const left = parseNot(text, at);
+    if (!left.ok || left.end >= text.length) return left;
+    if (text[left.end] !== "." && text[left.end] !== "&") return left;
+    at = left.end + 1;
+  }
 }
 
 function parseNot(text: string, start: number): Parsed {
