@@ -19,6 +19,7 @@ import { resolvePolicies } from "../loader/control.js";
 import { loadPolicy } from "../loader/load.js";
 import type { EvalContext } from "../eval/context.js";
 import { expandRval } from "../eval/expand.js";
+import { setClassPersister } from "../eval/functions/class-persistence.js";
 import { setFunctionMessageSink } from "../eval/functions/messages.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
@@ -113,6 +114,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     else log.log(m.level, m.message);
   });
   const index = new PolicyIndex(loaded.set, entry);
+  setClassPersister(ctx, (name, minutes, tags) => persistent.add(name, minutes, tags));
   resolvePolicies(
     ctx,
     loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy })),

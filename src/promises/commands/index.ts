@@ -17,7 +17,9 @@ import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract
 import { asText } from "../values.js";
 import { type CommandAttributes, readCommandAttributes } from "./attributes.js";
 import { commandPrefix } from "./command-line.js";
-import { ModuleSession } from "./module-session.js";
+import { registerFunctions } from "../../eval/functions/registry.js";
+import { moduleFunctions } from "./module-functions.js";
+import { ModuleSession, promiseModuleHost } from "./module-session.js";
 import { logPromiseRef } from "./promise-ref.js";
 import { STOP_READING, runContained } from "./process.js";
 import { QuotedOutput } from "./quoted-output.js";
@@ -139,7 +141,9 @@ function readOutput(
   attrs: CommandAttributes,
   quoted: QuotedOutput,
 ): void {
-  const session = attrs.module ? new ModuleSession(env, attrs.commandLine, !attrs.noOutput) : undefined;
+  const session = attrs.module
+    ? new ModuleSession(promiseModuleHost(env), attrs.commandLine, attrs.noOutput ? "none" : "all")
+    : undefined;
   for (const line of lines) {
     if (attrs.preview) {
       const prefix = PREVIEW_PREFIXES.find((p) => line.startsWith(p)) ?? "";
@@ -162,6 +166,10 @@ function noteUnknownIdentities(promise: ActivePromise, env: PromiseEnvironment):
     logPromiseRef("info", promise, env);
   }
 }
+
+// usemodule() and read_module_protocol() speak the module protocol too: they
+// join the built-in functions wherever commands promises are loaded.
+registerFunctions(moduleFunctions);
 
 export const commandsPromiseType: PromiseType = {
   name: "commands",

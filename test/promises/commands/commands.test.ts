@@ -6,8 +6,10 @@
  * Commands in these policies only touch their temporary work directory.
  *
  * - `TEND_RECORD=1` (with cf-agent installed) records the expectations.
- * - A policy may start with `# args: -I -n` (more command-line arguments)
- *   and `# needs: root perl` (skipped, saying why, without them).
+ * - A policy may start with `# args: -I -n` (more command-line arguments),
+ *   `# needs: root perl` (skipped, saying why, without them) and
+ *   `# setup: <sh command>` (run first, from the fixtures directory, with
+ *   `$WORKDIR` set to the run's work directory).
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -41,6 +43,17 @@ function missingNeeds(file: string): string | undefined {
   return undefined;
 }
 
+/** Prepares the work directory as the policy's `# setup:` line says. */
+function setUp(file: string, workdir: string): void {
+  const header = /^# setup:(.*)$/m.exec(readFileSync(file, "utf8"));
+  if (!header) return;
+  const result = spawnSync("/bin/sh", ["-c", header[1]], {
+    cwd: fixtures,
+    env: { ...process.env, WORKDIR: workdir },
+  });
+  assert.equal(result.status, 0, `setup failed: ${result.stderr}`);
+}
+
 function argsOf(file: string): string[] {
   const header = /^# args:(.*)$/m.exec(readFileSync(file, "utf8"));
   return header ? header[1].trim().split(/\s+/).filter(Boolean) : [];
@@ -56,6 +69,7 @@ function run(engine: "tend" | "cf-agent", file: string): string[] {
   for (const sub of ["bin", "inputs", "state"]) mkdirSync(join(workdir, sub));
   try {
     if (engine === "cf-agent") symlinkSync("/usr/bin/cf-promises", join(workdir, "bin", "cf-promises"));
+    setUp(file, workdir);
     const args = ["-K", ...argsOf(file), "-f", file];
     const [command, argv] =
       engine === "tend" ? [process.execPath, [tendBin, "agent", ...args]] : ["cf-agent", args];
