@@ -14,6 +14,7 @@ import { filesPromiseType } from "./files/files.js";
 import { methodsPromiseType } from "./methods.js";
 import { reportsPromiseType } from "./reports.js";
 import { metaPromiseType, varsPromiseType } from "./vars.js";
+import { xmlPromiseTypes } from "./xml/types.js";
 
 export class PromiseTypeRegistry {
   private readonly types = new Map<string, PromiseType>();
@@ -43,6 +44,7 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     fieldEditsPromiseType,
     insertLinesPromiseType,
     replacePatternsPromiseType,
+    ...xmlPromiseTypes,
   ]) {
     registry.register(type);
   }

@@ -19,6 +19,7 @@ import { LineList } from "./lines.js";
 import { finishEdit } from "./finish.js";
 import { renderCfengineTemplate } from "./template-cfengine.js";
 import { renderMustacheTemplate } from "./template-mustache.js";
+import { editXml } from "../xml/session.js";
 
 /** `edit_defaults`, as read for one promise. */
 export interface EditDefaults {
@@ -139,6 +140,10 @@ export function scheduleEditOperation(request: EditRequest): void {
   const { step } = request;
   const { promise, env, path } = step;
   const defaults = readEditDefaults(promise, env);
+  if (promise.raw("edit_xml") !== undefined) {
+    editXml(request, defaults);
+    return;
+  }
   const editLine = promise.raw("edit_line") !== undefined;
   const lines = editLine ? loadForEditing(env, path, defaults) : new LineList();
   if (!lines) {

@@ -134,7 +134,9 @@ function pathsOf(promise: ActivePromise): string[] {
   return expandPathPattern(promise.promiser).filter((p) => lstatOrUndefined(p) !== undefined);
 }
 
-function conflicts(attrs: FileAttributes): string | undefined {
+function conflicts(attrs: FileAttributes, promise: ActivePromise): string | undefined {
+  if (promise.raw("edit_line") !== undefined && promise.raw("edit_xml") !== undefined)
+    return `Promise constraint conflicts - '${promise.promiser}' editing file as both line and xml makes no sense`;
   if (attrs.delete && (attrs.create || attrs.rename))
     return "Promise constraint conflicts - delete cannot be combined with create or rename";
   if (attrs.rename && attrs.create)
@@ -149,7 +151,7 @@ function evaluateFiles(promise: ActivePromise, env: PromiseEnvironment): Outcome
   if (mode === null) return "failed";
   warnDefaultRxdirs(promise, env);
   const attrs = readAttributes(promise, mode);
-  const conflict = conflicts(attrs);
+  const conflict = conflicts(attrs, promise);
   if (conflict) {
     env.log.error(conflict);
     return "failed";
