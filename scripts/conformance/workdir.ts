@@ -15,6 +15,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** The tools testall links into every work directory's `bin/`. */
 export const BIN_TOOLS = [
@@ -102,6 +103,12 @@ export function buildHelpers(suite: string, scratch: string): string[] {
     writeFileSync(join(include, header), FAKE_PLATFORM_HEADER);
   const notes: string[] = [];
   for (const helper of HELPERS) {
+    // TEND_XML_C14NIZE=script uses the script even where the C helper builds.
+    if (helper.name === "xml-c14nize" && process.env.TEND_XML_C14NIZE === "script") {
+      writeXmlC14nizeScript(join(suite, helper.name));
+      notes.push("helper xml-c14nize is tend's script (TEND_XML_C14NIZE=script)");
+      continue;
+    }
     try {
       const args = ["-O1", "-D_GNU_SOURCE", `-I${include}`, ...pkgConfig("--cflags", helper.libs)];
       args.push(
@@ -113,10 +120,22 @@ export function buildHelpers(suite: string, scratch: string): string[] {
       execFileSync("cc", args, { stdio: "pipe" });
     } catch (error) {
       const detail = (error as { stderr?: Buffer }).stderr?.toString().split("\n")[0] ?? String(error);
-      notes.push(`could not build helper ${helper.name}: ${detail}`);
+      if (helper.name === "xml-c14nize") {
+        writeXmlC14nizeScript(join(suite, helper.name));
+        notes.push(`helper xml-c14nize is tend's script (libxml2 headers missing: ${detail})`);
+      } else notes.push(`could not build helper ${helper.name}: ${detail}`);
     }
   }
   return notes;
+}
+
+/**
+ * Stands in for the C xml-c14nize where libxml2's headers are missing:
+ * the same canonical output, from tend's own XML library.
+ */
+function writeXmlC14nizeScript(path: string): void {
+  const script = fileURLToPath(new URL("./xml-c14nize.js", import.meta.url));
+  writeExecutable(path, `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(script)} "$@"\n`);
 }
 
 function writeExecutable(path: string, text: string): void {
@@ -127,7 +146,12 @@ function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Fills `bin` with the tools: symlinks to real binaries, or `tend` wrappers. */
+/**
+ * Fills `bin` with the tools: symlinks to real binaries, or `tend`
+ * wrappers. cf-agent writes its log lines to stdout, tend to stderr; the
+ * agent's wrapper joins the two, so that policies reading an agent's
+ * output (`$(sys.cf_agent) ... > file`, execresult) see what cf-agent shows.
+ */
 export function populateBin(bin: string, source: AgentSource, diff: string | undefined): void {
   for (const tool of BIN_TOOLS) {
     const target = join(bin, tool);
@@ -140,7 +164,7 @@ export function populateBin(bin: string, source: AgentSource, diff: string | und
       target,
       sub === undefined
         ? `#!/bin/sh\necho "${tool}: not implemented by tend" >&2\nexit 127\n`
-        : `#!/bin/sh\nexec ${shellQuote(source.node)} ${shellQuote(source.script)} ${sub} "$@"\n`,
+        : `#!/bin/sh\nexec ${shellQuote(source.node)} ${shellQuote(source.script)} ${sub} "$@"${sub === "agent" ? " 2>&1" : ""}\n`,
     );
   }
   if (diff !== undefined) symlinkSync(diff, join(bin, "diff"));
