@@ -1,0 +1,283 @@
+/**
+ * Crash safety of files promises: `tend agent` is killed with SIGKILL at
+ * random moments while it rewrites big files (edit_line, edit_xml,
+ * `content`), and after every kill each file must hold either its content
+ * from before the run or the content the run promises — never a mix,
+ * never a truncated or empty file.
+ *
+ * Each run promises a new generation: the first line of every edited file
+ * (`gen N`), the whole text of every `content` file, an attribute of every
+ * XML file. Kill moments are drawn uniformly over the time a whole run
+ * takes (measured first), so some runs finish and most are cut short.
+ *
+ *   npx tsc -p . && node dist/scripts/crash-safety.js [--kills 500] [--files 12] [--size 1000000]
+ *
+ * Prints one line per 50 kills and a summary; exits 1 on the first file
+ * found in any other state. test/agent/crash-safety.test.ts runs a short
+ * version in npm test.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+export interface CrashOptions {
+  /** How many runs must be killed before the end. */
+  readonly kills: number;
+  /** Files of each kind (edit_line, content, edit_xml). */
+  readonly files: number;
+  /** Approximate size of each file, in bytes. */
+  readonly size: number;
+  /** Progress lines; none by default. */
+  readonly progress?: (line: string) => void;
+}
+
+export interface CrashReport {
+  readonly kills: number;
+  readonly completed: number;
+  /** Files checked after runs (kills and completions), in total. */
+  readonly checks: number;
+  /** Files found as before the run / as promised by it, over all checks. */
+  readonly old: number;
+  readonly new: number;
+  /** Temporary files killed runs left beside the targets (never the targets), in total. */
+  readonly strayTemporaries: number;
+  /** The first violation found, if any. */
+  readonly violation: string | undefined;
+  readonly seconds: number;
+}
+
+type Kind = "edit" | "content" | "xml";
+const KINDS: readonly Kind[] = ["edit", "content", "xml"];
+
+function body(size: number, kind: Kind): string {
+  const lines: string[] = [];
+  let length = 0;
+  for (let i = 0; length < size; i++) {
+    const line = kind === "xml" ? `  <item n="${i}">${"x".repeat(60)}</item>` : `line ${i} ${"x".repeat(60)}`;
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** What a file holds at generation `gen` (what tend writes for it). */
+function contentAt(kind: Kind, gen: number, text: string): string {
+  if (kind === "xml") return `<?xml version="1.0"?>\n<doc gen="${gen}">\n${text}</doc>\n`;
+  return `gen ${gen}\n${text}`;
+}
+
+class Workspace {
+  readonly root = mkdtempSync(join(tmpdir(), "tend-crash-"));
+  readonly dir = join(this.root, "files");
+  readonly policy = join(this.root, "policy.cf");
+  readonly texts = new Map<Kind, string>();
+  /** File name → the contents it may hold after the next run. */
+  allowed = new Map<string, Set<string>>();
+
+  constructor(readonly options: CrashOptions) {
+    mkdirSync(this.dir);
+    for (const kind of KINDS) this.texts.set(kind, body(options.size, kind));
+    for (const name of this.names()) {
+      const content = contentAt(this.kindOf(name), 0, this.textOf(name));
+      writeFileSync(join(this.dir, name), content);
+      this.allowed.set(name, new Set([content]));
+    }
+  }
+
+  names(): string[] {
+    return KINDS.flatMap((kind) =>
+      Array.from({ length: this.options.files }, (_, i) => `${kind}-${i}${kind === "xml" ? ".xml" : ".txt"}`),
+    );
+  }
+
+  kindOf(name: string): Kind {
+    return name.slice(0, name.indexOf("-")) as Kind;
+  }
+
+  textOf(name: string): string {
+    return this.texts.get(this.kindOf(name)) as string;
+  }
+
+  /** The policy promising generation `gen`, and what each file may hold after it. */
+  prepare(gen: number): void {
+    const content = contentAt("content", gen, this.textOf("content-0"));
+    const promises = this.names().map((name) => {
+      const path = join(this.dir, name);
+      switch (this.kindOf(name)) {
+        case "edit":
+          return `"${path}" edit_line => gen("${gen}"), edit_defaults => unlimited;`;
+        case "xml":
+          return `"${path}" edit_xml => xgen("${gen}"), edit_defaults => unlimited;`;
+        default:
+          return `"${path}" content => "$(content)";`;
+      }
+    });
+    writeFileSync(
+      this.policy,
+      `body common control { bundlesequence => { "main" }; }
+bundle agent main
+{
+vars:
+  "content" string => "${content.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}";
+files:
+  ${promises.join("\n  ")}
+}
+bundle edit_line gen(g) { replace_patterns: "^gen (?!$(g)$).*" replace_with => value("gen $(g)"); }
+bundle edit_xml xgen(g) { set_attribute: "gen" select_xpath => "/doc", attribute_value => "$(g)"; }
+body replace_with value(v) { replace_value => "$(v)"; }
+body edit_defaults unlimited { max_file_size => "0"; edit_backup => "false"; }
+`,
+    );
+    for (const name of this.names()) {
+      const allowed = this.allowed.get(name) as Set<string>;
+      allowed.add(contentAt(this.kindOf(name), gen, this.textOf(name)));
+    }
+  }
+
+  /** Checks every file; the contents found become the only "before" of the next run. */
+  check(gen: number): { violation?: string; old: number; new: number } {
+    let old = 0;
+    let fresh = 0;
+    for (const name of this.names()) {
+      const content = readFileSync(join(this.dir, name), "utf8");
+      const allowed = this.allowed.get(name) as Set<string>;
+      if (!allowed.has(content)) {
+        const what =
+          content === ""
+            ? "empty"
+            : `${content.length} bytes, starting ${JSON.stringify(content.slice(0, 40))}`;
+        return {
+          violation: `${name} after generation ${gen}: neither old nor new content (${what})`,
+          old,
+          new: fresh,
+        };
+      }
+      if (content === contentAt(this.kindOf(name), gen, this.textOf(name))) fresh++;
+      else old++;
+      this.allowed.set(name, new Set([content]));
+    }
+    return { old, new: fresh };
+  }
+
+  /** Removes the temporary files a killed run left (they keep the disk from filling); returns how many. */
+  removeStrayTemporaries(): number {
+    const strays = readdirSync(this.dir).filter((name) => /\.tend-\d+-\d+$/.test(name));
+    for (const name of strays) rmSync(join(this.dir, name));
+    return strays.length;
+  }
+
+  remove(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+const TEND = resolve("bin/tend.js");
+
+/** Runs the agent; kills it after `delay` ms unless it ends first. Resolves whether it was killed. */
+function runAgent(workspace: Workspace, delay: number | undefined): Promise<boolean> {
+  return new Promise((done, fail) => {
+    const child: ChildProcess = spawn(process.execPath, [TEND, "agent", "-K", "-f", workspace.policy], {
+      env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: join(workspace.root, "wd") },
+      stdio: "ignore",
+    });
+    const timer = delay === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), delay);
+    child.on("error", fail);
+    child.on("exit", (_code, signal) => {
+      if (timer) clearTimeout(timer);
+      done(signal === "SIGKILL");
+    });
+  });
+}
+
+/** Kills the agent `options.kills` times in all; see the file's comment. */
+export async function runCrashSafety(options: CrashOptions): Promise<CrashReport> {
+  const started = Date.now();
+  const workspace = new Workspace(options);
+  let gen = 0;
+  let kills = 0;
+  let completed = 0;
+  let checks = 0;
+  let old = 0;
+  let fresh = 0;
+  let strays = 0;
+  let violation: string | undefined;
+  try {
+    // One whole run first: it must succeed, and it times the kill window.
+    workspace.prepare(++gen);
+    const t0 = Date.now();
+    await runAgent(workspace, undefined);
+    const window = Math.max(20, Date.now() - t0);
+    let result = workspace.check(gen);
+    if (result.new !== workspace.names().length)
+      violation = result.violation ?? "a whole run left old content";
+    while (!violation && kills < options.kills) {
+      workspace.prepare(++gen);
+      const killed = await runAgent(workspace, Math.random() * window);
+      if (killed) kills++;
+      else completed++;
+      result = workspace.check(gen);
+      checks += workspace.names().length;
+      old += result.old;
+      fresh += result.new;
+      violation = result.violation;
+      strays += workspace.removeStrayTemporaries();
+      if (killed && kills % 50 === 0) options.progress?.(`${kills} kills, ${completed} runs completed`);
+    }
+  } finally {
+    workspace.remove();
+  }
+  return {
+    kills,
+    completed,
+    checks,
+    old,
+    new: fresh,
+    strayTemporaries: strays,
+    violation,
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+function option(args: readonly string[], name: string, fallback: number): number {
+  const at = args.indexOf(`--${name}`);
+  const value = at >= 0 ? Number(args[at + 1]) : fallback;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a positive integer`);
+  return value;
+}
+
+async function main(args: readonly string[]): Promise<number> {
+  const options: CrashOptions = {
+    kills: option(args, "kills", 500),
+    files: option(args, "files", 12),
+    size: option(args, "size", 1_000_000),
+    progress: (line) => process.stdout.write(`${line}\n`),
+  };
+  process.stdout.write(
+    `crash safety: ${options.kills} kills, ${options.files} files of each kind (edit_line, content, edit_xml), ~${options.size} bytes each\n`,
+  );
+  const report = await runCrashSafety(options);
+  process.stdout.write(
+    `${report.kills} kills and ${report.completed} completed runs in ${report.seconds.toFixed(0)} s; ` +
+      `${report.checks} file checks: ${report.old} old, ${report.new} new; ` +
+      `temporary files killed runs left beside the targets (removed): ${report.strayTemporaries}\n`,
+  );
+  if (report.violation) {
+    process.stdout.write(`VIOLATION: ${report.violation}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: Error) => {
+      process.stderr.write(`crash-safety: ${error.message}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

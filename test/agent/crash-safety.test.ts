@@ -1,0 +1,15 @@
+/**
+ * A short version of scripts/crash-safety.ts: tend agent killed with
+ * SIGKILL at random moments while it rewrites files (edit_line, edit_xml,
+ * content); each file must always be as before the run or as promised.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { runCrashSafety } from "../../scripts/crash-safety.js";
+
+test("files are old or new after every SIGKILL of the agent (20 kills)", async () => {
+  const report = await runCrashSafety({ kills: 20, files: 2, size: 100_000 });
+  assert.equal(report.violation, undefined);
+  assert.equal(report.kills, 20);
+  assert.equal(report.old + report.new, report.checks);
+});
