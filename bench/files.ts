@@ -1,0 +1,152 @@
+/**
+ * Benchmarks files promises, `tend agent` against `cf-agent` in one run:
+ *
+ *   node dist/bench/files.js [--iterations N] [--sizes 100,1000,10000] [--json]
+ *
+ * A policy of N files promises, one per file: create it, mode 0644, a
+ * one-line `content`. Timed twice for each N:
+ * - first run: the directory is empty, every file is created;
+ * - steady state: every file is already as promised, nothing changes.
+ *
+ * Each agent runs with `-K` in its own temporary work directory (cf-agent
+ * with a `bin/cf-promises` link and keys there). Medians of the iterations;
+ * the two agents alternate so that a busy moment of the machine hits both.
+ * Skipped, with the reason, when cf-agent is not installed.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
+const CF_AGENT = "/usr/bin/cf-agent";
+
+export interface FilesComparison {
+  readonly files: number;
+  readonly phase: "first run" | "steady state";
+  readonly tendMs: number;
+  readonly cfAgentMs: number;
+  readonly ratio: number;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** N files promises on files in `dir`: created, mode 0644, one line of content. */
+export function filesPolicy(dir: string, count: number): string {
+  const lines = [
+    'body common control { bundlesequence => { "main" }; }',
+    'body perms m644 { mode => "0644"; rxdirs => "false"; }',
+    "bundle agent main",
+    "{",
+    "files:",
+  ];
+  for (let i = 0; i < count; i++)
+    lines.push(`  "${dir}/f${i}" create => "true", perms => m644, content => "file ${i}$(const.n)";`);
+  lines.push("}");
+  return `${lines.join("\n")}\n`;
+}
+
+interface Agent {
+  readonly name: "tend" | "cf-agent";
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly workdir: string;
+}
+
+function makeAgent(name: Agent["name"], policy: string): Agent {
+  const workdir = mkdtempSync(join(tmpdir(), `tend-bench-files-${name}-`));
+  if (name === "tend")
+    return { name, command: process.execPath, args: [tendBin, "agent", "-Kf", policy], workdir };
+  mkdirSync(join(workdir, "bin"));
+  symlinkSync("/usr/bin/cf-promises", join(workdir, "bin", "cf-promises"));
+  spawnSync("cf-key", [], {
+    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
+    stdio: "ignore",
+  });
+  return { name, command: CF_AGENT, args: ["-Kf", policy], workdir };
+}
+
+function time(agent: Agent): number {
+  const started = performance.now();
+  const result = spawnSync(agent.command, agent.args, {
+    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: agent.workdir },
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+  });
+  const elapsed = performance.now() - started;
+  if (result.status !== 0)
+    throw new Error(`${agent.name} exited ${result.status}: ${result.stderr.slice(0, 400)}`);
+  return elapsed;
+}
+
+function resetDirectory(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir);
+}
+
+/** Both phases for N files; `iterations` timings of each agent, medians compared. */
+export function compareFiles(count: number, iterations: number): FilesComparison[] {
+  const root = mkdtempSync(join(tmpdir(), "tend-bench-files-"));
+  const agents = (["tend", "cf-agent"] as const).map((name) => {
+    const dir = join(root, name);
+    const policy = join(root, `${name}.cf`);
+    writeFileSync(policy, filesPolicy(dir, count));
+    return { agent: makeAgent(name, policy), dir, first: [] as number[], steady: [] as number[] };
+  });
+  try {
+    for (let i = 0; i < iterations; i++) {
+      for (const a of agents) {
+        resetDirectory(a.dir);
+        a.first.push(time(a.agent));
+        a.steady.push(time(a.agent));
+      }
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+    for (const a of agents) rmSync(a.agent.workdir, { recursive: true, force: true });
+  }
+  const [tend, cf] = agents as [(typeof agents)[0], (typeof agents)[0]];
+  return (["first run", "steady state"] as const).map((phase) => {
+    const tendMs = median(phase === "first run" ? tend.first : tend.steady);
+    const cfAgentMs = median(phase === "first run" ? cf.first : cf.steady);
+    return { files: count, phase, tendMs, cfAgentMs, ratio: tendMs / cfAgentMs };
+  });
+}
+
+export function runFilesBenchmarks(sizes: readonly number[], iterations: number): FilesComparison[] | string {
+  if (!existsSync(CF_AGENT)) return "cf-agent is not installed (apt-get install cfengine3)";
+  return sizes.flatMap((n) => compareFiles(n, n >= 10000 ? Math.max(1, iterations >> 1) : iterations));
+}
+
+function main(): void {
+  const { values } = parseArgs({
+    options: { iterations: { type: "string" }, sizes: { type: "string" }, json: { type: "boolean" } },
+  });
+  const iterations = Number(values.iterations ?? 5);
+  const sizes = (values.sizes ?? "100,1000,10000").split(",").map(Number);
+  const results = runFilesBenchmarks(sizes, iterations);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    return;
+  }
+  if (typeof results === "string") {
+    process.stdout.write(`files benchmarks skipped: ${results}\n`);
+    return;
+  }
+  for (const r of results) {
+    const goal = r.phase === "steady state" ? " (goal ≤ 0.25×)" : " (goal ≤ 1.0×)";
+    process.stdout.write(
+      `files, ${r.files} promises, ${r.phase}: tend ${r.tendMs.toFixed(0)} ms, cf-agent ${r.cfAgentMs.toFixed(0)} ms, ratio ${r.ratio.toFixed(2)}×${goal}\n`,
+    );
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
