@@ -1,29 +1,46 @@
 /**
  * `content => "text"`: the whole file is exactly the text (no newline is
- * added). A different file is replaced atomically, keeping its mode.
+ * added). A different file is replaced atomically, keeping its mode. The
+ * file is read only as far as the text's length and one byte more: enough
+ * to tell whether it differs.
  */
-import { type Stats, readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { writeFileAtomically } from "./atomic.js";
 import { errorText, type FileStep } from "./step.js";
 
+/** Whether the file at `path` holds exactly `expected`. Throws the system error. */
+function holds(path: string, expected: Buffer): boolean {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(expected.length + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const n = readSync(fd, buffer, filled, buffer.length - filled, filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    return filled === expected.length && buffer.subarray(0, filled).equals(expected);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function verifyContent(step: FileStep, content: string): void {
   const { path } = step;
-  let current: Buffer;
-  let stats: Stats;
+  const expected = Buffer.from(content, "utf8");
   try {
-    current = readFileSync(path);
-    stats = statSync(path);
+    if (holds(path, expected)) {
+      step.unchanged(`No changes to content of file '${path}'`);
+      return;
+    }
   } catch (error) {
     step.failed(`Could not read file '${path}'. (${errorText(error)})`);
     return;
   }
-  if (current.equals(Buffer.from(content, "utf8"))) {
-    step.unchanged(`No changes to content of file '${path}'`);
-    return;
-  }
   if (!step.makingChanges(`update file '${path}' with content '${content}'`)) return;
   try {
-    writeFileAtomically(path, content, stats.mode & 0o7777, stats);
+    const stats = statSync(path);
+    writeFileAtomically(path, expected, stats.mode & 0o7777, stats);
   } catch (error) {
     step.failed(`Failed to update file '${path}' with content. (${errorText(error)})`);
     return;

@@ -5,6 +5,7 @@
  */
 import { closeSync, fchmodSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
+import { writeFileAtomically } from "./atomic.js";
 import { formatMode, type ModeMasks } from "./modes.js";
 import { errorText, type FileStep } from "./step.js";
 
@@ -20,10 +21,16 @@ export function namesDirectory(path: string): boolean {
 
 /**
  * Creates `path` (a file of the promised mode, 0600 by default, or a
- * directory). Returns whether it exists afterwards; false on failure (an
+ * directory). A file gets `content` when given (written atomically), else
+ * is empty. Returns whether it exists afterwards; false on failure (an
  * error is logged) or when only a warning was promised.
  */
-export function createObject(step: FileStep, masks: ModeMasks | undefined, force: boolean): boolean {
+export function createObject(
+  step: FileStep,
+  masks: ModeMasks | undefined,
+  force: boolean,
+  content?: string,
+): boolean {
   const { path } = step;
   if (!isAbsolute(path)) {
     step.failed(`Cannot create a relative filename '${path}' - has no invariant meaning`);
@@ -36,20 +43,23 @@ export function createObject(step: FileStep, masks: ModeMasks | undefined, force
     if (created) step.changed(`Created directory '${path}'`);
     return true;
   }
-  return createFile(step, masks ? masks.plus & ~masks.minus : 0o600, force);
+  return createFile(step, masks ? masks.plus & ~masks.minus : 0o600, force, content);
 }
 
-function createFile(step: FileStep, mode: number, force: boolean): boolean {
+function createFile(step: FileStep, mode: number, force: boolean, content: string | undefined): boolean {
   const { path } = step;
   if (!step.makingChanges(`create file '${path}', mode '${formatMode(mode)}'`)) return false;
   const created = makeParentDirectory(step, force);
   if (created === undefined) return false;
   if (created) step.changed(`Created directory for '${path}'`);
   try {
-    // O_EXCL: never follow a dangling symlink someone left in the way.
-    const fd = openSync(path, "wx", mode);
-    fchmodSync(fd, mode);
-    closeSync(fd);
+    if (content !== undefined) writeFileAtomically(path, content, mode);
+    else {
+      // O_EXCL: never follow a dangling symlink someone left in the way.
+      const fd = openSync(path, "wx", mode);
+      fchmodSync(fd, mode);
+      closeSync(fd);
+    }
   } catch (error) {
     step.failed(`Error creating file '${path}', mode '${formatMode(mode)}'. (open: '${errorText(error)}')`);
     return false;

@@ -59,36 +59,39 @@ function readAttributes(promise: ActivePromise, mode: ModeMasks | undefined): Fi
 }
 
 function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
+  return lstatSync(path, { throwIfNoEntry: false });
 }
 
 function statOrUndefined(path: string): Stats | undefined {
   try {
-    return statSync(path);
+    return statSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
 }
 
-/** rename, delete, touch, then perms: what cf-agent checks on each existing object. */
-function verifyLeaf(step: FileStep, attrs: FileAttributes): void {
-  let stats = lstatOrUndefined(step.path);
+/**
+ * rename, delete, touch, then perms: what cf-agent checks on each existing
+ * object. `known` is the object's lstat when the caller has just taken it.
+ */
+function verifyLeaf(step: FileStep, attrs: FileAttributes, known?: Stats): void {
+  let stats = known ?? lstatOrUndefined(step.path);
   if (!stats) return;
   if (attrs.rename) verifyRename(step, stats);
   if (attrs.delete) verifyDelete(step, stats);
   if (attrs.touch) touchFile(step);
   if (!attrs.perms) return;
-  stats = lstatOrUndefined(step.path);
+  if (attrs.rename || attrs.delete || attrs.touch) stats = lstatOrUndefined(step.path);
   if (stats) verifyPerms(step, stats, attrs.mode);
 }
 
 /** Steps 1 and 2: returns whether the object exists, or undefined to stop. */
-function ensureExistence(step: FileStep, attrs: FileAttributes): boolean | undefined {
-  if (!lstatOrUndefined(step.path)) {
+function ensureExistence(
+  step: FileStep,
+  attrs: FileAttributes,
+  stats: Stats | undefined,
+): boolean | undefined {
+  if (!stats) {
     if (!attrs.create && !attrs.touch) return false;
     return createObject(step, attrs.mode, attrs.moveObstructions) ? true : undefined;
   }
@@ -96,16 +99,58 @@ function ensureExistence(step: FileStep, attrs: FileAttributes): boolean | undef
   return true;
 }
 
+/**
+ * A missing file promised with `content` (and no rename, delete or touch)
+ * is created with its content in one atomic write: a crash never leaves
+ * it empty, and it costs one file instead of two. The messages are those
+ * of creating it and then writing it.
+ */
+function createWithContent(step: FileStep, attrs: FileAttributes, content: string): void {
+  if (!createObject(step, attrs.mode, attrs.moveObstructions, content)) return;
+  if (attrs.perms) verifyLeaf(step, attrs);
+  if (content !== "") step.changed(`Updated file '${step.path}' with content '${content}'`);
+}
+
+function canCreateWithContent(
+  attrs: FileAttributes,
+  path: string,
+): attrs is FileAttributes & { content: string } {
+  return (
+    attrs.content !== undefined &&
+    !attrs.createFalse &&
+    !attrs.touch &&
+    !attrs.rename &&
+    !attrs.delete &&
+    !path.endsWith("/.")
+  );
+}
+
+function verifyContentOf(
+  step: FileStep,
+  attrs: FileAttributes,
+  content: string,
+  stats: Stats | undefined,
+): void {
+  // Without rename or delete the object is as lstat found it (a symlink may dangle).
+  const unmoved = stats && !attrs.rename && !attrs.delete;
+  let present = unmoved ? !stats.isSymbolicLink() || existsSync(step.path) : existsSync(step.path);
+  if (!present && !attrs.createFalse) present = createObject(step, attrs.mode, attrs.moveObstructions);
+  if (present) verifyContent(step, content);
+  else step.unchanged(`Cannot render file '${step.path}' with content: file does not exist`);
+}
+
 function verifyPath(step: FileStep, attrs: FileAttributes): void {
-  let exists = ensureExistence(step, attrs);
+  const stats = lstatOrUndefined(step.path);
+  if (!stats && canCreateWithContent(attrs, step.path)) {
+    createWithContent(step, attrs, attrs.content);
+    return;
+  }
+  const exists = ensureExistence(step, attrs, stats);
   if (exists === undefined) return;
   const namesDirectory = step.path.endsWith("/.");
-  if (exists && (attrs.rename || attrs.perms || attrs.delete)) verifyLeaf(step, attrs);
+  if (exists && (attrs.rename || attrs.perms || attrs.delete)) verifyLeaf(step, attrs, stats);
   if (attrs.content !== undefined) {
-    if (!existsSync(step.path) && !attrs.createFalse)
-      exists = createObject(step, attrs.mode, attrs.moveObstructions);
-    if (existsSync(step.path)) verifyContent(step, attrs.content);
-    else step.unchanged(`Cannot render file '${step.path}' with content: file does not exist`);
+    verifyContentOf(step, attrs, attrs.content, stats);
     return;
   }
   if (attrs.edits && !editFile(step, attrs)) return;
