@@ -44,6 +44,9 @@ import { type Outcome, combineOutcomes } from "./outcome.js";
 import { applyOutcomeClasses } from "./outcome-classes.js";
 import type { Located, PolicyIndex } from "./policy-index.js";
 import type { RunRecorder } from "./recorder.js";
+import { isStaticPromise } from "./static-promise.js";
+
+const NO_BINDINGS: ReadonlyMap<string, string> = new Map();
 
 /** Passes over each bundle, as in cf-agent. */
 export const PASSES = 3;
@@ -67,6 +70,9 @@ export interface EngineHooks {
 export class Engine implements PromiseEnvironment {
   /** Expanded promises already acted on in this run. */
   private readonly done = new Set<string>();
+  /** Static promises (see static-promise.ts) already done: later passes skip them at once. */
+  private readonly staticDone = new WeakSet<PromiseNode>();
+  private readonly staticNodes = new WeakMap<PromiseNode, boolean>();
   /** Outcomes of promises by handle, for `depends_on`. */
   private readonly handles = new Map<string, Outcome>();
   private readonly warnedTypes = new Set<string>();
@@ -290,17 +296,12 @@ export class Engine implements PromiseEnvironment {
     }
     // A quoted guard is an `ifvarclass` in 3.21: checked in every iteration.
     if (!guard?.quoted && !isGuardTrue(this.ctx, guard)) return "skipped";
+    if (this.staticDone.has(node)) return "skipped";
     const deref = this.derefPromise(located, type, node, guard?.quoted ? guard.expression : undefined);
+    const fixed = handler.oncePerRun === true && !handler.everyPass && this.isStatic(deref);
     const frame = this.ctx.currentFrame();
     const line = this.lineOf(located, node);
     frame.thisVars.set("promise_linenumber", scalar(String(line)));
-    const texts = [node.promiser.value];
-    if (deref.varClass) texts.push(deref.varClass);
-    if (node.promisee) collectIterationTexts(node.promisee, texts);
-    for (const attribute of deref.attributes.values()) collectIterationTexts(attribute.value, texts);
-    for (const body of deref.bodies.values()) {
-      for (const attribute of body.attributes.values()) collectIterationTexts(attribute.value, texts);
-    }
     // `this.promiser` is not yet this promise's while its first promiser expands.
     frame.thisVars.delete("promiser");
     const classes = guard?.quoted === false ? guard.expression : "any";
@@ -313,9 +314,13 @@ export class Engine implements PromiseEnvironment {
     return this.ctx.callStack.within(promiseFrame, () => {
       let outcome: Outcome = "skipped";
       let index = 0;
-      for (const bindings of iterate(this.ctx, texts)) {
+      // A static promise has nothing to iterate over.
+      for (const bindings of fixed ? [NO_BINDINGS] : iterate(this.ctx, iterationTexts(deref))) {
         this.iterationIndex = index++;
-        outcome = combineOutcomes(outcome, this.evaluateIteration(deref, handler.name, bindings, pass, line));
+        outcome = combineOutcomes(
+          outcome,
+          this.evaluateIteration(deref, handler.name, bindings, pass, line, fixed),
+        );
         if (this.stopped()) break;
       }
       return outcome;
@@ -328,6 +333,7 @@ export class Engine implements PromiseEnvironment {
     bindings: ReadonlyMap<string, string>,
     pass: number,
     line: number,
+    fixed = false,
   ): Outcome {
     const handler = this.types.get(typeName);
     if (!handler) return "skipped";
@@ -352,6 +358,7 @@ export class Engine implements PromiseEnvironment {
       const key = this.doneKey(active);
       if (this.done.has(key)) return "skipped";
       this.done.add(key);
+      if (fixed) this.staticDone.add(deref.node);
       if (!this.lockAcquired(active, key)) return "skipped";
     }
     const outcome = handler.evaluate(active, this);
@@ -370,6 +377,16 @@ export class Engine implements PromiseEnvironment {
     if (!attribute) return false;
     const value = expandRval(this.ctx, attribute.value, { bindings });
     return value !== undefined && isScalar(value) && parseCfInt(value.value) === 0;
+  }
+
+  private isStatic(deref: DerefPromise): boolean {
+    let known = this.staticNodes.get(deref.node);
+    if (known === undefined) {
+      const ns = this.ctx.currentNamespace();
+      known = isStaticPromise(deref, (type, name) => this.index.findBody(type, name, ns)?.block);
+      this.staticNodes.set(deref.node, known);
+    }
+    return known;
   }
 
   /** Without `-K`, a promise that acted less than `ifelapsed` minutes ago waits. */
@@ -513,6 +530,19 @@ export class Engine implements PromiseEnvironment {
     this.warnedTypes.add(type);
     this.log.error(`Promise type '${type}' is not supported by tend yet; its promises are skipped`);
   }
+}
+
+/** The texts whose list references a promise iterates over. */
+function iterationTexts(deref: DerefPromise): string[] {
+  const { node } = deref;
+  const texts = [node.promiser.value];
+  if (deref.varClass) texts.push(deref.varClass);
+  if (node.promisee) collectIterationTexts(node.promisee, texts);
+  for (const attribute of deref.attributes.values()) collectIterationTexts(attribute.value, texts);
+  for (const body of deref.bodies.values()) {
+    for (const attribute of body.attributes.values()) collectIterationTexts(attribute.value, texts);
+  }
+  return texts;
 }
 
 function valueKey(value: Value | undefined): string {
