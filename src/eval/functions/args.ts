@@ -5,6 +5,7 @@ import { matchesFully } from "../regex/match.js";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonValue, type Value, data, isList, isScalar, scalar, valueToJson } from "../values.js";
 import { classicArrayJson } from "./containers.js";
+import { type JsonLookup, parseJsonText } from "./json-text.js";
 import type { FunctionContext } from "./types.js";
 
 /** A scalar argument's text; lists and data give undefined. */
@@ -57,7 +58,10 @@ export function collection(fc: FunctionContext, value: Value | undefined): Value
   if (found) return found;
   const array = classicArray(fc, name);
   if (array) return array;
-  return parseInlineJson(name);
+  return parseInlineJson(name, (ref) => {
+    const found = fc.ctx.getVariable(parseVarRef(ref));
+    return found && valueToJson(found);
+  });
 }
 
 /** The entries `name[k]...` of a classic array as a data object keyed by `k`. */
@@ -66,13 +70,16 @@ export function classicArray(fc: FunctionContext, name: string): Value | undefin
   return json === undefined ? undefined : data(json);
 }
 
-export function parseInlineJson(raw: string): Value | undefined {
+/** Inline data (`'{ "k": [1] }'`); with `lookup`, bare words name variables (`{ "k": myvar }`). */
+export function parseInlineJson(raw: string, lookup?: JsonLookup): Value | undefined {
   const trimmed = raw.trim();
   if (!trimmed.startsWith("[") && !trimmed.startsWith("{")) return undefined;
   try {
     return data(JSON.parse(trimmed) as JsonValue);
   } catch {
-    return undefined;
+    if (!lookup) return undefined;
+    const parsed = parseJsonText(trimmed, lookup);
+    return parsed === undefined ? undefined : data(parsed);
   }
 }
 

@@ -23,7 +23,11 @@ export function collect(fc: FunctionContext, arg: Value | undefined): Collected 
   const name = arg.value;
   const trimmed = name.trimStart();
   if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
-    const json = parseJsonContainer(name);
+    // Inline data; a bare word in it names a variable (3.21's JsonParseWithLookup).
+    const json = parseJsonContainer(name, (ref) => {
+      const found = fc.ctx.getVariable(parseVarRef(ref));
+      return found && valueJson(found);
+    });
     return json === undefined ? undefined : { kind: "container", json, fromList: false };
   }
   const found = fc.ctx.getVariable(parseVarRef(name));

@@ -89,7 +89,7 @@ function mapData([mode, pattern, source]: readonly Value[], fc: FunctionContext)
   const mapped = mapOver(fc, template, source, kind);
   if (!mapped) return undefined;
   if (kind !== "json") return data(mapped);
-  const parsed = mapped.map(parseJsonText).filter((v): v is JsonValue => v !== undefined);
+  const parsed = mapped.map((m) => parseJsonText(m)).filter((v): v is JsonValue => v !== undefined);
   return data(parsed);
 }
 

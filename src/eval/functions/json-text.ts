@@ -7,9 +7,16 @@
  */
 import type { JsonValue } from "../values.js";
 
-/** Parses the first JSON value of `text`; undefined when there is none. */
-export function parseJsonText(text: string): JsonValue | undefined {
-  const parser = new LenientParser(text);
+/** Looks a bare variable name up as JSON (for inline data in function calls). */
+export type JsonLookup = (name: string) => JsonValue | undefined;
+
+/**
+ * Parses the first JSON value of `text`; undefined when there is none.
+ * With `lookup`, a bare word where a value should be (`{ "k": myvar }`)
+ * names a variable whose value goes there, as 3.21's inline data allows.
+ */
+export function parseJsonText(text: string, lookup?: JsonLookup): JsonValue | undefined {
+  const parser = new LenientParser(text, lookup);
   try {
     return parser.value();
   } catch {
@@ -18,14 +25,17 @@ export function parseJsonText(text: string): JsonValue | undefined {
 }
 
 /** Like `parseJsonText`, but only an array or an object counts. */
-export function parseJsonContainer(text: string): JsonValue | undefined {
-  const parsed = parseJsonText(text);
+export function parseJsonContainer(text: string, lookup?: JsonLookup): JsonValue | undefined {
+  const parsed = parseJsonText(text, lookup);
   return parsed !== null && typeof parsed === "object" ? parsed : undefined;
 }
 
 class LenientParser {
   private at = 0;
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private readonly lookup?: JsonLookup,
+  ) {}
 
   value(): JsonValue {
     this.skipSpace();
@@ -104,11 +114,20 @@ class LenientParser {
     const match = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])/.exec(
       this.text.slice(this.at),
     );
-    if (!match) throw new Error("expected a value");
+    if (!match) return this.variable();
     this.at += match[0].length;
     if (match[0] === "null") return null;
     if (match[0] === "true" || match[0] === "false") return match[0] === "true";
     return Number(match[0]);
+  }
+
+  /** A variable's value in place of a JSON value (3.21's LookupVarRefToJson). */
+  private variable(): JsonValue {
+    const name = /^(?:[a-zA-Z0-9_]+\.)?[a-zA-Z0-9._]+(?:\[[^[\]]+\])?/.exec(this.text.slice(this.at))?.[0];
+    const value = name === undefined ? undefined : this.lookup?.(name);
+    if (name === undefined || value === undefined) throw new Error("expected a value");
+    this.at += name.length;
+    return value;
   }
 
   private skipSpace(): void {

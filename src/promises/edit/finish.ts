@@ -63,7 +63,7 @@ export function finishEdit(
   const { promise, env, path } = request.step;
   if (outcome !== "kept" && outcome !== "repaired") return outcome;
   if (session.edits === 0) {
-    env.log.verbose(`No edit changes to file '${path}' need saving`);
+    request.step.kept(`No edit changes to file '${path}' need saving`);
     return outcome;
   }
   const lines = session.lines.texts();
@@ -73,7 +73,7 @@ export function finishEdit(
   if (!same && warn) result = combineOutcomes(result, "warn");
   if (!same && !makingChanges(promise, env, `edit file '${path}'`, (o) => (result = o))) return result;
   if (same) {
-    env.log.verbose(`No edit changes to file '${path}' need saving`);
+    request.step.kept(`No edit changes to file '${path}' need saving`);
     return result;
   }
   const repository = asText(promise.value("repository"));

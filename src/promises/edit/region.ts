@@ -35,9 +35,9 @@ export function regionOf(promise: ActivePromise, env: PromiseEnvironment): Regio
   };
 }
 
-/** `select_end_match_eof` of `body common control` (false by default). */
+/** `select_end_match_eof` of `body agent control` (false by default). */
 function defaultEndMatchesEof(env: PromiseEnvironment): boolean {
-  return asBoolean(env.controlValue?.("common", "select_end_match_eof"), false);
+  return asBoolean(env.controlValue?.("agent", "select_end_match_eof"), false);
 }
 
 export interface Region {

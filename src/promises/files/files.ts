@@ -95,7 +95,7 @@ function ensureExistence(
     if (!attrs.create && !attrs.touch) return false;
     return createObject(step, attrs.mode, attrs.moveObstructions) ? true : undefined;
   }
-  if (attrs.create || attrs.touch) step.unchanged(`File '${step.path}' exists as promised`);
+  if (attrs.create || attrs.touch) step.kept(`File '${step.path}' exists as promised`);
   return true;
 }
 

@@ -42,7 +42,7 @@ export function verifyPerms(step: FileStep, stats: Stats, masks: ModeMasks | und
   const wanted = applyMode(current, masks, rxdirs);
   const { path } = step;
   if (wanted === current) {
-    step.unchanged(`File permissions on '${path}' as promised`);
+    step.kept(`File permissions on '${path}' as promised`);
     return;
   }
   const [from, to] = [formatMode(current), formatMode(wanted)];

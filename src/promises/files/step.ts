@@ -5,6 +5,7 @@
  * cf-agent's words, and fold their result into the promise's outcome.
  */
 import { combineOutcomes, type Outcome } from "../../agent/outcome.js";
+import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { asText } from "../values.js";
 
@@ -28,22 +29,38 @@ export class FileStep {
   makingChanges(what: string): boolean {
     if (!this.warnOnly) return true;
     this.env.log.warning(`Should ${what}, but only warning promised`);
-    this.update("warn");
+    this.record("warn");
     return false;
   }
 
+  /**
+   * Like cf-agent's Record* calls, each change, failure or kept state also
+   * defines the promise's outcome classes for it at once: a promise that
+   * kept one thing and repaired another gets both kinds.
+   */
   changed(message: string): void {
     this.env.log.info(message);
-    this.update("repaired");
+    this.record("repaired");
   }
 
   failed(message: string): void {
     this.env.log.error(message);
-    this.update("failed");
+    this.record("failed");
+  }
+
+  /** Something already as promised (cf-agent's RecordNoChange): verbose, kept classes. */
+  kept(message: string): void {
+    this.env.log.verbose(message);
+    applyOutcomeClasses(this.promise, this.env, "kept");
   }
 
   unchanged(message: string): void {
     this.env.log.verbose(message);
+  }
+
+  private record(outcome: Outcome): void {
+    applyOutcomeClasses(this.promise, this.env, outcome);
+    this.update(outcome);
   }
 
   update(outcome: Outcome): void {
