@@ -24,6 +24,7 @@ import { setFunctionMessageSink } from "../eval/functions/messages.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
 import { registerCustomPromiseTypes } from "../promises/custom/index.js";
+import { warnSharedAnchors } from "../promises/edit/anchors.js";
 import { builtinPromiseTypes } from "../promises/registry.js";
 import { asBoolean } from "../promises/values.js";
 import { type AgentControl, controlAttribute, readAgentControl } from "./agent-control.js";
@@ -115,6 +116,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   });
   const index = new PolicyIndex(loaded.set, entry);
   setClassPersister(ctx, (name, minutes, tags) => persistent.add(name, minutes, tags));
+  warnSharedAnchors(ctx, index, log);
   resolvePolicies(
     ctx,
     loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy })),

@@ -7,7 +7,9 @@
 import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
 import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
 import type { Value } from "../../eval/values.js";
+import type { LogLevel } from "../../agent/logger.js";
 import type { ActivePromise, EditSession, PromiseEnvironment } from "../contract.js";
+import { promiseRef } from "../promise-ref.js";
 import { asText } from "../values.js";
 
 /**
@@ -67,6 +69,11 @@ export class EditRecord {
     return makingChanges(this.promise, this.env, what, (o) => {
       this.outcome = o;
     });
+  }
+
+  /** Where the promise comes from (cf-agent's PromiseRef), at `level`. */
+  ref(level: LogLevel): void {
+    promiseRef(this.env, level, this.promise);
   }
 
   /** cf-agent's closing line for the promise, by outcome; returns the outcome. */

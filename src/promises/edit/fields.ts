@@ -220,6 +220,7 @@ function evaluateFieldEdits(promise: ActivePromise, env: PromiseEnvironment): Ou
           : undefined;
   if (missing) {
     record.failed(missing);
+    record.ref("error");
     return "failed";
   }
   let first = session.lines.head;

@@ -10,7 +10,7 @@ import type { EditSession, PromiseEnvironment } from "../contract.js";
 import { asText } from "../values.js";
 import { makingChanges } from "./common.js";
 import { checkedLines } from "./load.js";
-import { saveEditedFile } from "./save.js";
+import { repositoryOf, saveEditedFile } from "./save.js";
 import type { EditDefaults, EditRequest } from "./session.js";
 import { linesToBytes } from "./text-file.js";
 
@@ -76,11 +76,10 @@ export function finishEdit(
     request.step.kept(`No edit changes to file '${path}' need saving`);
     return result;
   }
-  const repository = asText(promise.value("repository"));
   const saved = saveEditedFile(env, path, linesToBytes(lines), {
     backup: defaults.backup,
     rotate: defaults.rotate,
-    repository,
+    repository: repositoryOf(promise, env),
   });
   if (!saved) {
     env.log.error(`Unable to save file '${path}' after editing`);

@@ -94,7 +94,8 @@ export class Insertion {
   /** Whether a line matching `text` (by the whitespace policy) is in the region. */
   inRegion(text: string): boolean {
     for (let line = this.begin; line && line !== this.end; line = line.next) {
-      if (matchesPolicy(this.env, text, line.text, this.spec.policy)) return true;
+      if (matchesPolicy(this.env, text, line.text, this.spec.policy, () => this.record.ref("error")))
+        return true;
     }
     return false;
   }
@@ -128,7 +129,10 @@ export class Insertion {
   private neighbourMatches(location: Line | null, text: string, after: boolean): boolean {
     if (!location) return false;
     const neighbour = after ? location.next : location.prev;
-    return neighbour !== null && matchesPolicy(this.env, text, neighbour.text, this.spec.policy);
+    return (
+      neighbour !== null &&
+      matchesPolicy(this.env, text, neighbour.text, this.spec.policy, () => this.record.ref("error"))
+    );
   }
 
   /** One line at a position: `before` the location (after `prev`) or after it. */

@@ -103,6 +103,7 @@ class Replacement {
         this.record.interrupted(
           `Promised replacement '${result}' on line '${line.text}' for pattern '${pattern}' is not convergent while editing '${file}' (regular expression matches the replacement string)`,
         );
+        this.record.ref("error");
         return;
       }
       if (!this.record.making(`replace pattern '${pattern}' in '${file}'`) || !replaced) continue;
@@ -114,6 +115,7 @@ class Replacement {
         this.record.interrupted(
           `Promised replacement '${result}' for pattern '${pattern}' is not properly convergent while editing '${file}' (pattern still matches the end-state replacement string '${result}', consider use of a negative look ahead)`,
         );
+        this.record.ref("info");
       }
     }
   }

@@ -20,7 +20,8 @@ import {
 } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { canonify } from "../../eval/class-expression.js";
-import type { PromiseEnvironment } from "../contract.js";
+import type { ActivePromise, PromiseEnvironment } from "../contract.js";
+import { asText } from "../values.js";
 import { writeFileAtomically } from "../files/atomic.js";
 import { errorText } from "../files/step.js";
 
@@ -58,12 +59,23 @@ function stampOf(now: Date, started: Date): string {
   return `_${Math.floor(started.getTime() / 1000)}_${canonify(`${day} ${month} ${date} ${time} ${year}\n`)}`;
 }
 
-/** Backups rotated already in this run (cf-agent rotates a name once per run). */
-const rotated = new Set<string>();
+/** Names already rotated or archived in a run (cf-agent does each once per run). */
+const doneInRun = new WeakMap<PromiseEnvironment, Set<string>>();
+
+/** Whether `key` was already done in this run; marks it done. */
+function onceInRun(env: PromiseEnvironment, key: string): boolean {
+  let done = doneInRun.get(env);
+  if (!done) {
+    done = new Set();
+    doneInRun.set(env, done);
+  }
+  if (done.has(key)) return true;
+  done.add(key);
+  return false;
+}
 
 function rotate(env: PromiseEnvironment, backup: string, count: number): void {
-  if (rotated.has(backup)) return;
-  rotated.add(backup);
+  if (onceInRun(env, `rotate:${backup}`)) return;
   for (let i = count - 1; i > 0; i--) {
     for (const suffix of ["", ".gz", ".Z", ".bz", ".bz2"]) {
       try {
@@ -80,18 +92,14 @@ function rotate(env: PromiseEnvironment, backup: string, count: number): void {
   }
 }
 
-/** Backups archived in this run: a second archive would lose the first. */
-const archived = new Set<string>();
-
 /** Copies the backup into the repository; whether the local one may go. */
 function archive(env: PromiseEnvironment, backup: string, repository: string): boolean {
-  if (archived.has(backup)) {
+  if (onceInRun(env, `archive:${backup}`)) {
     env.log.info(
       `The file '${backup}' has already been moved to the repository once. Multiple update will cause loss of backup.`,
     );
     return true;
   }
-  archived.add(backup);
   const destination = join(repository, canonify(backup));
   try {
     copyFileSync(backup, destination);
@@ -104,6 +112,11 @@ function archive(env: PromiseEnvironment, backup: string, repository: string): b
 }
 
 const STARTED = new Date();
+
+/** Where backups go instead of beside the file: `repository`, else agent control's `default_repository`. */
+export function repositoryOf(promise: ActivePromise, env: PromiseEnvironment): string | undefined {
+  return asText(promise.value("repository")) ?? asText(env.controlValue?.("agent", "default_repository"));
+}
 
 /**
  * Replaces the file at `path` with `data`, keeping the backup asked for.

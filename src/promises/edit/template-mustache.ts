@@ -9,11 +9,25 @@ import { readFileSync } from "node:fs";
 import type { Outcome } from "../../agent/outcome.js";
 import { dataState } from "../../eval/data-state.js";
 import { decodeBytes, encodeBytes } from "../../eval/regex/bytes.js";
+import { parseJsonContainer } from "../../eval/functions/json-text.js";
+import type { JsonValue } from "../../eval/values.js";
 import { renderMustache } from "../../mustache/index.js";
+import type { ActivePromise } from "../contract.js";
 import { makingChanges } from "./common.js";
-import { saveEditedFile } from "./save.js";
+import { repositoryOf, saveEditedFile } from "./save.js";
 import type { EditDefaults, EditRequest } from "./session.js";
 import { asText } from "../values.js";
+
+/**
+ * `template_data`: a container, or JSON text (a data attribute given as a
+ * string is parsed); undefined when absent or not a container.
+ */
+export function templateData(promise: ActivePromise): JsonValue | undefined {
+  const value = promise.value("template_data");
+  if (value?.type === "data") return value.value;
+  const text = asText(value);
+  return text === undefined ? undefined : parseJsonContainer(text);
+}
 
 /** Where the template comes from: a file, or the text itself (undefined when not set). */
 export type TemplateSource = { readonly file: string } | { readonly text: string | undefined };
@@ -50,8 +64,7 @@ export function renderMustacheTemplate(
   const { env, promise, path } = request.step;
   const template = readTemplate(request, source);
   if (template === undefined) return "failed";
-  const given = promise.value("template_data");
-  const data = given?.type === "data" ? given.value : dataState(env.ctx);
+  const data = templateData(promise) ?? dataState(env.ctx);
   const name = "file" in source ? source.file : "inline";
   const rendered = renderMustache(template, data, (level, message) => env.log[level](message));
   if (rendered === undefined) {
@@ -74,7 +87,7 @@ export function renderMustacheTemplate(
   const saved = saveEditedFile(env, path, bytes, {
     backup: defaults.backup,
     rotate: defaults.rotate,
-    repository: asText(promise.value("repository")),
+    repository: repositoryOf(promise, env),
   });
   if (!saved) {
     env.log.error(`Failed to update rendering of '${path}' from mustache template '${name}'`);

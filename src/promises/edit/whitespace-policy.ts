@@ -86,6 +86,7 @@ export function matchesPolicy(
   candidate: string,
   line: string,
   policy: readonly WhitespaceOption[],
+  onConflict?: () => void,
 ): boolean {
   let ok = false;
   let escaped = false;
@@ -96,8 +97,10 @@ export function matchesPolicy(
     let final: Buffer = { text: piece, size: piece.length + 1 };
     for (const option of policy) {
       if (option === "exact_match") {
-        if (policy.length > 1)
+        if (policy.length > 1) {
           env.log.error('Multiple policies conflict with "exact_match", using exact match');
+          onConflict?.();
+        }
         ok ||= same;
         break;
       }

@@ -14,13 +14,15 @@
  * is reported as a warning and the promise is not kept.
  */
 import { type Stats, existsSync, lstatSync, statSync } from "node:fs";
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
+import { type Outcome, combineOutcomes, isNotKept } from "../../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { asBoolean, asText } from "../values.js";
 import { createObject } from "./create.js";
 import { verifyContent } from "./content.js";
 import { verifyDelete } from "./delete.js";
 import { hasEdits, scheduleEditOperation, templateMethod } from "../edit/session.js";
+import { templateData } from "../edit/template-mustache.js";
+import { promiseRef } from "../promise-ref.js";
 import type { ModeMasks } from "./modes.js";
 import { expandPathPattern, isPathPattern } from "./pathtype.js";
 import { promisedMode, verifyPerms, warnDefaultRxdirs } from "./perms.js";
@@ -167,8 +169,13 @@ function editFile(step: FileStep, attrs: FileAttributes): boolean {
     step.unchanged(`Cannot render file '${step.path}': file does not exist`);
     return false;
   }
-  const create = () => createObject(step, attrs.mode, attrs.moveObstructions);
-  scheduleEditOperation({ step, exists, create });
+  // cf-agent edits `/path/.` as `/path` (it cuts the promiser's last node).
+  const target = step.path.endsWith("/.")
+    ? new FileStep(step.promise, step.env, step.path.slice(0, -2))
+    : step;
+  const create = () => createObject(target, attrs.mode, attrs.moveObstructions);
+  scheduleEditOperation({ step: target, exists, create });
+  if (target !== step) step.update(target.outcome);
   return true;
 }
 
@@ -191,6 +198,21 @@ function conflicts(attrs: FileAttributes, promise: ActivePromise): string | unde
   return undefined;
 }
 
+/** Edits cf-agent's sanity checks refuse (the promise then does nothing). */
+function refusedEdit(promise: ActivePromise, attrs: FileAttributes): string | undefined {
+  if (promise.raw("edit_line") !== undefined && promise.raw("edit_xml") !== undefined)
+    return `Promise constraint conflicts - '${promise.promiser}' editing file as both line and xml makes no sense`;
+  if (attrs.edits && promise.body("depth_search"))
+    return "Recursive depth_searches are not compatible with general file editing";
+  if (attrs.edits && asText(promise.value("file_type")) === "fifo") return "Editing is not allowed on fifos";
+  return undefined;
+}
+
+/** The promiser as cf-agent shows it at the end: `/path/.` cut to `/path`. */
+function shownPromiser(promise: ActivePromise): string {
+  return promise.promiser.endsWith("/.") ? promise.promiser.slice(0, -2) : promise.promiser;
+}
+
 function evaluateFiles(promise: ActivePromise, env: PromiseEnvironment): Outcome {
   const mode = promisedMode(promise, env);
   if (mode === null) return "failed";
@@ -201,9 +223,16 @@ function evaluateFiles(promise: ActivePromise, env: PromiseEnvironment): Outcome
     env.log.error(conflict);
     return "failed";
   }
+  const refused = refusedEdit(promise, attrs);
+  if (refused) {
+    env.log.error(refused);
+    promiseRef(env, "error", promise);
+    return "kept";
+  }
   // Checked before anything is created, as cf-agent does.
-  if (promise.raw("template_data") !== undefined && promise.value("template_data")?.type !== "data") {
+  if (promise.raw("template_data") !== undefined && !templateData(promise)) {
     env.log.error(`No template data for the promise '${promise.promiser}'`);
+    env.log.error(`Errors encountered when actuating files promise '${shownPromiser(promise)}'`);
     return "failed";
   }
   let outcome: Outcome = "kept";
@@ -212,10 +241,10 @@ function evaluateFiles(promise: ActivePromise, env: PromiseEnvironment): Outcome
     verifyPath(step, attrs);
     outcome = combineOutcomes(outcome, step.outcome);
   }
-  if (outcome === "failed")
-    env.log.error(`Errors encountered when actuating files promise '${promise.promiser}'`);
+  if (isNotKept(outcome) && outcome !== "warn")
+    env.log.error(`Errors encountered when actuating files promise '${shownPromiser(promise)}'`);
   if (outcome === "warn")
-    env.log.warning(`Warnings encountered when actuating files promise '${promise.promiser}'`);
+    env.log.warning(`Warnings encountered when actuating files promise '${shownPromiser(promise)}'`);
   return outcome;
 }
 
