@@ -3,7 +3,7 @@
  * or data value (from `@(x)` or a nested call), inline JSON text, or the
  * name of a list, data or classic-array variable.
  */
-import { type JsonValue, type Value, isList, primitiveToString } from "../values.js";
+import { type JsonValue, type Value, isList, primitiveToString, valueToJson } from "../values.js";
 import { parseVarRef } from "../var-ref.js";
 import { parseJsonContainer } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
@@ -26,7 +26,7 @@ export function collect(fc: FunctionContext, arg: Value | undefined): Collected 
     // Inline data; a bare word in it names a variable (3.21's JsonParseWithLookup).
     const json = parseJsonContainer(name, (ref) => {
       const found = fc.ctx.getVariable(parseVarRef(ref));
-      return found && valueJson(found);
+      return found && valueToJson(found);
     });
     return json === undefined ? undefined : { kind: "container", json, fromList: false };
   }
