@@ -25,7 +25,10 @@ const previous: ScenarioResult[] = existsSync(fixture) ? JSON.parse(readFileSync
 const byName = new Map(previous.map((r) => [r.name, r]));
 for (const scenario of scenarios) {
   if (only.length > 0 && !only.includes(scenario.name)) continue;
-  byName.set(scenario.name, runScenario(scenario, (policy, root, dir) => runCfAgent(command, policy, root, dir)));
+  byName.set(
+    scenario.name,
+    runScenario(scenario, (policy, root, dir) => runCfAgent(command, policy, root, dir)),
+  );
 }
 const results = scenarios.flatMap((s) => byName.get(s.name) ?? []);
 writeFileSync(fixture, `${JSON.stringify(results, null, 1)}\n`);
