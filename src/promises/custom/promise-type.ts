@@ -7,9 +7,7 @@
  * and map the result to an outcome (kept, repaired, or not kept).
  *
  * tend adds a time limit per exchange, five minutes by default, set per
- * promise type with a tag in the declaration, which cf-agent ignores:
- *
- *     promise agent git { path => "..."; meta => { "tend_timeout=900" }; }
+ * promise type in the `tend_control` bundle (see settings.ts).
  */
 import type { Located } from "../../agent/policy-index.js";
 import type { Outcome } from "../../agent/outcome.js";
@@ -17,7 +15,7 @@ import type { CustomPromiseBlock, Rval } from "../../language/ast.js";
 import { expandRval } from "../../eval/expand.js";
 import { isGuardTrue } from "../../eval/resolve.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
-import { asStrings, asText } from "../values.js";
+import { asText } from "../values.js";
 import { type PromiseAttributes, isWarnOnly, readPromiseAttributes } from "./attributes.js";
 import { judgeEvaluation, judgeValidation } from "./judge.js";
 import {
@@ -28,7 +26,7 @@ import {
   requestedLogLevel,
 } from "./module-logs.js";
 import { type ModuleRequest, lineBasedProblem } from "./protocol.js";
-import { type CustomPromiseRuntime, DEFAULT_MODULE_TIMEOUT_SECONDS } from "./runtime.js";
+import type { CustomPromiseRuntime } from "./runtime.js";
 import { type ModuleSession, type ModuleSpec, logStderr } from "./session.js";
 
 /** The `promise agent NAME` declaration's attribute, guards honoured. */
@@ -44,15 +42,6 @@ function blockAttribute(block: CustomPromiseBlock, env: PromiseEnvironment, name
 function blockText(block: CustomPromiseBlock, env: PromiseEnvironment, name: string): string | undefined {
   const rval = blockAttribute(block, env, name);
   return rval ? asText(expandRval(env.ctx, rval)) : undefined;
-}
-
-/** The time limit per exchange, from a `tend_timeout=SECONDS` tag; the default otherwise. */
-export function timeoutSeconds(tags: readonly string[]): number {
-  for (const tag of tags) {
-    const match = /^tend_timeout=(\d+(?:\.\d+)?)$/.exec(tag);
-    if (match && Number(match[1]) > 0) return Number(match[1]);
-  }
-  return DEFAULT_MODULE_TIMEOUT_SECONDS;
 }
 
 interface Evaluation {
@@ -89,8 +78,7 @@ export function customPromiseType(
         );
         return "failed";
       }
-      const metaRval = blockAttribute(block, env, "meta");
-      const timeoutMs = timeoutSeconds(asStrings(metaRval && expandRval(env.ctx, metaRval))) * 1000;
+      const timeoutMs = runtime.timeoutSeconds(name, env) * 1000;
       const spec = { path, interpreter: blockText(block, env, "interpreter") };
       const session = runtime.session(spec, timeoutMs);
       if (typeof session === "string") {

@@ -5,17 +5,29 @@
  * started with the first module.
  */
 import type { Logger } from "../../agent/logger.js";
+import type { PromiseEnvironment } from "../contract.js";
 import { ModuleHost } from "./module-host.js";
 import { type ModuleSpec, ModuleSession } from "./session.js";
-
-/** The time limit per exchange when the promise type sets none (`tend_timeout` in its meta). */
-export const DEFAULT_MODULE_TIMEOUT_SECONDS = 300;
+import { moduleTimeout } from "./settings.js";
 
 export class CustomPromiseRuntime {
   private host: ModuleHost | undefined;
   private readonly sessions = new Map<string, ModuleSession>();
   /** The longest time limit in use, for terminating. */
   private longestTimeoutMs = 0;
+  private readonly warnedSettings = new Set<string>();
+
+  /** The time limit for one exchange with a module of `type` (warns once about a bad setting). */
+  timeoutSeconds(type: string, env: PromiseEnvironment): number {
+    const setting = moduleTimeout(env.ctx, type);
+    if (setting.invalid && !this.warnedSettings.has(setting.invalid)) {
+      this.warnedSettings.add(setting.invalid);
+      env.log.warning(
+        `Ignoring ${setting.invalid}: not a positive number of seconds; using ${setting.seconds}`,
+      );
+    }
+    return setting.seconds;
+  }
 
   /**
    * The module at `spec.path`, or a message when the path already ran with

@@ -7,7 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type ModuleRun, declaration, hasPython, runModule, runPolicy, seenClasses } from "./run-module.js";
+import {
+  type ModuleRun,
+  declaration,
+  hasPython,
+  runModule,
+  runPolicy,
+  seenClasses,
+  timeouts,
+} from "./run-module.js";
 
 /** The later promises: a repair and a kept promise, with their own classes. */
 function assertLaterPromisesOwnResults(run: ModuleRun, names = ["good1", "keep2"]): void {
@@ -43,7 +51,7 @@ test("a slow module is killed after its time limit; the next promise gets a fres
 });
 
 test("a silent module (no header) fails its promises without hanging; others run on", LIMITS, () => {
-  const policy = `${declaration("silent.sh", 0.5)}${declaration("good.sh", 5, "ok")}
+  const policy = `${declaration("silent.sh")}${declaration("good.sh", "ok")}${timeouts({ fx: 0.5, ok: 5 })}
 bundle agent main
 {
   fx:

@@ -38,11 +38,18 @@ export interface RunOptions {
   readonly attributes?: string;
 }
 
-/** A `promise agent fx` declaration for `fixture`, run by sh or python3 by its name. */
-export function declaration(fixture: string, timeout?: number, name = "fx"): string {
+/** A `promise agent NAME` declaration for `fixture`, run by sh or python3 by its name. */
+export function declaration(fixture: string, name = "fx"): string {
   const interpreter = fixture.endsWith(".py") ? PYTHON : "/bin/sh";
-  const meta = timeout === undefined ? "" : `\n  meta => { "tend_timeout=${timeout}" };`;
-  return `promise agent ${name}\n{\n  interpreter => "${interpreter}";\n  path => "${join(fixtureDir, fixture)}";${meta}\n}\n`;
+  return `promise agent ${name}\n{\n  interpreter => "${interpreter}";\n  path => "${join(fixtureDir, fixture)}";\n}\n`;
+}
+
+/** tend's time limits per promise type, in seconds. */
+export function timeouts(limits: Readonly<Record<string, number>>): string {
+  const lines = Object.entries(limits).map(
+    ([type, s]) => `      "module_timeout[${type}]" string => "${s}";`,
+  );
+  return `bundle common tend_control\n{\n  vars:\n${lines.join("\n")}\n}\n`;
 }
 
 export function runPolicy(policy: string, options: { dryRun?: boolean } = {}): ModuleRun {
@@ -97,7 +104,8 @@ export function runModule(
 ): ModuleRun {
   const attributes = options.attributes ?? 'x => "1"';
   const promises = promisers.map((p) => `      "${p}" ${attributes};`).join("\n");
-  const policy = `${declaration(fixture, options.timeout)}
+  const limits = options.timeout === undefined ? "" : timeouts({ fx: options.timeout });
+  const policy = `${declaration(fixture)}${limits}
 bundle agent main
 {
   fx:
