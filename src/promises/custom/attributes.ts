@@ -123,6 +123,31 @@ function holdsUnresolved(value: Value | undefined): boolean {
   return false;
 }
 
+/**
+ * Whether the promise still waits for variables (what `readPromiseAttributes`
+ * reports as `unresolved`, without building the attributes): asked in every
+ * pass, so it stops at the first unresolved value.
+ */
+export function holdsUnresolvedValues(promise: ActivePromise): boolean {
+  if (isUnresolved(promise.promiser)) return true;
+  for (const attribute of promise.node.attributes) {
+    const name = attribute.name.text;
+    const body = promise.body(name);
+    if (!body) {
+      if (!NOT_CHECKED.has(name) && holdsUnresolved(promise.value(name))) return true;
+      continue;
+    }
+    if (name === "classes") continue;
+    // A custom body is one attribute (a container); a built-in one, its attributes.
+    const custom = getBodyType(name) === undefined;
+    for (const inner of body.attributes.keys()) {
+      const checked = custom ? !NOT_CHECKED.has(name) : !NOT_CHECKED.has(inner);
+      if (checked && holdsUnresolved(promise.bodyValue(name, inner))) return true;
+    }
+  }
+  return false;
+}
+
 /** The attributes to send, and what the agent needs to know of them. */
 export function readPromiseAttributes(promise: ActivePromise, dryRun: boolean): PromiseAttributes {
   const attributes = new Map<string, JsonValue>();

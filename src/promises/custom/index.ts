@@ -18,5 +18,6 @@ export function registerCustomPromiseTypes(
     if (registry.get(declaration.block.name.text)) continue;
     registry.register(customPromiseType(declaration, runtime));
   }
+  if (index.promiseTypeDeclarations().length > 0) runtime.prepare();
   return runtime;
 }

@@ -1,28 +1,27 @@
 /**
- * The agent's side of the module worker: a synchronous bridge.
+ * How tend talks to promise modules, and why so.
  *
- * Why a worker thread and a blocking wait: the engine evaluates promises
- * synchronously (as cf-agent does; `commands` run with spawnSync), but a
+ * The engine evaluates promises synchronously (as cf-agent does), and a
  * promise module is a long-lived process spoken to over pipes, with time
- * limits. Node cannot read a child's pipe synchronously with a time limit,
- * and making the whole engine asynchronous would touch every promise type
- * for the sake of one. So module I/O runs fully asynchronously (child_process,
- * timers) in a worker thread, and the agent's thread posts one call and
- * sleeps in `Atomics.wait` until the worker posts the answer and wakes it,
- * then takes the answer with `receiveMessageOnPort`. The cost is a thread
- * hop per message, a few tens of microseconds, paid only by policies that
- * use custom promise types (the worker starts on first use).
+ * limits. Making the whole engine asynchronous would touch every promise
+ * type for the sake of one; doing every exchange through a worker thread
+ * costs thread hops per message, which made 1,000 promises several times
+ * slower than cf-agent on a busy machine. So the agent's thread starts the
+ * modules and does their I/O itself, synchronously, on FIFOs
+ * (module-channel.ts): a blocking read wakes exactly when the module
+ * answers, as in cf-agent. The one thing that must run while that read
+ * waits is the watchdog: this thread, which kills a module past the
+ * deadline of its exchange and so ends the read. It is told about modules
+ * by message and armed through shared memory; the agent never waits on it.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from "node:worker_threads";
-import type { ExchangeResult, HostCall } from "./exchange.js";
-
-/** How much longer than the call's own limit to wait before declaring the worker dead. */
-const WORKER_GRACE_MS = 10_000;
+import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import type { WatchdogMessage } from "./exchange.js";
+import { SHARED_BYTES, SharedState } from "./watchdog.js";
 
 /**
- * The worker's script: next to this file in dist/src, or next to the
+ * The watchdog's script: next to this file in dist/src, or next to the
  * bundle's chunk in dist/bundle (scripts/bundle.js emits it there).
  */
 function workerScript(): string {
@@ -34,41 +33,29 @@ function workerScript(): string {
 export class ModuleHost {
   private readonly worker: Worker;
   private readonly port: MessagePort;
-  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
-  /** Set when the worker failed to answer: every later call fails at once. */
-  private broken: string | undefined;
+  readonly state = new SharedState(new SharedArrayBuffer(SHARED_BYTES));
 
   constructor() {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     this.worker = new Worker(workerScript(), {
-      workerData: { port: port2, signal: this.flag.buffer },
+      workerData: { port: port2, shared: this.state.buffer },
       transferList: [port2],
       stdout: true,
       stderr: true,
     });
-    // The worker must never keep the agent alive; modules are stopped by `shutdown`.
+    // The watchdog must never keep the agent alive.
     this.worker.unref();
+    this.port.unref();
   }
 
-  /** Posts `call` and blocks until the worker answers (at most `limitMs` plus a grace). */
-  call(call: HostCall, limitMs: number): ExchangeResult {
-    if (this.broken) return { status: "failed", lines: [], stderr: "", error: this.broken };
-    Atomics.store(this.flag, 0, 0);
-    this.port.postMessage(call);
-    const waited = Atomics.wait(this.flag, 0, 0, limitMs + WORKER_GRACE_MS);
-    const answer = waited === "timed-out" ? undefined : receiveMessageOnPort(this.port);
-    if (!answer) {
-      this.broken = "the module worker thread stopped answering";
-      void this.worker.terminate();
-      return { status: "failed", lines: [], stderr: "", error: this.broken };
-    }
-    return answer.message as ExchangeResult;
+  /** Tells the watchdog about a module or that it is gone (it need not have booted yet). */
+  tell(message: WatchdogMessage): void {
+    this.port.postMessage(message);
   }
 
-  /** Kills every module left and ends the worker. */
+  /** Ends the watchdog thread. */
   shutdown(): void {
-    if (!this.broken) this.call({ op: "shutdown" }, WORKER_GRACE_MS);
     this.port.close();
     void this.worker.terminate();
   }

@@ -1,62 +1,50 @@
 /**
- * The module worker: a thread that owns every promise module process of a
- * run and does all their I/O asynchronously. The agent's thread sends one
- * call at a time (see module-host.ts) and sleeps until the answer is
- * posted back and `signal[0]` is set.
+ * The watchdog thread: kills a promise module that overruns the deadline
+ * of its exchange. The agent's thread arms the deadline in shared memory
+ * before each exchange and disarms it after (see watchdog.ts); this thread
+ * looks every few milliseconds, so the normal case costs no message and no
+ * thread hop. After the kill it writes to the module's output FIFO, so that
+ * a read waiting there returns even if something the module started still
+ * holds the FIFO open.
  */
+import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { type MessagePort, workerData } from "node:worker_threads";
-import type { ExchangeResult, HostCall } from "./exchange.js";
-import { ModuleProcess } from "./module-process.js";
+import type { WatchdogMessage } from "./exchange.js";
+import { SharedState } from "./watchdog.js";
 
 interface WorkerData {
   readonly port: MessagePort;
-  readonly signal: SharedArrayBuffer;
+  readonly shared: SharedArrayBuffer;
 }
 
-const { port, signal } = workerData as WorkerData;
-const flag = new Int32Array(signal);
-const modules = new Map<string, ModuleProcess>();
+/** How often the watchdog looks at the deadline. */
+const WATCH_INTERVAL_MS = 20;
 
-function reply(answer: ExchangeResult): void {
-  port.postMessage(answer);
-  Atomics.store(flag, 0, 1);
-  Atomics.notify(flag, 0);
-}
+const { port, shared } = workerData as WorkerData;
+const state = new SharedState(shared);
+const outputs = new Map<number, string>();
 
-const failed = (error: string): ExchangeResult => ({ status: "failed", lines: [], stderr: "", error });
-const done: ExchangeResult = { status: "ok", lines: [], stderr: "" };
-
-async function handle(call: HostCall): Promise<ExchangeResult> {
-  switch (call.op) {
-    case "spawn": {
-      const started = await ModuleProcess.start(call.argv);
-      if (typeof started === "string") return failed(started);
-      modules.set(call.key, started);
-      return done;
-    }
-    case "exchange": {
-      const module = modules.get(call.key);
-      if (!module) return failed("the module is not running");
-      return module.exchange(call.input, call.timeoutMs, call.maxBytes);
-    }
-    case "kill":
-      await modules.get(call.key)?.kill();
-      modules.delete(call.key);
-      return done;
-    case "close":
-      await modules.get(call.key)?.close(call.graceMs);
-      modules.delete(call.key);
-      return done;
-    case "shutdown":
-      await Promise.all([...modules.values()].map((m) => m.kill()));
-      modules.clear();
-      return done;
+function watch(): void {
+  const pid = state.takeExpired();
+  if (pid === 0) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+  const outPath = outputs.get(pid);
+  if (outPath === undefined) return;
+  try {
+    const fd = openSync(outPath, constants.O_WRONLY | constants.O_NONBLOCK);
+    writeSync(fd, "\n\n");
+    closeSync(fd);
+  } catch {
+    // No reader left: nothing waits.
   }
 }
 
-port.on("message", (call: HostCall) => {
-  handle(call)
-    .then(reply, (error: unknown) => reply(failed(`module worker: ${String(error)}`)))
-    // With the port closed the thread has nothing left to wait for and ends.
-    .finally(() => call.op === "shutdown" && port.close());
+setInterval(watch, WATCH_INTERVAL_MS);
+port.on("message", (message: WatchdogMessage) => {
+  if (message.op === "watch") outputs.set(message.pid, message.outPath);
+  else outputs.delete(message.pid);
 });

@@ -16,7 +16,12 @@ import { expandRval } from "../../eval/expand.js";
 import { isGuardTrue } from "../../eval/resolve.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { asText } from "../values.js";
-import { type PromiseAttributes, isWarnOnly, readPromiseAttributes } from "./attributes.js";
+import {
+  type PromiseAttributes,
+  holdsUnresolvedValues,
+  isWarnOnly,
+  readPromiseAttributes,
+} from "./attributes.js";
 import { judgeEvaluation, judgeValidation } from "./judge.js";
 import {
   type LogCounts,
@@ -64,7 +69,7 @@ export function customPromiseType(
     name,
     waitsForResolution: true,
     oncePerRun: true,
-    isUnresolved: (promise) => readPromiseAttributes(promise, false).unresolved.length > 0,
+    isUnresolved: holdsUnresolvedValues,
     evaluate(promise: ActivePromise, env: PromiseEnvironment): Outcome {
       const path = blockText(block, env, "path");
       if (path === undefined) {
@@ -153,7 +158,7 @@ function exchange(
     filename: promise.bundle.file,
     attributes: e.attrs.attributes,
   };
-  const answer = e.session.request(request, e.timeoutMs);
+  const answer = e.session.request(request, e.timeoutMs, env.log);
   const source = `Promise module '${e.spec.path}'`;
   logStderr(env.log, `${source} (${promise.type} promise '${promise.promiser}')`, answer.stderr, !answer.ok);
   emitModuleLogs(answer.ok ? answer.reply.log : answer.log, env.log, source, level, counts);

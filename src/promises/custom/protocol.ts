@@ -106,7 +106,7 @@ const REQUEST_FIELDS = [
  * checks that first (see `lineBasedProblem`).
  */
 export function encodeRequest(request: ModuleRequest, form: ProtocolForm): string {
-  if (form === "json") return `${JSON.stringify(sortKeys(requestObject(request)))}\n\n`;
+  if (form === "json") return `${encodeJson(request)}\n\n`;
   const lines: string[] = [];
   for (const field of REQUEST_FIELDS) {
     const value = request[field];
@@ -116,15 +116,34 @@ export function encodeRequest(request: ModuleRequest, form: ProtocolForm): strin
   return `${lines.join("\n")}\n\n`;
 }
 
-function requestObject(request: ModuleRequest): Record<string, JsonValue> {
-  const out: Record<string, JsonValue> = {};
-  for (const field of REQUEST_FIELDS) {
-    const value = request[field];
-    if (value !== undefined) out[field] = value;
+/** The fields of a JSON request in cf-agent's (sorted) order; `attributes` sorts first. */
+const SORTED_FIELDS = [...REQUEST_FIELDS].sort();
+
+/**
+ * Compact JSON with every object's keys sorted, as cf-agent writes it.
+ * Written out directly: this runs twice per promise.
+ */
+function encodeJson(request: ModuleRequest): string {
+  const parts: string[] = [];
+  if (request.attributes && request.attributes.size > 0) {
+    const names = [...request.attributes.keys()].sort();
+    const members = names.map((n) => `${JSON.stringify(n)}:${encodeValue(request.attributes!.get(n)!)}`);
+    parts.push(`"attributes":{${members.join(",")}}`);
   }
-  if (request.attributes && request.attributes.size > 0)
-    out.attributes = Object.fromEntries(request.attributes);
-  return out;
+  for (const field of SORTED_FIELDS) {
+    const value = request[field];
+    if (value !== undefined) parts.push(`"${field}":${JSON.stringify(value)}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+
+function encodeValue(value: JsonValue): string {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return Array.isArray(value) && value.some((v) => v !== null && typeof v === "object")
+      ? JSON.stringify(sortKeys(value))
+      : JSON.stringify(value);
+  }
+  return JSON.stringify(sortKeys(value));
 }
 
 /** cf-agent writes JSON objects with their keys in order. */

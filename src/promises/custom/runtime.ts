@@ -7,6 +7,7 @@
 import type { Logger } from "../../agent/logger.js";
 import type { PromiseEnvironment } from "../contract.js";
 import { ModuleHost } from "./module-host.js";
+import { discardPipes, preparePipes } from "./module-pipes.js";
 import { type ModuleSpec, ModuleSession } from "./session.js";
 import { moduleTimeout } from "./settings.js";
 
@@ -54,6 +55,16 @@ export class CustomPromiseRuntime {
     this.sessions.clear();
     this.host?.shutdown();
     this.host = undefined;
+    discardPipes();
+  }
+
+  /**
+   * Starts the watchdog thread and makes the first FIFOs now, in the
+   * background, so that the first module starts without waiting for them.
+   */
+  prepare(): void {
+    this.moduleHost();
+    preparePipes();
   }
 
   private moduleHost(): ModuleHost {

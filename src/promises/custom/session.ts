@@ -12,6 +12,7 @@
 import { accessSync, constants } from "node:fs";
 import type { Logger } from "../../agent/logger.js";
 import type { ExchangeResult } from "./exchange.js";
+import { ModuleChannel } from "./module-channel.js";
 import type { ModuleHost } from "./module-host.js";
 import {
   type ModuleHeader,
@@ -53,8 +54,7 @@ export class ModuleSession {
   header: ModuleHeader | undefined;
   /** Whether the module ever started (a path then keeps its interpreter). */
   everStarted = false;
-  private key: string | undefined;
-  private generation = 0;
+  private channel: ModuleChannel | undefined;
   private startFailures = 0;
 
   constructor(
@@ -63,12 +63,12 @@ export class ModuleSession {
   ) {}
 
   get running(): boolean {
-    return this.key !== undefined;
+    return this.channel !== undefined;
   }
 
   /** Starts the module unless it runs; returns why it cannot run. */
   ensureStarted(timeoutMs: number, log: Logger): string | undefined {
-    if (this.key) return undefined;
+    if (this.channel) return undefined;
     const path = this.spec.path;
     if (this.startFailures >= MAX_START_FAILURES) {
       return `Promise module '${path}' failed to start ${this.startFailures} times; it is not started again in this run`;
@@ -77,11 +77,10 @@ export class ModuleSession {
     if (unusable) return unusable;
     const argv = this.spec.interpreter ? [this.spec.interpreter, path] : [path];
     log.verbose(`Starting custom promise module '${path}' with command '${argv.join(" ")}'`);
-    const key = `${path}#${++this.generation}`;
-    const spawned = this.host().call({ op: "spawn", key, argv }, timeoutMs);
-    if (spawned.status !== "ok")
-      return this.startFailed(`Could not start promise module '${path}': ${spawned.error}`);
-    this.key = key;
+    const channel = ModuleChannel.start(this.host(), argv);
+    if (typeof channel === "string")
+      return this.startFailed(`Could not start promise module '${path}': ${channel}`);
+    this.channel = channel;
     const answer = this.exchange(agentHeader(), timeoutMs);
     logStderr(log, `Promise module '${path}'`, answer.stderr, answer.status !== "ok");
     if (answer.status !== "ok") {
@@ -100,11 +99,25 @@ export class ModuleSession {
     return undefined;
   }
 
-  /** Sends one request and reads its answer; on any failure the module is stopped. */
-  request(request: ModuleRequest, timeoutMs: number): RequestResult {
+  /**
+   * Sends one request and reads its answer; on any failure the module is
+   * stopped. A module found to have exited before a promise's first request
+   * reached it (it had answered and ended, as some do) is started again and
+   * asked again, once.
+   */
+  request(request: ModuleRequest, timeoutMs: number, log: Logger): RequestResult {
     const header = this.header;
-    if (!this.key || !header) return { ok: false, error: "the module is not running", log: [], stderr: "" };
-    const answer = this.exchange(encodeRequest(request, header.form), timeoutMs);
+    if (!this.channel || !header)
+      return { ok: false, error: "the module is not running", log: [], stderr: "" };
+    let answer = this.exchange(encodeRequest(request, header.form), timeoutMs);
+    if (answer.undelivered && request.operation === "validate_promise") {
+      logStderr(log, `Promise module '${this.spec.path}'`, answer.stderr, false);
+      const how = answer.signal ? `killed by ${answer.signal}` : `exit code ${answer.exitCode ?? "unknown"}`;
+      log.verbose(`Promise module '${this.spec.path}' had exited (${how}); starting it again`);
+      const restarted = this.ensureStarted(timeoutMs, log);
+      if (restarted !== undefined) return { ok: false, error: restarted, log: [], stderr: "" };
+      answer = this.exchange(encodeRequest(request, this.header!.form), timeoutMs);
+    }
     if (answer.status !== "ok") {
       this.stop();
       return {
@@ -125,7 +138,7 @@ export class ModuleSession {
 
   /** Says `terminate`, then closes the module's input; a module that lingers is killed. */
   terminate(timeoutMs: number, log: Logger): void {
-    if (!this.key || !this.header) return;
+    if (!this.channel || !this.header) return;
     const path = this.spec.path;
     const limit = Math.min(timeoutMs, TERMINATE_LIMIT_MS);
     const answer = this.exchange(encodeRequest({ operation: "terminate" }, this.header.form), limit);
@@ -134,21 +147,22 @@ export class ModuleSession {
     if (reply?.ok && reply.value.result === "failure")
       log.warning(`Promise module '${path}' failed to terminate`);
     else if (!reply?.ok) log.verbose(`Promise module '${path}' did not answer 'terminate' properly`);
-    this.host().call({ op: "close", key: this.key, graceMs: EXIT_GRACE_MS }, EXIT_GRACE_MS * 3);
-    this.key = undefined;
+    this.channel?.close(EXIT_GRACE_MS);
+    this.channel = undefined;
   }
 
   /** Kills the module; the next request starts a fresh one. */
   stop(): void {
-    if (!this.key) return;
-    this.host().call({ op: "kill", key: this.key }, EXIT_GRACE_MS * 3);
-    this.key = undefined;
+    this.channel?.kill();
+    this.channel = undefined;
   }
 
   private exchange(input: string, timeoutMs: number): ExchangeResult {
-    if (!this.key) return { status: "failed", lines: [], stderr: "", error: "the module is not running" };
-    const call = { op: "exchange", key: this.key, input, timeoutMs, maxBytes: MAX_ANSWER_BYTES } as const;
-    return this.host().call(call, timeoutMs);
+    const channel = this.channel;
+    if (!channel) return { status: "failed", lines: [], stderr: "", error: "the module is not running" };
+    const answer = channel.exchange(input, timeoutMs, MAX_ANSWER_BYTES);
+    if (answer.status !== "ok") this.channel = undefined;
+    return answer;
   }
 
   private startFailed(message: string): string {

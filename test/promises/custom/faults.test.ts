@@ -218,6 +218,35 @@ test("standard error is logged against the promise it came with", LIMITS, () => 
   );
 });
 
+test("answers written ahead of the requests are read in order (as cf-agent reads them)", LIMITS, () => {
+  const run = runModule("write-ahead.sh", ["only"]);
+  assert.equal(run.exitCode, 0);
+  assert.equal(run.outcome("only"), "repaired");
+  assert.equal(run.logged(/^info: done ahead$/).length, 1);
+});
+
+test("a module that exited after its answers is started again for the next promise", LIMITS, () => {
+  // The sleep between the bundles makes sure the module is gone before the next promise.
+  const policy = `${declaration("write-ahead.sh")}
+body common control { bundlesequence => { "first", "second" }; }
+bundle agent first { fx: "only" x => "1"; }
+bundle agent second
+{
+  commands: "/bin/sleep 0.3";
+  fx: "next" x => "1";
+}
+`;
+  const run = runPolicy(policy);
+  assert.equal(run.outcome("only"), "repaired");
+  assert.equal(run.outcome("next"), "repaired");
+  assert.equal(
+    run.logged(/^verbose: Promise module '.*write-ahead\.sh' had exited \(exit code 0\); starting it again$/)
+      .length,
+    1,
+  );
+  assert.equal(run.logged(/^error:/).length, 0);
+});
+
 test("a value with a newline is never sent to a line-based module", LIMITS, () => {
   const run = runModule("good.sh", ["bad", "good1", "keep2"], {
     attributes: 'x => "$(this.promiser)$(const.n)y"',

@@ -1,0 +1,199 @@
+/**
+ * A running promise module as the agent's thread talks to it: requests are
+ * written to its standard input and answers read from its standard output
+ * synchronously, through FIFOs (Node gives no synchronous access to a
+ * child's pipes), with the watchdog armed for each exchange (see
+ * module-host.ts). Standard error goes to a file, read after each exchange,
+ * so a module can never block on it and its lines stay with the exchange
+ * that wrote them.
+ */
+import type { ChildProcess } from "node:child_process";
+import { closeSync, readSync, rmSync, truncateSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import type { ExchangeResult } from "./exchange.js";
+import type { ModuleHost } from "./module-host.js";
+import { openDescriptors, takePipes } from "./module-pipes.js";
+import { type ExitStatus, killGroup, startProcess, waitForExit } from "./module-process.js";
+
+/** Standard error kept per exchange; more is cut (and said so). */
+const MAX_STDERR = 64 * 1024;
+/** The size at which the standard error file is emptied. */
+const STDERR_FILE_LIMIT = 1024 * 1024;
+/** After the module's output ends, how long to wait for its exit status. */
+const EXIT_WAIT_MS = 500;
+
+interface Descriptors {
+  readonly input: number;
+  readonly output: number;
+  readonly stderr: number;
+}
+
+export class ModuleChannel {
+  private readonly decoder = new StringDecoder("utf8");
+  private readonly chunk = Buffer.allocUnsafe(64 * 1024);
+  /** Output not yet taken as an answer (a module may write ahead). */
+  private buffer = "";
+  private stderrOffset = 0;
+  private closed = false;
+  private readonly stderrPath: string;
+
+  private constructor(
+    private readonly host: ModuleHost,
+    /** Kept so that the process handle lives as long as the channel. */
+    private readonly child: ChildProcess,
+    readonly pid: number,
+    private readonly dir: string,
+    private readonly fds: Descriptors,
+  ) {
+    this.stderrPath = join(dir, "err");
+  }
+
+  /** Starts `argv` as a module; a string says why it could not start. */
+  static start(host: ModuleHost, argv: readonly string[]): ModuleChannel | string {
+    const dir = takePipes();
+    if (typeof dir !== "string") return dir.error;
+    const fds = openDescriptors(dir);
+    const child = startProcess(argv, fds.child);
+    for (const fd of fds.child) closeSync(fd);
+    if (typeof child === "string") {
+      for (const fd of [fds.input, fds.output, fds.stderr]) closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+      return child;
+    }
+    const pid = child.pid as number;
+    host.tell({ op: "watch", pid, outPath: join(dir, "out") });
+    return new ModuleChannel(host, child, pid, dir, fds);
+  }
+
+  /**
+   * Writes `input` and reads the next answer: the lines up to an empty
+   * line. Past `timeoutMs` the watchdog kills the module; past `maxBytes`
+   * of answer this does.
+   */
+  exchange(input: string, timeoutMs: number, maxBytes: number): ExchangeResult {
+    if (this.closed) return { status: "failed", lines: [], stderr: "", error: "the module is not running" };
+    const state = this.host.state;
+    state.arm(this.pid, timeoutMs);
+    let outcome: "ok" | "exited" | "too-large";
+    let frame: string[] | undefined;
+    let written = true;
+    try {
+      this.write(input);
+    } catch {
+      // The module stopped reading (EPIPE): an answer it wrote ahead may still be there.
+      written = false;
+    }
+    try {
+      frame = this.readFrame(maxBytes);
+      outcome = frame ? "ok" : this.buffer.length > maxBytes ? "too-large" : "exited";
+    } catch {
+      outcome = "exited";
+    }
+    const fired = !state.disarm(this.pid);
+    if (frame && outcome === "ok" && !fired) return { status: "ok", lines: frame, stderr: this.takeStderr() };
+    // Complete lines received so far: log lines among them are worth showing.
+    const received = frame ?? this.buffer.split("\n").slice(0, -1);
+    const undelivered = !written && outcome === "exited" && this.buffer === "";
+    const result = this.failure(fired || outcome === "ok" ? "timeout" : outcome, received);
+    return undelivered ? { ...result, undelivered } : result;
+  }
+
+  /** Ends the module's input and waits `graceMs` for it to exit, then kills it. */
+  close(graceMs: number): void {
+    if (this.closed) return;
+    closeSync(this.fds.input);
+    if (!waitForExit(this.pid, graceMs).exited) killGroup(this.pid);
+    this.release();
+  }
+
+  /** Kills the module (its whole process group) at once. */
+  kill(): void {
+    if (this.closed) return;
+    killGroup(this.pid);
+    closeSync(this.fds.input);
+    this.release();
+  }
+
+  private write(input: string): void {
+    // A blocking write of a pipe writes everything (the module may take its time reading).
+    const written = writeSync(this.fds.input, input);
+    if (written < Buffer.byteLength(input)) {
+      const bytes = Buffer.from(input, "utf8");
+      for (let done = written; done < bytes.length; ) done += writeSync(this.fds.input, bytes, done);
+    }
+  }
+
+  /** Reads until a complete answer is buffered; undefined at the end of output or past `maxBytes`. */
+  private readFrame(maxBytes: number): string[] | undefined {
+    let scanned = 0;
+    for (;;) {
+      const frame = this.takeFrame(scanned);
+      if (frame) return frame;
+      scanned = this.buffer.length;
+      // Characters, not bytes: cheap to check, and never more than the bytes.
+      if (this.buffer.length > maxBytes) return undefined;
+      const count = readSync(this.fds.output, this.chunk, 0, this.chunk.length, null);
+      if (count === 0) {
+        this.buffer += this.decoder.end();
+        return this.takeFrame(0);
+      }
+      this.buffer += this.decoder.write(this.chunk.subarray(0, count));
+    }
+  }
+
+  /** The lines up to the first empty line, taken out of the buffer. */
+  private takeFrame(scanned: number): string[] | undefined {
+    if (this.buffer.startsWith("\n")) {
+      this.buffer = this.buffer.slice(1);
+      return [];
+    }
+    const end = this.buffer.indexOf("\n\n", Math.max(0, scanned - 1));
+    if (end < 0) return undefined;
+    const frame = this.buffer.slice(0, end).split("\n");
+    this.buffer = this.buffer.slice(end + 2);
+    return frame;
+  }
+
+  /** The module is killed (unless it has exited); what it managed to say, and how it ended. */
+  private failure(status: "timeout" | "exited" | "too-large", lines: readonly string[]): ExchangeResult {
+    this.buffer = "";
+    // An exit explains itself; otherwise (or if it lingers) the module is killed.
+    let ended: ExitStatus = status === "exited" ? waitForExit(this.pid, EXIT_WAIT_MS) : { exited: false };
+    if (!ended.exited) ended = killGroup(this.pid);
+    const stderr = this.takeStderr();
+    closeSync(this.fds.input);
+    this.release();
+    return { status, lines, stderr, exitCode: ended.exitCode, signal: ended.signal };
+  }
+
+  /** What the module wrote to standard error since the last look. */
+  private takeStderr(): string {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const count = readSync(this.fds.stderr, this.chunk, 0, this.chunk.length, this.stderrOffset);
+      if (count === 0) break;
+      this.stderrOffset += count;
+      if (total < MAX_STDERR) chunks.push(Buffer.from(this.chunk.subarray(0, count)));
+      total += count;
+    }
+    // The file is emptied now and then, so a chatty module cannot fill the disk.
+    if (this.stderrOffset > STDERR_FILE_LIMIT) {
+      truncateSync(this.stderrPath, 0);
+      this.stderrOffset = 0;
+    }
+    const text = Buffer.concat(chunks).subarray(0, MAX_STDERR).toString("utf8");
+    return total > MAX_STDERR
+      ? `${text}\n[${total - MAX_STDERR} more bytes of standard error were dropped]`
+      : text;
+  }
+
+  private release(): void {
+    this.closed = true;
+    this.host.tell({ op: "forget", pid: this.pid });
+    closeSync(this.fds.output);
+    closeSync(this.fds.stderr);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
