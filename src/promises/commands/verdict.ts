@@ -4,10 +4,29 @@
  * lists `kept_returncodes`, `repaired_returncodes` or `failed_returncodes`,
  * a status counts as each list it is in, and as failed when in none.
  * A command killed by a signal (or by its time limit) failed.
+ *
+ * Like 3.21's cfPS, each verdict defines the `classes` body's classes for
+ * it at once: a status in all three lists defines the kept, repaired and
+ * failed classes alike.
  */
+import type { LogLevel } from "../../agent/logger.js";
 import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
+import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { asStrings } from "../values.js";
+
+/** Logs a verdict and defines its outcome classes; returns the outcome. */
+export function recordVerdict(
+  promise: ActivePromise,
+  env: PromiseEnvironment,
+  level: LogLevel,
+  outcome: Outcome,
+  message: string,
+): Outcome {
+  env.log.log(level, message);
+  applyOutcomeClasses(promise, env, outcome);
+  return outcome;
+}
 
 export function judgeExit(
   promise: ActivePromise,
@@ -16,9 +35,10 @@ export function judgeExit(
   inform: boolean,
 ): Outcome {
   const who = promise.promiser;
+  const record = (level: LogLevel, outcome: Outcome, message: string) =>
+    recordVerdict(promise, env, level, outcome, message);
   if (exitCode === null) {
-    env.log.error(`Finished script '${who}' - failed (abnormal termination)`);
-    return "failed";
+    return record("error", "failed", `Finished script '${who}' - failed (abnormal termination)`);
   }
   const codes = (name: string) => asStrings(promise.bodyValue("classes", name));
   const kept = codes("kept_returncodes");
@@ -26,11 +46,10 @@ export function judgeExit(
   const failed = codes("failed_returncodes");
   if (kept.length + repaired.length + failed.length === 0) {
     if (exitCode === 0) {
-      env.log.verbose(`Finished command related to promiser '${who}' -- succeeded`);
-      return "repaired";
+      return record("verbose", "repaired", `Finished command related to promiser '${who}' -- succeeded`);
     }
-    env.log.error(`Finished command related to promiser '${who}' -- an error occurred, returned ${exitCode}`);
-    return "failed";
+    const message = `Finished command related to promiser '${who}' -- an error occurred, returned ${exitCode}`;
+    return record("error", "failed", message);
   }
   const level = inform ? "info" : "verbose";
   const status = String(exitCode);
@@ -38,22 +57,20 @@ export function judgeExit(
   let outcome: Outcome = "kept";
   let matched = false;
   if (kept.includes(status)) {
-    env.log.log(level, `${prefix} defined as promise kept`);
+    record(level, "kept", `${prefix} defined as promise kept`);
     matched = true;
   }
   if (repaired.includes(status)) {
-    env.log.log(level, `${prefix} defined as promise repaired`);
-    outcome = combineOutcomes(outcome, "repaired");
+    outcome = combineOutcomes(outcome, record(level, "repaired", `${prefix} defined as promise repaired`));
     matched = true;
   }
   if (failed.includes(status)) {
-    env.log.error(`${prefix} defined as promise failed`);
-    outcome = combineOutcomes(outcome, "failed");
+    outcome = combineOutcomes(outcome, record("error", "failed", `${prefix} defined as promise failed`));
     matched = true;
   }
   if (!matched) {
-    env.log.log(level, `${prefix} not defined as promise kept, not kept or repaired; setting to failed`);
-    return "failed";
+    const message = `${prefix} not defined as promise kept, not kept or repaired; setting to failed`;
+    return record(level, "failed", message);
   }
   return outcome;
 }
