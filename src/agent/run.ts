@@ -24,6 +24,7 @@ import { setFunctionMessageSink } from "../eval/functions/messages.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
 import { registerCustomPromiseTypes } from "../promises/custom/index.js";
+import { finishBackgroundCommands } from "../promises/commands/process.js";
 import { warnSharedAnchors } from "../promises/edit/anchors.js";
 import { builtinPromiseTypes } from "../promises/registry.js";
 import { asBoolean } from "../promises/values.js";
@@ -170,8 +171,10 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       if (bundle) outcome = combineOutcomes(outcome, engine.runBundle(bundle, item.args, false));
     }
   } finally {
-    // Promise modules are terminated when the run ends, however it ends.
+    // Promise modules are terminated when the run ends, however it ends;
+    // then, as cf-agent, the run waits for its background commands.
     modules.shutdown(log);
+    finishBackgroundCommands();
   }
   if (!persistent.save()) log.warning(`Could not write persistent classes under '${dirs.statedir}'`);
   if (locks && !locks.save()) log.warning(`Could not write promise locks under '${dirs.statedir}'`);

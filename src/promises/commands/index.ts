@@ -14,16 +14,22 @@ import { isAbsolute } from "node:path";
 import type { Outcome } from "../../agent/outcome.js";
 import { commandArg0 } from "../../eval/functions/exec.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
-import { asText } from "../values.js";
+import { asBoolean, asText } from "../values.js";
 import { type CommandAttributes, readCommandAttributes } from "./attributes.js";
 import { commandPrefix } from "./command-line.js";
 import { registerFunctions } from "../../eval/functions/registry.js";
 import { moduleFunctions } from "./module-functions.js";
 import { ModuleSession, promiseModuleHost } from "./module-session.js";
 import { logPromiseRef } from "./promise-ref.js";
-import { STOP_READING, runContained } from "./process.js";
+import {
+  type ContainSpec,
+  type ProcessResult,
+  STOP_READING,
+  runContained,
+  runContainedInBackground,
+} from "./process.js";
 import { QuotedOutput } from "./quoted-output.js";
-import { judgeExit } from "./verdict.js";
+import { type RecordVerdict, judgeExit, promiseVerdicts, readReturnCodes } from "./verdict.js";
 
 function evaluateCommand(promise: ActivePromise, env: PromiseEnvironment): Outcome {
   const attrs = readCommandAttributes(promise);
@@ -43,7 +49,8 @@ function evaluateCommand(promise: ActivePromise, env: PromiseEnvironment): Outco
     env.log.error("Powershell is only supported on Windows");
     return "failed";
   }
-  const outcome = execute(promise, env, attrs);
+  const background = asBoolean(promise.bodyValue("action", "background"), false);
+  const outcome = background ? executeInBackground(promise, env, attrs) : execute(promise, env, attrs);
   env.log.log(level, `Completed execution of '${attrs.commandLine}'`);
   return outcome;
 }
@@ -95,9 +102,8 @@ function limits(attrs: CommandAttributes): string {
   return `${timeout}${uid}${gid}`;
 }
 
-function execute(promise: ActivePromise, env: PromiseEnvironment, attrs: CommandAttributes): Outcome {
-  env.log.verbose(`Setting umask to ${attrs.umask.toString(8)}`);
-  const result = runContained({
+function containSpec(attrs: CommandAttributes): ContainSpec {
+  return {
     commandLine: attrs.commandLine,
     shell: attrs.shell === "useshell" ? "useshell" : "noshell",
     umask: attrs.umask,
@@ -106,15 +112,70 @@ function execute(promise: ActivePromise, env: PromiseEnvironment, attrs: Command
     cwd: attrs.chdir,
     chroot: attrs.chroot,
     timeoutSeconds: attrs.timeoutSeconds,
+  };
+}
+
+function execute(promise: ActivePromise, env: PromiseEnvironment, attrs: CommandAttributes): Outcome {
+  env.log.verbose(`Setting umask to ${attrs.umask.toString(8)}`);
+  const result = runContained(containSpec(attrs));
+  const session = attrs.module
+    ? new ModuleSession(promiseModuleHost(env), attrs.commandLine, attrs.noOutput ? "none" : "all")
+    : undefined;
+  const judge = (exitCode: number | null) =>
+    judgeExit(
+      promiseVerdicts(promise, env),
+      promise.promiser,
+      exitCode,
+      attrs.inform,
+      readReturnCodes(promise),
+    );
+  return reportResult(env, attrs, result, judge, session);
+}
+
+/**
+ * `background` in the action body: 3.21 forks, and the child runs the
+ * command and logs its output and verdict while the agent goes on. The
+ * agent itself judges nothing (no outcome, no classes), and what a module
+ * would define stays in the child. tend starts the command and logs the
+ * child's part when the run ends, after waiting for it.
+ */
+function executeInBackground(
+  promise: ActivePromise,
+  env: PromiseEnvironment,
+  attrs: CommandAttributes,
+): Outcome {
+  env.log.verbose(`Backgrounding job '${attrs.commandLine}'`);
+  const codes = readReturnCodes(promise);
+  const who = promise.promiser;
+  const logOnly: RecordVerdict = (level, outcome, message) => {
+    env.log.log(level, message);
+    return outcome;
+  };
+  const childLevel = attrs.inform ? "info" : "verbose";
+  runContainedInBackground(containSpec(attrs), (result) => {
+    env.log.verbose(`Setting umask to ${attrs.umask.toString(8)}`);
+    reportResult(env, attrs, result, (exitCode) => judgeExit(logOnly, who, exitCode, attrs.inform, codes));
+    env.log.log(childLevel, `Completed execution of '${attrs.commandLine}'`);
   });
+  return "skipped";
+}
+
+/** Shows a command's output as 3.21 does and judges it; a command that did not start failed. */
+function reportResult(
+  env: PromiseEnvironment,
+  attrs: CommandAttributes,
+  result: ProcessResult,
+  judge: (exitCode: number | null) => Outcome,
+  session?: ModuleSession,
+): Outcome {
   if (result.error !== undefined) {
     env.log.error(`Couldn't open pipe to command '${attrs.commandLine}'. (${result.error})`);
     return "failed";
   }
   if (result.timedOut) env.log.verbose(`Time out of command '${attrs.commandLine}'`);
   const quoted = new QuotedOutput(env.log, commandPrefix(attrs.commandLine));
-  readOutput(outputLines(result.output), env, attrs, quoted);
-  const outcome = judgeExit(promise, env, result.exitCode, attrs.inform);
+  readOutput(outputLines(result.output), env, attrs, quoted, session);
+  const outcome = judge(result.exitCode);
   quoted.flush();
   if (quoted.count > 0) {
     env.log.info(`Last ${quoted.count} quoted lines were generated by promiser '${attrs.commandLine}'`);
@@ -140,10 +201,8 @@ function readOutput(
   env: PromiseEnvironment,
   attrs: CommandAttributes,
   quoted: QuotedOutput,
+  session: ModuleSession | undefined,
 ): void {
-  const session = attrs.module
-    ? new ModuleSession(promiseModuleHost(env), attrs.commandLine, attrs.noOutput ? "none" : "all")
-    : undefined;
   for (const line of lines) {
     if (attrs.preview) {
       const prefix = PREVIEW_PREFIXES.find((p) => line.startsWith(p)) ?? "";

@@ -9,8 +9,8 @@
  */
 import { splitCommand } from "../../eval/functions/exec.js";
 import { chrootCommand, findSetupFailure } from "./child-setup.js";
-import type { SpawnRequest } from "./spawn-protocol.js";
-import { spawnAndWait } from "./spawn-client.js";
+import type { SpawnReply } from "./spawn-protocol.js";
+import { type SpawnOrder, finishBackground, spawnAndWait, spawnInBackground } from "./spawn-client.js";
 
 /** More output than this is read and dropped. */
 const MAX_OUTPUT = 1 << 30;
@@ -50,39 +50,83 @@ export function commandArgv(spec: ContainSpec): string[] {
   return argv;
 }
 
-/** Runs the command to its end (or its time limit) and collects its output. */
-export function runContained(spec: ContainSpec): ProcessResult {
+type Prepared = { readonly order: SpawnOrder } | { readonly result: ProcessResult };
+
+/** What to start for the spec, or its result already when it cannot start as asked. */
+function prepare(spec: ContainSpec): Prepared {
   const argv = commandArgv(spec);
   if (argv.length === 0) {
-    return { exitCode: null, signal: null, timedOut: false, output: Buffer.alloc(0), error: "empty command" };
+    return {
+      result: {
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        output: Buffer.alloc(0),
+        error: "empty command",
+      },
+    };
   }
   const failure = findSetupFailure(spec);
   if (failure) {
-    return {
-      exitCode: failure.exitCode,
-      signal: null,
-      timedOut: false,
-      output: Buffer.from(`${failure.line}\n`),
-    };
+    const output = Buffer.from(`${failure.line}\n`);
+    return { result: { exitCode: failure.exitCode, signal: null, timedOut: false, output } };
   }
-  // The umask is the process's: the command inherits it when it starts.
-  const previousUmask = process.umask(spec.umask);
-  try {
-    const reply = spawnAndWait({
+  return {
+    order: {
       ...placement(spec, argv),
       timeoutMs: spec.timeoutSeconds === undefined ? undefined : spec.timeoutSeconds * 1000,
       maxOutput: MAX_OUTPUT,
       stopAt: STOP_READING,
-    });
-    const output = Buffer.from(reply.output.buffer, reply.output.byteOffset, reply.output.byteLength);
-    return { ...reply, output };
+    },
+  };
+}
+
+function toResult(reply: SpawnReply): ProcessResult {
+  const output = Buffer.from(reply.output.buffer, reply.output.byteOffset, reply.output.byteLength);
+  return { ...reply, output };
+}
+
+/** Runs `start` with the process's umask set as asked: the command inherits it when it starts. */
+function withUmask<T>(umask: number, start: () => T): T {
+  const previous = process.umask(umask);
+  try {
+    return start();
   } finally {
-    process.umask(previousUmask);
+    process.umask(previous);
   }
 }
 
+/** Runs the command to its end (or its time limit) and collects its output. */
+export function runContained(spec: ContainSpec): ProcessResult {
+  const prepared = prepare(spec);
+  if ("result" in prepared) return prepared.result;
+  return toResult(withUmask(spec.umask, () => spawnAndWait(prepared.order)));
+}
+
+/** Results of background commands that could not start, handed over with the others. */
+const notStarted: (() => void)[] = [];
+
+/**
+ * Starts the command and returns at once (action `background`); `collect`
+ * gets its result in finishBackgroundCommands().
+ */
+export function runContainedInBackground(spec: ContainSpec, collect: (result: ProcessResult) => void): void {
+  const prepared = prepare(spec);
+  if ("result" in prepared) {
+    notStarted.push(() => collect(prepared.result));
+    return;
+  }
+  withUmask(spec.umask, () => spawnInBackground(prepared.order, (reply) => collect(toResult(reply))));
+}
+
+/** Waits for every background command of the run and hands over their results. */
+export function finishBackgroundCommands(): void {
+  for (const collect of notStarted.splice(0)) collect();
+  finishBackground();
+}
+
 /** The program to start, where, and as whom; in a chroot its helper does the rest. */
-function placement(spec: ContainSpec, argv: string[]): Pick<SpawnRequest, "argv" | "cwd" | "uid" | "gid"> {
+function placement(spec: ContainSpec, argv: string[]): Pick<SpawnOrder, "argv" | "cwd" | "uid" | "gid"> {
   if (spec.chroot) return { argv: chrootCommand({ ...spec, chroot: spec.chroot }, argv) };
   // Node takes ids as 32-bit signed numbers (uid -2 for 4294967294).
   const signed = (id: number | undefined) => (id === undefined ? undefined : id | 0);

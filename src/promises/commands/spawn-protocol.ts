@@ -1,10 +1,14 @@
 /**
  * What the agent's thread and the spawn worker (spawn-worker.ts) say to
- * each other: one request to run a program, one reply when it is over.
- * Plain data, no I/O.
+ * each other: a request to run a program; for a background program a
+ * note once it has started; a reply when it is over. Plain data, no I/O.
  */
 
 export interface SpawnRequest {
+  /** Names the request in the worker's messages about it. */
+  readonly id: number;
+  /** Whether the agent goes on once the program has started (it asks for the result later). */
+  readonly background?: boolean;
   /** The program (a path) and its arguments; no shell is involved. */
   readonly argv: readonly string[];
   readonly cwd?: string;
@@ -29,10 +33,15 @@ export interface SpawnReply {
   readonly error?: string;
 }
 
+/** A message of the worker; each one also bumps the shared counter. */
+export type SpawnMessage =
+  | { readonly id: number; readonly kind: "started" }
+  | { readonly id: number; readonly kind: "done"; readonly reply: SpawnReply };
+
 /** What the worker is started with. */
 export interface SpawnWorkerData {
   /** A private directory for the worker's FIFOs, removed by the agent's thread at exit. */
   readonly fifoDir: string;
-  /** One Int32: the worker sets it to 1 (and notifies) when a reply is posted. */
+  /** One Int32 the worker increments (and notifies) after posting each message. */
   readonly ready: SharedArrayBuffer;
 }

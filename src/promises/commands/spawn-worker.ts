@@ -6,19 +6,21 @@
  * standard output and standard error must go, in the order written, into
  * one real pipe (as with 3.21's popen, so `/dev/stderr` can be reopened)
  * that is read while the program runs (else a chatty program blocks on a
- * full pipe). Node makes no pipes, so the worker reads a FIFO, made once
- * with mkfifo and reused: each program gets a fresh write end as its
- * standard output and standard error, and its output ends when every
+ * full pipe). Node makes no pipes, so the worker reads FIFOs, made with
+ * mkfifo and reused: each program gets a fresh write end of an idle one as
+ * its standard output and standard error, and its output ends when every
  * writer (it and whatever it started) has closed it, as 3.21 reads to the
- * end of its pipe. A program with a time limit runs in its own process
- * group, and the whole group is killed at the limit.
+ * end of its pipe. A FIFO whose reading stopped early (cfengine-die, time
+ * limit) may still have writers and is not used again. A program with a
+ * time limit runs in its own process group, killed whole at the limit.
+ * Background programs run alongside, each with its own FIFO.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, constants, openSync } from "node:fs";
+import { closeSync, constants, openSync, rmSync } from "node:fs";
 import { Socket } from "node:net";
 import { join } from "node:path";
 import { type MessagePort, workerData } from "node:worker_threads";
-import type { SpawnReply, SpawnRequest, SpawnWorkerData } from "./spawn-protocol.js";
+import type { SpawnMessage, SpawnReply, SpawnRequest, SpawnWorkerData } from "./spawn-protocol.js";
 
 /** After SIGTERM at the time limit, how long the group has before SIGKILL. */
 const KILL_GRACE_MS = 1000;
@@ -28,15 +30,21 @@ const DRAIN_GRACE_MS = 2000;
 const { fifoDir, ready, port } = workerData as SpawnWorkerData & { port: MessagePort };
 const readyFlag = new Int32Array(ready);
 let fifoCount = 0;
-let fifo: string | undefined;
+const idleFifos: string[] = [];
 
-/** The FIFO to use; a new one after a program left writers behind. */
-function currentFifo(): string {
-  if (fifo === undefined) {
-    fifo = join(fifoDir, `out-${++fifoCount}`);
-    execFileSync("mkfifo", ["-m", "600", fifo], { stdio: "ignore" });
-  }
-  return fifo;
+/** An idle FIFO, or a new one. */
+function takeFifo(): string {
+  const idle = idleFifos.pop();
+  if (idle !== undefined) return idle;
+  const path = join(fifoDir, `out-${++fifoCount}`);
+  execFileSync("mkfifo", ["-m", "600", path], { stdio: "ignore" });
+  return path;
+}
+
+/** Keeps a FIFO for the next program, or drops one that may still have writers. */
+function giveBack(path: string, clean: boolean): void {
+  if (clean) idleFifos.push(path);
+  else rmSync(path, { force: true });
 }
 
 function failure(error: string): SpawnReply {
@@ -52,26 +60,32 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** Runs one program to its end (or its time limit) and collects its output. */
-function run(request: SpawnRequest): Promise<SpawnReply> {
+function run(request: SpawnRequest, started: () => void): Promise<SpawnReply> {
+  let path: string;
   let reader: number;
   let writer: number;
   try {
-    const path = currentFifo();
+    path = takeFifo();
     // The read end first (without blocking), so that opening the write end does not wait.
     reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     writer = openSync(path, constants.O_WRONLY);
   } catch (error) {
-    fifo = undefined;
     return Promise.resolve(failure(`cannot make the output pipe: ${(error as Error).message}`));
   }
-  return new Promise((resolve) => collect(request, reader, writer, resolve));
+  return new Promise((resolve) =>
+    collect(request, reader, writer, started, (reply, clean) => {
+      giveBack(path, clean);
+      resolve(reply);
+    }),
+  );
 }
 
 function collect(
   request: SpawnRequest,
   reader: number,
   writer: number,
-  resolve: (reply: SpawnReply) => void,
+  started: () => void,
+  resolve: (reply: SpawnReply, clean: boolean) => void,
 ): void {
   const [program, ...args] = request.argv;
   const limited = request.timeoutMs !== undefined;
@@ -81,6 +95,8 @@ function collect(
   let exit: { code: number | null; signal: string | null } | undefined;
   let error: string | undefined;
   let outputDone = false;
+  /** Whether the output was read to its end (no writer is left). */
+  let clean = true;
   let timedOut = false;
   const timers: NodeJS.Timeout[] = [];
 
@@ -89,11 +105,12 @@ function collect(
     if (!outputDone || (exit === undefined && error === undefined)) return;
     for (const timer of timers) clearTimeout(timer);
     const data = new Uint8Array(Buffer.concat(chunks));
-    if (error !== undefined) resolve({ ...failure(error), output: data });
-    else resolve({ exitCode: exit!.code, signal: exit!.signal, timedOut, output: data });
+    if (error !== undefined) resolve({ ...failure(error), output: data }, clean);
+    else resolve({ exitCode: exit!.code, signal: exit!.signal, timedOut, output: data }, clean);
   };
-  const endOutput = (): void => {
+  const endOutput = (early: boolean): void => {
     if (outputDone) return;
+    if (early) clean = false;
     outputDone = true;
     output.destroy();
     finish();
@@ -108,15 +125,14 @@ function collect(
       const text = line + chunk.toString("latin1");
       if (text.includes(request.stopAt)) {
         // 3.21 closes its pipe there: more output from the program gets SIGPIPE.
-        fifo = undefined;
-        endOutput();
+        endOutput(true);
         return;
       }
       line = text.slice(text.lastIndexOf("\n") + 1).slice(-request.stopAt.length);
     }
   });
-  output.on("end", endOutput);
-  output.on("error", endOutput);
+  output.on("end", () => endOutput(false));
+  output.on("error", () => endOutput(true));
 
   let child: ReturnType<typeof spawn>;
   try {
@@ -130,11 +146,12 @@ function collect(
   } catch (thrown) {
     error = (thrown as Error).message;
     closeSync(writer);
-    endOutput();
+    endOutput(false);
     return;
   }
   // Only the program (and what it starts) may hold the write end now.
   closeSync(writer);
+  started();
   child.on("error", (thrown) => {
     error = thrown.message;
     finish();
@@ -153,8 +170,7 @@ function collect(
         timers.push(
           setTimeout(() => {
             // Something outside the group still holds the pipe: leave it, and the FIFO, behind.
-            fifo = undefined;
-            endOutput();
+            endOutput(true);
             if (exit === undefined && error === undefined) error = "the program did not end after SIGKILL";
             finish();
           }, KILL_GRACE_MS + DRAIN_GRACE_MS),
@@ -164,22 +180,35 @@ function collect(
   }
 }
 
-/** Whether a request waits for its reply (there is one at a time). */
-let pending = false;
+/** Requests not answered yet. */
+const inFlight = new Set<number>();
 
-function reply(answer: SpawnReply): void {
-  if (!pending) return;
-  pending = false;
-  port.postMessage(answer, [answer.output.buffer as ArrayBuffer]);
-  Atomics.store(readyFlag, 0, 1);
+function post(message: SpawnMessage): void {
+  if (message.kind === "done") port.postMessage(message, [message.reply.output.buffer as ArrayBuffer]);
+  else port.postMessage(message);
+  Atomics.add(readyFlag, 0, 1);
   Atomics.notify(readyFlag, 0);
 }
 
-// The agent's thread waits for a reply without running its event loop, so
-// it must get one whatever happens here.
-process.on("uncaughtException", (thrown) => reply(failure(`spawn worker: ${thrown.message}`)));
+function answer(id: number, reply: SpawnReply): void {
+  if (!inFlight.delete(id)) return;
+  post({ id, kind: "done", reply });
+}
+
+// The agent's thread waits for replies without running its event loop, so
+// every request must get one whatever happens here.
+process.on("uncaughtException", (thrown) => {
+  for (const id of [...inFlight]) answer(id, failure(`spawn worker: ${thrown.message}`));
+});
 
 port.on("message", (request: SpawnRequest) => {
-  pending = true;
-  run(request).then(reply, (thrown: Error) => reply(failure(`spawn worker: ${thrown.message}`)));
+  const { id } = request;
+  inFlight.add(id);
+  const started = () => {
+    if (request.background) post({ id, kind: "started" });
+  };
+  run(request, started).then(
+    (reply) => answer(id, reply),
+    (thrown: Error) => answer(id, failure(`spawn worker: ${thrown.message}`)),
+  );
 });

@@ -15,35 +15,44 @@ import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { asStrings } from "../values.js";
 
-/** Logs a verdict and defines its outcome classes; returns the outcome. */
-export function recordVerdict(
-  promise: ActivePromise,
-  env: PromiseEnvironment,
-  level: LogLevel,
-  outcome: Outcome,
-  message: string,
-): Outcome {
-  env.log.log(level, message);
-  applyOutcomeClasses(promise, env, outcome);
-  return outcome;
+/** The `classes` body's lists of exit statuses. */
+export interface ReturnCodes {
+  readonly kept: readonly string[];
+  readonly repaired: readonly string[];
+  readonly failed: readonly string[];
+}
+
+export function readReturnCodes(promise: ActivePromise): ReturnCodes {
+  const codes = (name: string) => asStrings(promise.bodyValue("classes", name));
+  return {
+    kept: codes("kept_returncodes"),
+    repaired: codes("repaired_returncodes"),
+    failed: codes("failed_returncodes"),
+  };
+}
+
+/** Logs one verdict (and, for a promise, defines its classes); returns its outcome. */
+export type RecordVerdict = (level: LogLevel, outcome: Outcome, message: string) => Outcome;
+
+/** Verdicts of a promise: logged, and its outcome classes defined at once. */
+export function promiseVerdicts(promise: ActivePromise, env: PromiseEnvironment): RecordVerdict {
+  return (level, outcome, message) => {
+    env.log.log(level, message);
+    applyOutcomeClasses(promise, env, outcome);
+    return outcome;
+  };
 }
 
 export function judgeExit(
-  promise: ActivePromise,
-  env: PromiseEnvironment,
+  record: RecordVerdict,
+  who: string,
   exitCode: number | null,
   inform: boolean,
+  { kept, repaired, failed }: ReturnCodes,
 ): Outcome {
-  const who = promise.promiser;
-  const record = (level: LogLevel, outcome: Outcome, message: string) =>
-    recordVerdict(promise, env, level, outcome, message);
   if (exitCode === null) {
     return record("error", "failed", `Finished script '${who}' - failed (abnormal termination)`);
   }
-  const codes = (name: string) => asStrings(promise.bodyValue("classes", name));
-  const kept = codes("kept_returncodes");
-  const repaired = codes("repaired_returncodes");
-  const failed = codes("failed_returncodes");
   if (kept.length + repaired.length + failed.length === 0) {
     if (exitCode === 0) {
       return record("verbose", "repaired", `Finished command related to promiser '${who}' -- succeeded`);
