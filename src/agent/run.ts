@@ -211,7 +211,10 @@ function loadAndValidate(
   });
   for (const message of loaded.messages) log.log(message.level, message.text);
   const diagnostics = [...loaded.diagnostics];
-  if (!hasErrors(diagnostics)) diagnostics.push(...validatePolicy(loaded.set, { fullCheck: true }));
+  // As cf-agent, a bundlesequence given with -b is not checked against the policy's own.
+  const checkBundleSequence = options.bundlesequence === undefined;
+  if (!hasErrors(diagnostics))
+    diagnostics.push(...validatePolicy(loaded.set, { fullCheck: true, checkBundleSequence }));
   return { loaded, diagnostics };
 }
 

@@ -28,6 +28,8 @@ export interface ValidateOptions {
    * `body common control`.
    */
   readonly fullCheck?: boolean;
+  /** Whether the policy's own bundlesequence must be runnable (not when `-b` gives one). */
+  readonly checkBundleSequence?: boolean;
 }
 
 /** Validates a whole policy set; the first file is the entry file. */
@@ -45,7 +47,7 @@ export function validatePolicy(set: PolicySet, options: ValidateOptions = {}): D
   checkPromiseBodyReferences(ctx, runnable ? "error" : "warning");
   checkInheritance(ctx);
   if (runnable) checkRequiredComments(ctx);
-  if (ctx.fullCheck) checkBundleSequence(ctx);
+  if (ctx.fullCheck && options.checkBundleSequence !== false) checkBundleSequence(ctx);
   return sortDiagnostics(diagnostics, set);
 }
 
