@@ -8,6 +8,7 @@
  * file (cf-agent buffers them).
  */
 import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
+import { expandRval } from "../../eval/expand.js";
 import { parseCfInt } from "../../eval/numbers.js";
 import { scalar } from "../../eval/values.js";
 import { type BundleCall, bundleCallOf } from "../bundle-call.js";
@@ -107,6 +108,23 @@ export function setEditVariables(env: PromiseEnvironment, defaults: EditDefaults
   );
 }
 
+/**
+ * An attribute expanded with `$(this.promiser)` the path being edited (as
+ * cf-agent re-expands `edit_template` for each file a pattern matches).
+ */
+function expandForPath(step: FileStep, name: string): string | undefined {
+  const raw = step.promise.raw(name);
+  if (!raw || step.path === step.promise.promiser) return asText(step.promise.value(name));
+  const ref = { ns: null, scope: "this", name: "promiser", indices: [] };
+  const saved = step.env.ctx.getVariable(ref);
+  step.env.ctx.setVariable(ref, scalar(step.path));
+  try {
+    return asText(expandRval(step.env.ctx, raw, step.promise.options));
+  } finally {
+    if (saved) step.env.ctx.setVariable(ref, saved);
+  }
+}
+
 /** The template step: what the method renders, if anything. */
 function renderTemplate(
   request: EditRequest,
@@ -116,7 +134,7 @@ function renderTemplate(
 ) {
   const { promise, env, path } = request.step;
   const method = templateMethod(promise);
-  const template = asText(promise.value("edit_template"));
+  const template = expandForPath(request.step, "edit_template");
   if (method === "cfengine" && template !== undefined) {
     env.log.verbose(`Rendering '${path}' using template '${template}' with method '${method}'`);
     return renderCfengineTemplate(request, session, defaults, template, call?.args ?? []);
@@ -127,7 +145,9 @@ function renderTemplate(
   }
   if (method === "inline_mustache" && promise.raw("edit_template_string") !== undefined) {
     env.log.verbose(`Rendering '${path}' with method '${method}'`);
-    return renderMustacheTemplate(request, defaults, { text: asText(promise.value("edit_template_string")) });
+    return renderMustacheTemplate(request, defaults, {
+      text: expandForPath(request.step, "edit_template_string"),
+    });
   }
   return "kept" satisfies Outcome;
 }

@@ -68,7 +68,7 @@ export function renderMustacheTemplate(
   const name = "file" in source ? source.file : "inline";
   const rendered = renderMustache(template, data, (level, message) => env.log[level](message));
   if (rendered === undefined) {
-    const shown = "file" in source ? source.file : asText(promise.value("edit_template_string"));
+    const shown = "file" in source ? source.file : source.text;
     env.log.error(`Error rendering mustache template '${shown}'`);
     return "failed";
   }
