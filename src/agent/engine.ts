@@ -42,6 +42,7 @@ import type { LockStore } from "./locks.js";
 import type { Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { applyOutcomeClasses } from "./outcome-classes.js";
+import { recheckConstraints } from "./recheck.js";
 import type { Located, PolicyIndex } from "./policy-index.js";
 import type { RunRecorder } from "./recorder.js";
 import { isStaticPromise } from "./static-promise.js";
@@ -360,6 +361,13 @@ export class Engine implements PromiseEnvironment {
       this.done.add(key);
       if (fixed) this.staticDone.add(deref.node);
       if (!this.lockAcquired(active, key)) return "skipped";
+    }
+    // As 3.21, an expanded value that does not fit the syntax stops the agent.
+    const misfit = recheckConstraints(active);
+    if (misfit) {
+      this.log.error(misfit);
+      this.fatal("Fatal CFEngine error: Cannot continue");
+      return "failed";
     }
     const outcome = handler.evaluate(active, this);
     // 3.21 applies no `classes` body to `classes` promises.

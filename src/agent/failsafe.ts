@@ -23,11 +23,32 @@ export const BUILTIN_FAILSAFE_POLICY = `# tend's built-in failsafe policy.
 # It changes nothing: it reports that the failsafe ran, so that whoever
 # reads the agent's output knows the real policy must be fixed. Replace it
 # with your own failsafe.cf to do more (tend keeps a file that exists).
+#
+# As cf-agent's own failsafe, it stops the run (exit code 6) when the host
+# has no key pair: nothing could be fetched from a policy server then.
+
+body agent control
+{
+      abortclasses => { "no_ppkeys_ABORT_kept" };
+}
 
 bundle agent main
 {
+  classes:
+      "have_ppkeys" expression => fileexists("$(sys.workdir)/ppkeys/localhost.pub");
+
   reports:
+    !have_ppkeys::
+      "No public/private key pair is loaded, please create one by running \\"cf-key\\""
+        classes => tend_failsafe_defines("no_ppkeys_ABORT_kept");
+    have_ppkeys::
       "Built-in failsafe policy triggered";
+}
+
+body classes tend_failsafe_defines(class)
+{
+      promise_kept => { "$(class)" };
+      promise_repaired => { "$(class)" };
 }
 `;
 

@@ -23,13 +23,27 @@ function workspace(): { dir: string; workdir: string; broken: string } {
 test("an invalid policy runs the built-in failsafe, written to the empty input directory", () => {
   const { workdir, broken } = workspace();
   const run = runTend(["agent", "-K", "-f", broken], { env: { CFENGINE_TEST_OVERRIDE_WORKDIR: workdir } });
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stdout, "R: Built-in failsafe policy triggered\n");
+  // Without a key pair the failsafe aborts, as cf-agent's does (exit code 6).
+  assert.equal(run.code, 6, run.stderr);
+  assert.equal(
+    run.stdout,
+    'R: No public/private key pair is loaded, please create one by running "cf-key"\n',
+  );
+  assert.match(run.stderr, /notice: cf-agent aborted on defined class 'no_ppkeys_ABORT_kept'/);
   assert.match(run.stderr, /error: CFEngine was not able to get confirmation of promises/);
   assert.match(run.stderr, /error: CFEngine failsafe\.cf: .*\/inputs .*\/inputs\/failsafe\.cf/);
   const failsafe = join(workdir, "inputs", "failsafe.cf");
   assert.equal(readFileSync(failsafe, "utf8"), BUILTIN_FAILSAFE_POLICY);
   assert.equal(statSync(failsafe).mode & 0o777, 0o600);
+});
+
+test("with a key pair the built-in failsafe only reports", () => {
+  const { workdir, broken } = workspace();
+  mkdirSync(join(workdir, "ppkeys"), { recursive: true });
+  writeFileSync(join(workdir, "ppkeys", "localhost.pub"), "");
+  const run = runTend(["agent", "-K", "-f", broken], { env: { CFENGINE_TEST_OVERRIDE_WORKDIR: workdir } });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "R: Built-in failsafe policy triggered\n");
 });
 
 test("a missing policy also falls back; a failsafe.cf already there is kept and run", () => {
