@@ -14,6 +14,8 @@ import type { ActivePromiseImpl } from "./active-promise.js";
 import { writeValue } from "../eval/show-state.js";
 import type { Value } from "../eval/values.js";
 
+const COMMON_BODIES: ReadonlySet<string> = new Set(["action", "classes"]);
+
 /** 3.21's wording for each kind of problem (SyntaxTypeMatchToString). */
 function describe(syntax: AttributeSyntax, issue: ValueIssue, text: string): string {
   switch (syntax.type) {
@@ -75,6 +77,8 @@ export function recheckConstraints(promise: ActivePromiseImpl): string | undefin
       return `${where}: In attribute '${name}', ${problem}. Given attribute value '${writeValue(value).trimStart()}'`;
   }
   for (const [bodyName, body] of promise.deref.bodies) {
+    // 3.21 leaves the common bodies (`action`, `classes`) unchecked here.
+    if (COMMON_BODIES.has(bodyName)) continue;
     for (const name of body.attributes.keys()) {
       const syntax = getBodyAttribute(body.type, name);
       if (!isCheckable(syntax)) continue;

@@ -121,7 +121,11 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   resolvePolicies(
     ctx,
     loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy })),
-    preEvaluationClassHooks(ctx, index, (name, minutes) => persistent.add(name, minutes)),
+    // cf-agent (unlike cf-promises) also evaluates every bundle's meta promises while loading.
+    {
+      ...preEvaluationClassHooks(ctx, index, (name, minutes) => persistent.add(name, minutes)),
+      metaPromises: true,
+    },
   );
   const recorder = new RunRecorder(
     loaded.set.files.map((f) => f.source),

@@ -26,6 +26,11 @@ export interface ResolveHooks {
    * promise's `classes` body then (as kept), even in bundles never called.
    */
   varPromiseKept?(promise: PromiseNode, options: ExpandOptions): void;
+  /**
+   * Also evaluate `meta` promises (into `<bundle>_meta`): cf-agent does
+   * while loading, cf-promises does not.
+   */
+  readonly metaPromises?: boolean;
 }
 
 /** Pre-evaluates one bundle; `sourcePath` gives `this.promise_filename`. */
@@ -44,6 +49,7 @@ export function resolveBundle(
   ctx.callStack.push({ type: "bundle", json: () => bundleJson(bundle, sourcePath) });
   try {
     const common = bundle.type.text === "common";
+    if (hooks.metaPromises) resolveSections(ctx, bundle, "meta", hooks);
     resolveSections(ctx, bundle, "vars", hooks);
     if (common) {
       resolveSections(ctx, bundle, "classes", hooks);
@@ -69,7 +75,7 @@ function bundleJson(bundle: Bundle, sourcePath: string): JsonValue {
 function resolveSections(
   ctx: EvalContext,
   bundle: Bundle,
-  type: "vars" | "classes",
+  type: "vars" | "classes" | "meta",
   hooks: ResolveHooks,
 ): void {
   const common = bundle.type.text === "common";
@@ -88,8 +94,8 @@ function resolveSections(
             classes,
           });
           try {
-            if (type === "vars") resolveVarPromise(ctx, promise, hooks);
-            else resolveClassPromise(ctx, promise, common);
+            if (type === "classes") resolveClassPromise(ctx, promise, common);
+            else resolveVarPromise(ctx, promise, hooks, type === "meta" ? `${bundle.name.text}_meta` : null);
           } finally {
             ctx.callStack.pop();
           }
@@ -137,7 +143,12 @@ function conditionValue(ctx: EvalContext, rval: Rval, options: ExpandOptions): b
   return ctx.checkExpression(value.value);
 }
 
-function resolveVarPromise(ctx: EvalContext, promise: PromiseNode, hooks: ResolveHooks): void {
+function resolveVarPromise(
+  ctx: EvalContext,
+  promise: PromiseNode,
+  hooks: ResolveHooks,
+  scope: string | null = null,
+): void {
   const typed = promise.attributes.find((a) => VAR_TYPES.has(a.name.text));
   if (!typed) return;
   for (const bindings of iterate(ctx, iterationTexts(promise))) {
@@ -146,7 +157,7 @@ function resolveVarPromise(ctx: EvalContext, promise: PromiseNode, hooks: Resolv
     const lval = expandString(ctx, promise.promiser.value, options);
     if (hasUnresolvedReference(lval)) continue;
     const ref = parseVarRef(lval);
-    const target = { ns: null, scope: null, name: ref.name, indices: ref.indices };
+    const target = { ns: null, scope, name: ref.name, indices: ref.indices };
     const computed = expandRval(ctx, typed.value, options);
     const value = computed && isVarType(typed.name.text) ? coerce(typed.name.text, computed) : undefined;
     if (!value) continue;

@@ -25,7 +25,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, normalize, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Rval, Span } from "../language/ast.js";
 import { type Diagnostic, makeDiagnostic } from "../language/diagnostics.js";
 import { parse } from "../language/parser.js";
@@ -187,8 +187,9 @@ class Loader {
   }
 
   /** Absolute inputs stay; others are taken from the entry file's directory. */
+  /** As 3.21 joins them, without normalising: `this.promise_filename` shows `dir/../x.cf`. */
   private resolveInputPath(input: string): string {
-    return isAbsolute(input) ? normalize(input) : join(this.inputDir, input);
+    return isAbsolute(input) ? input : `${this.inputDir}/${input}`;
   }
 
   private readText(path: string, origin: Origin | null): string | undefined {
