@@ -7,6 +7,7 @@ import { canonifyClassName } from "../eval/class-expression.js";
 import { parseCfInt } from "../eval/numbers.js";
 import type { ActivePromise, PromiseEnvironment } from "../promises/contract.js";
 import { asStrings, asText } from "../promises/values.js";
+import type { Value } from "../eval/values.js";
 import type { Outcome } from "./outcome.js";
 
 interface ClassChange {
@@ -14,8 +15,11 @@ interface ClassChange {
   readonly cancel: readonly string[];
 }
 
-function changesFor(promise: ActivePromise, outcome: Outcome): ClassChange {
-  const read = (name: string) => asStrings(promise.bodyValue("classes", name));
+/** Reads one attribute of the promise's `classes` body, expanded. */
+export type ClassesReader = (name: string) => Value | undefined;
+
+function changesFor(readValue: ClassesReader, outcome: Outcome): ClassChange {
+  const read = (name: string) => asStrings(readValue(name));
   switch (outcome) {
     case "kept":
       return { define: read("promise_kept"), cancel: read("cancel_kept") };
@@ -34,17 +38,22 @@ function changesFor(promise: ActivePromise, outcome: Outcome): ClassChange {
   }
 }
 
-/** Applies the promise's `classes` body for an outcome; returns the classes defined. */
+/**
+ * Applies the promise's `classes` body for an outcome; returns the classes
+ * defined. `read` reads the body's attributes when they must be expanded
+ * otherwise than for the promise as a whole (a files promise's leaf).
+ */
 export function applyOutcomeClasses(
   promise: ActivePromise,
   env: PromiseEnvironment,
   outcome: Outcome,
+  read: ClassesReader = (name) => promise.bodyValue("classes", name),
 ): string[] {
   if (!promise.body("classes") || outcome === "skipped") return [];
-  const { define, cancel } = changesFor(promise, outcome);
-  const scopeText = asText(promise.bodyValue("classes", "scope"));
+  const { define, cancel } = changesFor(read, outcome);
+  const scopeText = asText(read("scope"));
   const scope = scopeText === "bundle" ? "bundle" : "namespace";
-  const persistText = asText(promise.bodyValue("classes", "persist_time"));
+  const persistText = asText(read("persist_time"));
   const persist = persistText === undefined ? undefined : parseCfInt(persistText);
   const defined: string[] = [];
   for (const name of define) {

@@ -38,3 +38,18 @@ export function userId(name: string): number | undefined {
 export function groupId(name: string): number | undefined {
   return lookup("/etc/group", name);
 }
+
+function reverse(file: string, id: number): string | undefined {
+  for (const [name, value] of readDatabase(file)) if (value === id) return name;
+  return undefined;
+}
+
+/** The name of the user with this id, or undefined when none has it. */
+export function userName(uid: number): string | undefined {
+  return reverse("/etc/passwd", uid);
+}
+
+/** The name of the group with this id, or undefined when none has it. */
+export function groupName(gid: number): string | undefined {
+  return reverse("/etc/group", gid);
+}

@@ -73,7 +73,8 @@ function writeAll(fd: number, bytes: Uint8Array): void {
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
-function unlinkQuietly(path: string): void {
+/** Removes a file if it is there; a failure is ignored (nothing to clean up). */
+export function unlinkQuietly(path: string): void {
   try {
     unlinkSync(path);
   } catch {

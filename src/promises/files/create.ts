@@ -4,6 +4,7 @@
  * otherwise an empty file, with any missing parent directories.
  */
 import { closeSync, fchmodSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { isAbsolute } from "node:path";
 import { writeFileAtomically } from "./atomic.js";
 import { formatMode, type ModeMasks } from "./modes.js";
@@ -29,6 +30,7 @@ export function createObject(
   step: FileStep,
   masks: ModeMasks | undefined,
   force: boolean,
+  kind: "auto" | "directory" | "fifo" = "auto",
   content?: string,
 ): boolean {
   const { path } = step;
@@ -36,14 +38,33 @@ export function createObject(
     step.failed(`Cannot create a relative filename '${path}' - has no invariant meaning`);
     return false;
   }
-  if (namesDirectory(path)) {
+  if (kind === "directory" || namesDirectory(path)) {
     if (!step.makingChanges(`create directory '${path}'`)) return false;
     const created = makeParentDirectory(step, force);
     if (created === undefined) return false;
     if (created) step.changed(`Created directory '${path}'`);
     return true;
   }
-  return createFile(step, masks ? masks.plus & ~masks.minus : 0o600, force, content);
+  const mode = masks ? masks.plus & ~masks.minus : 0o600;
+  if (kind === "fifo") return createFifo(step, mode, force);
+  return createFile(step, mode, force, content);
+}
+
+/** `file_type => "fifo"`: a named pipe (made with mkfifo(1): Node has no mkfifo). */
+function createFifo(step: FileStep, mode: number, force: boolean): boolean {
+  const { path } = step;
+  const created = makeParentDirectory(step, force);
+  if (created === undefined) return false;
+  if (created) step.changed(`Created directory for '${path}'`);
+  if (!step.makingChanges(`create named pipe '${path}', mode ${formatMode(mode)}`)) return false;
+  const run = spawnSync("mkfifo", ["-m", mode.toString(8), "--", path], { encoding: "utf8" });
+  if (run.status !== 0) {
+    const reason = (run.stderr ?? "").trim().replace(/^mkfifo: /, "") || "failed";
+    step.failed(`Error creating file '${path}', mode '${formatMode(mode)}'. (mkfifo: ${reason})`);
+    return false;
+  }
+  step.changed(`Created named pipe '${path}', mode ${formatMode(mode)}`);
+  return true;
 }
 
 function createFile(step: FileStep, mode: number, force: boolean, content: string | undefined): boolean {
@@ -61,7 +82,11 @@ function createFile(step: FileStep, mode: number, force: boolean, content: strin
       closeSync(fd);
     }
   } catch (error) {
-    step.failed(`Error creating file '${path}', mode '${formatMode(mode)}'. (open: '${errorText(error)}')`);
+    const detail =
+      (error as NodeJS.ErrnoException).code === "EEXIST"
+        ? `(open: '${errorText(error)}'). Most likely a dangling symlink is in the way. Refusing to create the target file of dangling symlink (security risk).`
+        : `(open: ${errorText(error)})`;
+    step.failed(`Error creating file '${path}', mode '${formatMode(mode)}'. ${detail}`);
     return false;
   }
   step.changed(`Created file '${path}', mode ${formatMode(mode)}`);
@@ -74,10 +99,10 @@ function createFile(step: FileStep, mode: number, force: boolean, content: strin
  * after a failure. With `force` (move_obstructions), a file in the place
  * of the innermost directory is moved aside to `<name>.cf-moved`.
  */
-export function makeParentDirectory(step: FileStep, force: boolean): boolean | undefined {
-  const parent = step.path.slice(0, step.path.lastIndexOf("/")).replace(/\/+$/, "") || "/";
+export function makeParentDirectory(step: FileStep, force: boolean, target = step.path): boolean | undefined {
+  const parent = target.slice(0, target.lastIndexOf("/")).replace(/\/+$/, "") || "/";
   const kind = kindOf(parent);
-  if (kind === "other" && !(force && moveObstruction(step, parent))) {
+  if (kind === "other" && !(force && moveObstruction(step, parent, target))) {
     if (!force) {
       step.failed(
         `The object '${parent}' is not a directory. Cannot make a new directory without deleting it.`,
@@ -113,9 +138,9 @@ function makeDirectories(step: FileStep, dir: string): boolean | undefined {
   return created;
 }
 
-function moveObstruction(step: FileStep, path: string): boolean {
+function moveObstruction(step: FileStep, path: string, target: string): boolean {
   const saved = `${path}.cf-moved`;
-  const what = `move obstructing file/link '${path}' to '${saved}' to make directories for '${step.path}'`;
+  const what = `move obstructing file/link '${path}' to '${saved}' to make directories for '${target}'`;
   if (!step.makingChanges(what)) return false;
   try {
     rmSync(saved, { recursive: true, force: true });
@@ -124,7 +149,7 @@ function moveObstruction(step: FileStep, path: string): boolean {
     step.failed(`Couldn't rename '${path}' to .cf-moved (rename: ${errorText(error)})`);
     return false;
   }
-  step.changed(`Moved obstructing file/link '${path}' to '${saved}' to make directories for '${step.path}'`);
+  step.changed(`Moved obstructing file/link '${path}' to '${saved}' to make directories for '${target}'`);
   return true;
 }
 

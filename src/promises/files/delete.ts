@@ -1,29 +1,43 @@
 /**
- * `delete` bodies: remove the file, link or (with `rmdirs`) empty
- * directory. A directory that is not empty is never removed, silently as
- * in 3.21. A symlink is removed, not followed (`dirlinks` only matters in
- * depth searches).
+ * `delete` bodies: remove the file or link, or (with `rmdirs`) the empty
+ * directory. A directory that is not empty is never removed, silently, as
+ * in 3.21; nor is the base directory of a depth search. A symbolic link is
+ * removed, never followed. `dirlinks` is accepted and, as in 3.21, has no
+ * effect.
  */
 import { type Stats, rmdirSync, unlinkSync } from "node:fs";
-import { asBoolean } from "../values.js";
+import type { FilesAttributes } from "./attributes.js";
 import { errorText, type FileStep } from "./step.js";
 
-/** Deletes the object at the step's path, whose lstat is `stats`. */
-export function verifyDelete(step: FileStep, stats: Stats): void {
-  const { path, promise } = step;
+/** Deletes the object at the step's path, whose stat is `stats`. */
+export function verifyDelete(
+  step: FileStep,
+  stats: Stats,
+  attrs: Pick<FilesAttributes, "rmdirs" | "haveDepthSearch">,
+  promiser?: string,
+): void {
+  const { path } = step;
+  step.unchanged(`Verifying file deletions for '${path}'`);
   const isDir = stats.isDirectory();
   if (!step.makingChanges(`delete ${isDir ? "directory" : "file"} '${path}'`)) return;
   if (!isDir) {
     try {
       unlinkSync(path);
-      step.changed(`Deleted file '${path}'`);
     } catch (error) {
       step.failed(`Couldn't unlink '${path}' tidying. (unlink: ${errorText(error)})`);
+      return;
     }
+    step.changed(`Deleted file '${path}'`);
     return;
   }
-  if (!asBoolean(promise.bodyValue("delete", "rmdirs"), false)) {
-    step.unchanged(`Keeping directory '${path}' since 'rmdirs' attribute was not specified`);
+  if (!attrs.rmdirs) {
+    step.kept(`Keeping directory '${path}' since 'rmdirs' attribute was not specified`);
+    return;
+  }
+  if (attrs.haveDepthSearch && path === promiser) {
+    step.env.log.debug(
+      `Skipping deletion of parent directory for recursive promise '${path}', you must specify separate promise for deleting`,
+    );
     return;
   }
   removeDirectory(step);
@@ -32,7 +46,6 @@ export function verifyDelete(step: FileStep, stats: Stats): void {
 function removeDirectory(step: FileStep): void {
   try {
     rmdirSync(step.path);
-    step.changed(`Deleted directory '${step.path}'`);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOTEMPTY" || code === "EEXIST") {
@@ -40,5 +53,7 @@ function removeDirectory(step: FileStep): void {
       return;
     }
     step.failed(`Delete directory '${step.path}' failed (rmdir: ${errorText(error)})`);
+    return;
   }
+  step.changed(`Deleted directory '${step.path}'`);
 }

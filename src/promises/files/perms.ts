@@ -1,14 +1,22 @@
 /**
- * `perms` bodies: the mode (`mode`, with `rxdirs` for directories), the
- * owner (`owners`: kept when the file's owner is any of them, else set to
- * the first that exists) and the group (`groups`, likewise).
+ * `perms` bodies read for checking: the mode masks (with `rxdirs`), and
+ * the promised owners and groups resolved to ids, as cf-agent reads them
+ * (`*` or nothing means "any", an unknown name stays unknown).
  */
-import { type Stats, chmodSync, lchownSync } from "node:fs";
 import { asBoolean, asStrings, asText } from "../values.js";
 import { groupId, userId } from "./accounts.js";
-import { applyMode, formatMode, type ModeMasks, parseModeString } from "./modes.js";
-import { errorText, type FileStep } from "./step.js";
+import { type ModeMasks, parseModeString } from "./modes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
+
+/** A promised owner or group: an id, any (`*`, or none promised), or a name that has no id. */
+export type AccountId = number | "same" | "unknown";
+
+export interface PermsSpec {
+  readonly masks: ModeMasks | undefined;
+  readonly rxdirs: boolean;
+  readonly owners: readonly AccountId[];
+  readonly groups: readonly AccountId[];
+}
 
 /**
  * The mode masks a promise's `perms` body asks for; undefined without a
@@ -33,53 +41,17 @@ export function warnDefaultRxdirs(promise: ActivePromise, env: PromiseEnvironmen
   );
 }
 
-/** Brings the mode, owner and group of the object (lstat `stats`) to what is promised. */
-export function verifyPerms(step: FileStep, stats: Stats, masks: ModeMasks | undefined): void {
-  verifyOwnership(step, stats);
-  if (!masks || stats.isSymbolicLink()) return;
-  const rxdirs = stats.isDirectory() && asBoolean(step.promise.bodyValue("perms", "rxdirs"), false);
-  const current = stats.mode & 0o7777;
-  const wanted = applyMode(current, masks, rxdirs);
-  const { path } = step;
-  if (wanted === current) {
-    step.kept(`File permissions on '${path}' as promised`);
-    return;
-  }
-  const [from, to] = [formatMode(current), formatMode(wanted)];
-  if (!step.makingChanges(`change permissions of '${path}' from ${from} to ${to}`)) return;
-  try {
-    chmodSync(path, wanted);
-    step.changed(`Object '${path}' had permissions ${from}, changed it to ${to}`);
-  } catch (error) {
-    step.failed(`Failed to change permissions of '${path}'. (chmod: ${errorText(error)})`);
-  }
+function accountIds(names: readonly string[], resolve: (name: string) => number | undefined): AccountId[] {
+  if (names.length === 0) return ["same"];
+  return names.map((name) => (name === "*" ? "same" : (resolve(name) ?? "unknown")));
 }
 
-/** The id to set: undefined when the current one is promised or none is. */
-function wantedId(names: readonly string[], current: number, resolve: (n: string) => number | undefined) {
-  const ids = names.map(resolve).filter((id): id is number => id !== undefined);
-  if (ids.length === 0 || ids.includes(current)) return undefined;
-  return ids[0];
-}
-
-function verifyOwnership(step: FileStep, stats: Stats): void {
-  const { path, promise } = step;
-  const uid = wantedId(asStrings(promise.bodyValue("perms", "owners")), stats.uid, userId);
-  const gid = wantedId(asStrings(promise.bodyValue("perms", "groups")), stats.gid, groupId);
-  if (uid === undefined && gid === undefined) return;
-  const what =
-    uid !== undefined && gid !== undefined
-      ? `change owner and group of '${path}' to '${uid}:${gid}'`
-      : uid !== undefined
-        ? `change owner of '${path}' to '${uid}'`
-        : `change group of '${path}' to '${gid}'`;
-  if (!step.makingChanges(what)) return;
-  try {
-    lchownSync(path, uid ?? stats.uid, gid ?? stats.gid);
-  } catch (error) {
-    step.failed(`Cannot set ownership on '${path}'. (chown: ${errorText(error)})`);
-    return;
-  }
-  if (uid !== undefined) step.changed(`Owner of '${path}' was ${stats.uid}, set to ${uid}`);
-  if (gid !== undefined) step.changed(`Group of '${path}' was ${stats.gid}, set to ${gid}`);
+/** The promise's perms body as a spec (masks already validated by `promisedMode`). */
+export function readPermsSpec(promise: ActivePromise, masks: ModeMasks | undefined): PermsSpec {
+  return {
+    masks,
+    rxdirs: asBoolean(promise.bodyValue("perms", "rxdirs"), false),
+    owners: accountIds(asStrings(promise.bodyValue("perms", "owners")), userId),
+    groups: accountIds(asStrings(promise.bodyValue("perms", "groups")), groupId),
+  };
 }

@@ -1,92 +1,174 @@
 /**
- * `rename` bodies: `newname` moves the object (a relative name stays in
- * its directory); `disable` renames it with `disable_suffix` (default
- * `.cfdisabled`) and `disable_mode` (default: its mode), deleting a symlink
- * instead; `rotate => n` keeps n numbered copies and empties the file.
+ * `rename` bodies, as cf-agent 3.21 keeps them: `newname` moves the object
+ * (a relative name stays in its directory); `disable` renames it with
+ * `disable_suffix` (default `.cfdisabled`) and `disable_mode` (default
+ * 0600), deleting a symbolic link instead; `rotate => n` keeps n numbered
+ * copies and empties the file; `rotate => 0` only empties it.
  */
 import {
   type Stats,
   chmodSync,
+  chownSync,
+  closeSync,
   copyFileSync,
-  existsSync,
+  lstatSync,
+  openSync,
   renameSync,
+  statSync,
   truncateSync,
   unlinkSync,
 } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
-import { parseCfInt } from "../../eval/numbers.js";
-import { asBoolean, asText } from "../values.js";
-import { formatMode, parseModeString } from "./modes.js";
+import type { RenameAttributes } from "./attributes.js";
+import { formatMode } from "./modes.js";
+import { chopLastNode, joinPath } from "./paths.js";
+import { runState } from "./run-state.js";
 import { errorText, type FileStep } from "./step.js";
 
-function renameValue(step: FileStep, name: string): string | undefined {
-  return asText(step.promise.bodyValue("rename", name));
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-export function verifyRename(step: FileStep, stats: Stats): void {
-  const newname = renameValue(step, "newname");
-  const rotate = parseCfInt(renameValue(step, "rotate") ?? "") ?? 0;
-  if (newname !== undefined)
-    renameTo(step, isAbsolute(newname) ? newname : join(dirname(step.path), newname));
-  else if (asBoolean(step.promise.bodyValue("rename", "disable"), false)) disable(step, stats);
-  else if (rotate > 0 && stats.isFile()) rotateFile(step, rotate);
+function resolveName(path: string, name: string): string {
+  return name.startsWith("/") ? name : joinPath(chopLastNode(path), name);
 }
 
-function renameTo(step: FileStep, target: string): void {
+/** Verifies the object at `step.path` (lstat `stats`) against the rename body. */
+export function verifyRename(step: FileStep, stats: Stats, rename: RenameAttributes): void {
   const { path } = step;
-  if (existsSync(target)) {
-    step.unchanged(`File '${path}' already has the new name '${target}'`);
+  if (!exists(path)) {
+    step.kept(`File object named '${path}' is not there (promise kept)`);
     return;
   }
+  if (rename.disable) step.env.log.warning(`File object '${path}' exists, contrary to promise`);
+  if (rename.newname !== undefined) {
+    moveTo(step, resolveName(path, rename.newname));
+    return;
+  }
+  if (stats.isSymbolicLink() && rename.disable) {
+    disableLink(step);
+    return;
+  }
+  if (rename.disable) {
+    disable(step, stats, rename);
+    return;
+  }
+  if (rename.rotate === 0) truncate(step);
+  else if (rename.rotate !== undefined && rename.rotate > 0) rotate(step, rename.rotate);
+}
+
+function moveTo(step: FileStep, target: string): void {
+  const { path } = step;
   if (!step.makingChanges(`rename file '${path}' to '${target}'`)) return;
+  if (runState(step.env).archived.has(target)) {
+    step.warned(`Renaming '${path}' to same destination twice would overwrite saved copy - aborting`);
+    return;
+  }
   try {
     renameSync(path, target);
-    step.changed(`Renamed file '${path}' to '${target}'`);
   } catch (error) {
     step.failed(`Error occurred while renaming '${path}'. (rename: ${errorText(error)})`);
-  }
-}
-
-function disable(step: FileStep, stats: Stats): void {
-  const { path } = step;
-  if (stats.isSymbolicLink()) {
-    if (!step.makingChanges(`disable link '${path}'`)) return;
-    try {
-      unlinkSync(path);
-      step.changed(`Disabled symbolic link '${path}' by deleting it`);
-    } catch (error) {
-      step.failed(`Unable to unlink '${path}'. (unlink: ${errorText(error)})`);
-    }
     return;
   }
-  const suffix = renameValue(step, "disable_suffix") ?? ".cfdisabled";
-  const target = `${path}${suffix.startsWith(".") ? suffix : `.${suffix}`}`;
-  const masks = parseModeString(renameValue(step, "disable_mode") ?? "");
-  const mode = masks ? masks.plus & ~masks.minus : stats.mode & 0o7777;
-  step.env.log.warning(`File object '${path}' exists, contrary to promise`);
+  step.changed(`Renamed file '${path}' to '${target}'`);
+}
+
+function disableLink(step: FileStep): void {
+  const { path } = step;
+  if (!step.makingChanges(`disable link '${path}'`)) return;
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    step.failed(`Unable to unlink '${path}'. (unlink: ${errorText(error)})`);
+    return;
+  }
+  step.changed(`Disabled symbolic link '${path}' by deleting it`);
+}
+
+function disable(step: FileStep, stats: Stats, rename: RenameAttributes): void {
+  const { path } = step;
+  if (!step.makingChanges(`rename '${stats.isDirectory() ? "directory" : "file"}' '${path}'`)) return;
+  const target =
+    rename.newname !== undefined && rename.newname !== ""
+      ? resolveName(path, rename.newname)
+      : `${path}${rename.disableSuffix ?? ".cfdisabled"}`;
+  const masks = rename.disableMode;
+  const mode = masks ? ((stats.mode & 0o7777) | masks.plus) & ~masks.minus : 0o600;
   if (!step.makingChanges(`rename file '${path}' to '${target}'`)) return;
   try {
     chmodSync(path, mode);
     step.changed(`Changed permissions of '${path}' to 'mode ${formatMode(mode)}'`);
+  } catch (error) {
+    step.failed(
+      `Failed to change permissions of '${path}' to 'mode ${formatMode(mode)}' (${errorText(error)})`,
+    );
+  }
+  if (runState(step.env).archived.has(target)) {
+    step.warned("Disable required twice? Would overwrite saved copy - changing permissions only");
+    return;
+  }
+  try {
     renameSync(path, target);
-    step.changed(`Disabled file '${path}' by renaming to '${target}' with mode ${formatMode(mode)}`);
   } catch (error) {
     step.failed(`Error occurred while renaming '${path}'. (rename: ${errorText(error)})`);
+    return;
   }
+  step.changed(`Disabled file '${path}' by renaming to '${target}' with mode ${formatMode(mode)}`);
 }
 
-/** `path.1` is the newest copy; the file itself is emptied in place. */
-function rotateFile(step: FileStep, count: number): void {
+function truncate(step: FileStep): void {
+  const { path } = step;
+  if (!step.makingChanges(`truncate '${path}'`)) return;
+  try {
+    closeSync(openSync(path, "w"));
+  } catch (error) {
+    step.env.log.error(`Failed to create or truncate file '${path}'. (create: ${errorText(error)})`);
+  }
+  step.changed(`Truncated '${path}'`);
+}
+
+/**
+ * `path.1` is the newest copy (with its mode and owner); the file itself is
+ * emptied in place, keeping its mode. Compressed copies (`.gz`, `.Z`,
+ * `.bz`, `.bz2`) move along. A file is rotated at most once per run.
+ */
+function rotate(step: FileStep, count: number): void {
   const { path } = step;
   if (!step.makingChanges(`rotate file '${path}' in ${count} fifo`)) return;
+  const { rotated } = runState(step.env);
+  if (!rotated.has(path)) {
+    rotated.add(path);
+    rotateFiles(path, count);
+  }
+  step.changed(`Rotated file '${path}' in ${count} fifo`);
+}
+
+function rotateFiles(path: string, count: number): void {
+  let stats: Stats;
   try {
-    for (let i = count - 1; i >= 1; i--) {
-      if (existsSync(`${path}.${i}`)) renameSync(`${path}.${i}`, `${path}.${i + 1}`);
+    stats = statSync(path);
+  } catch {
+    return;
+  }
+  for (let i = count - 1; i > 0; i--) {
+    for (const ext of ["", ".gz", ".Z", ".bz", ".bz2"]) {
+      try {
+        renameSync(`${path}.${i}${ext}`, `${path}.${i + 1}${ext}`);
+      } catch {
+        // Not every generation exists.
+      }
     }
+  }
+  try {
     copyFileSync(path, `${path}.1`);
+    chmodSync(`${path}.1`, stats.mode & 0o7777);
+    chownSync(`${path}.1`, stats.uid, stats.gid);
     truncateSync(path, 0);
-    step.changed(`Rotated file '${path}' in ${count} fifo`);
-  } catch (error) {
-    step.failed(`Failed to rotate file '${path}'. (${errorText(error)})`);
+  } catch {
+    // cf-agent goes on quietly when a step of the rotation fails.
   }
 }
