@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import type { Rval } from "../../language/ast.js";
 import { splitCommand } from "../../eval/functions/exec.js";
-import { judgeExit } from "../commands/verdict.js";
+import { judgeExit, promiseVerdicts, readReturnCodes } from "../commands/verdict.js";
 import { asText } from "../values.js";
 import type { FileStep } from "./step.js";
 
@@ -44,7 +44,8 @@ export function transformFile(step: FileStep, file: string, raw: Rval, written: 
     if (line !== "") step.env.log.info(line);
   }
   step.changed(`Transformed '${file}' with '${command}' `);
-  const outcome = judgeExit(step.promise, step.env, run.status, true);
+  const verdicts = promiseVerdicts(step.promise, step.env);
+  const outcome = judgeExit(verdicts, step.promise.promiser, run.status, true, readReturnCodes(step.promise));
   step.update(outcome);
   if (outcome === "failed") step.env.log.error(`Transformer '${file}' => '${command}' returned error`);
   else step.env.log.info(`Transformer '${file}' => '${command}' seemed to work ok`);
