@@ -5,8 +5,10 @@
  * container. Shared by pre-evaluation and the agent's `vars` promises.
  */
 import { formatReal, parseCfInt, parseCfReal } from "./numbers.js";
-import { type JsonValue, type Value, data, isList, isScalar, list, scalar } from "./values.js";
+import { type Value, data, isList, isScalar, list, scalar } from "./values.js";
 import { jsonToStrings } from "./values.js";
+import { parseYamlText } from "./functions/data-files.js";
+import { parseJsonText } from "./functions/json-text.js";
 
 export const VAR_TYPES = ["string", "int", "real", "slist", "ilist", "rlist", "data"] as const;
 export type VarType = (typeof VAR_TYPES)[number];
@@ -41,13 +43,15 @@ export function coerce(type: VarType, value: Value): Value | undefined {
   }
 }
 
+/**
+ * A data value: a container as is, a list as an array, and text as 3.21's
+ * parser turns a `data` string: `---...` is YAML (parseyaml), anything else
+ * JSON (parsejson, lenient); only a container counts.
+ */
 function toData(value: Value): Value | undefined {
   if (value.type === "data") return value;
   if (isList(value)) return data([...value.value]);
-  try {
-    const parsed = JSON.parse(value.value) as JsonValue;
-    return parsed !== null && typeof parsed === "object" ? data(parsed) : undefined;
-  } catch {
-    return undefined;
-  }
+  const text = value.value;
+  const parsed = text.length > 3 && text.startsWith("---") ? parseYamlText(text) : parseJsonText(text);
+  return parsed !== null && parsed !== undefined && typeof parsed === "object" ? data(parsed) : undefined;
 }

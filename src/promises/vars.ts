@@ -66,6 +66,8 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
     return "kept";
   }
   const value = coerce(type, computed);
+  // Text that does not parse as data is a failed parsejson()/parseyaml() call in 3.21.
+  if (!value && type === "data" && !isList(computed) && computed.type !== "data") return "skipped";
   if (!value) {
     // A resolved value of the wrong type is fatal in 3.21 ("Cannot continue").
     if (!hasUnresolved(computed) || isList(computed) !== isListType(type)) {

@@ -4,8 +4,8 @@
 import { matchesFully } from "../regex/match.js";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonValue, type Value, data, isList, isScalar, scalar, valueToJson } from "../values.js";
-import { classicArrayJson } from "./containers.js";
-import { type JsonLookup, parseJsonText } from "./json-text.js";
+import { classicArrayJson, variableLookup } from "./containers.js";
+import { parseJsonContainer } from "./json-text.js";
 import type { FunctionContext } from "./types.js";
 
 /** A scalar argument's text; lists and data give undefined. */
@@ -58,10 +58,7 @@ export function collection(fc: FunctionContext, value: Value | undefined): Value
   if (found) return found;
   const array = classicArray(fc, name);
   if (array) return array;
-  return parseInlineJson(name, (ref) => {
-    const found = fc.ctx.getVariable(parseVarRef(ref));
-    return found && valueToJson(found);
-  });
+  return parseInlineJson(fc, name);
 }
 
 /** The entries `name[k]...` of a classic array as a data object keyed by `k`. */
@@ -70,17 +67,12 @@ export function classicArray(fc: FunctionContext, name: string): Value | undefin
   return json === undefined ? undefined : data(json);
 }
 
-/** Inline data (`'{ "k": [1] }'`); with `lookup`, bare words name variables (`{ "k": myvar }`). */
-export function parseInlineJson(raw: string, lookup?: JsonLookup): Value | undefined {
+/** Inline JSON text (an array or object, 3.21's lenient reading, bare variable references resolved). */
+export function parseInlineJson(fc: FunctionContext, raw: string): Value | undefined {
   const trimmed = raw.trim();
   if (!trimmed.startsWith("[") && !trimmed.startsWith("{")) return undefined;
-  try {
-    return data(JSON.parse(trimmed) as JsonValue);
-  } catch {
-    if (!lookup) return undefined;
-    const parsed = parseJsonText(trimmed, lookup);
-    return parsed === undefined ? undefined : data(parsed);
-  }
+  const json = parseJsonContainer(trimmed, variableLookup(fc));
+  return json === undefined ? undefined : data(json);
 }
 
 /** The values of a collection as strings: list items, or the primitive members of data. */

@@ -3,9 +3,9 @@
  * or data value (from `@(x)` or a nested call), inline JSON text, or the
  * name of a list, data or classic-array variable.
  */
-import { type JsonValue, type Value, isList, primitiveToString, valueToJson } from "../values.js";
+import { type JsonValue, type Value, isList, primitiveToString } from "../values.js";
 import { parseVarRef } from "../var-ref.js";
-import { parseJsonContainer } from "./json-text.js";
+import { type JsonLookup, parseJsonContainer } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
 import type { FunctionContext } from "./types.js";
 import { inVariableTableOrder } from "./variable-order.js";
@@ -23,11 +23,7 @@ export function collect(fc: FunctionContext, arg: Value | undefined): Collected 
   const name = arg.value;
   const trimmed = name.trimStart();
   if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
-    // Inline data; a bare word in it names a variable (3.21's JsonParseWithLookup).
-    const json = parseJsonContainer(name, (ref) => {
-      const found = fc.ctx.getVariable(parseVarRef(ref));
-      return found && valueToJson(found);
-    });
+    const json = parseJsonContainer(name, variableLookup(fc));
     return json === undefined ? undefined : { kind: "container", json, fromList: false };
   }
   const found = fc.ctx.getVariable(parseVarRef(name));
@@ -38,6 +34,20 @@ export function collect(fc: FunctionContext, arg: Value | undefined): Collected 
   }
   const array = classicArrayJson(fc, name);
   return array ? { kind: "container", json: array, fromList: false } : undefined;
+}
+
+/**
+ * How inline JSON resolves a bare variable reference (3.21's
+ * `LookupVarRefToJson`): a string, a list as an array, data as is, or a
+ * classic array as an object.
+ */
+export function variableLookup(fc: FunctionContext): JsonLookup {
+  return (reference) => {
+    const found = fc.ctx.getVariable(parseVarRef(reference));
+    if (!found) return classicArrayJson(fc, reference);
+    if (found.type === "data") return found.value;
+    return isList(found) ? [...found.value] : found.value;
+  };
 }
 
 /** A collecting argument that must be a container (array or object). */

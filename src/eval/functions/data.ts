@@ -10,9 +10,9 @@ import { expandString } from "../expand.js";
 import { type JsonValue, type Value, data, isList, list, primitiveToString, scalar } from "../values.js";
 import { parseVarRef } from "../var-ref.js";
 import { text } from "./args.js";
-import { byteRegex, collectContainer, primitiveStrings } from "./containers.js";
+import { byteRegex, collectContainer, primitiveStrings, variableLookup } from "./containers.js";
 import { parseJsonContainer, parseJsonText, renderPrettyJson } from "./json-text.js";
-import { parseYamlText } from "./readers.js";
+import { parseYamlText } from "./data-files.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 import { inVariableTableOrder } from "./variable-order.js";
 
@@ -89,7 +89,7 @@ function mapData([mode, pattern, source]: readonly Value[], fc: FunctionContext)
   const mapped = mapOver(fc, template, source, kind);
   if (!mapped) return undefined;
   if (kind !== "json") return data(mapped);
-  const parsed = mapped.map((m) => parseJsonText(m)).filter((v): v is JsonValue => v !== undefined);
+  const parsed = mapped.map((text) => parseJsonText(text)).filter((v): v is JsonValue => v !== undefined);
   return data(parsed);
 }
 
@@ -183,7 +183,14 @@ function classTags(fc: FunctionContext, name: string): string[] | undefined {
 }
 
 function callstackCallers(fc: FunctionContext): Value {
-  return data(fc.ctx.callStack.toJson());
+  const frames = fc.ctx.frames();
+  const out = frames.map((frame, depth) => ({
+    type: "bundle",
+    bundle: { name: frame.scope, namespace: frame.ns },
+    depth,
+    frame: depth,
+  }));
+  return data(out.reverse());
 }
 
 export const dataFunctions: readonly BuiltinFunction[] = [
@@ -200,8 +207,8 @@ export const dataFunctions: readonly BuiltinFunction[] = [
     return json === undefined ? undefined : data(expandJson(fc, json));
   }),
   defineFunction("storejson", 1, 1, storeJson),
-  defineFunction("parsejson", 1, 1, ([raw]) => {
-    const json = parseJsonContainer(text(raw) ?? "");
+  defineFunction("parsejson", 1, 1, ([raw], fc) => {
+    const json = parseJsonContainer(text(raw) ?? "", variableLookup(fc));
     return json === undefined ? undefined : data(json);
   }),
   defineFunction("parseyaml", 1, 1, ([raw]) => {
@@ -231,5 +238,5 @@ export const dataFunctions: readonly BuiltinFunction[] = [
     return Object.keys(state).length === 0 ? undefined : data(state);
   }),
   defineFunction("callstack_callers", 0, 0, (_, fc) => callstackCallers(fc)),
-  defineFunction("callstack_promisers", 0, 0, (_, fc) => list(fc.ctx.callStack.methodPromisers())),
+  defineFunction("callstack_promisers", 0, 0, () => list([])),
 ];

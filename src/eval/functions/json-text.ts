@@ -7,14 +7,14 @@
  */
 import type { JsonValue } from "../values.js";
 
-/** Looks a bare variable name up as JSON (for inline data in function calls). */
-export type JsonLookup = (name: string) => JsonValue | undefined;
-
 /**
- * Parses the first JSON value of `text`; undefined when there is none.
- * With `lookup`, a bare word where a value should be (`{ "k": myvar }`)
- * names a variable whose value goes there, as 3.21's inline data allows.
+ * Resolves a bare variable reference met where a value should be
+ * (`[ x, bundle.y[k] ]`), as 3.21's inline JSON allows; undefined when the
+ * variable does not exist.
  */
+export type JsonLookup = (reference: string) => JsonValue | undefined;
+
+/** Parses the first JSON value of `text`; undefined when there is none. */
 export function parseJsonText(text: string, lookup?: JsonLookup): JsonValue | undefined {
   const parser = new LenientParser(text, lookup);
   try {
@@ -114,20 +114,20 @@ class LenientParser {
     const match = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])/.exec(
       this.text.slice(this.at),
     );
-    if (!match) return this.variable();
+    if (!match) return this.reference();
     this.at += match[0].length;
     if (match[0] === "null") return null;
     if (match[0] === "true" || match[0] === "false") return match[0] === "true";
     return Number(match[0]);
   }
 
-  /** A variable's value in place of a JSON value (3.21's LookupVarRefToJson). */
-  private variable(): JsonValue {
-    const name = /^(?:[a-zA-Z0-9_]+\.)?[a-zA-Z0-9._]+(?:\[[^[\]]+\])?/.exec(this.text.slice(this.at))?.[0];
-    const value = name === undefined ? undefined : this.lookup?.(name);
-    if (name === undefined || value === undefined) throw new Error("expected a value");
-    this.at += name.length;
-    return value;
+  /** A bare variable reference, resolved by the lookup. */
+  private reference(): JsonValue {
+    const match = /^(?:[a-zA-Z0-9_]+\.)?[a-zA-Z0-9._]+(?:\[[^[\]]+\])?/.exec(this.text.slice(this.at));
+    const found = match && this.lookup ? this.lookup(match[0]) : undefined;
+    if (!match || found === undefined) throw new Error("expected a value");
+    this.at += match[0].length;
+    return found;
   }
 
   private skipSpace(): void {

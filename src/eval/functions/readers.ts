@@ -6,28 +6,16 @@
  * Synchronous: they run while a policy is evaluated. A missing file or a
  * value that does not convert makes the call fail (undefined).
  */
-import { createRequire } from "node:module";
 import { fromByteString, toByteString } from "../regex/bytes.js";
 import { type JsonValue, type ScalarType, type Value, data, list, scalar } from "../values.js";
 import { parseVarRef } from "../var-ref.js";
-import { integer, text } from "./args.js";
+import { text } from "./args.js";
 import { splitByRegex, stripPatterns } from "./cf-regex.js";
-import { cfReadFile, readFileText } from "./file-read.js";
+import { cfReadFile } from "./file-read.js";
 import { parseJsonContainer } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
 import { doubleFromString, intFromString, intNumber } from "./numbers.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
-
-/** The YAML library, loaded on first use: most runs never read YAML, and loading it costs startup time. */
-function loadYaml(): typeof import("yaml") {
-  return createRequire(import.meta.url)("yaml") as typeof import("yaml");
-}
-
-/** A file's text, at most `max` bytes of it (0 or less: all); no messages (the data readers). */
-function readText(path: string | undefined, max?: number): string | undefined {
-  if (path === undefined) return undefined;
-  return readFileText(path, max !== undefined && max > 0 ? max : 0);
-}
 
 /** A scalar argument as 3.21's `IntFromString` reads it (the limits of the readers). */
 function limit(value: Value | undefined): number {
@@ -164,126 +152,7 @@ function dataTable(args: readonly Value[], fc: FunctionContext, asArrays: boolea
   return data(out);
 }
 
-// --- YAML, CSV, env files ----------------------------------------------------
-
-/**
- * The first YAML document as data, read with YAML 1.1 scalars (`yes` is
- * true) as 3.21's libyaml reader does; aliases are dropped. Scalars at the
- * top level and empty documents fail.
- */
-export function parseYamlText(source: string): JsonValue | undefined {
-  const { isAlias, parseAllDocuments, visit } = loadYaml();
-  const [doc] = parseAllDocuments(source, { version: "1.1", uniqueKeys: false });
-  if (!doc || !("contents" in doc)) return undefined;
-  // 3.21 leaves out members whose value is an alias.
-  visit(doc, { Pair: (_, pair) => (isAlias(pair.value) ? visit.REMOVE : undefined) });
-  const json = doc.toJS({ maxAliasCount: -1 }) as JsonValue;
-  return json !== null && typeof json === "object" ? dropUndefined(json) : undefined;
-}
-
-function dropUndefined(json: JsonValue): JsonValue {
-  if (json === null || typeof json !== "object") return json;
-  if (Array.isArray(json)) return json.filter((v) => v !== undefined).map(dropUndefined);
-  const out: Record<string, JsonValue> = {};
-  for (const [k, v] of Object.entries(json)) if (v !== undefined) out[k] = dropUndefined(v);
-  return out;
-}
-
-/** RFC 4180 records separated by CRLF; a record with a stray quote is dropped. */
-export function parseCsv(content: string): string[][] {
-  const rows: string[][] = [];
-  const records = content.split("\r\n");
-  if (records[records.length - 1] === "") records.pop();
-  for (let i = 0; i < records.length; i++) {
-    let record = records[i];
-    // A quoted field may hold CRLF: join records until quotes balance.
-    while ((record.match(/"/g)?.length ?? 0) % 2 === 1 && i + 1 < records.length)
-      record += `\r\n${records[++i]}`;
-    const fields = csvFields(record);
-    if (fields) rows.push(fields);
-  }
-  return rows;
-}
-
-function csvFields(record: string): string[] | undefined {
-  const fields: string[] = [];
-  let at = 0;
-  for (;;) {
-    if (record[at] === '"') {
-      const match = /^"((?:[^"]|"")*)"/.exec(record.slice(at));
-      if (!match) return undefined;
-      fields.push(match[1].replaceAll('""', '"'));
-      at += match[0].length;
-    } else {
-      const end = record.indexOf(",", at);
-      const field = record.slice(at, end === -1 ? undefined : end);
-      if (field.includes('"')) return undefined;
-      fields.push(field);
-      at += field.length;
-    }
-    if (at >= record.length) return fields;
-    if (record[at] !== ",") return undefined;
-    at++;
-  }
-}
-
-/** `KEY=VALUE` lines; keys and values trimmed, one layer of quotes removed. */
-export function parseEnvFile(content: string): Record<string, JsonValue> {
-  const out: Record<string, JsonValue> = {};
-  for (const raw of content.split("\n")) {
-    const line = raw.trim();
-    const eq = line.indexOf("=");
-    if (line.startsWith("#") || eq <= 0) continue;
-    const key = line.slice(0, eq).trim();
-    let value = line.slice(eq + 1).trim();
-    if (/^(["']).*\1$/.test(value) && value.length >= 2) value = value.slice(1, -1);
-    out[key] = value;
-  }
-  return out;
-}
-
-type DataFormat = "JSON" | "YAML" | "CSV" | "ENV";
-
-function parseFormat(content: string, format: DataFormat): JsonValue | undefined {
-  if (format === "YAML") return parseYamlText(content);
-  if (format === "CSV") return parseCsv(content);
-  if (format === "ENV") return parseEnvFile(content);
-  return parseJsonContainer(content);
-}
-
-function guessFormat(path: string): DataFormat {
-  const lower = path.toLowerCase();
-  if (lower.endsWith(".yaml") || lower.endsWith(".yml")) return "YAML";
-  if (lower.endsWith(".csv")) return "CSV";
-  if (lower.endsWith(".env")) return "ENV";
-  return "JSON";
-}
-
-function fileReader(name: string, format: DataFormat): BuiltinFunction {
-  return defineFunction(name, 1, 2, ([path, max]) => {
-    const content = readText(text(path), integer(max));
-    const json = content === undefined ? undefined : parseFormat(content, format);
-    return json === undefined ? undefined : data(json);
-  });
-}
-
-function readData([path, format]: readonly Value[]): Value | undefined {
-  const file = text(path);
-  const requested = text(format);
-  if (file === undefined || requested === undefined) return undefined;
-  const kind = requested === "auto" ? guessFormat(file) : requested;
-  if (!["JSON", "YAML", "CSV", "ENV"].includes(kind)) return undefined;
-  const content = readText(file);
-  const json = content === undefined ? undefined : parseFormat(content, kind as DataFormat);
-  return json === undefined ? undefined : data(json);
-}
-
 export const readerFunctions: readonly BuiltinFunction[] = [
-  fileReader("readjson", "JSON"),
-  fileReader("readyaml", "YAML"),
-  fileReader("readcsv", "CSV"),
-  fileReader("readenvfile", "ENV"),
-  defineFunction("readdata", 2, 2, readData),
   defineFunction("readstringlist", 5, 5, (args, fc) => readList(args, fc, "string")),
   defineFunction("readintlist", 5, 5, (args, fc) => readList(args, fc, "int")),
   defineFunction("readreallist", 5, 5, (args, fc) => readList(args, fc, "real")),

@@ -10,6 +10,7 @@ import { collectionFunctions } from "./collections.js";
 import { dataFunctions } from "./data.js";
 import { fileFunctions } from "./files.js";
 import { logicFunctions } from "./logic.js";
+import { dataFileFunctions } from "./data-files.js";
 import { readerFunctions } from "./readers.js";
 import { foldFunctions, mathFunctions } from "./math.js";
 import { networkFunctions } from "./network.js";
@@ -48,6 +49,7 @@ registerFunctions(fileFunctions);
 // After the file family: the readers of lists and data are theirs.
 registerFunctions(dataFunctions);
 registerFunctions(readerFunctions);
+registerFunctions(dataFileFunctions);
 registerFunctions(mathFunctions);
 registerFunctions(timeFunctions);
 registerFunctions(systemFunctions);

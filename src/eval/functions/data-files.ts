@@ -1,0 +1,254 @@
+/**
+ * Data files read into containers as 3.21's `JsonReadDataFile` does:
+ * readjson, readyaml, readcsv, readenvfile and readdata (which takes the
+ * format by name, or from the file's suffix with "auto"). JSON and YAML
+ * failures are logged with
+ * 3.21's wording; CSV and ENV files that cannot be opened fail quietly.
+ */
+import { createRequire } from "node:module";
+import { type JsonValue, type Value, data } from "../values.js";
+import { text } from "./args.js";
+import { parseCsv } from "./csv.js";
+import { errorText, readFileResult } from "./file-read.js";
+import { parseJsonText } from "./json-text.js";
+import { emitFunctionMessage } from "./messages.js";
+import { CF_INFINITY, intFromString } from "./numbers.js";
+import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
+
+type DataFormat = "JSON" | "YAML" | "CSV" | "ENV";
+
+/** The YAML library, loaded on first use: most runs never read YAML, and loading it costs startup time. */
+function loadYaml(): typeof import("yaml") {
+  return createRequire(import.meta.url)("yaml") as typeof import("yaml");
+}
+
+/**
+ * The first YAML document as data, as 3.21 builds it from libyaml's events:
+ * keys stay text; plain values become null (`~`, `null`, empty), booleans
+ * (YAML 1.1 words: `yes`, `on`, `y`...) or numbers (when they start with a
+ * JSON number: `200 300` is 200), anything else a string; quoted and block
+ * values stay strings. Aliases are left out. Undefined for an empty stream.
+ */
+export function parseYamlValue(source: string): JsonValue | undefined {
+  const { parseDocument } = loadYaml();
+  const doc = parseDocument(source, { schema: "failsafe", version: "1.1", uniqueKeys: false });
+  if (doc.contents === null) return source.trim() === "" ? undefined : null;
+  return yamlNode(doc.contents);
+}
+
+function yamlNode(node: unknown): JsonValue | undefined {
+  const { isMap, isScalar, isSeq } = loadYaml();
+  if (isMap(node)) {
+    const out: Record<string, JsonValue> = {};
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const value = pair.value === null ? null : yamlNode(pair.value);
+      if (value === undefined) continue;
+      delete out[key];
+      out[key] = value;
+    }
+    return out;
+  }
+  if (isSeq(node)) {
+    const out: JsonValue[] = [];
+    for (const item of node.items) {
+      const value = item === null ? null : yamlNode(item);
+      if (value !== undefined) out.push(value);
+    }
+    return out;
+  }
+  if (isScalar(node)) return yamlScalar(String(node.value), node.type === "PLAIN", node.tag);
+  return undefined;
+}
+
+const YAML_TAG = "tag:yaml.org,2002:";
+const YAML_TRUE = new Set(["y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"]);
+const YAML_FALSE = new Set(["n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"]);
+
+/** A scalar value as 3.21 converts it (its tag explicit or none). */
+function yamlScalar(value: string, plainStyle: boolean, tag: string | undefined): JsonValue {
+  const plain = plainStyle && tag === undefined;
+  const quoted = !plainStyle && tag === undefined;
+  if ((plain || tag === `${YAML_TAG}null`) && ["", "~", "null", "Null", "NULL"].includes(value)) return null;
+  if (!quoted && (plain || tag === `${YAML_TAG}bool`)) {
+    if (YAML_TRUE.has(value)) return true;
+    if (YAML_FALSE.has(value)) return false;
+  }
+  if (!quoted && (plain || tag === `${YAML_TAG}int` || tag === `${YAML_TAG}float`)) {
+    const number = leadingJsonNumber(value);
+    if (number !== undefined) return number;
+  }
+  return value;
+}
+
+/**
+ * The JSON number at the start of a text, up to a blank, `,`, `]` or `}`,
+ * as 3.21's JSON number reader takes it; undefined when that part is not a
+ * valid number.
+ */
+function leadingJsonNumber(text: string): number | undefined {
+  const end = text.search(/[ \t\n\r,\]}]/);
+  const token = end === -1 ? text : text.slice(0, end);
+  return /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(token) ? Number(token) : undefined;
+}
+
+/** Like `parseYamlValue`, but only an array or an object counts (parseyaml, readyaml). */
+export function parseYamlText(source: string): JsonValue | undefined {
+  const json = parseYamlValue(source);
+  return json !== null && typeof json === "object" ? json : undefined;
+}
+
+/** The value part of an env line, as 3.21's filter: quotes and `\` escapes; undefined when invalid. */
+function envValue(raw: string): string | undefined {
+  const opening = raw[0] === '"' || raw[0] === "'" ? raw[0] : "";
+  let out = "";
+  for (let i = opening ? 1 : 0; i < raw.length; i++) {
+    const ch = raw[i];
+    if (opening !== "" && ch === opening) break;
+    // An unquoted value may not hold an unescaped quote.
+    if (opening === "" && (ch === '"' || ch === "'")) return undefined;
+    if (ch === "\\") {
+      i++;
+      if (i >= raw.length) break;
+      out += raw[i] === "n" ? "\n" : raw[i];
+    } else out += ch;
+  }
+  return out;
+}
+
+/**
+ * `KEY=VALUE` lines (`#` comments and lines without a key skipped; keys and
+ * values trimmed; a later key replaces an earlier one), reading at most
+ * `max` bytes of lines.
+ */
+export function parseEnvFile(content: string, max = Number.POSITIVE_INFINITY): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  let bytes = 0;
+  const lines = content.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  for (const raw of lines) {
+    bytes += Buffer.byteLength(raw);
+    if (bytes > max) break;
+    const line = raw.trim();
+    const eq = line.indexOf("=");
+    if (line === "" || line.startsWith("#") || eq <= 0) continue;
+    const key = line.slice(0, eq).trim();
+    const value = envValue(line.slice(eq + 1).trim());
+    if (value === undefined) continue;
+    delete out[key];
+    out[key] = value;
+  }
+  return out;
+}
+
+/** CSV records, at most `max` bytes of them. */
+function parseCsvLimited(content: string, max: number): JsonValue {
+  if (Buffer.byteLength(content) <= max) return parseCsv(content);
+  // Cut before the record that passes the limit (3.21 counts whole records).
+  let bytes = 0;
+  let end = 0;
+  for (const record of content.split(/(?<=\r\n)/)) {
+    bytes += Buffer.byteLength(record);
+    if (bytes > max) break;
+    end += record.length;
+  }
+  return parseCsv(content.slice(0, end));
+}
+
+function formatFromSuffix(path: string): DataFormat {
+  const lower = path.toLowerCase();
+  if (lower.endsWith(".csv")) return "CSV";
+  if (lower.endsWith(".yaml") || lower.endsWith(".yml")) return "YAML";
+  if (lower.endsWith(".env")) return "ENV";
+  return "JSON";
+}
+
+const FORMAT_NAMES: ReadonlySet<string> = new Set(["JSON", "YAML", "CSV", "ENV"]);
+
+/** Reads and parses a data file; undefined (after 3.21's message) when it cannot. */
+function readDataFile(
+  fc: FunctionContext,
+  path: string,
+  format: DataFormat,
+  max: number,
+): JsonValue | undefined {
+  const fn = fc.call.name;
+  const read = readFileResult(
+    path,
+    format === "CSV" || format === "ENV" || max >= CF_INFINITY_NUMBER ? 0 : max,
+  );
+  if (!read.ok) {
+    if (format === "CSV" || format === "ENV") return undefined;
+    const message = `${fn}: data error parsing ${format} file '${path}': ${read.reason}`;
+    emitFunctionMessage(fc.ctx, "error", fn, message);
+    return undefined;
+  }
+  if (format === "CSV") return parseCsvLimited(read.text, max);
+  if (format === "ENV") return parseEnvFile(read.text, max);
+  if (read.text.trim() === "") {
+    emitFunctionMessage(fc.ctx, "error", fn, `${fn}: data error parsing ${format} file '${path}': No data`);
+    return undefined;
+  }
+  const json = format === "YAML" ? parseYamlValue(read.text) : parseJsonText(read.text);
+  if (json === undefined) {
+    const message = `${fn}: error parsing ${format} file '${path}': ${jsonErrorReason(read.text)}`;
+    emitFunctionMessage(fc.ctx, "error", fn, message);
+    return undefined;
+  }
+  if (json === null || typeof json !== "object") {
+    emitFunctionMessage(fc.ctx, "error", fn, `${fn}: non-container from parsing ${format} file '${path}'`);
+    return undefined;
+  }
+  return json;
+}
+
+const CF_INFINITY_NUMBER = Number(CF_INFINITY);
+
+/** The gist of why JSON text does not parse, in 3.21's words where the cause is plain. */
+function jsonErrorReason(source: string): string {
+  const first = source.trimStart()[0];
+  if (first !== "{" && first !== "[" && first !== '"') {
+    return "Unwilling to parse json data starting with invalid character";
+  }
+  return first === "{"
+    ? "Unable to parse json data as object, unrecognized token beginning entry"
+    : "Unable to parse json data as array, did not end with ']'";
+}
+
+function fileReader(name: string, format: DataFormat): BuiltinFunction {
+  return defineFunction(name, 1, 2, ([path, maxArg], fc) => {
+    const file = text(path);
+    if (file === undefined) return undefined;
+    const max =
+      maxArg === undefined ? CF_INFINITY_NUMBER : Number(intFromString(text(maxArg) ?? "") ?? -678n);
+    const json = readDataFile(fc, file, format, max);
+    return json === undefined ? undefined : data(json);
+  });
+}
+
+function readData([path, mode]: readonly Value[], fc: FunctionContext): Value | undefined {
+  const file = text(path);
+  const requested = text(mode);
+  if (file === undefined || requested === undefined) return undefined;
+  if (requested !== "auto" && !FORMAT_NAMES.has(requested)) {
+    // 3.21 checks the argument against its allowed values and stops the run.
+    const message = `In function 'readdata', error in variable '${requested}', 'Selection is out of bounds'`;
+    emitFunctionMessage(fc.ctx, "error", "readdata", message);
+    return undefined;
+  }
+  const format = requested === "auto" ? formatFromSuffix(file) : (requested as DataFormat);
+  if (requested === "auto") {
+    const message = `readdata: automatically selected data type ${format} from filename ${file}`;
+    emitFunctionMessage(fc.ctx, "verbose", "readdata", message);
+  }
+  const json = readDataFile(fc, file, format, CF_INFINITY_NUMBER);
+  return json === undefined ? undefined : data(json);
+}
+
+export const dataFileFunctions: readonly BuiltinFunction[] = [
+  fileReader("readjson", "JSON"),
+  fileReader("readyaml", "YAML"),
+  fileReader("readcsv", "CSV"),
+  fileReader("readenvfile", "ENV"),
+  defineFunction("readdata", 2, 2, readData),
+];
