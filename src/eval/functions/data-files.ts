@@ -8,7 +8,7 @@
 import { createRequire } from "node:module";
 import { type JsonValue, type Value, data } from "../values.js";
 import { text } from "./args.js";
-import { parseCsv } from "./csv.js";
+import { csvRecords, parseCsv, parseCsvRecord } from "./csv.js";
 import { errorText, readFileResult } from "./file-read.js";
 import { parseJsonText } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
@@ -245,7 +245,84 @@ function readData([path, mode]: readonly Value[], fc: FunctionContext): Value | 
   return json === undefined ? undefined : data(json);
 }
 
+/** A column index as 3.21 reads it (a size_t: negative or invalid numbers are out of every bound). */
+function columnIndex(raw: string | undefined): number {
+  const value = intFromString(raw ?? "") ?? -678n;
+  return value < 0n ? Number.MAX_SAFE_INTEGER : Number(value);
+}
+
+/**
+ * classfiltercsv(file, has_heading, class_column[, sort_column]): the CSV
+ * rows whose class expression holds, without that column, as objects keyed
+ * by the heading (or by position), optionally sorted by a column.
+ */
+function classFilterCsv(args: readonly Value[], fc: FunctionContext): Value | undefined {
+  const [path, heading, classArg, sortArg] = args.map(text);
+  if (path === undefined) return undefined;
+  const warn = (level: "error" | "warning", message: string) =>
+    emitFunctionMessage(fc.ctx, level, "classfiltercsv", `classfiltercsv: ${message}`);
+  const read = readFileResult(path);
+  if (!read.ok) {
+    warn("error", `Failed to read file ${path}: ${read.reason}`);
+    return undefined;
+  }
+  const hasHeading = /^(true|yes|on)$/.test(heading ?? "");
+  const classIndex = columnIndex(classArg);
+  let names: string[] | undefined;
+  let columns = 0;
+  const rows: string[][] = [];
+  for (const [n, record] of csvRecords(read.text).entries()) {
+    if (record.startsWith("#")) continue;
+    const fields = parseCsvRecord(record);
+    if (!fields) {
+      warn("warning", `Failed to parse line ${n + 1}, line ignored.`);
+      continue;
+    }
+    if (fields.length === 1 && fields[0] === "") continue;
+    if (columns === 0) {
+      columns = fields.length;
+      if (classIndex >= columns) {
+        warn("error", `Class expression index is out of bounds. Row length ${columns}, index ${classIndex}`);
+        return undefined;
+      }
+    } else if (fields.length !== columns) {
+      const message = `Line ${n + 1} has incorrect amount of elements, ${fields.length} instead of ${columns}. Line ignored.`;
+      warn("warning", message);
+      continue;
+    }
+    const rest = fields.filter((_, i) => i !== classIndex);
+    if (hasHeading && names === undefined) names = rest;
+    else if (fc.ctx.checkExpression(fields[classIndex])) rows.push(rest);
+  }
+  const objects = rows.map((row) => Object.fromEntries(row.map((v, i) => [names ? names[i] : String(i), v])));
+  if (sortArg !== undefined) sortRows(objects, columnIndex(sortArg), classIndex, columns, warn);
+  return data(objects);
+}
+
+function sortRows(
+  rows: Record<string, string>[],
+  sortIndex: number,
+  classIndex: number,
+  columns: number,
+  warn: (level: "warning", message: string) => void,
+): void {
+  if (sortIndex === classIndex) {
+    const message = `sorting column (${sortIndex}) is the same as class expression column (${classIndex}). Not sorting data container.`;
+    warn("warning", message);
+    return;
+  }
+  if (sortIndex >= columns) {
+    warn("warning", `sorting index ${sortIndex} out of bounds. Not sorting data container.`);
+    return;
+  }
+  // The class column is gone from the rows.
+  const at = sortIndex > classIndex ? sortIndex - 1 : sortIndex;
+  const key = (row: Record<string, string>) => Object.values(row)[at] ?? "";
+  rows.sort((a, b) => Buffer.compare(Buffer.from(key(a)), Buffer.from(key(b))));
+}
+
 export const dataFileFunctions: readonly BuiltinFunction[] = [
+  defineFunction("classfiltercsv", 3, 4, classFilterCsv),
   fileReader("readjson", "JSON"),
   fileReader("readyaml", "YAML"),
   fileReader("readcsv", "CSV"),

@@ -11,6 +11,8 @@ import { dataFunctions } from "./data.js";
 import { fileFunctions } from "./files.js";
 import { logicFunctions } from "./logic.js";
 import { dataFileFunctions } from "./data-files.js";
+import { expandRangeFunctions } from "./expand-range.js";
+import { fileRuleFunctions } from "./file-rules.js";
 import { readerFunctions } from "./readers.js";
 import { foldFunctions, mathFunctions } from "./math.js";
 import { networkFunctions } from "./network.js";
@@ -57,6 +59,8 @@ registerFunctions(systemTableFunctions);
 registerFunctions(networkFunctions);
 registerFunctions(utilFunctions);
 registerFunctions(policyFunctions);
+registerFunctions(expandRangeFunctions);
+registerFunctions(fileRuleFunctions);
 
 /**
  * Functions whose results 3.21 keeps for the rest of the run, keyed by their
