@@ -30,6 +30,12 @@ export type Bindings = ReadonlyMap<string, string>;
 interface Wheel {
   readonly unexpanded: string;
   readonly dependent: boolean;
+  /**
+   * A name functions bind themselves (`this.k`...): never bound here, and,
+   * as in 3.21, it stops the check for empty wheels (those after it count
+   * as filled, so `$(a[$(this.k)])` does not skip the promise).
+   */
+  readonly special?: boolean;
   /** Items for the current turn; null when the name is a scalar (one turn, no binding). */
   values: readonly string[] | null;
   /** False when the name did not resolve in this turn. */
@@ -96,7 +102,20 @@ function scanText(ctx: EvalContext, text: string, wheels: Wheel[], seen: Set<str
     if (ref.sigil !== "$") continue;
     const dependent = ref.inner.includes("$");
     if (dependent) scanText(ctx, ref.inner, wheels, seen);
-    if (seen.has(ref.inner) || SPECIAL_NAMES.has(ref.inner)) continue;
+    if (seen.has(ref.inner)) continue;
+    if (SPECIAL_NAMES.has(ref.inner)) {
+      seen.add(ref.inner);
+      wheels.push({
+        unexpanded: ref.inner,
+        dependent,
+        special: true,
+        values: null,
+        resolved: true,
+        key: "",
+        index: 0,
+      });
+      continue;
+    }
     if (!dependent && !isIterable(ctx, ref.inner)) continue;
     seen.add(ref.inner);
     wheels.push({ unexpanded: ref.inner, dependent, values: null, resolved: true, key: "", index: 0 });
@@ -118,6 +137,7 @@ function turnFrom(ctx: EvalContext, wheels: Wheel[], start: number, bindings: Ma
   }
   for (let i = start; i < wheels.length; i++) {
     const wheel = wheels[i];
+    if (wheel.special) continue;
     const name = wheel.dependent ? expandString(ctx, wheel.unexpanded, { bindings }) : wheel.unexpanded;
     wheel.index = 0;
     wheel.key = qualifiedName(ctx, name);
@@ -138,7 +158,11 @@ function readWheel(ctx: EvalContext, wheel: Wheel, name: string): void {
 }
 
 function hasEmptyWheel(wheels: readonly Wheel[]): boolean {
-  return wheels.some((w) => !w.resolved || (w.values !== null && w.values.length === 0));
+  for (const w of wheels) {
+    if (w.special) return false;
+    if (!w.resolved || (w.values !== null && w.values.length === 0)) return true;
+  }
+  return false;
 }
 
 /** Advances the rightmost wheel that has items left; -1 when all are done. */

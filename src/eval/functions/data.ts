@@ -16,83 +16,6 @@ import { parseYamlText } from "./data-files.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 import { inVariableTableOrder } from "./variable-order.js";
 
-/** Replaces `$(this.NAME)` and `${this.NAME}` in a template. */
-function substituteThis(template: string, name: string, value: string): string {
-  return template.replaceAll(`$(${name})`, value).replaceAll(`\${${name}}`, value);
-}
-
-function mapList([pattern, source]: readonly Value[], fc: FunctionContext): Value | undefined {
-  const template = text(pattern);
-  const json = collectContainer(fc, source);
-  if (template === undefined || json === undefined) return undefined;
-  const mapped = primitiveStrings(json).map((item) =>
-    expandString(fc.ctx, substituteThis(template, "this", item), fc.options),
-  );
-  return list(mapped);
-}
-
-type MapMode = "none" | "canonify" | "json";
-
-/** Every `(k, k[1], v)` that maparray and mapdata visit, two levels deep. */
-function mapEntries(json: JsonValue): [string, string | undefined, string][] {
-  const out: [string, string | undefined, string][] = [];
-  const top = Array.isArray(json) ? json.map((v, i) => [String(i), v] as const) : Object.entries(json ?? {});
-  for (const [key, value] of top) {
-    if (value === null || typeof value !== "object") {
-      out.push([key, undefined, primitiveToString(value) ?? ""]);
-      continue;
-    }
-    const inner = Array.isArray(value) ? value.map((v) => [undefined, v] as const) : Object.entries(value);
-    for (const [subkey, member] of inner) {
-      if (member !== null && typeof member !== "object") out.push([key, subkey, String(member)]);
-    }
-  }
-  return out;
-}
-
-function mapTemplate(template: string, [k, k1, v]: [string, string | undefined, string], mode: MapMode) {
-  const quote = (s: string) => (mode === "json" ? JSON.stringify(s).slice(1, -1) : s);
-  let out = substituteThis(template, "this.k", quote(k));
-  if (k1 !== undefined) out = substituteThis(out, "this.k[1]", quote(k1));
-  return substituteThis(out, "this.v", quote(v));
-}
-
-function mapOver(
-  fc: FunctionContext,
-  template: string,
-  source: Value | undefined,
-  mode: MapMode,
-): string[] | undefined {
-  const json = collectContainer(fc, source);
-  if (json === undefined) return undefined;
-  const out: string[] = [];
-  for (const entry of mapEntries(json)) {
-    const expanded = expandString(fc.ctx, mapTemplate(template, entry, mode), fc.options);
-    const item = mode === "canonify" ? canonifyBytes(expanded) : expanded;
-    if (entry[1] === undefined || !out.includes(item)) out.push(item);
-  }
-  return out;
-}
-
-function canonifyBytes(value: string): string {
-  let out = "";
-  for (const byte of Buffer.from(value, "utf8")) {
-    out += /[A-Za-z0-9_]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : "_";
-  }
-  return out;
-}
-
-function mapData([mode, pattern, source]: readonly Value[], fc: FunctionContext): Value | undefined {
-  const kind = text(mode);
-  const template = text(pattern);
-  if (template === undefined || (kind !== "none" && kind !== "canonify" && kind !== "json")) return undefined;
-  const mapped = mapOver(fc, template, source, kind);
-  if (!mapped) return undefined;
-  if (kind !== "json") return data(mapped);
-  const parsed = mapped.map((text) => parseJsonText(text)).filter((v): v is JsonValue => v !== undefined);
-  return data(parsed);
-}
-
 /** 3.21's JsonMerge: arrays concatenate, anything with an object merges keys shallowly. */
 function mergeTwo(a: JsonValue, b: JsonValue): JsonValue {
   if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
@@ -194,13 +117,6 @@ function callstackCallers(fc: FunctionContext): Value {
 }
 
 export const dataFunctions: readonly BuiltinFunction[] = [
-  defineFunction("maplist", 2, 2, mapList, true),
-  defineFunction("maparray", 2, 2, ([pattern, source], fc) => {
-    const template = text(pattern);
-    const mapped = template === undefined ? undefined : mapOver(fc, template, source, "none");
-    return mapped ? list(mapped) : undefined;
-  }),
-  defineFunction("mapdata", 3, 3, mapData, true),
   defineFunction("mergedata", 0, Number.POSITIVE_INFINITY, mergeData),
   defineFunction("data_expand", 1, 1, ([source], fc) => {
     const json = collectContainer(fc, source);

@@ -5,6 +5,7 @@
  * writer sorts object keys, indents by two spaces, writes an empty object
  * as `{` newline `}` and leaves non-ASCII text unescaped.
  */
+import { toMustacheNode, writeCompactJson, writePrettyJson } from "../../mustache/json-model.js";
 import type { JsonValue } from "../values.js";
 
 /**
@@ -136,6 +137,11 @@ class LenientParser {
 }
 
 const ESCAPES: Record<string, string> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+/** A JSON string literal as 3.21 writes it: `"`, `\\` and \b \f \n \r \t escaped, anything else as is. */
+export function quoteJsonString(text: string): string {
+  return `"${text.replace(/["\\\b\f\n\r\t]/g, (ch) => WRITE_ESCAPES[ch] ?? ch)}"`;
+}
+
 const WRITE_ESCAPES: Record<string, string> = {
   '"': '\\"',
   "\\": "\\\\",
@@ -146,33 +152,15 @@ const WRITE_ESCAPES: Record<string, string> = {
   "\t": "\\t",
 };
 
-/** A JSON string literal as 3.21 writes it (non-ASCII stays as is). */
-export function quoteJsonString(text: string): string {
-  const escaped = text.replace(/["\\\u0000-\u001f]/g, (ch) => {
-    return WRITE_ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
-  });
-  return `"${escaped}"`;
+/**
+ * Pretty JSON as `storejson` writes it (3.21's JsonWrite: members sorted
+ * by byte order, keys written unescaped, two spaces per level).
+ */
+export function renderPrettyJson(json: JsonValue): string {
+  return writePrettyJson(toMustacheNode(json));
 }
 
-/** Pretty JSON as `storejson` writes it. */
-export function renderPrettyJson(json: JsonValue, indent = ""): string {
-  if (json === null || typeof json !== "object") return renderPrimitive(json);
-  const inner = `${indent}  `;
-  if (Array.isArray(json)) {
-    if (json.length === 0) return "[]";
-    const items = json.map((v) => `${inner}${renderPrettyJson(v, inner)}`);
-    return `[\n${items.join(",\n")}\n${indent}]`;
-  }
-  const entries = Object.entries(json)
-    .sort(([a], [b]) => compareKeys(a, b))
-    .map(([k, v]) => `${inner}${quoteJsonString(k)}: ${renderPrettyJson(v, inner)}`);
-  return entries.length === 0 ? `{\n${indent}}` : `{\n${entries.join(",\n")}\n${indent}}`;
-}
-
-function renderPrimitive(json: JsonValue): string {
-  return typeof json === "string" ? quoteJsonString(json) : String(json);
-}
-
-function compareKeys(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+/** One-line JSON as `format("%S")` and string() write it (members sorted, keys unescaped). */
+export function renderCompactJson(json: JsonValue): string {
+  return writeCompactJson(toMustacheNode(json));
 }

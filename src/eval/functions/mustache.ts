@@ -25,16 +25,3 @@ export function stringMustache(args: readonly Value[], fc: FunctionContext): Val
   );
   return out === undefined ? undefined : scalar(out);
 }
-
-/** JSON with object keys sorted, as cf-agent writes containers. */
-export function renderJsonSorted(value: JsonValue, indent?: number): string {
-  return JSON.stringify(sortKeys(value), null, indent);
-}
-
-function sortKeys(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, JsonValue> = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key] as JsonValue);
-  return out;
-}

@@ -10,11 +10,17 @@ export function deleteSlash(path: string): string {
   return path.slice(0, end);
 }
 
+/** Collapses runs of slashes into one (3.21's `DeleteRedundantSlashes`). */
+export function deleteRedundantSlashes(path: string): string {
+  return path.replace(/\/{2,}/g, "/");
+}
+
 /**
- * Drops the last node: `/a/b/c` → `/a/b`, `/a/b/` → `/a/b`, `/a` → `/`,
- * `a` → `.`, `` → ``.
+ * Drops the last node, runs of slashes collapsed first: `/a/b/c` → `/a/b`,
+ * `/a/b/` → `/a/b`, `/a` → `/`, `a//b` → `a`, `a` → `.`, `` → ``.
  */
-export function chopLastNode(path: string): string {
+export function chopLastNode(raw: string): string {
+  const path = deleteRedundantSlashes(raw);
   const last = path.lastIndexOf("/");
   if (last === -1) return path === "" ? "" : ".";
   // The root slash of an absolute path stays.

@@ -22,6 +22,7 @@ import { systemTableFunctions } from "./system-tables.js";
 import { systemFunctions } from "./system.js";
 import { timeFunctions } from "./time.js";
 import { utilFunctions } from "./utils.js";
+import { mappingFunctions } from "./mapping.js";
 import { policyFunctions } from "./policy.js";
 import type { BuiltinFunction } from "./types.js";
 import { COLLECTING_FUNCTIONS, isUnresolvedArgument } from "./unresolved.js";
@@ -61,6 +62,7 @@ registerFunctions(utilFunctions);
 registerFunctions(policyFunctions);
 registerFunctions(expandRangeFunctions);
 registerFunctions(fileRuleFunctions);
+registerFunctions(mappingFunctions);
 
 /**
  * Functions whose results 3.21 keeps for the rest of the run, keyed by their
@@ -95,7 +97,7 @@ export function callFunction(
 ): Value | undefined {
   const fn = registry.get(expandString(ctx, call.name, options));
   if (!fn || call.args.length < fn.minArgs || call.args.length > fn.maxArgs) return undefined;
-  const args = evaluateArguments(ctx, call, COLLECTING_FUNCTIONS.has(fn.name), options);
+  const args = evaluateArguments(ctx, call, fn, options);
   if (!args) return undefined;
   if (!fn.acceptsUnresolved && !mayRunUnresolved(call) && args.some(isUnresolvedArgument)) return undefined;
   const fc = { ctx, options, call };
@@ -119,11 +121,16 @@ export function callFunction(
 function evaluateArguments(
   ctx: EvalContext,
   call: FunctionCall,
-  collecting: boolean,
+  fn: BuiltinFunction,
   options: ExpandOptions,
 ): Value[] | undefined {
+  const collecting = COLLECTING_FUNCTIONS.has(fn.name);
   const args: Value[] = [];
-  for (const arg of call.args) {
+  for (const [i, arg] of call.args.entries()) {
+    if (i === fn.delayedArg) {
+      args.push(scalar(""));
+      continue;
+    }
     const value = expandRval(ctx, arg, options);
     if (!value) return undefined;
     if (collecting || arg.kind !== "call" || isScalar(value)) args.push(value);

@@ -10,7 +10,7 @@ import { parseVarRef } from "../var-ref.js";
 import { type JsonValue, type Value, data, isList, isScalar } from "../values.js";
 import { fromByteString, toByteString } from "../regex/bytes.js";
 import { formatBytes, formatFixed, formatInteger, parseSpec, scanDouble, scanLong } from "./c-printf.js";
-import { renderJsonSorted } from "./mustache.js";
+import { renderCompactJson } from "./json-text.js";
 import type { FunctionContext } from "./types.js";
 
 const PIECE = /^(%%|%[^diouxXeEfFgGaAcsCSpnm%]*?[diouxXeEfFgGaAcsCSpnm])([^%]*)(.*)$/s;
@@ -113,7 +113,7 @@ function serializeArgument(
 ): string | FormatFailure {
   const value = argument && isScalar(argument) ? lookUpForSerializing(fc, argument.value) : argument;
   let rendered: string | undefined;
-  if (value?.type === "data") rendered = renderJsonSorted(value.value);
+  if (value?.type === "data") rendered = renderCompactJson(value.value);
   else if (value && isList(value) && value.type === "slist") {
     rendered = `{ ${value.value.map((v) => `"${v.replace(/"/g, '\\"')}"`).join(", ")} }`;
   }

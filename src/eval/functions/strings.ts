@@ -17,7 +17,8 @@ import { regexReplace } from "../regex/replace.js";
 import { type Value, isList, isScalar, list, scalar, valueToJson } from "../values.js";
 import { collection, text } from "./args.js";
 import { emitFunctionMessage } from "./messages.js";
-import { renderJsonSorted, stringMustache } from "./mustache.js";
+import { renderCompactJson } from "./json-text.js";
+import { stringMustache } from "./mustache.js";
 import { strftime } from "./strftime.js";
 import { formatString } from "./string-format.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
@@ -247,7 +248,7 @@ function strftimeFn([mode, format, time]: readonly Value[], fc: FunctionContext)
 
 /** string(): a list or container as compact JSON, anything else as its text. */
 function stringFn([value]: readonly Value[]): Value {
-  return isScalar(value) ? value : scalar(renderJsonSorted(valueToJson(value)));
+  return isScalar(value) ? value : scalar(renderCompactJson(valueToJson(value)));
 }
 
 export const stringFunctions: readonly BuiltinFunction[] = [

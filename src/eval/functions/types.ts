@@ -25,6 +25,12 @@ export interface BuiltinFunction {
    * reference (most do not: 3.21 skips such calls).
    */
   readonly acceptsUnresolved?: boolean;
+  /**
+   * The argument the function evaluates itself, again for each item it maps
+   * (3.21's delayed evaluation: maplist, maparray, mapdata); the caller
+   * passes an empty string in its place.
+   */
+  readonly delayedArg?: number;
   evaluate(args: readonly Value[], fc: FunctionContext): Value | undefined;
 }
 
