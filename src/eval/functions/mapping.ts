@@ -82,15 +82,15 @@ function mapEntries(
   template: number,
   mode: MapMode,
 ): string[] | undefined {
-  const escape = (s: string) => (mode === "json" ? quoteJsonString(s).slice(1, -1) : s);
+  const escaped = (s: string) => (mode === "json" ? quoteJsonString(s).slice(1, -1) : s);
   const finish = (s: string) => (mode === "canonify" ? canonify(s) : s);
   const entries = Array.isArray(json) ? json.map((v, i) => [String(i), v] as const) : Object.entries(json);
   const out: string[] = [];
   for (const [key, value] of entries) {
     if (value === null || typeof value !== "object") {
       const mapped = evaluateTemplate(fc, template, {
-        k: escape(key),
-        v: escape(primitiveToString(value) ?? ""),
+        k: escaped(key),
+        v: escaped(primitiveToString(value) ?? ""),
       });
       if (mapped === undefined || holdsAny(mapped, ["this.k", "this.v"])) return undefined;
       out.push(finish(mapped));
@@ -99,8 +99,8 @@ function mapEntries(
     const inner = Array.isArray(value) ? value.map((v) => [undefined, v] as const) : Object.entries(value);
     for (const [subkey, member] of inner) {
       if (member === null || typeof member === "object") continue;
-      const values = { k: escape(key), "k[1]": subkey === undefined ? undefined : escape(subkey) };
-      const mapped = evaluateTemplate(fc, template, { ...values, v: escape(String(member)) });
+      const values = { k: escaped(key), "k[1]": subkey === undefined ? undefined : escaped(subkey) };
+      const mapped = evaluateTemplate(fc, template, { ...values, v: escaped(String(member)) });
       const leftovers = subkey === undefined ? ["this.k", "this.v"] : ["this.k", "this.k[1]", "this.v"];
       if (mapped === undefined || holdsAny(mapped, leftovers)) return undefined;
       // Items from a nested container are added once each.
