@@ -106,14 +106,7 @@ function classTags(fc: FunctionContext, name: string): string[] | undefined {
 }
 
 function callstackCallers(fc: FunctionContext): Value {
-  const frames = fc.ctx.frames();
-  const out = frames.map((frame, depth) => ({
-    type: "bundle",
-    bundle: { name: frame.scope, namespace: frame.ns },
-    depth,
-    frame: depth,
-  }));
-  return data(out.reverse());
+  return data(fc.ctx.callStack.toJson());
 }
 
 export const dataFunctions: readonly BuiltinFunction[] = [
@@ -154,5 +147,5 @@ export const dataFunctions: readonly BuiltinFunction[] = [
     return Object.keys(state).length === 0 ? undefined : data(state);
   }),
   defineFunction("callstack_callers", 0, 0, (_, fc) => callstackCallers(fc)),
-  defineFunction("callstack_promisers", 0, 0, () => list([])),
+  defineFunction("callstack_promisers", 0, 0, (_, fc) => list(fc.ctx.callStack.methodPromisers())),
 ];
