@@ -123,11 +123,27 @@ export function buildHelpers(suite: string, scratch: string): string[] {
       if (helper.name === "xml-c14nize") {
         writeXmlC14nizeScript(join(suite, helper.name));
         notes.push(`helper xml-c14nize is tend's script (libxml2 headers missing: ${detail})`);
+      } else if (helper.name === "custom_promise_binary") {
+        writeExecutable(join(suite, helper.name), CUSTOM_PROMISE_BINARY_SCRIPT);
+        notes.push(`helper custom_promise_binary is a shell script (no C compiler: ${detail})`);
       } else notes.push(`could not build helper ${helper.name}: ${detail}`);
     }
   }
   return notes;
 }
+
+/**
+ * Stands in for custom_promise_binary (30_custom_promise_types/13_binary_path.cf,
+ * a promise module that needs no interpreter) where nothing compiles C: its
+ * header, then `valid` and `kept` for its one promise, each after reading a line.
+ */
+const CUSTOM_PROMISE_BINARY_SCRIPT = `#!/bin/sh
+printf 'binary 0.0.1 v1 line_based\\n\\n'
+read -r _line
+printf 'operation=validate_promise\\npromiser=foobar\\nresult=valid\\n\\n'
+read -r _line
+printf 'operation=evaluate_promise\\npromiser=foobar\\nresult=kept\\n\\n'
+`;
 
 /**
  * Stands in for the C xml-c14nize where libxml2's headers are missing:
