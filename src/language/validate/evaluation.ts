@@ -46,12 +46,24 @@ export function walkBundleCalls(bundle: Bundle, file: string, ctx: ValidationCon
         for (const attribute of promise.attributes) {
           const attributeSyntax = syntax?.attributes[attribute.name.text];
           const topLevelChecked = isValueChecked(attributeSyntax, true);
-          const topLevelIsReference = isReference(attribute, attributeSyntax);
+          const topLevelIsReference =
+            isReference(attribute, attributeSyntax) || (!syntax && isCustomBodyCall(attribute, ctx));
           checkCalls(attribute.value, { file, evaluatedAtLoad, topLevelChecked, topLevelIsReference }, ctx);
         }
       }
     }
   }
+}
+
+/**
+ * In a custom promise, `perms => mode("644")` calls a body when a body of
+ * that type and name exists (as 3.21 resolves it), not a function.
+ */
+function isCustomBodyCall(attribute: Attribute, ctx: ValidationContext): boolean {
+  const value = attribute.value;
+  if (value.kind !== "call") return false;
+  const name = value.name.slice(value.name.indexOf(":") + 1);
+  return ctx.index.bodies.some((b) => b.node.type.text === attribute.name.text && b.node.name.text === name);
 }
 
 /** Checks the calls in a body; control bodies are evaluated while loading. */

@@ -43,6 +43,17 @@ test("undefined bodies are warnings without body common control or a full check"
   assert.ok(found.some((d) => d.code === "undefined-body" && d.severity === "warning"));
 });
 
+test("a custom promise may call a parameterised body; a call that names no body is a function", () => {
+  const policy =
+    'promise agent x\n{\n  path => "/x";\n}\nbody perms mode(m)\n{\n  mode => "$(m)";\n}\n' +
+    'bundle agent main\n{\nx:\n  "y" perms => mode("644"), other => nosuch("a");\n}\n';
+  const warnings = check(policy).filter((d) => d.code === "unknown-function");
+  assert.deepEqual(
+    warnings.map((d) => d.message),
+    ["unknown function 'nosuch'. (cf-agent will fail to evaluate it)"],
+  );
+});
+
 test("redefinition across files names the other file", () => {
   const a = "bundle agent b\n{\n}\n";
   const files = ["a.cf", "b.cf"].map((path) => ({
