@@ -6,10 +6,11 @@
  * The agent's thread does not run its event loop while a policy runs, so
  * it never reaps the module: a module that has ended stays a zombie until
  * the run is over, and its exit status is read from /proc (Linux). Where
- * there is no /proc the status is simply unknown.
+ * there is no /proc the status is unknown, and a module that should end is
+ * killed after a short wait.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 
 const SIGNAL_NAMES = new Map<number, string>(Object.entries(constants.signals).map(([name, n]) => [n, name]));
@@ -37,13 +38,19 @@ export function startProcess(
   return child.pid === undefined ? `cannot run '${argv[0]}'` : child;
 }
 
+/** Whether /proc tells about processes (Linux); elsewhere a module's end is not seen. */
+const HAS_PROC = existsSync("/proc/self/stat");
+/** Without /proc, how long to give a module to end before killing it anyway. */
+const BLIND_WAIT_MS = 100;
+
 /** How the process ended, if it has (a zombie, since nobody reaps it during the run). */
 export function exitStatus(pid: number): ExitStatus {
+  if (!HAS_PROC) return { exited: false };
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
-    // Reaped already (or no /proc): gone, status unknown.
+    // Reaped already: gone, status unknown.
     return { exited: true };
   }
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
@@ -62,6 +69,10 @@ function sleep(ms: number): void {
 
 /** Waits up to `ms` for the process to end; how it ended (or that it has not). */
 export function waitForExit(pid: number, ms: number): ExitStatus {
+  if (!HAS_PROC) {
+    sleep(Math.min(ms, BLIND_WAIT_MS));
+    return { exited: false };
+  }
   const deadline = Date.now() + ms;
   for (;;) {
     const status = exitStatus(pid);
