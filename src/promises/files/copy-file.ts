@@ -95,6 +95,7 @@ function removeLinkInTheWay(
   if (!ds.isSymbolicLink() || (linkType !== undefined && ss.isSymbolicLink())) return false;
   if (!ss.isSymbolicLink() && job.attrs.copy.typeCheck && linkType !== undefined) {
     step.failed("File image exists but destination type is silly (file/dir/link doesn't match)");
+    step.ref();
     return undefined;
   }
   if (!step.makingChanges(`remove old symbolic link '${dest}' to make way for copy`)) return undefined;

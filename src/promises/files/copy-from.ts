@@ -41,6 +41,7 @@ export function scheduleCopy(job: FilesJob, step: FileStep): void {
   if (!local) {
     for (const server of remote) job.env.log.info(`Unable to establish connection to '${server}'`);
     step.failed(`No suitable server found for '${step.path}'`);
+    step.ref();
     return;
   }
   copyFileSources(job, newCopyContext(step, job.attrs, job.repository), source, step.path);

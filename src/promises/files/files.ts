@@ -40,7 +40,7 @@ import { scheduleLink, scheduleLinkChildren } from "./link-from.js";
 import { chopLastNode, lastNode } from "./paths.js";
 import { expandPathPattern, isPathPattern } from "./pathtype.js";
 import { promisedMode, readPermsSpec, warnDefaultRxdirs } from "./perms.js";
-import { FileStep } from "./step.js";
+import { errorText, FileStep } from "./step.js";
 
 function lstatOrUndefined(path: string): Stats | undefined {
   try {
@@ -136,7 +136,11 @@ function verifyFilePromise(job: FilesJob, promiserPath: string): Outcome {
     step.kept(`File '${step.path}' does not exist as promised`);
     return finish(job, step);
   }
-  if (!attrs.haveDepthSearch && lastNode(promiserPath) === ".") step = step.at(chopLastNode(promiserPath));
+  if (!attrs.haveDepthSearch) {
+    if (lastNode(promiserPath) === ".") step = step.at(chopLastNode(promiserPath));
+    // cf-agent works from the object's directory; one that is missing is an error it logs.
+    if (!first) checkParentDirectory(job, step.path);
+  }
   const path = step.path;
   // Stats taken so far still hold unless the path changed or step 1 made the object.
   const fresh = path === promiserPath && !found.created;
@@ -176,6 +180,17 @@ function verifyFilePromise(job: FilesJob, promiserPath: string): Outcome {
   if (!stats && attrs.haveChange)
     step.failed(`Promised to monitor '${path}' for changes, but file does not exist`);
   return finish(job, step);
+}
+
+/** cf-agent changes into the object's directory (without a depth search) and logs when it cannot. */
+function checkParentDirectory(job: FilesJob, path: string): void {
+  const parent = chopLastNode(path);
+  try {
+    if (statSync(parent).isDirectory()) return;
+    job.env.log.error(`Failed to chdir into '${parent}'. (chdir: 'Not a directory')`);
+  } catch (error) {
+    job.env.log.error(`Failed to chdir into '${parent}'. (chdir: '${errorText(error)}')`);
+  }
 }
 
 /** `link_children` needs a source that is a directory. */

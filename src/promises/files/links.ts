@@ -148,6 +148,7 @@ export function verifyAbsoluteLink(
     const result = expandLinks(step, absoluteTo);
     if (result === undefined) {
       step.failed(`Failed to expand absolute link to '${source}'`);
+      step.ref();
       return;
     }
     expanded = result;

@@ -1,8 +1,8 @@
 /**
  * `rename` bodies, as cf-agent 3.21 keeps them: `newname` moves the object
  * (a relative name stays in its directory); `disable` renames it with
- * `disable_suffix` (default `.cfdisabled`) and `disable_mode` (default
- * 0600), deleting a symbolic link instead; `rotate => n` keeps n numbered
+ * `disable_suffix` (default `.cfdisabled`) and `disable_mode` (default:
+ * its mode), deleting a symbolic link instead; `rotate => n` keeps n numbered
  * copies and empties the file; `rotate => 0` only empties it.
  */
 import {
@@ -97,7 +97,8 @@ function disable(step: FileStep, stats: Stats, rename: RenameAttributes): void {
       ? resolveName(path, rename.newname)
       : `${path}${rename.disableSuffix ?? ".cfdisabled"}`;
   const masks = rename.disableMode;
-  const mode = masks ? ((stats.mode & 0o7777) | masks.plus) & ~masks.minus : 0o600;
+  // Without disable_mode the masks are empty: the file keeps its mode.
+  const mode = masks ? ((stats.mode & 0o7777) | masks.plus) & ~masks.minus : stats.mode & 0o7777;
   if (!step.makingChanges(`rename file '${path}' to '${target}'`)) return;
   try {
     chmodSync(path, mode);

@@ -17,6 +17,7 @@ import { expandRval } from "../../eval/expand.js";
 import { combineOutcomes, type Outcome } from "../../agent/outcome.js";
 import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
+import { promiseRef } from "../promise-ref.js";
 import { asText } from "../values.js";
 
 export class FileStep {
@@ -101,6 +102,11 @@ export class FileStep {
   kept(message: string): void {
     this.env.log.verbose(message);
     this.record("kept");
+  }
+
+  /** cf-agent's PromiseRef after some errors: where the promise comes from. */
+  ref(): void {
+    promiseRef(this.env, "error", this.promise);
   }
 
   /** A verbose note that records no outcome. */
