@@ -23,6 +23,13 @@ export interface BodyInstance {
 const MAX_INHERIT_DEPTH = 30;
 
 /**
+ * Where resolving a body reports problems; `fatal` is true for those cf-agent
+ * cannot continue after (an inherited body given the wrong number of
+ * arguments, a body inheriting from itself).
+ */
+export type BodyProblem = (message: string, fatal?: boolean) => void;
+
+/**
  * Resolves a body reference; undefined (and a message through `problem`)
  * when the body does not exist or is used with the wrong arguments.
  */
@@ -31,17 +38,10 @@ export function resolveBody(
   index: PolicyIndex,
   type: string,
   ref: Rval,
-  problem: (message: string) => void,
+  problem: BodyProblem,
   depth = 0,
 ): BodyInstance | undefined {
-  const name =
-    ref.kind === "symbol"
-      ? ref.name
-      : ref.kind === "call"
-        ? ref.name
-        : ref.kind === "string"
-          ? ref.value
-          : undefined;
+  const name = bodyName(ref);
   if (name === undefined) return undefined;
   const found = index.findBody(type, name, ctx.currentNamespace());
   if (!found) {
@@ -52,7 +52,14 @@ export function resolveBody(
   const args = ref.kind === "call" ? ref.args : [];
   const params = body.params ?? [];
   if (args.length !== params.length) {
-    problem(`body ${type} '${name}' takes ${params.length} argument(s) but was given ${args.length}`);
+    if (depth > 0) {
+      problem(
+        `Fatal CFEngine error: Argument count mismatch for body (gave ${args.length} arguments) vs. inherited body '${body.namespace}:${name}' (requires ${params.length} arguments)`,
+        true,
+      );
+    } else {
+      problem(`body ${type} '${name}' takes ${params.length} argument(s) but was given ${args.length}`);
+    }
     return undefined;
   }
   const substitutions = new Map<string, Rval>(params.map((p, i) => [p.text, args[i]]));
@@ -64,6 +71,14 @@ export function resolveBody(
         problem(`body ${type} '${name}' inherits more than ${MAX_INHERIT_DEPTH} levels deep`);
         continue;
       }
+      const parentName = bodyName(substituted.value);
+      if (parentName === name) {
+        problem(
+          `EvalContextAppendBodyParentsAndArgs: self body inheritance in ${name}->${name}, aborting`,
+          true,
+        );
+        return undefined;
+      }
       const parent = resolveBody(ctx, index, type, substituted.value, problem, depth + 1);
       // The inheriting body's own attributes win, whatever their position.
       for (const [key, value] of parent?.attributes ?? [])
@@ -73,6 +88,11 @@ export function resolveBody(
     attributes.set(attribute.name.text, substituted);
   }
   return { type, name, attributes };
+}
+
+function bodyName(ref: Rval): string | undefined {
+  if (ref.kind === "symbol" || ref.kind === "call") return ref.name;
+  return ref.kind === "string" ? ref.value : undefined;
 }
 
 function effectiveAttributes(ctx: EvalContext, body: Body): Attribute[] {

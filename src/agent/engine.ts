@@ -43,6 +43,8 @@ import type { Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { applyOutcomeClasses } from "./outcome-classes.js";
 import { recheckConstraints } from "./recheck.js";
+import { addDefaultBodies, defaultBodyNames } from "./default-bodies.js";
+import { summarizeTransaction } from "./transaction-log.js";
 import type { Located, PolicyIndex } from "./policy-index.js";
 import type { RunRecorder } from "./recorder.js";
 import { isStaticPromise } from "./static-promise.js";
@@ -83,6 +85,8 @@ export class Engine implements PromiseEnvironment {
   failedFatally = false;
   /** Set when a bundle abort class is defined: the current bundle stops. */
   private bundleAborted = false;
+  /** `bodydefault:` bodies of the policy (usually none). */
+  private readonly defaultBodies: ReadonlySet<string>;
   /** The index of the iteration of the promise being evaluated (for the call stack). */
   private iterationIndex = 0;
   /** The file the edit bundle being run edits, if any. */
@@ -96,7 +100,9 @@ export class Engine implements PromiseEnvironment {
     private readonly recorder: RunRecorder,
     private readonly hooks: EngineHooks,
     private readonly options: EngineOptions,
-  ) {}
+  ) {
+    this.defaultBodies = defaultBodyNames(index);
+  }
 
   get dryRun(): boolean {
     return this.options.dryRun;
@@ -299,6 +305,8 @@ export class Engine implements PromiseEnvironment {
     if (!guard?.quoted && !isGuardTrue(this.ctx, guard)) return "skipped";
     if (this.staticDone.has(node)) return "skipped";
     const deref = this.derefPromise(located, type, node, guard?.quoted ? guard.expression : undefined);
+    // A body problem cf-agent cannot continue after (inherit_from) stops the run here.
+    if (this.stopped()) return "skipped";
     const fixed = handler.oncePerRun === true && !handler.everyPass && this.isStatic(deref);
     const frame = this.ctx.currentFrame();
     const line = this.lineOf(located, node);
@@ -372,6 +380,7 @@ export class Engine implements PromiseEnvironment {
     const outcome = handler.evaluate(active, this);
     // 3.21 applies no `classes` body to `classes` promises.
     const classes = typeName === "classes" ? [] : applyOutcomeClasses(active, this, outcome);
+    summarizeTransaction(active, outcome, this.log);
     if (outcome !== "skipped") {
       if (deref.attributes.has("handle")) this.noteHandle(handle, outcome);
       this.recorder.record(active, outcome, classes, line);
@@ -508,12 +517,24 @@ export class Engine implements PromiseEnvironment {
     for (const attribute of node.attributes) {
       const name = attribute.name.text;
       if (this.isBodyReference(located.block.type.text, type, attribute)) {
-        const body = resolveBody(this.ctx, this.index, name, attribute.value, (m) => this.log.error(m));
+        const body = resolveBody(this.ctx, this.index, name, attribute.value, (message, fatal) =>
+          fatal ? this.fatal(message) : this.log.error(message),
+        );
         if (body) bodies.set(name, body);
         continue;
       }
       attributes.set(name, attribute);
     }
+    addDefaultBodies(
+      this.ctx,
+      this.index,
+      this.defaultBodies,
+      located.block.type.text,
+      type,
+      bodies,
+      (name) => bodies.has(name) || attributes.has(name),
+      (message) => this.log.verbose(message),
+    );
     return { type, node, bundle: located, attributes, bodies, varClass };
   }
 

@@ -73,6 +73,11 @@ export class PolicyIndex {
     return undefined;
   }
 
+  /** The bodies of a namespace (`bodydefault` holds default bodies). */
+  bodiesOfNamespace(ns: string): Located<Body>[] {
+    return [...this.bodies.values()].filter((b) => b.block.namespace === ns);
+  }
+
   findPromiseType(name: string): Located<CustomPromiseBlock> | undefined {
     return this.promiseTypes.get(name);
   }

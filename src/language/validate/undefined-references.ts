@@ -51,7 +51,8 @@ function checkBodyReference(
   if (reference === null) return;
   const found = findBody(ctx.index, bodyType, reference);
   if (!found) {
-    const message = `there is no body ${bodyType} '${reference}' for attribute '${attribute.name.text}'; define 'body ${bodyType} ${reference}' or fix the name`;
+    // Worded as cf-promises words it (scripts look for "Undefined body NAME"), then the fix.
+    const message = `Undefined body ${reference} with type ${attribute.name.text}; define 'body ${bodyType} ${reference}' or fix the name`;
     ctx.report(
       hasVariable(reference) ? "warning" : severity,
       "undefined-body",

@@ -89,7 +89,7 @@ export const CASES: readonly Case[] = [
     name: "undefined body",
     policy: main('files:\n  "/tmp/x" perms => nope;'),
     code: "undefined-body",
-    message: "body perms 'nope'",
+    message: "Undefined body nope with type perms",
   },
   {
     name: "undefined bundle is a warning",
