@@ -9,12 +9,22 @@
  * - steady state: every file is already as promised, nothing changes.
  *
  * Each agent runs with `-K` in its own temporary work directory (cf-agent
- * with a `bin/cf-promises` link and keys there). Medians of the iterations;
- * the two agents alternate so that a busy moment of the machine hits both.
+ * with a `bin/cf-promises` link and keys there). Medians of the iterations,
+ * wall time and CPU time (user + system, from /proc: steadier when the
+ * machine is busy); the two agents alternate so that a busy moment of the
+ * machine hits both.
  * Skipped, with the reason, when cf-agent is not installed.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,9 +36,31 @@ const CF_AGENT = "/usr/bin/cf-agent";
 export interface FilesComparison {
   readonly files: number;
   readonly phase: "first run" | "steady state";
+  /** Median wall time of a run. */
   readonly tendMs: number;
   readonly cfAgentMs: number;
   readonly ratio: number;
+  /** Median CPU time (user + system) of a run: steadier than wall time on a busy machine. */
+  readonly tendCpuMs: number | null;
+  readonly cfAgentCpuMs: number | null;
+  readonly cpuRatio: number | null;
+}
+
+/** CPU time (user + system, ms) of this process's finished children; null without /proc. */
+function childCpuMs(): number | null {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // cutime and cstime are fields 16 and 17; `fields` starts at field 3. Ticks are 1/100 s.
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+interface Timing {
+  readonly wall: number;
+  readonly cpu: number | null;
 }
 
 function median(values: readonly number[]): number {
@@ -74,17 +106,19 @@ function makeAgent(name: Agent["name"], policy: string): Agent {
   return { name, command: CF_AGENT, args: ["-Kf", policy], workdir };
 }
 
-function time(agent: Agent): number {
+function time(agent: Agent): Timing {
+  const cpuBefore = childCpuMs();
   const started = performance.now();
   const result = spawnSync(agent.command, agent.args, {
     env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: agent.workdir },
     stdio: ["ignore", "ignore", "pipe"],
     encoding: "utf8",
   });
-  const elapsed = performance.now() - started;
+  const wall = performance.now() - started;
+  const cpuAfter = childCpuMs();
   if (result.status !== 0)
     throw new Error(`${agent.name} exited ${result.status}: ${result.stderr.slice(0, 400)}`);
-  return elapsed;
+  return { wall, cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
 }
 
 function resetDirectory(dir: string): void {
@@ -99,7 +133,7 @@ export function compareFiles(count: number, iterations: number): FilesComparison
     const dir = join(root, name);
     const policy = join(root, `${name}.cf`);
     writeFileSync(policy, filesPolicy(dir, count));
-    return { agent: makeAgent(name, policy), dir, first: [] as number[], steady: [] as number[] };
+    return { agent: makeAgent(name, policy), dir, first: [] as Timing[], steady: [] as Timing[] };
   });
   try {
     for (let i = 0; i < iterations; i++) {
@@ -115,9 +149,25 @@ export function compareFiles(count: number, iterations: number): FilesComparison
   }
   const [tend, cf] = agents as [(typeof agents)[0], (typeof agents)[0]];
   return (["first run", "steady state"] as const).map((phase) => {
-    const tendMs = median(phase === "first run" ? tend.first : tend.steady);
-    const cfAgentMs = median(phase === "first run" ? cf.first : cf.steady);
-    return { files: count, phase, tendMs, cfAgentMs, ratio: tendMs / cfAgentMs };
+    const tendRuns = phase === "first run" ? tend.first : tend.steady;
+    const cfRuns = phase === "first run" ? cf.first : cf.steady;
+    const tendMs = median(tendRuns.map((t) => t.wall));
+    const cfAgentMs = median(cfRuns.map((t) => t.wall));
+    const cpu = (runs: Timing[]) =>
+      runs.every((t) => t.cpu !== null) ? median(runs.map((t) => t.cpu as number)) : null;
+    const tendCpuMs = cpu(tendRuns);
+    const cfAgentCpuMs = cpu(cfRuns);
+    const cpuRatio = tendCpuMs !== null && cfAgentCpuMs ? tendCpuMs / cfAgentCpuMs : null;
+    return {
+      files: count,
+      phase,
+      tendMs,
+      cfAgentMs,
+      ratio: tendMs / cfAgentMs,
+      tendCpuMs,
+      cfAgentCpuMs,
+      cpuRatio,
+    };
   });
 }
 
@@ -143,8 +193,12 @@ function main(): void {
   }
   for (const r of results) {
     const goal = r.phase === "steady state" ? " (goal ≤ 0.25×)" : " (goal ≤ 1.0×)";
+    const cpu =
+      r.cpuRatio === null
+        ? ""
+        : `; CPU ${r.tendCpuMs?.toFixed(0)} / ${r.cfAgentCpuMs?.toFixed(0)} ms, ratio ${r.cpuRatio.toFixed(2)}×`;
     process.stdout.write(
-      `files, ${r.files} promises, ${r.phase}: tend ${r.tendMs.toFixed(0)} ms, cf-agent ${r.cfAgentMs.toFixed(0)} ms, ratio ${r.ratio.toFixed(2)}×${goal}\n`,
+      `files, ${r.files} promises, ${r.phase}: tend ${r.tendMs.toFixed(0)} ms, cf-agent ${r.cfAgentMs.toFixed(0)} ms, ratio ${r.ratio.toFixed(2)}×${cpu}${goal}\n`,
     );
   }
 }
