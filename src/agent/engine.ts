@@ -192,10 +192,6 @@ export class Engine implements PromiseEnvironment {
       this.ctx.setVariable({ ns: null, scope: "edit", name: "filename", indices: [] }, scalar(edit.filename));
     }
     try {
-      // As in 3.21, a bundle starts each call with its variables cleared
-      // (pre-evaluated ones included); they stay visible after it returns,
-      // until its next call.
-      this.ctx.clearScope(bundle.namespace, bundle.name.text);
       this.bindParameters(bundle, args);
       return this.runPasses(located);
     } finally {

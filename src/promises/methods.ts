@@ -5,6 +5,7 @@
  * the called bundle's promises. `useresult` collects what the bundle hands
  * back through `bundle_return_value_index` reports into an array.
  */
+import { parseVarRef } from "../eval/var-ref.js";
 import type { Outcome } from "../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
 import { type BundleCall, bundleCallOf } from "./bundle-call.js";
@@ -53,9 +54,23 @@ function evaluateMethod(promise: ActivePromise, env: PromiseEnvironment): Outcom
     return "warn";
   }
   const inherit = asBoolean(promise.value("inherit"), false);
+  clearArrays(env, bundle.block.namespace, bundle.block.name.text);
   const outcome = env.runBundle(bundle, call.args, inherit);
   collectResult(promise, env, bundle.block.name.text, bundle.block.namespace);
   return reportOutcome(bundle.block.name.text, outcome, env);
+}
+
+/**
+ * As 3.21's VerifyMethod, a bundle called as a method first loses its array
+ * entries (`x[k]`), so they do not pile up over calls; its other variables
+ * stay (and a bundle run from the bundlesequence keeps its arrays too).
+ */
+function clearArrays(env: PromiseEnvironment, ns: string, scope: string): void {
+  for (const key of [...env.ctx.scopeEntries(ns, scope).keys()]) {
+    if (!key.includes("[")) continue;
+    const ref = parseVarRef(key);
+    env.ctx.removeVariable({ ns, scope, name: ref.name, indices: ref.indices });
+  }
 }
 
 /** A missing bundle fails the promise; without `ignore_missing_bundles` the run stops. */
