@@ -36,7 +36,7 @@ import { asStrings, asText, isUnresolved } from "../promises/values.js";
 import { parseCfInt } from "../eval/numbers.js";
 import { ActivePromiseImpl, type DerefPromise } from "./active-promise.js";
 import { type BodyInstance, resolveBody } from "./bodies.js";
-import { collectIterationTexts, iterate } from "../eval/iteration.js";
+import { callsIfelse, collectIterationTexts, iterate } from "../eval/iteration.js";
 import { type AgentControl, controlAttribute } from "./agent-control.js";
 import type { LockStore } from "./locks.js";
 import type { Logger } from "./logger.js";
@@ -320,7 +320,9 @@ export class Engine implements PromiseEnvironment {
       let outcome: Outcome = "skipped";
       let index = 0;
       // A static promise has nothing to iterate over.
-      for (const bindings of fixed ? [NO_BINDINGS] : iterate(this.ctx, iterationTexts(deref))) {
+      for (const bindings of fixed
+        ? [NO_BINDINGS]
+        : iterate(this.ctx, iterationTexts(deref), callsIfelse(deref.attributes.values()))) {
         this.iterationIndex = index++;
         outcome = combineOutcomes(
           outcome,

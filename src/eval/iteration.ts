@@ -66,25 +66,51 @@ export function collectIterationTexts(rval: Rval, out: string[]): void {
 }
 
 /**
- * Every combination of list items the promise runs with, in cf-agent's
- * order. A promise with nothing to iterate yields one empty binding.
+ * Whether a promise has an attribute whose value is an ifelse() call: 3.21
+ * then evaluates it once even when the iteration yields nothing (so
+ * `ifelse(isvariable("x"), "$($(x))", "fallback")` gets its fallback).
  */
-export function* iterate(ctx: EvalContext, texts: readonly string[]): Generator<Bindings> {
+export function callsIfelse(attributes: Iterable<{ readonly value: Rval }>): boolean {
+  for (const { value } of attributes) if (value.kind === "call" && value.name === "ifelse") return true;
+  return false;
+}
+
+/**
+ * Every combination of list items the promise runs with, in cf-agent's
+ * order. A promise with nothing to iterate yields one empty binding; with
+ * `atLeastOnce`, one set of bindings is yielded even when every
+ * combination is skipped.
+ */
+export function* iterate(
+  ctx: EvalContext,
+  texts: readonly string[],
+  atLeastOnce = false,
+): Generator<Bindings> {
   const wheels = findWheels(ctx, texts);
   if (wheels.length === 0) {
     yield new Map();
     return;
   }
   const bindings = new Map<string, string>();
+  let yielded = false;
   turnFrom(ctx, wheels, 0, bindings);
-  if (!hasEmptyWheel(wheels)) yield new Map(bindings);
+  if (!hasEmptyWheel(wheels)) {
+    yielded = true;
+    yield new Map(bindings);
+  }
   for (;;) {
     const i = incrementRightmost(wheels);
-    if (i < 0) return;
+    if (i < 0) {
+      if (!yielded && atLeastOnce) yield new Map(bindings);
+      return;
+    }
     const wheel = wheels[i];
     bindings.set(wheel.key, (wheel.values as readonly string[])[wheel.index]);
     turnFrom(ctx, wheels, i + 1, bindings);
-    if (!hasEmptyWheel(wheels)) yield new Map(bindings);
+    if (!hasEmptyWheel(wheels)) {
+      yielded = true;
+      yield new Map(bindings);
+    }
   }
 }
 

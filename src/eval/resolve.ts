@@ -10,7 +10,7 @@ import type { EntryMeta, EvalContext } from "./context.js";
 import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } from "./expand.js";
 import { verifyClassPromise } from "./class-promise.js";
 import { coerce, isVarType } from "./coerce.js";
-import { collectIterationTexts, iterate } from "./iteration.js";
+import { callsIfelse, collectIterationTexts, iterate } from "./iteration.js";
 import { type JsonValue, type Value, isList, isScalar, scalar } from "./values.js";
 import { parseVarRef } from "./var-ref.js";
 import { readFileSync } from "node:fs";
@@ -151,7 +151,7 @@ function resolveVarPromise(
 ): void {
   const typed = promise.attributes.find((a) => VAR_TYPES.has(a.name.text));
   if (!typed) return;
-  for (const bindings of iterate(ctx, iterationTexts(promise))) {
+  for (const bindings of iterate(ctx, iterationTexts(promise), callsIfelse(promise.attributes))) {
     const options: ExpandOptions = { bindings };
     if (!isPromiseEnabled(ctx, promise, options)) continue;
     const lval = expandString(ctx, promise.promiser.value, options);

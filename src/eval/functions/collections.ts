@@ -7,7 +7,8 @@
  * a variable name) and sees the container's non-null primitive members, as
  * 3.21 does. A failure (unknown variable, bad regex...) gives undefined.
  */
-import { type JsonValue, type Value, list, primitiveToString, scalar } from "../values.js";
+import { type JsonValue, type Value, isScalar, list, primitiveToString, scalar } from "../values.js";
+import { parseVarRef } from "../var-ref.js";
 import { boolean, classResult, integer, text } from "./args.js";
 import {
   byteRegex,
@@ -16,9 +17,12 @@ import {
   containerKeys,
   members,
   primitiveStrings,
+  variableLookup,
 } from "./containers.js";
+import { parseJsonText } from "./json-text.js";
 import { leadingNumber, shuffleItems, sortItems, sortMode } from "./sorting.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
+import { inVariableTableOrder } from "./variable-order.js";
 
 /** A function of one container argument's primitive strings, returning a list. */
 function onItems(
@@ -51,10 +55,48 @@ function leafStrings(json: JsonValue): string[] {
   return out;
 }
 
+/**
+ * getindices: the keys of a container (positions of an array); for a name
+ * that is no container, the next index of every classic-array entry below
+ * it, as 3.21's classic lookup (so `a[x]` = "1" and `a[x][y]` = "2" give
+ * "y" for `a[x]`).
+ */
 function getIndices([source]: readonly Value[], fc: FunctionContext): Value {
+  if (source && isScalar(source)) {
+    const found = fc.ctx.getVariable(parseVarRef(source.value));
+    if (found?.type !== "data") {
+      // Only text starting with a bracket is inline JSON (3.21's parser refuses anything else).
+      const bracketed = /^\s*[[{]/.test(source.value);
+      const inline = bracketed ? parseJsonText(source.value, variableLookup(fc)) : undefined;
+      if (inline === undefined || inline === null || typeof inline !== "object") {
+        return list(classicIndices(fc, source.value));
+      }
+      return list(containerKeys(inline));
+    }
+  }
   const found = collect(fc, source);
   if (found?.kind !== "container" || found.fromList) return list([]);
   return list(containerKeys(found.json));
+}
+
+function classicIndices(fc: FunctionContext, name: string): string[] {
+  const ref = parseVarRef(name);
+  const scopeKey = fc.ctx.scopeKey(ref);
+  const colon = scopeKey.indexOf(":");
+  const entries = [...fc.ctx.scopeEntries(scopeKey.slice(0, colon), scopeKey.slice(colon + 1)).keys()]
+    .map((lval) => ({ scopeKey, lval, ref: parseVarRef(lval) }))
+    .filter(
+      (e) =>
+        e.ref.name === ref.name &&
+        e.ref.indices.length > ref.indices.length &&
+        ref.indices.every((index, i) => e.ref.indices[i] === index),
+    );
+  const out: string[] = [];
+  for (const entry of inVariableTableOrder(fc.ctx, entries)) {
+    const index = entry.ref.indices[ref.indices.length];
+    if (!out.includes(index)) out.push(index);
+  }
+  return out;
 }
 
 function filterItems(items: string[], [pattern, , isRegex, invert, max]: readonly Value[]) {

@@ -42,30 +42,17 @@ export const logicFunctions: readonly BuiltinFunction[] = [
     classResult(args.some((a) => isTrue(fc, a))),
   ),
   defineFunction("not", 1, 1, ([a], fc) => classResult(!isTrue(fc, a))),
-  defineFunction(
-    "ifelse",
-    1,
-    Number.POSITIVE_INFINITY,
-    (args, fc) => {
-      if (args.length % 2 === 0) return undefined;
-      for (let i = 0; i + 1 < args.length; i += 2) {
-        if (isTrue(fc, args[i])) return args[i + 1];
-      }
-      return args[args.length - 1];
-    },
-    true,
-  ),
-  defineFunction(
-    "isvariable",
-    1,
-    1,
-    ([name], fc) => {
-      const raw = text(name);
-      if (raw === undefined || hasUnresolvedReference(raw)) return classResult(false);
-      return classResult(fc.ctx.getVariable(parseVarRef(raw)) !== undefined);
-    },
-    true,
-  ),
+  defineFunction("ifelse", 1, Number.POSITIVE_INFINITY, (args, fc) => {
+    if (args.length % 2 === 0) return undefined;
+    for (let i = 0; i + 1 < args.length; i += 2) {
+      if (isTrue(fc, args[i])) return args[i + 1];
+    }
+    return args[args.length - 1];
+  }),
+  defineFunction("isvariable", 1, 1, ([name], fc) => {
+    const raw = text(name);
+    return raw === undefined ? undefined : classResult(fc.ctx.getVariable(parseVarRef(raw)) !== undefined);
+  }),
   defineFunction("classify", 1, 1, ([value], fc) => {
     const raw = text(value);
     return raw === undefined ? undefined : classResult(fc.ctx.isClassDefined(canonify(raw)));

@@ -139,7 +139,10 @@ function evaluateArguments(
   return args;
 }
 
-/** 3.21 lets a three-argument ifelse() run with unresolved arguments (its defaults may stand in). */
+/**
+ * 3.21 lets ifelse() with three arguments run with unresolved ones (its
+ * fallback may stand in), once its condition has been evaluated.
+ */
 function mayRunUnresolved(call: FunctionCall): boolean {
-  return call.name === "ifelse" && call.args.length === 3 && call.args[0].kind !== "call";
+  return call.name === "ifelse" && call.args.length === 3;
 }
