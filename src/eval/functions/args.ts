@@ -3,8 +3,8 @@
  */
 import { matchesFully } from "../regex/match.js";
 import { parseVarRef } from "../var-ref.js";
-import { type JsonValue, type Value, data, isList, isScalar, scalar, valueToJson } from "../values.js";
-import { classicArrayJson, variableLookup } from "./containers.js";
+import { type JsonValue, type Value, data, isList, isScalar, list, scalar, valueToJson } from "../values.js";
+import { classicArrayJson, collect, variableLookup } from "./containers.js";
 import { parseJsonContainer } from "./json-text.js";
 import type { FunctionContext } from "./types.js";
 
@@ -46,19 +46,15 @@ export function boolean(value: Value | undefined): boolean | undefined {
 }
 
 /**
- * A "collecting" argument: a list or data value passed as `@(x)` or by a
- * nested call, the name of a variable (list, data or classic array), or
- * inline JSON text.
+ * A "collecting" argument as a value: a list or data value passed as `@(x)`
+ * or by a nested call, the name of a variable (list, data or classic
+ * array), or inline JSON text (see containers.ts `collect`).
  */
 export function collection(fc: FunctionContext, value: Value | undefined): Value | undefined {
-  if (!value) return undefined;
-  if (!isScalar(value)) return value;
-  const name = value.value;
-  const found = fc.ctx.getVariable(parseVarRef(name));
-  if (found) return found;
-  const array = classicArray(fc, name);
-  if (array) return array;
-  return parseInlineJson(fc, name);
+  const found = collect(fc, value);
+  if (!found) return undefined;
+  if (found.kind === "scalar") return scalar(found.text);
+  return found.fromList && Array.isArray(found.json) ? list(found.json.map(String)) : data(found.json);
 }
 
 /** The entries `name[k]...` of a classic array as a data object keyed by `k`. */

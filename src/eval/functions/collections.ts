@@ -16,6 +16,7 @@ import {
   collectContainer,
   containerKeys,
   members,
+  lookUpVariable,
   primitiveStrings,
   variableLookup,
 } from "./containers.js";
@@ -40,7 +41,7 @@ function onItems(
 
 /** getvalues: every non-null primitive, nested ones included; a scalar is itself. */
 function getValues([source]: readonly Value[], fc: FunctionContext): Value {
-  const found = collect(fc, source);
+  const found = collect(fc, source, true);
   if (!found) return list([]);
   if (found.kind === "scalar") return list([found.text]);
   return list(leafStrings(found.json));
@@ -202,24 +203,20 @@ function quantifier(name: string, holds: (hits: number, total: number) => boolea
   });
 }
 
+/** type(): 3.21's name of a variable's type; with detail, "policy <type>" or "data <kind>". */
 function typeName(value: Value | undefined, detail: boolean): string {
   if (!value) return detail ? "policy none" : "none";
   if (value.type !== "data") return detail ? `policy ${value.type}` : value.type;
   const json = value.value;
-  const kind = Array.isArray(json) ? "array" : json === null ? "null" : typeof json;
-  return detail ? `data ${kind === "object" ? "object" : kind}` : "data";
+  if (!detail) return "data";
+  if (json === null) return "data null";
+  if (Array.isArray(json)) return "data array";
+  if (typeof json === "number") return Number.isInteger(json) ? "data int" : "data real";
+  return `data ${typeof json}`;
 }
 
 function typeOf([name, detail]: readonly Value[], fc: FunctionContext): Value {
-  const found = collect(fc, name);
-  const value: Value | undefined =
-    found?.kind === "scalar"
-      ? scalar(found.text)
-      : found?.kind === "container"
-        ? found.fromList
-          ? list([])
-          : { type: "data", value: found.json }
-        : undefined;
+  const value = name && isScalar(name) ? lookUpVariable(fc, name.value) : name;
   return scalar(typeName(value, boolean(detail) ?? false));
 }
 

@@ -15,8 +15,17 @@ export type Collected =
   | { readonly kind: "container"; readonly json: JsonValue; readonly fromList: boolean }
   | { readonly kind: "scalar"; readonly text: string };
 
-/** Resolves a collecting argument; undefined when it names nothing. */
-export function collect(fc: FunctionContext, arg: Value | undefined): Collected | undefined {
+/**
+ * Resolves a collecting argument; undefined when it names nothing. A
+ * scalar variable counts as itself only with `allowScalars` (getvalues,
+ * getindices); otherwise, as in 3.21, the classic array under the same
+ * name is looked for instead.
+ */
+export function collect(
+  fc: FunctionContext,
+  arg: Value | undefined,
+  allowScalars = false,
+): Collected | undefined {
   if (!arg) return undefined;
   if (isList(arg)) return { kind: "container", json: [...arg.value], fromList: true };
   if (arg.type === "data") return fromJson(arg.value);
@@ -30,10 +39,37 @@ export function collect(fc: FunctionContext, arg: Value | undefined): Collected 
   if (found) {
     if (isList(found)) return { kind: "container", json: [...found.value], fromList: true };
     if (found.type === "data") return fromJson(found.value);
-    return { kind: "scalar", text: found.value };
+    if (allowScalars) return { kind: "scalar", text: found.value };
+    const array = classicArrayJson(fc, name);
+    return array
+      ? { kind: "container", json: array, fromList: false }
+      : { kind: "scalar", text: found.value };
   }
   const array = classicArrayJson(fc, name);
   return array ? { kind: "container", json: array, fromList: false } : undefined;
+}
+
+/**
+ * A variable as 3.21's `EvalContextVariableGet` finds it: an index into a
+ * data container gives the member as data, even a string, number or null
+ * (so `format("%S")` prints it as JSON and type() says "data").
+ */
+export function lookUpVariable(fc: FunctionContext, name: string): Value | undefined {
+  const ref = parseVarRef(name);
+  const found = fc.ctx.getVariable(ref);
+  if ((found && found.type === "data") || ref.indices.length === 0) return found;
+  for (let n = ref.indices.length - 1; n >= 0; n--) {
+    const base = fc.ctx.getVariable({ ...ref, indices: ref.indices.slice(0, n) });
+    if (!base) continue;
+    if (base.type !== "data") return found;
+    let json: JsonValue | undefined = base.value;
+    for (const index of ref.indices.slice(n)) {
+      json =
+        json !== null && typeof json === "object" ? (json as Record<string, JsonValue>)[index] : undefined;
+    }
+    return json === undefined ? found : { type: "data", value: json };
+  }
+  return found;
 }
 
 /**

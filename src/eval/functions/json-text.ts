@@ -157,10 +157,31 @@ const WRITE_ESCAPES: Record<string, string> = {
  * by byte order, keys written unescaped, two spaces per level).
  */
 export function renderPrettyJson(json: JsonValue): string {
+  sortMembersInPlace(json);
   return writePrettyJson(toMustacheNode(json));
 }
 
 /** One-line JSON as `format("%S")` and string() write it (members sorted, keys unescaped). */
 export function renderCompactJson(json: JsonValue): string {
+  sortMembersInPlace(json);
   return writeCompactJson(toMustacheNode(json));
+}
+
+/**
+ * 3.21 sorts an object's members in place when it writes it as JSON, so a
+ * container listed after it was printed (getindices, a mustache section)
+ * shows its keys sorted. Writing sorts tend's object the same way.
+ */
+function sortMembersInPlace(json: JsonValue): void {
+  if (json === null || typeof json !== "object") return;
+  if (Array.isArray(json)) {
+    for (const item of json) sortMembersInPlace(item);
+    return;
+  }
+  const entries = Object.entries(json).sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  for (const [key] of entries) delete json[key];
+  for (const [key, value] of entries) {
+    json[key] = value;
+    sortMembersInPlace(value);
+  }
 }

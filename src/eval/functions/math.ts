@@ -3,7 +3,6 @@
  * isgreaterthan, islessthan, and the folds max, min, mean, variance, sum,
  * product. Numbers are read and printed as 3.21 does (see numbers.ts).
  */
-import { isIP } from "node:net";
 import { type Value, scalar } from "../values.js";
 import { classResult, collection, collectionStrings, text } from "./args.js";
 import { CLOSE_ENOUGH, evaluateMath } from "./math-expression.js";
@@ -17,6 +16,7 @@ import {
   toInt32,
   truncateToInt64,
 } from "./numbers.js";
+import { ipSortKey, macSortKey } from "./sorting.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
 function evalFunction([input, mode]: readonly Value[], fc: FunctionContext): Value | undefined {
@@ -124,8 +124,8 @@ function extreme(name: string, wantMax: boolean): BuiltinFunction {
 export function itemLess(mode: string, a: string, b: string): boolean {
   const lower = mode.toLowerCase();
   if (mode === "int" || mode === "real") return numberLess(a, b, mode === "int");
-  if (lower === "ip") return parsedLess(a, b, ipBytes);
-  if (lower === "mac") return parsedLess(a, b, macBytes);
+  if (lower === "ip") return parsedLess(a, b, ipSortKey);
+  if (lower === "mac") return parsedLess(a, b, macSortKey);
   return compareBytes(a, b) < 0;
 }
 
@@ -154,14 +154,6 @@ function parsedLessFallback(left: boolean, right: boolean, a: string, b: string)
   return compareBytes(a, b) < 0;
 }
 
-function ipBytes(s: string): number[] | undefined {
-  const kind = isIP(s);
-  if (kind === 4) return s.split(".").map(Number);
-  if (kind !== 6) return undefined;
-  // IPv6 sorts after every IPv4 address.
-  return [256, ...expandIpv6(s)];
-}
-
 /** The 16 bytes of an IPv6 address in text form. */
 export function expandIpv6(s: string): number[] {
   const [head, tail = ""] = s.split("::");
@@ -173,12 +165,6 @@ export function expandIpv6(s: string): number[] {
     const n = Number.parseInt(w, 16);
     return [n >> 8, n & 255];
   });
-}
-
-function macBytes(s: string): number[] | undefined {
-  const parts = s.length > 12 ? s.split(":") : (s.match(/.{1,2}/g) ?? []);
-  const bytes = parts.slice(0, 6).map((p) => Number.parseInt(p, 16));
-  return bytes.length === 6 && bytes.every((b) => !Number.isNaN(b)) ? bytes : undefined;
 }
 
 export const mathFunctions: readonly BuiltinFunction[] = [

@@ -51,10 +51,20 @@ function numberLess(intMode: boolean): Less {
   };
 }
 
-function ipBytes(text: string): number[] | undefined {
-  const kind = isIP(text);
-  if (kind === 4) return text.split(".").map(Number);
-  if (kind !== 6) return undefined;
+/**
+ * An address as 3.21's parser reads it for sorting, as comparable numbers
+ * (every IPv6 address after every IPv4 one); undefined when it is none.
+ * IPv4 may carry a `:port`; IPv6 must be lower case (RFC 5952) and plain
+ * hex groups (no embedded IPv4, no zone).
+ */
+export function ipSortKey(text: string): number[] | undefined {
+  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)(?::(\d+))?$/.exec(text);
+  if (v4) {
+    const octets = v4.slice(1, 5).map(Number);
+    const port = Number(v4[5] ?? 0);
+    return octets.every((o) => o <= 255) && port <= 65535 ? octets : undefined;
+  }
+  if (isIP(text) !== 6 || /[A-F.%]/.test(text)) return undefined;
   const [head, tail = ""] = text.split("::");
   const groups = (s: string) => (s === "" ? [] : s.split(":").map((g) => Number.parseInt(g, 16)));
   const left = groups(head);
@@ -64,24 +74,62 @@ function ipBytes(text: string): number[] | undefined {
 }
 
 const ipLess: Less = (a, b) => {
-  const left = ipBytes(a);
-  const right = ipBytes(b);
+  const left = ipSortKey(a);
+  const right = ipSortKey(b);
   if (left && right) return compareArrays(left, right) < 0;
   if (left) return false;
   if (right) return true;
   return lexLess(a, b);
 };
 
-function macBytes(text: string): number[] | undefined {
-  const pattern = text.length > 12 ? /^\s*([0-9a-f]{1,2})(?::([0-9a-f]{1,2})){5}/i : /^(?:[0-9a-f]{2}){6}/i;
-  if (!pattern.test(text)) return undefined;
-  const parts = text.length > 12 ? text.trim().split(":").slice(0, 6) : text.slice(0, 12).match(/../g);
-  return parts?.map((p) => Number.parseInt(p, 16));
+/** C's `sscanf("%hhx")` at `at`: the byte it stores and where it stopped, or undefined. */
+function scanHexByte(text: string, at: number, maxWidth: number): { value: number; end: number } | undefined {
+  let i = at;
+  if (maxWidth === Number.POSITIVE_INFINITY) while (/\s/.test(text[i] ?? "")) i++;
+  const start = i;
+  let negative = false;
+  if (maxWidth === Number.POSITIVE_INFINITY && (text[i] === "+" || text[i] === "-"))
+    negative = text[i++] === "-";
+  if (
+    maxWidth === Number.POSITIVE_INFINITY &&
+    text[i] === "0" &&
+    /[xX]/.test(text[i + 1] ?? "") &&
+    /[0-9a-fA-F]/.test(text[i + 2] ?? "")
+  )
+    i += 2;
+  let value = 0;
+  const digitsStart = i;
+  while (i - start < maxWidth && /[0-9a-fA-F]/.test(text[i] ?? ""))
+    value = (value * 16 + Number.parseInt(text[i++], 16)) % 256;
+  if (i === digitsStart) return undefined;
+  return { value: negative ? (256 - value) % 256 : value, end: i };
+}
+
+/**
+ * A MAC address as 3.21's `ParseEtherAddress` reads it: six `%hhx` fields
+ * separated by colons for text longer than 12 characters (each field keeps
+ * its low byte: `014` is 0x14), else six two-digit hex fields.
+ */
+export function macSortKey(text: string): number[] | undefined {
+  const long = text.length > 12;
+  const out: number[] = [];
+  let at = 0;
+  for (let n = 0; n < 6; n++) {
+    if (long && n > 0) {
+      if (text[at] !== ":") return undefined;
+      at++;
+    }
+    const field = scanHexByte(text, at, long ? Number.POSITIVE_INFINITY : 2);
+    if (!field) return undefined;
+    out.push(field.value);
+    at = field.end;
+  }
+  return out;
 }
 
 const macLess: Less = (a, b) => {
-  const left = macBytes(a);
-  const right = macBytes(b);
+  const left = macSortKey(a);
+  const right = macSortKey(b);
   if (left && right) {
     const difference = compareArrays(left, right);
     if (difference !== 0) return difference < 0;

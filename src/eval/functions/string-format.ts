@@ -11,6 +11,7 @@ import { type JsonValue, type Value, data, isList, isScalar } from "../values.js
 import { fromByteString, toByteString } from "../regex/bytes.js";
 import { formatBytes, formatFixed, formatInteger, parseSpec, scanDouble, scanLong } from "./c-printf.js";
 import { renderCompactJson } from "./json-text.js";
+import { lookUpVariable } from "./containers.js";
 import type { FunctionContext } from "./types.js";
 
 const PIECE = /^(%%|%[^diouxXeEfFgGaAcsCSpnm%]*?[diouxXeEfFgGaAcsCSpnm])([^%]*)(.*)$/s;
@@ -83,35 +84,13 @@ function convertPiece(
   }
 }
 
-/**
- * The variable `%S` names; an index into a data container gives the member
- * as data even when it is a string or number (3.21 prints it as JSON).
- */
-function lookUpForSerializing(fc: FunctionContext, name: string): Value | undefined {
-  const ref = parseVarRef(name);
-  const found = fc.ctx.getVariable(ref);
-  if (!found || !isScalar(found) || ref.indices.length === 0) return found;
-  for (let n = ref.indices.length - 1; n >= 0; n--) {
-    const base = fc.ctx.getVariable({ ...ref, indices: ref.indices.slice(0, n) });
-    if (!base) continue;
-    if (base.type !== "data") return found;
-    let json: JsonValue | undefined = base.value;
-    for (const index of ref.indices.slice(n)) {
-      json =
-        json !== null && typeof json === "object" ? (json as Record<string, JsonValue>)[index] : undefined;
-    }
-    return json === undefined ? found : data(json);
-  }
-  return found;
-}
-
 /** `%S`: the container (compact JSON) or string list (`{ "a", "b" }`) the argument names. */
 function serializeArgument(
   argument: Value | undefined,
   fc: FunctionContext,
   spec: ReturnType<typeof parseSpec>,
 ): string | FormatFailure {
-  const value = argument && isScalar(argument) ? lookUpForSerializing(fc, argument.value) : argument;
+  const value = argument && isScalar(argument) ? lookUpVariable(fc, argument.value) : argument;
   let rendered: string | undefined;
   if (value?.type === "data") rendered = renderCompactJson(value.value);
   else if (value && isList(value) && value.type === "slist") {
