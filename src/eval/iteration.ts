@@ -15,7 +15,7 @@
 import type { Rval } from "../language/ast.js";
 import type { EvalContext } from "./context.js";
 import { expandString, findReferences, qualifiedName } from "./expand.js";
-import { isList, jsonToStrings } from "./values.js";
+import { type JsonValue, isList } from "./values.js";
 import { parseVarRef } from "./var-ref.js";
 
 /** Functions whose arguments name `$(this.k)`-style variables they bind themselves. */
@@ -125,7 +125,12 @@ function findWheels(ctx: EvalContext, texts: readonly string[]): Wheel[] {
 
 function scanText(ctx: EvalContext, text: string, wheels: Wheel[], seen: Set<string>): void {
   for (const ref of findReferences(text)) {
-    if (ref.sigil !== "$") continue;
+    // 3.21 scans for `$(` only: the references inside `@(...)` are met as
+    // if they stood alone (`@($(list).d)` iterates over list).
+    if (ref.sigil !== "$") {
+      if (ref.inner.includes("$")) scanText(ctx, ref.inner, wheels, seen);
+      continue;
+    }
     const dependent = ref.inner.includes("$");
     if (dependent) scanText(ctx, ref.inner, wheels, seen);
     if (seen.has(ref.inner)) continue;
@@ -179,8 +184,25 @@ function readWheel(ctx: EvalContext, wheel: Wheel, name: string): void {
   if (!value) return;
   if (isList(value)) wheel.values = value.value;
   else if (value.type === "data" && value.value !== null && typeof value.value === "object") {
-    wheel.values = jsonToStrings(value.value) ?? [];
+    wheel.values = iterationItems(value.value);
   }
+}
+
+/**
+ * The items a container gives a wheel, as 3.21's `ContainerToSeq`: its
+ * primitive members (nested containers and nulls left out), reals written
+ * with two decimals.
+ */
+function iterationItems(json: JsonValue): string[] {
+  const members =
+    json !== null && typeof json === "object" ? (Array.isArray(json) ? json : Object.values(json)) : [json];
+  const out: string[] = [];
+  for (const member of members) {
+    if (member === null || typeof member === "object") continue;
+    if (typeof member === "number") out.push(Number.isInteger(member) ? String(member) : member.toFixed(2));
+    else out.push(String(member));
+  }
+  return out;
 }
 
 function hasEmptyWheel(wheels: readonly Wheel[]): boolean {

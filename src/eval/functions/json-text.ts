@@ -1,6 +1,6 @@
 /**
  * JSON text as 3.21 reads and writes it. Its parser is lenient: it stops
- * after the first value (trailing text is ignored), takes commas as optional,
+ * after the first value (trailing text is ignored), takes commas and colons as optional,
  * accepts unquoted object keys and keeps `\uXXXX` escapes as written. Its
  * writer sorts object keys, indents by two spaces, writes an empty object
  * as `{` newline `}` and leaves non-ASCII text unescaped.
@@ -55,7 +55,8 @@ class LenientParser {
       if (this.text[this.at] === "}") return this.step(out);
       const key = this.text[this.at] === '"' ? this.string() : this.bareKey();
       this.skipSpace();
-      if (this.text[this.at++] !== ":") throw new Error("expected ':'");
+      // 3.21 takes the colon as optional, like the comma.
+      if (this.text[this.at] === ":") this.at++;
       out[key] = this.value();
       if (this.separator("}")) return out;
     }
