@@ -1,13 +1,14 @@
 /**
  * Crash safety of files promises: `tend agent` is killed with SIGKILL at
  * random moments while it rewrites big files (edit_line, edit_xml,
- * `content`), and after every kill each file must hold either its content
+ * `content`, `copy_from`), and after every kill each file must hold either its content
  * from before the run or the content the run promises — never a mix,
  * never a truncated or empty file.
  *
  * Each run promises a new generation: the first line of every edited file
  * (`gen N`), the whole text of every `content` file, an attribute of every
- * XML file. Kill moments are drawn uniformly over the time a whole run
+ * XML file, and every copied file is copied again from a source written
+ * with the new generation (keeping a `.cfsaved` backup). Kill moments are drawn uniformly over the time a whole run
  * takes (measured first), so some runs finish and most are cut short.
  *
  *   npx tsc -p . && node dist/scripts/crash-safety.js [--kills 500] [--files 12] [--size 1000000]
@@ -48,8 +49,8 @@ export interface CrashReport {
   readonly seconds: number;
 }
 
-type Kind = "edit" | "content" | "xml";
-const KINDS: readonly Kind[] = ["edit", "content", "xml"];
+type Kind = "edit" | "content" | "xml" | "copy";
+const KINDS: readonly Kind[] = ["edit", "content", "xml", "copy"];
 
 function body(size: number, kind: Kind): string {
   const lines: string[] = [];
@@ -71,6 +72,8 @@ function contentAt(kind: Kind, gen: number, text: string): string {
 class Workspace {
   readonly root = mkdtempSync(join(tmpdir(), "tend-crash-"));
   readonly dir = join(this.root, "files");
+  /** Sources of the copied files, written (by this script) before each run. */
+  readonly sources = join(this.root, "sources");
   readonly policy = join(this.root, "policy.cf");
   readonly texts = new Map<Kind, string>();
   /** File name → the contents it may hold after the next run. */
@@ -78,6 +81,7 @@ class Workspace {
 
   constructor(readonly options: CrashOptions) {
     mkdirSync(this.dir);
+    mkdirSync(this.sources);
     for (const kind of KINDS) this.texts.set(kind, body(options.size, kind));
     for (const name of this.names()) {
       const content = contentAt(this.kindOf(name), 0, this.textOf(name));
@@ -110,6 +114,11 @@ class Workspace {
           return `"${path}" edit_line => gen("${gen}"), edit_defaults => unlimited;`;
         case "xml":
           return `"${path}" edit_xml => xgen("${gen}"), edit_defaults => unlimited;`;
+        case "copy": {
+          const source = join(this.sources, name);
+          writeFileSync(source, contentAt("copy", gen, this.textOf(name)));
+          return `"${path}" copy_from => digest("${source}");`;
+        }
         default:
           return `"${path}" content => "$(content)";`;
       }
@@ -128,6 +137,7 @@ bundle edit_line gen(g) { replace_patterns: "^gen (?!$(g)$).*" replace_with => v
 bundle edit_xml xgen(g) { set_attribute: "gen" select_xpath => "/doc", attribute_value => "$(g)"; }
 body replace_with value(v) { replace_value => "$(v)"; }
 body edit_defaults unlimited { max_file_size => "0"; edit_backup => "false"; }
+body copy_from digest(s) { source => "$(s)"; compare => "digest"; }
 `,
     );
     for (const name of this.names()) {
@@ -163,7 +173,7 @@ body edit_defaults unlimited { max_file_size => "0"; edit_backup => "false"; }
 
   /** Removes the temporary files a killed run left (they keep the disk from filling); returns how many. */
   removeStrayTemporaries(): number {
-    const strays = readdirSync(this.dir).filter((name) => /\.tend-\d+-\d+$/.test(name));
+    const strays = readdirSync(this.dir).filter((name) => /\.tend-\d+-\d+$|\.cfnew$/.test(name));
     for (const name of strays) rmSync(join(this.dir, name));
     return strays.length;
   }
@@ -255,7 +265,7 @@ async function main(args: readonly string[]): Promise<number> {
     progress: (line) => process.stdout.write(`${line}\n`),
   };
   process.stdout.write(
-    `crash safety: ${options.kills} kills, ${options.files} files of each kind (edit_line, content, edit_xml), ~${options.size} bytes each\n`,
+    `crash safety: ${options.kills} kills, ${options.files} files of each kind (edit_line, content, edit_xml, copy_from), ~${options.size} bytes each\n`,
   );
   const report = await runCrashSafety(options);
   process.stdout.write(

@@ -1,7 +1,7 @@
 /**
  * A short version of scripts/crash-safety.ts: tend agent killed with
  * SIGKILL at random moments while it rewrites files (edit_line, edit_xml,
- * content); each file must always be as before the run or as promised.
+ * content, copy_from); each file must always be as before the run or as promised.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -5,7 +5,7 @@
  * promised owner that exists; a root-owned setuid program not seen before
  * is announced once and remembered in the state directory.
  */
-import { type Stats, appendFileSync, chownSync, lchownSync, mkdirSync, readFileSync } from "node:fs";
+import { type Stats, appendFileSync, lchownSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { groupName, userName } from "./accounts.js";
 import type { AccountId, PermsSpec } from "./perms.js";
@@ -53,7 +53,9 @@ export function verifyOwner(step: FileStep, file: string, stats: Stats, perms: P
   if (!step.makingChanges(what)) return;
   const link = stats.isSymbolicLink();
   try {
-    (link ? lchownSync : chownSync)(file, uid === "same" ? -1 : uid, gid === "same" ? -1 : gid);
+    // Never through a link, as cf-agent's safe_chown: `stats` may be the
+    // target's (a followed link), but the link itself gets the owner.
+    lchownSync(file, uid === "same" ? -1 : uid, gid === "same" ? -1 : gid);
   } catch (error) {
     if (link) step.failed(`Cannot set ownership on link '${file}'. (lchown: ${errorText(error)})`);
     else step.denied(`Cannot set ownership on file '${file}'. (chown: ${errorText(error)})`);

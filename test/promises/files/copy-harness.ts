@@ -11,6 +11,7 @@
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  lchownSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -39,6 +40,8 @@ export type Entry =
       /** A hard link to this other entry (made after it). */
       readonly hardlink?: string;
       readonly mode?: number;
+      /** Owner's uid (of the link itself for a link). */
+      readonly uid?: number;
       /** Modification (and access) time, seconds since the epoch. */
       readonly mtime?: number;
     };
@@ -107,6 +110,7 @@ function makeEntry(dir: string, name: string, entry: Entry): void {
   else if (spec.dir) mkdirSync(path, { recursive: true });
   else writeFileSync(path, spec.content ?? "");
   if (spec.mode !== undefined) chmodSync(path, spec.mode);
+  if (spec.uid !== undefined) lchownSync(path, spec.uid, -1);
   if (spec.mtime !== undefined) utimesSync(path, spec.mtime, spec.mtime);
 }
 
@@ -146,7 +150,8 @@ export function snapshot(dir: string): string[] {
       const rel = `${shown}${name}`.replace(STAMP, "_STAMP$1").split(canonified(dir)).join("_D");
       const stats = lstatSync(full);
       const mode = (stats.mode & 0o7777).toString(8);
-      if (stats.isSymbolicLink()) out.push(`${rel} -> ${readlinkSync(full).split(dir).join("D")}`);
+      const owner = stats.uid === process.getuid?.() ? "" : ` uid=${stats.uid}`;
+      if (stats.isSymbolicLink()) out.push(`${rel} -> ${readlinkSync(full).split(dir).join("D")}${owner}`);
       else if (stats.isDirectory()) {
         out.push(`${rel}/ ${mode}`);
         walk(full, `${rel}/`);
@@ -156,7 +161,7 @@ export function snapshot(dir: string): string[] {
         if (stats.nlink > 1 && !first) inodes.set(stats.ino, rel);
         const link = first ? ` =${first}` : stats.nlink > 1 ? " (linked)" : "";
         const time = stats.mtimeMs / 1000 < OLD ? ` @${Math.floor(stats.mtimeMs / 1000)}` : "";
-        out.push(`${rel} ${mode} ${JSON.stringify(readFileSync(full, "latin1"))}${link}${time}`);
+        out.push(`${rel} ${mode} ${JSON.stringify(readFileSync(full, "latin1"))}${link}${time}${owner}`);
       }
     }
   };

@@ -520,6 +520,23 @@ reports:
     main: `files: "$(d)/newdir" create => "true", depth_search => recurse("1");`,
   },
   {
+    name: "perms-owner-through-symlink",
+    files: {
+      target: { content: "t\n", uid: 2 },
+      link: { link: "target" },
+      other: { content: "o\n", uid: 2 },
+    },
+    main: `files: "$(d)/link" perms => own("0");
+  "$(d)/other" perms => own("0");`,
+    extra: `body perms own(u) { owners => { "$(u)" }; }`,
+  },
+  {
+    name: "copy-preserve-owner",
+    files: { src: { content: "s\n", uid: 2, mode: 0o640 } },
+    main: `files: "$(d)/dst" copy_from => pr("$(d)/src");`,
+    extra: `body copy_from pr(s) { source => "$(s)"; preserve => "true"; }`,
+  },
+  {
     name: "perms-existing-and-created",
     files: { f: { content: "f\n", mode: 0o600 } },
     main: `files: "$(d)/f" perms => m("0644");
