@@ -82,6 +82,8 @@ export interface AgentResult {
   readonly records: readonly PromiseRecord[];
   /** Classes defined when the run ended. */
   readonly classes: readonly string[];
+  /** Classes and variables as the run left them (absent when the policy did not run). */
+  readonly context?: EvalContext;
 }
 
 export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult {
@@ -184,7 +186,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   if (locks && !locks.save()) log.warning(`Could not write promise locks under '${dirs.statedir}'`);
   // cf-agent exits 1 after a fatal error, 6 when an abort class stopped the run.
   const exitCode = engine.failedFatally ? 1 : engine.aborted ? 6 : 0;
-  return { exitCode, diagnostics, outcome, records: recorder.records, classes: ctx.listClasses() };
+  return { exitCode, diagnostics, outcome, records: recorder.records, classes: ctx.listClasses(), context: ctx };
 }
 
 /** `inform` and `verbose` of body agent control raise the level (or lower it back), as in 3.21. */

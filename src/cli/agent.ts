@@ -29,6 +29,8 @@ Options:
   -g, --log-level LEVEL     error, warning, notice, info, verbose or debug
   -l, --timestamp           prefix log lines with the time
   -w, --workdir DIR         the work directory (state, locks)
+      --show-evaluated-classes[=REGEX]  print the classes defined when the run ends
+      --show-evaluated-vars[=REGEX]     print the variables defined when the run ends
       --json                print a JSON run report on stdout
   -h, --help                show this help
   -V, --version             print the version
@@ -97,12 +99,19 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     },
   );
   if (json) io.stdout(`${JSON.stringify(runReport(file, result), null, 2)}\n`);
+  else await showEvaluated(result, values["show-evaluated-classes"], values["show-evaluated-vars"], io);
   return result.exitCode;
 }
 
+/** Options whose value is optional in cf-agent: written alone, they take their default. */
+const OPTIONAL_VALUES: Readonly<Record<string, string>> = {
+  "--show-evaluated-classes": "--show-evaluated-classes=.*",
+  "--show-evaluated-vars": "--show-evaluated-vars=.*",
+};
+
 function parseAgentArgs(args: readonly string[]) {
   return parseArgs({
-    args: [...args],
+    args: args.map((arg) => OPTIONAL_VALUES[arg] ?? arg),
     allowPositionals: true,
     options: {
       file: { type: "string", short: "f" },
@@ -122,10 +131,30 @@ function parseAgentArgs(args: readonly string[]) {
       "timing-output": { type: "boolean", short: "t" },
       "no-extensions": { type: "boolean", short: "E" },
       json: { type: "boolean" },
+      "show-evaluated-classes": { type: "string" },
+      "show-evaluated-vars": { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "V" },
     },
   });
+}
+
+/** `--show-evaluated-classes` then `--show-evaluated-vars`, as cf-agent prints them after the run. */
+async function showEvaluated(
+  result: AgentResult,
+  classes: string | undefined,
+  vars: string | undefined,
+  io: CliIo,
+): Promise<void> {
+  if (!result.context || (classes === undefined && vars === undefined)) return;
+  const { ShowRegexError, formatClasses, formatVariables } = await import("../eval/show-state.js");
+  try {
+    if (classes !== undefined) io.stdout(formatClasses(result.context, classes));
+    if (vars !== undefined) io.stdout(formatVariables(result.context, vars));
+  } catch (error) {
+    if (!(error instanceof ShowRegexError)) throw error;
+    io.stderr(`   error: Sorry, we could not compile regular expression ${classes ?? vars}\n`);
+  }
 }
 
 function logLevel(values: ReturnType<typeof parseAgentArgs>["values"]): LogLevel | undefined {
