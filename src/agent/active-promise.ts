@@ -34,6 +34,7 @@ export class ActivePromiseImpl implements ActivePromise {
     readonly pass: number,
     readonly handle: string,
     readonly options: ExpandOptions,
+    readonly line?: number,
   ) {}
 
   get type(): string {

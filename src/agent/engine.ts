@@ -30,7 +30,7 @@ import type { EntryMeta, EvalContext } from "../eval/context.js";
 import { type ExpandOptions, expandRval, expandString } from "../eval/expand.js";
 import { absolutePolicyPath, isGuardTrue } from "../eval/resolve.js";
 import { type JsonValue, type Value, isList, isScalar, scalar } from "../eval/values.js";
-import type { EditSession, PromiseEnvironment } from "../promises/contract.js";
+import type { BundleCallInfo, EditSession, PromiseEnvironment } from "../promises/contract.js";
 import type { PromiseTypeRegistry } from "../promises/registry.js";
 import { asStrings, asText, isUnresolved } from "../promises/values.js";
 import { parseCfInt } from "../eval/numbers.js";
@@ -41,10 +41,22 @@ import { type AgentControl, controlAttribute } from "./agent-control.js";
 import type { LockStore } from "./locks.js";
 import type { Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
-import { applyOutcomeClasses } from "./outcome-classes.js";
+import { applyFinalOutcomeClasses } from "./outcome-classes.js";
 import { recheckConstraints } from "./recheck.js";
 import { addDefaultBodies, defaultBodyNames } from "./default-bodies.js";
 import { summarizeTransaction } from "./transaction-log.js";
+import {
+  RunTrail,
+  bannerStatus,
+  bundleAccounting,
+  bundleBanner,
+  endBundleBanner,
+  formatArguments,
+  promiseBanner,
+  quoteArgument,
+  rvalText,
+  typeBanner,
+} from "./ornaments.js";
 import type { Located, PolicyIndex } from "./policy-index.js";
 import type { RunRecorder } from "./recorder.js";
 import { isStaticPromise } from "./static-promise.js";
@@ -91,6 +103,8 @@ export class Engine implements PromiseEnvironment {
   private iterationIndex = 0;
   /** The file the edit bundle being run edits, if any. */
   editing: EditSession | undefined;
+  /** What the verbose log needs to know: pass, stack path, bundle arguments, counters. */
+  readonly trail: RunTrail;
 
   constructor(
     readonly ctx: EvalContext,
@@ -102,6 +116,7 @@ export class Engine implements PromiseEnvironment {
     private readonly options: EngineOptions,
   ) {
     this.defaultBodies = defaultBodyNames(index);
+    this.trail = new RunTrail(log);
   }
 
   get dryRun(): boolean {
@@ -168,7 +183,14 @@ export class Engine implements PromiseEnvironment {
 
   // ---- bundles -------------------------------------------------------------
 
-  runBundle(located: Located<Bundle>, args: readonly Value[], inherit: boolean, edit?: EditSession): Outcome {
+  runBundle(
+    located: Located<Bundle>,
+    args: readonly Value[],
+    inherit: boolean,
+    edit?: EditSession,
+    call: BundleCallInfo = {},
+  ): Outcome {
+    const { argsText } = call;
     const bundle = located.block;
     const caller = this.ctx.currentFrameOrNull();
     const inherited =
@@ -180,10 +202,20 @@ export class Engine implements PromiseEnvironment {
       ["promise_filename", scalar(file)],
       ["promise_dirname", scalar(dirname(file))],
     ]);
+    // 3.21's banners and accounting are for agent bundles, not edit bundles.
+    if (!edit) bundleBanner(this.log, bundle.name.text, argsText);
+    // A call without arguments runs a bundle with parameters too, leaving them unset, as in 3.21.
+    if (args.length > 0 && (bundle.params ?? []).length !== args.length)
+      return this.arityMismatch(bundle, args, call);
     const frame = this.ctx.pushFrame(bundle.namespace, bundle.name.text, thisVars);
     const callFrames = this.pushBundleCallFrames(located);
     for (const name of inherited) frame.localClasses.add(name);
-    this.log.verbose(`B: BEGIN bundle ${bundle.name.text}`);
+    this.trail.enterBundle(bundle.namespace, bundle.name.text);
+    if (!edit) {
+      this.trail.argsText = argsText;
+      this.trail.argKinds = call.argKinds;
+    }
+    const counted = this.trail.counters.snapshot();
     const outerAborted = this.bundleAborted;
     const outerEdit = this.editing;
     this.bundleAborted = false;
@@ -193,13 +225,20 @@ export class Engine implements PromiseEnvironment {
     }
     try {
       this.bindParameters(bundle, args);
-      return this.runPasses(located);
+      if (call.method) this.resolveBundle(located);
+      return this.runPasses(located, edit !== undefined);
     } finally {
       // 3.21 drops a bundle's parameters when the call returns.
       for (const param of bundle.params ?? []) {
         this.ctx.removeVariable({ ns: null, scope: null, name: param.text, indices: [] });
       }
-      this.log.verbose(`B: END bundle ${bundle.name.text}`);
+      if (!edit) {
+        if (!this.failedFatally)
+          bundleAccounting(this.log, bundle.name.text, bundle.namespace, this.trail.counters, counted);
+        this.trail.argsText = undefined;
+        this.trail.argKinds = undefined;
+      }
+      this.trail.leaveBundle();
       this.bundleAborted = outerAborted;
       this.editing = outerEdit;
       for (let i = 0; i < callFrames; i++) this.ctx.callStack.pop();
@@ -226,14 +265,51 @@ export class Engine implements PromiseEnvironment {
     return byPromise ? 2 : 1;
   }
 
+  /** Counts an outcome in the run's accounting (for types that decide when they count). */
+  audit(outcome: Outcome): void {
+    this.trail.counters.note(outcome);
+  }
+
+  /** The closing banner of a bundle: its caller prints it once it is done with the call, as in 3.21. */
+  endBundleBanner(name: string): void {
+    if (!this.failedFatally) endBundleBanner(this.log, name);
+  }
+
+  /**
+   * 3.21's BundleResolve before a method runs its bundle: the variables
+   * (in a common bundle: variables, classes, variables) evaluated once,
+   * silently, with the caller's pass.
+   */
+  private resolveBundle(located: Located<Bundle>): void {
+    const pass = this.trail.pass;
+    if (located.block.type.text === "common") {
+      this.runSections(located, "vars", pass, true);
+      this.runSections(located, "classes", pass, true);
+    }
+    this.runSections(located, "vars", pass, true);
+  }
+
+  /** A bundle called with the wrong number of arguments: fatal, with 3.21's messages. */
+  private arityMismatch(bundle: Bundle, args: readonly Value[], call: BundleCallInfo): Outcome {
+    const formal = formatArguments((bundle.params ?? []).map((p) => `"${p.text}"`));
+    const actual = call.argsText ?? formatArguments(args.map((a) => quoteArgument(a)));
+    this.log.error(`While constructing scope '${bundle.name.text}'\nFormal = ${formal}, Actual = ${actual}`);
+    this.fatal("Fatal CFEngine error: Augment scope, formal and actual parameter mismatch is fatal");
+    return "failed";
+  }
+
   private bindParameters(bundle: Bundle, args: readonly Value[]): void {
     (bundle.params ?? []).forEach((param, i) => {
+      const kind = this.trail.argKinds?.[i] ?? "s";
+      this.log.verbose(
+        `V:     +  Private parameter: '${param.text}' in scope '${bundle.name.text}' (type: ${kind}) in pass ${this.trail.pass}`,
+      );
       const value = args[i];
       if (value) this.ctx.setVariable({ ns: null, scope: null, name: param.text, indices: [] }, value);
     });
   }
 
-  private runPasses(located: Located<Bundle>): Outcome {
+  private runPasses(located: Located<Bundle>, editing: boolean): Outcome {
     const bundle = located.block;
     const order = promiseTypeOrder(bundle.type.text) ?? [];
     const custom = bundle.sections
@@ -241,38 +317,44 @@ export class Engine implements PromiseEnvironment {
       .filter((t, i, all) => !order.includes(t) && all.indexOf(t) === i);
     let outcome: Outcome = "skipped";
     for (let pass = 1; pass <= PASSES && !this.stopped(); pass++) {
+      this.trail.pass = pass;
       for (const type of [...order, ...custom]) {
+        if (!editing && hasPromises(bundle, type)) typeBanner(this.log, type, pass);
         outcome = combineOutcomes(outcome, this.runSections(located, type, pass));
         if (this.stopped()) break;
-        if (type === "classes") {
-          this.runSections(located, "vars", pass);
-          this.runSections(located, "defaults", pass);
+        if (type === "classes" && hasPromises(bundle, "classes")) {
+          // Evaluated again, silently (3.21's BundleResolve, after a bundle's classes).
+          this.runSections(located, "vars", pass, true);
+          this.runSections(located, "defaults", pass, true);
         }
       }
     }
     return outcome;
   }
 
-  private runSections(located: Located<Bundle>, type: string, pass: number): Outcome {
+  private runSections(located: Located<Bundle>, type: string, pass: number, resolving = false): Outcome {
     let outcome: Outcome = "skipped";
     for (const section of located.block.sections) {
       if (section.type.text !== type) continue;
       const frame = { type: "promise_type", promiseType: type } as const;
       outcome = combineOutcomes(
         outcome,
-        this.ctx.callStack.within(frame, () => this.runSection(located, section, pass)),
+        this.ctx.callStack.within(frame, () => this.runSection(located, section, pass, resolving)),
       );
       if (this.stopped()) return outcome;
     }
     return outcome;
   }
 
-  private runSection(located: Located<Bundle>, section: PromiseSection, pass: number): Outcome {
+  private runSection(located: Located<Bundle>, section: PromiseSection, pass: number, resolving: boolean): Outcome {
     let outcome: Outcome = "skipped";
     const type = section.type.text;
     for (const group of section.groups) {
       for (const promise of group.promises) {
-        outcome = combineOutcomes(outcome, this.evaluatePromise(located, type, group.guard, promise, pass));
+        // As 3.21, the pass is set again for each promise (a method's bundle changed it).
+        this.trail.pass = pass;
+        const evaluated = this.evaluatePromise(located, type, group.guard, promise, pass, resolving);
+        outcome = combineOutcomes(outcome, evaluated);
         if (this.stopped()) return outcome;
       }
     }
@@ -291,6 +373,7 @@ export class Engine implements PromiseEnvironment {
     guard: ClassGuard | null,
     node: PromiseNode,
     pass: number,
+    resolving: boolean,
   ): Outcome {
     const handler = this.types.get(type);
     if (!handler) {
@@ -316,17 +399,22 @@ export class Engine implements PromiseEnvironment {
       promiser: node.promiser.value,
       classes,
     } as const;
+    const context = { pass, line, guard: guard?.expression ?? "any", resolving, fixed };
+    const onEmptyList = resolving
+      ? undefined
+      : (name: string) =>
+          this.log.verbose(`Skipping iteration since variable '${name}' resolves to an empty list`);
     return this.ctx.callStack.within(promiseFrame, () => {
       let outcome: Outcome = "skipped";
       let index = 0;
       // A static promise has nothing to iterate over.
       for (const bindings of fixed
         ? [NO_BINDINGS]
-        : iterate(this.ctx, iterationTexts(deref), callsIfelse(deref.attributes.values()))) {
+        : iterate(this.ctx, iterationTexts(deref), callsIfelse(deref.attributes.values()), onEmptyList)) {
         this.iterationIndex = index++;
         outcome = combineOutcomes(
           outcome,
-          this.evaluateIteration(deref, handler.name, bindings, pass, line, fixed),
+          this.evaluateIteration(deref, handler.name, bindings, { ...context, iteration: index }),
         );
         if (this.stopped()) break;
       }
@@ -338,10 +426,9 @@ export class Engine implements PromiseEnvironment {
     deref: DerefPromise,
     typeName: string,
     bindings: ReadonlyMap<string, string>,
-    pass: number,
-    line: number,
-    fixed = false,
+    turn: IterationContext,
   ): Outcome {
+    const { pass, line } = turn;
     const handler = this.types.get(typeName);
     if (!handler) return "skipped";
     const options: ExpandOptions = { bindings, bypassFunctionCache: this.ifElapsedZero(deref, bindings) };
@@ -352,7 +439,10 @@ export class Engine implements PromiseEnvironment {
     frame.thisVars.set("handle", scalar(handle));
     const promiser = expandString(ctx, deref.node.promiser.value, options);
     frame.thisVars.set("promiser", scalar(promiser));
-    const active = new ActivePromiseImpl(ctx, deref, promiser, pass, handle, options);
+    const stackPath = this.trail.enterPromise(typeName, promiser, turn.iteration);
+    // As 3.21 (ExpandDeRefPromise): a class already defined is not evaluated again.
+    if (typeName === "classes" && ctx.isClassDefined(canonify(promiser))) return "skipped";
+    const active = new ActivePromiseImpl(ctx, deref, promiser, pass, handle, options, line);
     if (!this.conditionsHold(active, pass)) return "skipped";
     if (
       handler.waitsForResolution &&
@@ -361,11 +451,12 @@ export class Engine implements PromiseEnvironment {
     )
       return "skipped";
     handler.everyPass?.(active, this);
-    if (handler.oncePerRun) {
+    const once = typeof handler.oncePerRun === "function" ? handler.oncePerRun(active) : handler.oncePerRun;
+    if (once) {
       const key = this.doneKey(active);
       if (this.done.has(key)) return "skipped";
       this.done.add(key);
-      if (fixed) this.staticDone.add(deref.node);
+      if (turn.fixed) this.staticDone.add(deref.node);
       if (!this.lockAcquired(active, key)) return "skipped";
     }
     // As 3.21, an expanded value that does not fit the syntax stops the agent.
@@ -375,10 +466,20 @@ export class Engine implements PromiseEnvironment {
       this.fatal("Fatal CFEngine error: Cannot continue");
       return "failed";
     }
+    if (!turn.resolving) this.announce(active, turn, stackPath);
     const outcome = handler.evaluate(active, this);
     // 3.21 applies no `classes` body to `classes` promises.
-    const classes = typeName === "classes" ? [] : applyOutcomeClasses(active, this, outcome);
+    const classes = typeName === "classes" ? [] : applyFinalOutcomeClasses(active, this, outcome);
+    // 3.21 evaluates a variable twice in the type loop (its classes body too).
+    if ((typeName === "vars" || typeName === "meta") && !turn.resolving)
+      applyFinalOutcomeClasses(active, this, outcome);
     summarizeTransaction(active, outcome, this.log);
+    if (!turn.resolving && !this.failedFatally) {
+      if (!this.editing) bannerStatus(this.log, typeName, promiser, outcome);
+      // A report handing a value back acts before 3.21's audit.
+      if (!(typeName === "reports" && active.raw("bundle_return_value_index") !== undefined))
+        this.trail.count(typeName, outcome);
+    }
     if (outcome !== "skipped") {
       if (deref.attributes.has("handle")) this.noteHandle(handle, outcome);
       this.recorder.record(active, outcome, classes, line);
@@ -402,6 +503,42 @@ export class Engine implements PromiseEnvironment {
       this.staticNodes.set(deref.node, known);
     }
     return known;
+  }
+
+  /** The verbose lines before a promise acts: "Computing value" for variables, else a promise banner. */
+  private announce(promise: ActivePromiseImpl, turn: IterationContext, stackPath: string): void {
+    if (!this.log.wouldLog("verbose")) return;
+    const type = promise.type;
+    if (type === "vars" || type === "meta") {
+      this.log.verbose(`V:     Computing value of '${promise.promiser}'`);
+      return;
+    }
+    if (!RunTrail.bannered(type, this.editing !== undefined)) return;
+    // A report that hands a value back to its caller acts before 3.21's banner.
+    if (type === "reports" && promise.raw("bundle_return_value_index") !== undefined) return;
+    const handle = promise.text("handle");
+    // A quoted class guard is an `ifvarclass` in 3.21.
+    const varClass = promise.deref.varClass;
+    const guarded = varClass === undefined ? undefined : expandString(this.ctx, varClass, promise.options);
+    const condition = guarded ?? asText(promise.value("if") ?? promise.value("ifvarclass"));
+    const unless = condition === undefined ? asText(promise.value("unless")) : undefined;
+    promiseBanner(this.log, {
+      handle: handle ?? `promise_${canonify(basename(promise.bundle.file))}_${turn.line}`,
+      type,
+      pass: this.trail.pass,
+      promiser: promise.promiser,
+      bundle: promise.bundle.block.name.text,
+      argsText: this.trail.argsText,
+      guard: varClass === undefined ? turn.guard : "any",
+      condition:
+        condition !== undefined
+          ? { name: "if", value: condition }
+          : unless !== undefined
+            ? { name: "unless", value: unless }
+            : undefined,
+      stackPath,
+      comment: promise.text("comment"),
+    });
   }
 
   /** Without `-K`, a promise that acted less than `ifelapsed` minutes ago waits. */
@@ -433,28 +570,57 @@ export class Engine implements PromiseEnvironment {
     const varClass = promise.deref.varClass;
     if (varClass !== undefined) {
       const expression = expandString(this.ctx, varClass, promise.options);
-      if (isUnresolved(expression) || !this.ctx.checkExpression(expression)) return false;
+      if (isUnresolved(expression) || !this.ctx.checkExpression(expression)) {
+        this.log.verbose(
+          `Skipping promise '${promise.node.promiser.value}' because constraint 'ifvarclass => ${varClass}' is not met`,
+        );
+        return false;
+      }
     }
     for (const name of ["ifvarclass", "if"]) {
-      if (promise.raw(name) !== undefined && this.condition(promise, name) !== true) return false;
+      if (promise.raw(name) !== undefined && this.condition(promise, name) !== true) {
+        this.logSkip(promise, name);
+        return false;
+      }
     }
-    if (promise.raw("unless") !== undefined) {
+    const unless = promise.raw("unless");
+    if (unless !== undefined) {
       const value = this.condition(promise, "unless");
       // An unresolvable `unless` skips, except in the last pass (where `if` would skip).
-      if (value === undefined ? pass < PASSES : value) return false;
+      if (value === undefined && pass === PASSES) {
+        this.log.verbose(
+          `Not skipping ${promise.type} promise '${promise.node.promiser.value}' with constraint 'unless => ${rvalText(unless)}' in last evaluation pass (since if would skip)`,
+        );
+      } else if (value !== false) {
+        this.logSkip(promise, "unless");
+        return false;
+      }
     }
     const depends = promise.raw("depends_on");
     if (depends) {
-      const needed = asStrings(promise.value("depends_on"));
-      if (needed.some((h) => !this.dependencyDone(h))) return false;
+      const missing = asStrings(promise.value("depends_on")).find((h) => !this.dependencyDone(h));
+      if (missing !== undefined) {
+        this.log.verbose(
+          `Skipping promise '${promise.node.promiser.value}', as promise dependency '${missing}' has not yet been kept`,
+        );
+        return false;
+      }
     }
     return true;
+  }
+
+  private logSkip(promise: ActivePromiseImpl, name: string): void {
+    if (!this.log.wouldLog("verbose")) return;
+    const rval = promise.raw(name);
+    this.log.verbose(
+      `Skipping promise '${promise.node.promiser.value}' because constraint '${name} => ${rval ? rvalText(rval) : ""}' is not met`,
+    );
   }
 
   private condition(promise: ActivePromiseImpl, name: string): boolean | undefined {
     const value = promise.value(name);
     if (!value || !isScalar(value) || isUnresolved(value.value)) return undefined;
-    return this.ctx.checkExpression(value.value);
+    return this.ctx.classExpressionValue(value.value);
   }
 
   private dependencyDone(handle: string): boolean {
@@ -570,6 +736,25 @@ function iterationTexts(deref: DerefPromise): string[] {
     for (const attribute of body.attributes.values()) collectIterationTexts(attribute.value, texts);
   }
   return texts;
+}
+
+/** Where an iteration of a promise stands in the run. */
+interface IterationContext {
+  readonly pass: number;
+  readonly line: number;
+  /** The class guard as written (`any` without one). */
+  readonly guard: string;
+  /** Evaluated again after `classes` (3.21's BundleResolve): nothing is logged. */
+  readonly resolving: boolean;
+  /** 1 for the first combination of the promise's lists. */
+  readonly iteration: number;
+  /** A static promise (nothing to iterate or expand): it acts once per run, whatever the pass. */
+  readonly fixed: boolean;
+}
+
+/** Whether a bundle has promises of a type (3.21 prints a type banner only then). */
+function hasPromises(bundle: Bundle, type: string): boolean {
+  return bundle.sections.some((s) => s.type.text === type && s.groups.some((g) => g.promises.length > 0));
 }
 
 function valueKey(value: Value | undefined): string {

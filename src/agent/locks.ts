@@ -9,7 +9,13 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import type { Logger } from "./logger.js";
 import { type TimeTable, readTimeTable, writeTimeTable } from "./state-file.js";
+
+/** How long a lock is kept, and how often old ones are purged: four weeks, as 3.21's CF_LOCKHORIZON. */
+const LOCK_HORIZON_MS = 4 * 7 * 24 * 3600 * 1000;
+/** The entry that remembers the last purge (cf-agent's `lock_horizon`). */
+const HORIZON_KEY = "lock_horizon";
 
 export class LockStore {
   private readonly path: string;
@@ -36,6 +42,28 @@ export class LockStore {
     entries[key] = now;
     this.changed = true;
     return true;
+  }
+
+  /**
+   * At the end of a run (with or without `-K`), as 3.21: once every four
+   * weeks, forget the locks older than four weeks. Logs what it does.
+   */
+  purgeStale(log: Logger): void {
+    const entries = this.load();
+    const now = this.now();
+    const horizon = entries[HORIZON_KEY];
+    if (horizon !== undefined && now - horizon < LOCK_HORIZON_MS) {
+      log.verbose("No lock purging scheduled");
+      return;
+    }
+    log.verbose("Looking for stale locks to purge");
+    for (const [key, time] of Object.entries(entries)) {
+      if (key === HORIZON_KEY || now - time <= LOCK_HORIZON_MS) continue;
+      log.verbose(`Purging lock (${Math.floor((now - time) / 1000)} s elapsed): ${key}`);
+      delete entries[key];
+    }
+    entries[HORIZON_KEY] = now;
+    this.changed = true;
   }
 
   /** Losing the lock table only means promises may act again next run. */

@@ -39,11 +39,39 @@ function changesFor(readValue: ClassesReader, outcome: Outcome): ClassChange {
 }
 
 /**
- * Applies the promise's `classes` body for an outcome; returns the classes
- * defined. `read` reads the body's attributes when they must be expanded
- * otherwise than for the promise as a whole (a files promise's leaf).
+ * Classes each promise defined through its `classes` body so far, for the
+ * promises whose type applies the body itself (at each event, as 3.21's
+ * cfPS does) rather than leaving it to the engine at the end.
  */
+const appliedByType = new WeakMap<ActivePromise, string[]>();
+
+/**
+ * Applies the body for the outcome the engine got from the promise type,
+ * unless the type applied it already; returns the classes defined.
+ */
+export function applyFinalOutcomeClasses(
+  promise: ActivePromise,
+  env: PromiseEnvironment,
+  outcome: Outcome,
+): string[] {
+  const applied = appliedByType.get(promise);
+  if (applied) return applied;
+  return defineOutcomeClasses(promise, env, outcome);
+}
+
+/** Applies the promise's `classes` body for an outcome now; returns the classes defined. */
 export function applyOutcomeClasses(
+  promise: ActivePromise,
+  env: PromiseEnvironment,
+  outcome: Outcome,
+  read: ClassesReader = (name) => promise.bodyValue("classes", name),
+): string[] {
+  const defined = defineOutcomeClasses(promise, env, outcome, read);
+  appliedByType.set(promise, [...(appliedByType.get(promise) ?? []), ...defined]);
+  return defined;
+}
+
+function defineOutcomeClasses(
   promise: ActivePromise,
   env: PromiseEnvironment,
   outcome: Outcome,
@@ -59,9 +87,22 @@ export function applyOutcomeClasses(
   for (const name of define) {
     if (name.includes("$(") || name.includes("${")) continue;
     const canonical = canonifyClassName(name);
-    env.defineClass(canonical, scope, persist);
+    if (persist !== undefined && persist > 0) {
+      if (scopeText !== "namespace") {
+        env.log.info(
+          `Automatically promoting context scope for '${canonical}' to namespace visibility, due to persistence`,
+        );
+      }
+      env.log.verbose(`C:    + persistent outcome class '${canonical}'`);
+    } else env.log.verbose(`C:    + promise outcome class '${canonical}'`);
+    // A persistent class is always global.
+    env.defineClass(canonical, persist !== undefined && persist > 0 ? "namespace" : scope, persist);
     defined.push(canonical);
   }
-  for (const name of cancel) env.ctx.undefineClass(canonifyClassName(name));
+  for (const name of cancel) {
+    env.log.verbose(`Cancelling class '${name}'`);
+    env.cancelPersistentClass?.(canonifyClassName(name));
+    env.ctx.undefineClass(canonifyClassName(name));
+  }
   return defined;
 }

@@ -11,6 +11,7 @@
  *
  * Nothing is printed: reports and log lines go to the injected sinks.
  */
+import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Body, ListValue } from "../language/ast.js";
 import { type Diagnostic, hasErrors } from "../language/diagnostics.js";
@@ -27,11 +28,12 @@ import { registerCustomPromiseTypes } from "../promises/custom/index.js";
 import { finishBackgroundCommands } from "../promises/commands/process.js";
 import { warnSharedAnchors } from "../promises/edit/anchors.js";
 import { builtinPromiseTypes } from "../promises/registry.js";
-import { asBoolean } from "../promises/values.js";
+import { asBoolean, asText } from "../promises/values.js";
 import { type AgentControl, controlAttribute, readAgentControl } from "./agent-control.js";
 import { canonifyClassName } from "../eval/class-expression.js";
 import { Engine } from "./engine.js";
 import { ensureFailsafePolicy } from "./failsafe.js";
+import { endOfRun, formatArguments, quoteArgument, waitingForBackground } from "./ornaments.js";
 import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
@@ -89,6 +91,7 @@ export interface AgentResult {
 export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult {
   const log = new Logger(sinks.log, options.logLevel ?? "notice");
   const dirs = agentDirectories(options);
+  makeStateDirectory(dirs.statedir);
   const persistent = new PersistentClasses(dirs.statedir);
   const persistentClasses = persistent.load();
   const load = (file: string, extra: readonly string[] = []) =>
@@ -113,6 +116,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     loaded = fallback.loaded;
   }
   const ctx = loaded.context;
+  ctx.expressionErrors = (message) => log.error(message);
   setFunctionMessageSink(ctx, (m) => {
     if (m.level === "output") sinks.output?.(m.message);
     else log.log(m.level, m.message);
@@ -133,7 +137,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     loaded.set.files.map((f) => f.source),
     options.record ?? false,
   );
-  const locks = options.ignoreLocks ? undefined : new LockStore(dirs.statedir);
+  const lockStore = new LockStore(dirs.statedir);
+  const locks = options.ignoreLocks ? undefined : lockStore;
   const types = builtinPromiseTypes();
   const modules = registerCustomPromiseTypes(types, index);
   const control = readAgentControl(ctx, index);
@@ -169,12 +174,19 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     log.error("Fatal CFEngine error: Errors in agent bundles");
     return fail();
   }
+  // 3.21 evaluates (and audits) every meta promise once while loading.
+  engine.trail.counters.note("kept", countMetaPromises(ctx, index));
   let outcome: Outcome = "skipped";
+  log.verbose(`Using bundlesequence => ${formatArguments(sequence.map(describeSequenceItem))}`);
   try {
     for (const item of sequence) {
       if (engine.aborted) break;
       const bundle = engine.findBundle(item.name);
-      if (bundle) outcome = combineOutcomes(outcome, engine.runBundle(bundle, item.args, false));
+      if (!bundle) continue;
+      const argsText =
+        item.args.length > 0 ? formatArguments(item.args.map((a) => quoteArgument(a))) : undefined;
+      outcome = combineOutcomes(outcome, engine.runBundle(bundle, item.args, false, undefined, { argsText }));
+      engine.endBundleBanner(bundle.block.name.text);
     }
   } finally {
     // Promise modules are terminated when the run ends, however it ends;
@@ -182,11 +194,24 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     modules.shutdown(log);
     finishBackgroundCommands();
   }
+  // After a fatal error 3.21 exits at once, with only its compliance line.
+  if (!engine.failedFatally) {
+    waitingForBackground(log);
+    lockStore.purgeStale(log);
+  }
+  endOfRun(log, engine.trail.counters, asText(expandControl(ctx, index, "version")));
   if (!persistent.save()) log.warning(`Could not write persistent classes under '${dirs.statedir}'`);
-  if (locks && !locks.save()) log.warning(`Could not write promise locks under '${dirs.statedir}'`);
+  if (!lockStore.save()) log.warning(`Could not write promise locks under '${dirs.statedir}'`);
   // cf-agent exits 1 after a fatal error, 6 when an abort class stopped the run.
   const exitCode = engine.failedFatally ? 1 : engine.aborted ? 6 : 0;
-  return { exitCode, diagnostics, outcome, records: recorder.records, classes: ctx.listClasses(), context: ctx };
+  return {
+    exitCode,
+    diagnostics,
+    outcome,
+    records: recorder.records,
+    classes: ctx.listClasses(),
+    context: ctx,
+  };
 }
 
 /** `inform` and `verbose` of body agent control raise the level (or lower it back), as in 3.21. */
@@ -196,6 +221,15 @@ function applyLogControl(log: Logger, control: AgentControl): void {
   if (control.inform === false && rank(log.level) >= rank("info")) log.setLevel("notice");
   if (control.verbose === true && rank(log.level) < rank("verbose")) log.setLevel("verbose");
   if (control.verbose === false && rank(log.level) >= rank("verbose")) log.setLevel("info");
+}
+
+/** As cf-agent at startup: the state directory exists (policy may write there); a failure is not fatal. */
+function makeStateDirectory(statedir: string): void {
+  try {
+    mkdirSync(statedir, { recursive: true, mode: 0o755 });
+  } catch {
+    // Writing state later reports the problem.
+  }
 }
 
 /** Loads a policy and, if it loaded, validates it as cf-promises would. */
@@ -234,6 +268,24 @@ function failsafeEntry(options: AgentOptions, inputdir: string, log: Logger): st
   const path = ensureFailsafePolicy(inputdir, log);
   if (path) log.error(`CFEngine failsafe.cf: ${inputdir} ${path}`);
   return path;
+}
+
+/** The meta promises of all bundles whose guards hold (for the run's accounting). */
+function countMetaPromises(ctx: EvalContext, index: PolicyIndex): number {
+  let count = 0;
+  for (const { block } of index.allBundles()) {
+    for (const section of block.sections) {
+      if (section.type.text !== "meta") continue;
+      for (const group of section.groups) if (isGuardTrue(ctx, group.guard)) count += group.promises.length;
+    }
+  }
+  return count;
+}
+
+/** A bundlesequence item as cf-agent's verbose log writes it: `"main"` or `sub("q")`. */
+function describeSequenceItem(item: SequenceItem): string {
+  if (item.args.length === 0) return `"${item.name}"`;
+  return `${item.name}(${item.args.map((a) => quoteArgument(a)).join(",")})`;
 }
 
 interface SequenceItem {

@@ -48,6 +48,8 @@ export interface ClassPromiseEffects {
   /** Forgets a persistent class (a promise with `persistence => "0"` meets it). */
   cancelPersistent?(name: string): void;
   error(message: string): void;
+  /** Says where the promise is, after a problem (3.21's PromiseRef). */
+  ref?(level: "error" | "verbose"): void;
   /** An error the run cannot go on after (3.21 stops while loading). */
   fatal?(message: string): void;
   verbose(message: string): void;
@@ -133,6 +135,7 @@ function conditionHolds(
   }
   if (typeof items === "string") {
     effects.error(`RHS of promise body attribute '${condition}' is not a list`);
+    effects.ref?.("error");
     return true;
   }
   switch (condition) {
@@ -181,15 +184,18 @@ function selectClass(
 ): boolean {
   if (items.length === 0) {
     effects.error("No classes to select on RHS");
+    effects.ref?.("error");
     return false;
   }
   if (items.length === 1 && items[0]?.startsWith("@")) {
     effects.verbose(`select_class: Can not expand list '${items[0]}' for setting class.`);
+    effects.ref?.("verbose");
     return false;
   }
   const chosen = items[stringHash(selectionSeed(ctx)) % items.length];
   if (chosen === undefined || /[$@][({]/.test(chosen)) {
     effects.verbose(`select_class: Can not use not expanded element '${chosen ?? ""}' for setting class.`);
+    effects.ref?.("verbose");
     return false;
   }
   effects.define(canonify(chosen), "namespace");
@@ -214,11 +220,13 @@ function distributeClass(
   const weights = items.map((item) => parseCfInt(item ?? "") ?? 0);
   if (weights.some((w) => w < 0)) {
     effects.error("Negative integer in class distribution");
+    effects.ref?.("error");
     return false;
   }
   const total = weights.reduce((a, b) => a + b, 0);
   if (total === 0) {
     effects.error("An empty distribution was specified on RHS");
+    effects.ref?.("error");
     return false;
   }
   let fluctuation = Math.random() * total;

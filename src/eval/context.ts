@@ -9,7 +9,7 @@
  */
 import { VariableTableSize, inGlobalTable } from "./variable-table-size.js";
 import { CallStack } from "./call-stack.js";
-import { canonifyClassName, checkClassExpression } from "./class-expression.js";
+import { canonifyClassName, evaluateClassExpression, parseClassExpression } from "./class-expression.js";
 import { type JsonValue, type Value, scalar } from "./values.js";
 import { SPECIAL_SCOPES, type VarRef, lvalKey } from "./var-ref.js";
 
@@ -152,9 +152,39 @@ export class EvalContext {
     return this.stack.at(-1)?.localClasses.has(name) === true;
   }
 
-  /** Evaluates a class expression; a malformed one counts as false. */
+  /**
+   * Where a malformed class expression is reported (the agent logs it as an
+   * error, as 3.21 does); unset, nothing is said.
+   */
+  expressionErrors?: (message: string) => void;
+
+  /** Evaluates a class expression; an error (see `classExpressionValue`) counts as false. */
   checkExpression(expression: string): boolean {
-    return checkClassExpression(expression, (n) => this.isClassDefined(n)) === true;
+    return this.classExpressionValue(expression) === true;
+  }
+
+  /**
+   * A class expression's value as 3.21 computes it: undefined (an error)
+   * when it holds an unresolved `$(x)` (silently) or cannot be parsed at all
+   * (reported). Like 3.21, an expression with trailing junk is read as far
+   * as it parses (`my-host` is `my`).
+   */
+  classExpressionValue(expression: string): boolean | undefined {
+    if (expression.includes("$(") || expression.includes("${")) return undefined;
+    const isDefined = (name: string) => this.isClassDefined(name);
+    const parsed = parseClassExpression(expression);
+    if (parsed.ok) return evaluateClassExpression(parsed.expression, isDefined);
+    const gap = /[A-Za-z0-9_][ \t]+[A-Za-z0-9_]/.test(expression);
+    if (!gap && parsed.offset > 0) {
+      const prefix = parseClassExpression(expression.replace(/[ \t\n\r]/g, "").slice(0, parsed.offset));
+      if (prefix.ok) return evaluateClassExpression(prefix.expression, isDefined);
+    }
+    this.expressionErrors?.(
+      gap
+        ? `class expressions can't be separated by whitespace without an intervening operator in expression '${expression}'`
+        : `Unable to parse class expression '${expression}'`,
+    );
+    return undefined;
   }
 
   isHardClass(name: string): boolean {

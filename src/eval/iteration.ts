@@ -42,6 +42,8 @@ interface Wheel {
   resolved: boolean;
   key: string;
   index: number;
+  /** The expanded name read last (3.21 re-reads a wheel only when its name changes). */
+  lastName?: string;
 }
 
 /** The strings of an rval that the iteration engine scans, in order. */
@@ -79,12 +81,14 @@ export function callsIfelse(attributes: Iterable<{ readonly value: Rval }>): boo
  * Every combination of list items the promise runs with, in cf-agent's
  * order. A promise with nothing to iterate yields one empty binding; with
  * `atLeastOnce`, one set of bindings is yielded even when every
- * combination is skipped.
+ * combination is skipped. `onEmptyList` hears of each list that turns out
+ * empty (3.21 logs it).
  */
 export function* iterate(
   ctx: EvalContext,
   texts: readonly string[],
   atLeastOnce = false,
+  onEmptyList?: (name: string) => void,
 ): Generator<Bindings> {
   const wheels = findWheels(ctx, texts);
   if (wheels.length === 0) {
@@ -93,7 +97,7 @@ export function* iterate(
   }
   const bindings = new Map<string, string>();
   let yielded = false;
-  turnFrom(ctx, wheels, 0, bindings);
+  turnFrom(ctx, wheels, 0, bindings, onEmptyList);
   if (!hasEmptyWheel(wheels)) {
     yielded = true;
     yield new Map(bindings);
@@ -106,7 +110,7 @@ export function* iterate(
     }
     const wheel = wheels[i];
     bindings.set(wheel.key, (wheel.values as readonly string[])[wheel.index]);
-    turnFrom(ctx, wheels, i + 1, bindings);
+    turnFrom(ctx, wheels, i + 1, bindings, onEmptyList);
     if (!hasEmptyWheel(wheels)) {
       yielded = true;
       yield new Map(bindings);
@@ -161,7 +165,13 @@ function isIterable(ctx: EvalContext, name: string): boolean {
 }
 
 /** Re-reads the wheels from `start` on, with the bindings of those before. */
-function turnFrom(ctx: EvalContext, wheels: Wheel[], start: number, bindings: Map<string, string>): void {
+function turnFrom(
+  ctx: EvalContext,
+  wheels: Wheel[],
+  start: number,
+  bindings: Map<string, string>,
+  onEmptyList?: (name: string) => void,
+): void {
   for (let i = start; i < wheels.length; i++) {
     const wheel = wheels[i];
     if (wheel.key) bindings.delete(wheel.key);
@@ -174,6 +184,8 @@ function turnFrom(ctx: EvalContext, wheels: Wheel[], start: number, bindings: Ma
     wheel.key = qualifiedName(ctx, name);
     readWheel(ctx, wheel, name);
     if (wheel.values && wheel.values.length > 0) bindings.set(wheel.key, wheel.values[0]);
+    else if (wheel.values && name !== wheel.lastName) onEmptyList?.(name);
+    wheel.lastName = name;
   }
 }
 

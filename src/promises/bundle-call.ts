@@ -5,12 +5,17 @@
  */
 import { expandRval } from "../eval/expand.js";
 import type { Value } from "../eval/values.js";
+import { formatArguments, quoteArgument, rvalText } from "../agent/ornaments.js";
 import type { ActivePromise, PromiseEnvironment } from "./contract.js";
 import { asText } from "./values.js";
 
 export interface BundleCall {
   readonly name: string;
   readonly args: readonly Value[];
+  /** The arguments as cf-agent's verbose banners show them (` {"a","@(l)"}`); undefined without any. */
+  readonly argsText?: string;
+  /** Per argument: "s" for a string, "f" for a function call. */
+  readonly argKinds?: readonly string[];
 }
 
 /** The call an attribute makes; undefined when absent or not yet resolvable. */
@@ -28,10 +33,16 @@ export function bundleCallOf(
   const nameValue = { kind: "string", value: ref.name, quote: '"', span: ref.nameSpan } as const;
   const name = asText(expandRval(env.ctx, nameValue, promise.options));
   const args: Value[] = [];
+  const shown: string[] = [];
   for (const arg of ref.args) {
     const value = expandRval(env.ctx, arg, promise.options);
     if (!value) return undefined;
     args.push(value);
+    const written = arg.kind === "string" ? arg.value : arg.kind === "nakedvar" ? arg.text : undefined;
+    // 3.21 shows a function call as written, not its value.
+    shown.push(arg.kind === "call" ? rvalText(arg) : quoteArgument(value, written));
   }
-  return name === undefined ? undefined : { name, args };
+  if (name === undefined) return undefined;
+  const argKinds = ref.args.map((arg) => (arg.kind === "call" ? "f" : "s"));
+  return { name, args, argsText: shown.length > 0 ? formatArguments(shown) : undefined, argKinds };
 }

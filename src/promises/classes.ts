@@ -8,6 +8,7 @@ import { expandRval } from "../eval/expand.js";
 import { verifyClassPromise } from "../eval/class-promise.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
 import { promiseEntryMeta } from "./vars.js";
+import { logPromiseRef } from "./promise-context.js";
 
 function evaluateClass(promise: ActivePromise, env: PromiseEnvironment): Outcome {
   const { ctx } = env;
@@ -24,7 +25,11 @@ function evaluateClass(promise: ActivePromise, env: PromiseEnvironment): Outcome
       define: (name, scope, persist) => env.defineClass(name, scope, persist, promiseEntryMeta(promise)),
       cancelPersistent: (name) => env.cancelPersistentClass?.(name),
       error: (message) => env.log.error(message),
-      fatal: (message) => env.fatal(message),
+      ref: (level) => logPromiseRef(promise, env, level),
+      fatal: (message) => {
+        env.log.error(message);
+        env.fatal("Fatal CFEngine error: Cannot continue");
+      },
       verbose: (message) => env.log.verbose(message),
     },
   );

@@ -28,6 +28,8 @@ export interface ActivePromise {
   /** 1, 2 or 3. */
   readonly pass: number;
   readonly handle: string;
+  /** The line of the promiser in its file (for messages). */
+  readonly line?: number;
   /** Bindings of this iteration, for expanding attributes. */
   readonly options: ExpandOptions;
   /** An attribute as written (own or from a body), unexpanded; undefined if absent. */
@@ -55,13 +57,25 @@ export interface PromiseEnvironment {
    * returns the combined outcome of its promises. `edit` is the file being
    * edited: promise types of edit bundles work on it through `editing`.
    */
-  runBundle(bundle: Located<Bundle>, args: readonly Value[], inherit: boolean, edit?: EditSession): Outcome;
+  runBundle(
+    bundle: Located<Bundle>,
+    args: readonly Value[],
+    inherit: boolean,
+    edit?: EditSession,
+    call?: BundleCallInfo,
+  ): Outcome;
+  /** Counts an outcome in the run's accounting, for types the engine does not count by itself. */
+  audit?(outcome: Outcome): void;
+  /** The verbose banner that closes a bundle call, once the caller is done with it. */
+  endBundleBanner?(name: string): void;
   /** The file an edit bundle being run is editing; undefined outside edit bundles. */
   readonly editing: EditSession | undefined;
   /** Finds a bundle of one of `types` (default agent and common: what a method may call). */
   findBundle(name: string, types?: readonly string[]): Located<Bundle> | undefined;
   /** `ignore_missing_bundles`: a method naming a missing bundle fails without stopping the run. */
   readonly ignoresMissingBundles?: boolean;
+  /** Set once `fatal` was called: the run is over, nothing more is reported. */
+  readonly failedFatally?: boolean;
   /** Logs an error cf-agent cannot continue after; the run stops and exits 1. */
   fatal(message: string): void;
   /**
@@ -76,6 +90,16 @@ export interface PromiseEnvironment {
   defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number, meta?: EntryMeta): void;
   /** Forgets a class kept across runs (`persistence`), if it was. */
   cancelPersistentClass?(name: string): void;
+}
+
+/** How a bundle is being called, beyond its arguments. */
+export interface BundleCallInfo {
+  /** The arguments as cf-agent's verbose banners show them (` {"a","b"}`). */
+  readonly argsText?: string;
+  /** Per argument: "s" for a string, "f" for a function call (for verbose logs). */
+  readonly argKinds?: readonly string[];
+  /** Called by a methods promise: 3.21 then resolves the bundle's variables first. */
+  readonly method?: boolean;
 }
 
 /**
@@ -106,8 +130,8 @@ export interface PromiseType {
    * reaches `evaluate` in the last pass.
    */
   isUnresolved?(promise: ActivePromise): boolean;
-  /** Whether each distinct expansion acts once per run (the "already done" cache). */
-  readonly oncePerRun?: boolean;
+  /** Whether each distinct expansion acts once per run (the "already done" cache); may depend on the promise. */
+  readonly oncePerRun?: boolean | ((promise: ActivePromise) => boolean);
   /**
    * Runs in every pass, before the once-per-run check, even for a promise
    * that has acted already: for what 3.21 does each time it reads the

@@ -27,6 +27,8 @@ export const defaultsPromiseType: PromiseType = {
     const value = computed && coerce(type, computed);
     if (!value) return "failed";
     env.ctx.setVariable(target, value);
+    // 3.21 audits a defaults promise only when it sets the value.
+    env.audit?.("kept");
     return "kept";
   },
 };

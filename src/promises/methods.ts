@@ -10,6 +10,8 @@ import type { Outcome } from "../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
 import { type BundleCall, bundleCallOf } from "./bundle-call.js";
 import { asBoolean, asText, isUnresolved } from "./values.js";
+import { logPromiseContext } from "./promise-context.js";
+import { applyOutcomeClasses } from "../agent/outcome-classes.js";
 
 /** The bundle to run: `usebundle`, or the promiser naming it. */
 function bundleCall(promise: ActivePromise, env: PromiseEnvironment): BundleCall | undefined {
@@ -38,26 +40,28 @@ function evaluateMethod(promise: ActivePromise, env: PromiseEnvironment): Outcom
   if (!call || isUnresolved(call.name)) return "skipped";
   const bundle = env.findBundle(call.name);
   if (!bundle) return missingBundle(call.name, env);
-  const params = bundle.block.params ?? [];
-  // A call without arguments runs a bundle with parameters too, leaving them
-  // unset, as in 3.21; a wrong number of arguments is fatal.
-  if (call.args.length > 0 && params.length !== call.args.length) {
-    env.fatal(
-      `Bundle '${call.name}' takes ${params.length} argument(s) but the method gave ${call.args.length}`,
-    );
-    return "failed";
-  }
   // As in 3.21, a dry run still runs the bundle (its promises warn); only
   // `action_policy => "warn"` on the method itself stops at a warning.
+  const name = bundle.block.name.text;
   if (asText(promise.bodyValue("action", "action_policy")) === "warn") {
     env.log.warning(`Bundle '${call.name}' should be invoked, but only a warning was promised!`);
+    env.endBundleBanner?.(name);
     return "warn";
   }
   const inherit = asBoolean(promise.value("inherit"), false);
   clearArrays(env, bundle.block.namespace, bundle.block.name.text);
-  const outcome = env.runBundle(bundle, call.args, inherit);
-  collectResult(promise, env, bundle.block.name.text, bundle.block.namespace);
-  return reportOutcome(bundle.block.name.text, outcome, env);
+  const outcome = env.runBundle(bundle, call.args, inherit, undefined, {
+    argsText: call.argsText,
+    argKinds: call.argKinds,
+    method: true,
+  });
+  collectResult(promise, env, name, bundle.block.namespace);
+  if (env.failedFatally) return "failed";
+  const result = reportOutcome(promise, name, outcome, env);
+  // As 3.21: the outcome classes are set before the bundle's closing banner.
+  applyOutcomeClasses(promise, env, result);
+  env.endBundleBanner?.(name);
+  return result;
 }
 
 /**
@@ -81,21 +85,31 @@ function missingBundle(name: string, env: PromiseEnvironment): Outcome {
     );
   }
   env.log.error(`A method attempted to use a bundle '${name}' that was apparently not defined`);
-  if (!env.ignoresMissingBundles) env.fatal(`Aborting due to missing bundle '${name}'`);
+  if (!env.ignoresMissingBundles) {
+    env.audit?.("failed");
+    env.fatal(`Fatal CFEngine error: Aborting due to missing bundle '${name}'`);
+  }
   return "failed";
 }
 
 /** The method's outcome from its bundle's, logged as 3.21 logs it. */
-function reportOutcome(name: string, outcome: Outcome, env: PromiseEnvironment): Outcome {
+function reportOutcome(
+  promise: ActivePromise,
+  name: string,
+  outcome: Outcome,
+  env: PromiseEnvironment,
+): Outcome {
   switch (outcome) {
     case "skipped":
     case "kept":
+      logPromiseContext(promise, env);
       env.log.verbose(`Method '${name}' verified`);
       return "kept";
     case "warn":
       env.log.warning(`Method '${name}' invoked repairs, but only warnings promised`);
       return "warn";
     case "repaired":
+      logPromiseContext(promise, env);
       env.log.verbose(`Method '${name}' invoked repairs`);
       return "repaired";
     case "failed":

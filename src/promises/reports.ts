@@ -70,6 +70,7 @@ function evaluateReport(promise: ActivePromise, env: PromiseEnvironment): Outcom
 export const reportsPromiseType: PromiseType = {
   name: "reports",
   waitsForResolution: true,
-  oncePerRun: true,
+  // A report handing a value back to its caller does so in every pass (before 3.21's lock).
+  oncePerRun: (promise) => promise.raw("bundle_return_value_index") === undefined,
   evaluate: evaluateReport,
 };

@@ -36,7 +36,6 @@ function findType(promise: ActivePromise): VarType | undefined {
 
 export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment, scopeSuffix = ""): Outcome {
   const { ctx, log } = env;
-  log.verbose(`V:     Computing value of '${promise.node.promiser.value}'`);
   const type = findType(promise);
   if (!type) return "skipped";
   if (isUnresolved(promise.promiser)) return "skipped";
