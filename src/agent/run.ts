@@ -116,7 +116,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     loaded = fallback.loaded;
   }
   const ctx = loaded.context;
-  ctx.expressionErrors = (message) => log.error(message);
+  ctx.setNoteSink((level, message) => log.log(level, message));
   setFunctionMessageSink(ctx, (m) => {
     if (m.level === "output") sinks.output?.(m.message);
     else log.log(m.level, m.message);
@@ -126,7 +126,11 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   warnSharedAnchors(ctx, index, log);
   resolvePolicies(
     ctx,
-    loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy })),
+    loaded.set.files.map((f) => ({
+      path: f.source.path,
+      policy: f.policy,
+      lineOf: (o: number) => f.source.positionAt(o).line,
+    })),
     // cf-agent (unlike cf-promises) also evaluates every bundle's meta promises while loading.
     {
       ...preEvaluationClassHooks(ctx, index, (name, minutes) => persistent.add(name, minutes)),
@@ -162,6 +166,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     ctx.defineClass(canonifyClassName(name));
     engine.checkAbort(canonifyClassName(name));
   }
+  if (options.bundlesequence) log.info("Using command line specified bundlesequence");
   const sequence =
     options.bundlesequence?.map((name) => ({ name, args: [] as Value[] })) ?? bundlesequence(ctx, index);
   const missing = sequence.filter((item) => !engine.findBundle(item.name));

@@ -153,10 +153,24 @@ export class EvalContext {
   }
 
   /**
-   * Where a malformed class expression is reported (the agent logs it as an
-   * error, as 3.21 does); unset, nothing is said.
+   * Where evaluation reports problems it goes on after (a malformed class
+   * expression, a classes promise that cannot select): the agent logs them
+   * as 3.21 does. Until one is set, they are kept (bounded) for `takeNotes`.
    */
-  expressionErrors?: (message: string) => void;
+  private noteSink?: (level: "error" | "verbose", message: string) => void;
+  private readonly pendingNotes: { level: "error" | "verbose"; message: string }[] = [];
+
+  /** Reports a problem evaluation goes on after (see `setNoteSink`). */
+  note(level: "error" | "verbose", message: string): void {
+    if (this.noteSink) this.noteSink(level, message);
+    else if (this.pendingNotes.length < 1000) this.pendingNotes.push({ level, message });
+  }
+
+  /** Routes notes to `sink`, first handing it those kept so far. */
+  setNoteSink(sink: (level: "error" | "verbose", message: string) => void): void {
+    for (const { level, message } of this.pendingNotes.splice(0)) sink(level, message);
+    this.noteSink = sink;
+  }
 
   /** Evaluates a class expression; an error (see `classExpressionValue`) counts as false. */
   checkExpression(expression: string): boolean {
@@ -179,7 +193,8 @@ export class EvalContext {
       const prefix = parseClassExpression(expression.replace(/[ \t\n\r]/g, "").slice(0, parsed.offset));
       if (prefix.ok) return evaluateClassExpression(prefix.expression, isDefined);
     }
-    this.expressionErrors?.(
+    this.note(
+      "error",
       gap
         ? `class expressions can't be separated by whitespace without an intervening operator in expression '${expression}'`
         : `Unable to parse class expression '${expression}'`,

@@ -31,6 +31,8 @@ export interface ResolveHooks {
    * while loading, cf-promises does not.
    */
   readonly metaPromises?: boolean;
+  /** The line of an offset in the bundle's file, for messages that point at a promise. */
+  readonly lineOf?: (offset: number) => number;
 }
 
 /** Pre-evaluates one bundle; `sourcePath` gives `this.promise_filename`. */
@@ -49,11 +51,11 @@ export function resolveBundle(
   ctx.callStack.push({ type: "bundle", json: () => bundleJson(bundle, sourcePath) });
   try {
     const common = bundle.type.text === "common";
-    if (hooks.metaPromises) resolveSections(ctx, bundle, "meta", hooks);
-    resolveSections(ctx, bundle, "vars", hooks);
+    if (hooks.metaPromises) resolveSections(ctx, bundle, "meta", hooks, sourcePath);
+    resolveSections(ctx, bundle, "vars", hooks, sourcePath);
     if (common) {
-      resolveSections(ctx, bundle, "classes", hooks);
-      resolveSections(ctx, bundle, "vars", hooks);
+      resolveSections(ctx, bundle, "classes", hooks, sourcePath);
+      resolveSections(ctx, bundle, "vars", hooks, sourcePath);
     }
   } finally {
     ctx.callStack.pop();
@@ -77,6 +79,7 @@ function resolveSections(
   bundle: Bundle,
   type: "vars" | "classes" | "meta",
   hooks: ResolveHooks,
+  sourcePath: string,
 ): void {
   const common = bundle.type.text === "common";
   for (const section of bundle.sections) {
@@ -94,7 +97,10 @@ function resolveSections(
             classes,
           });
           try {
-            if (type === "classes") resolveClassPromise(ctx, promise, common);
+            if (type === "classes") {
+              const ref = () => promiseRef(bundle, promise, sourcePath, hooks.lineOf);
+              resolveClassPromise(ctx, promise, common, ref);
+            }
             else resolveVarPromise(ctx, promise, hooks, type === "meta" ? `${bundle.name.text}_meta` : null);
           } finally {
             ctx.callStack.pop();
@@ -178,8 +184,25 @@ export function promiseMeta(ctx: EvalContext, promise: PromiseNode, options: Exp
   return text && isScalar(text) ? { tags, comment: text.value } : { tags };
 }
 
-function resolveClassPromise(ctx: EvalContext, promise: PromiseNode, common: boolean): void {
-  const quiet = () => {};
+/** 3.21's PromiseRef, as pre-evaluation can say it. */
+function promiseRef(
+  bundle: Bundle,
+  promise: PromiseNode,
+  path: string,
+  lineOf: ((offset: number) => number) | undefined,
+): string {
+  const line = lineOf?.(promise.promiser.span[0]);
+  return line === undefined
+    ? `Promise belongs to bundle '${bundle.name.text}' near line 0`
+    : `Promise belongs to bundle '${bundle.name.text}' in file '${path}' near line ${line}`;
+}
+
+function resolveClassPromise(
+  ctx: EvalContext,
+  promise: PromiseNode,
+  common: boolean,
+  ref: () => string,
+): void {
   for (const bindings of iterate(ctx, iterationTexts(promise))) {
     const options: ExpandOptions = { bindings };
     if (!isPromiseEnabled(ctx, promise, options)) continue;
@@ -194,8 +217,9 @@ function resolveClassPromise(ctx: EvalContext, promise: PromiseNode, common: boo
       {
         define: (name, scope) =>
           ctx.defineClass(name, scope === "bundle", promiseMeta(ctx, promise, options)),
-        error: quiet,
-        verbose: quiet,
+        error: (message) => ctx.note("error", message),
+        ref: (level) => ctx.note(level, ref()),
+        verbose: (message) => ctx.note("verbose", message),
       },
     );
   }

@@ -12,6 +12,8 @@ import { isScalar, scalar } from "../eval/values.js";
 export interface LoadedPolicy {
   readonly path: string;
   readonly policy: PolicyFile;
+  /** The line of an offset in the file (for messages); absent, messages give none. */
+  readonly lineOf?: (offset: number) => number;
 }
 
 /**
@@ -29,7 +31,7 @@ export function resolvePolicies(
     for (const file of files) {
       for (const block of file.policy.blocks) {
         if (block.kind === "bundle" && (block.type.text === "common") === common)
-          resolveBundle(ctx, block, file.path, hooks);
+          resolveBundle(ctx, block, file.path, { ...hooks, lineOf: file.lineOf });
       }
     }
   }

@@ -109,7 +109,7 @@ class Loader {
     // bundlesmatching() during pre-evaluation sees the bundles read so far, as in 3.21.
     this.ctx.policyBundles = [...this.ctx.policyBundles, ...bundlesOf(parsed.policy)];
     this.diagnostics.push(...parsed.diagnostics);
-    const loaded: LoadedPolicy = { path, policy: parsed.policy };
+    const loaded: LoadedPolicy = { path, policy: parsed.policy, lineOf: (o) => source.positionAt(o).line };
     this.applyIgnoreMissing(resolvePolicies(this.ctx, [loaded]));
     const added = [loaded];
     for (const type of ["common", "file"]) {
