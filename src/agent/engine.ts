@@ -346,7 +346,12 @@ export class Engine implements PromiseEnvironment {
     return outcome;
   }
 
-  private runSection(located: Located<Bundle>, section: PromiseSection, pass: number, resolving: boolean): Outcome {
+  private runSection(
+    located: Located<Bundle>,
+    section: PromiseSection,
+    pass: number,
+    resolving: boolean,
+  ): Outcome {
     let outcome: Outcome = "skipped";
     const type = section.type.text;
     for (const group of section.groups) {

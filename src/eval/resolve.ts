@@ -100,8 +100,8 @@ function resolveSections(
             if (type === "classes") {
               const ref = () => promiseRef(bundle, promise, sourcePath, hooks.lineOf);
               resolveClassPromise(ctx, promise, common, ref);
-            }
-            else resolveVarPromise(ctx, promise, hooks, type === "meta" ? `${bundle.name.text}_meta` : null);
+            } else
+              resolveVarPromise(ctx, promise, hooks, type === "meta" ? `${bundle.name.text}_meta` : null);
           } finally {
             ctx.callStack.pop();
           }
