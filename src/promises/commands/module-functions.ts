@@ -93,6 +93,9 @@ function useModule([name, args]: readonly Value[], fc: FunctionContext): Value |
 
 /** The system's words for why a program could not start (`spawn X EACCES` → Permission denied). */
 function describeSpawnError(error: string): string {
+  // The perl spawner says which step failed ("exec: Permission denied"); Node names the errno.
+  const step = /^(?:exec|chdir|setgid|setuid|stdin|stdout|stderr): (.*)$/.exec(error);
+  if (step) return step[1];
   if (error.includes("EACCES")) return "Permission denied";
   if (error.includes("ENOENT")) return "No such file or directory";
   if (error.includes("ENOEXEC")) return "Exec format error";

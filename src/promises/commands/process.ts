@@ -74,6 +74,7 @@ function prepare(spec: ContainSpec): Prepared {
   return {
     order: {
       ...placement(spec, argv),
+      umask: spec.umask,
       timeoutMs: spec.timeoutSeconds === undefined ? undefined : spec.timeoutSeconds * 1000,
       maxOutput: MAX_OUTPUT,
       stopAt: STOP_READING,
@@ -128,7 +129,5 @@ export function finishBackgroundCommands(): void {
 /** The program to start, where, and as whom; in a chroot its helper does the rest. */
 function placement(spec: ContainSpec, argv: string[]): Pick<SpawnOrder, "argv" | "cwd" | "uid" | "gid"> {
   if (spec.chroot) return { argv: chrootCommand({ ...spec, chroot: spec.chroot }, argv) };
-  // Node takes ids as 32-bit signed numbers (uid -2 for 4294967294).
-  const signed = (id: number | undefined) => (id === undefined ? undefined : id | 0);
-  return { argv, cwd: spec.cwd, uid: signed(spec.uid), gid: signed(spec.gid) };
+  return { argv, cwd: spec.cwd, uid: spec.uid, gid: spec.gid };
 }

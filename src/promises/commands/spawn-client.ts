@@ -36,6 +36,9 @@ function startWorker(): SpawnWorker {
   const worker = new Worker(new URL("./spawn-worker.js", import.meta.url), {
     workerData: data,
     transferList: [port2],
+    // The worker hands its FIFO descriptors to sockets, which close them;
+    // Node's bookkeeping of a worker's descriptors would warn at each reuse.
+    trackUnmanagedFds: false,
   });
   worker.unref();
   port1.unref();

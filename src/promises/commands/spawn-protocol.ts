@@ -11,6 +11,8 @@ export interface SpawnRequest {
   readonly background?: boolean;
   /** The program (a path) and its arguments; no shell is involved. */
   readonly argv: readonly string[];
+  /** The program's umask (the agent's process has it too while the program starts). */
+  readonly umask: number;
   readonly cwd?: string;
   readonly uid?: number;
   readonly gid?: number;

@@ -20,6 +20,7 @@ import { closeSync, constants, openSync, rmSync } from "node:fs";
 import { Socket } from "node:net";
 import { join } from "node:path";
 import { type MessagePort, workerData } from "node:worker_threads";
+import { PerlSpawner, type SpawnerEvents } from "./perl-spawner.js";
 import type { SpawnMessage, SpawnReply, SpawnRequest, SpawnWorkerData } from "./spawn-protocol.js";
 
 /** After SIGTERM at the time limit, how long the group has before SIGKILL. */
@@ -59,35 +60,83 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+let perl: PerlSpawner | undefined | null = null;
+
+/**
+ * The perl spawner when there is one (started at first use), else
+ * undefined; `TEND_SPAWNER=node` starts programs from Node instead.
+ */
+function perlSpawner(): PerlSpawner | undefined {
+  if (process.env.TEND_SPAWNER === "node") return undefined;
+  if (perl === null || perl?.dead) perl = PerlSpawner.create();
+  return perl;
+}
+
 /** Runs one program to its end (or its time limit) and collects its output. */
 function run(request: SpawnRequest, started: () => void): Promise<SpawnReply> {
   let path: string;
   let reader: number;
-  let writer: number;
   try {
     path = takeFifo();
     // The read end first (without blocking), so that opening the write end does not wait.
     reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    writer = openSync(path, constants.O_WRONLY);
   } catch (error) {
     return Promise.resolve(failure(`cannot make the output pipe: ${(error as Error).message}`));
   }
   return new Promise((resolve) =>
-    collect(request, reader, writer, started, (reply, clean) => {
+    collect(request, path, reader, started, (reply, clean) => {
       giveBack(path, clean);
       resolve(reply);
     }),
   );
 }
 
+/**
+ * Starts the program with the FIFO as its standard output and standard
+ * error: through the perl spawner, or else from here.
+ */
+function launch(request: SpawnRequest, path: string, events: SpawnerEvents): void {
+  const group = request.timeoutMs !== undefined;
+  const spawner = perlSpawner();
+  if (spawner) {
+    spawner.start({ ...request, group, output: path }, events);
+    return;
+  }
+  let writer: number;
+  try {
+    writer = openSync(path, constants.O_WRONLY);
+  } catch (error) {
+    events.failed((error as Error).message);
+    return;
+  }
+  const [program, ...args] = request.argv;
+  try {
+    const child = spawn(program, args, {
+      stdio: ["ignore", writer, writer],
+      cwd: request.cwd,
+      // Node takes ids as 32-bit signed numbers (uid -2 for 4294967294).
+      uid: request.uid === undefined ? undefined : request.uid | 0,
+      gid: request.gid === undefined ? undefined : request.gid | 0,
+      detached: group,
+    });
+    child.on("error", (thrown) => events.failed(thrown.message));
+    child.on("exit", (code, signal) => events.exited(code, signal));
+    if (child.pid !== undefined) events.started(child.pid);
+  } catch (thrown) {
+    events.failed((thrown as Error).message);
+  } finally {
+    // Only the program (and what it starts) may hold the write end now.
+    closeSync(writer);
+  }
+}
+
 function collect(
   request: SpawnRequest,
+  path: string,
   reader: number,
-  writer: number,
   started: () => void,
   resolve: (reply: SpawnReply, clean: boolean) => void,
 ): void {
-  const [program, ...args] = request.argv;
   const limited = request.timeoutMs !== undefined;
   const chunks: Buffer[] = [];
   let kept = 0;
@@ -101,8 +150,11 @@ function collect(
   const timers: NodeJS.Timeout[] = [];
 
   const output = new Socket({ fd: reader, readable: true, writable: false });
+  // The reply waits for the reader's close: until Node has let go of its
+  // descriptor, a new reader may not be given the same number.
+  let readerClosed = false;
   const finish = (): void => {
-    if (!outputDone || (exit === undefined && error === undefined)) return;
+    if (!outputDone || !readerClosed || (exit === undefined && error === undefined)) return;
     for (const timer of timers) clearTimeout(timer);
     const data = new Uint8Array(Buffer.concat(chunks));
     if (error !== undefined) resolve({ ...failure(error), output: data }, clean);
@@ -131,51 +183,44 @@ function collect(
       line = text.slice(text.lastIndexOf("\n") + 1).slice(-request.stopAt.length);
     }
   });
+  output.on("close", () => {
+    readerClosed = true;
+    finish();
+  });
   output.on("end", () => endOutput(false));
   output.on("error", () => endOutput(true));
 
-  let child: ReturnType<typeof spawn>;
-  try {
-    child = spawn(program, args, {
-      stdio: ["ignore", writer, writer],
-      cwd: request.cwd,
-      uid: request.uid,
-      gid: request.gid,
-      detached: limited,
-    });
-  } catch (thrown) {
-    error = (thrown as Error).message;
-    closeSync(writer);
-    endOutput(false);
-    return;
-  }
-  // Only the program (and what it starts) may hold the write end now.
-  closeSync(writer);
-  started();
-  child.on("error", (thrown) => {
-    error = thrown.message;
-    finish();
+  let pid: number | undefined;
+  launch(request, path, {
+    started(childPid) {
+      pid = childPid;
+      started();
+      if (limited) timers.push(setTimeout(() => onTimeout(childPid), request.timeoutMs));
+    },
+    failed(message) {
+      error = message;
+      started();
+      // A program that never ran leaves no writer; the output ends now.
+      if (pid === undefined) endOutput(false);
+      finish();
+    },
+    exited(code, signal) {
+      exit = { code, signal };
+      finish();
+    },
   });
-  child.on("exit", (code, signal) => {
-    exit = { code, signal };
-    finish();
-  });
-  if (limited && child.pid !== undefined) {
-    const pid = child.pid;
+
+  function onTimeout(group: number): void {
+    timedOut = true;
+    killGroup(group, "SIGTERM");
+    timers.push(setTimeout(() => killGroup(group, "SIGKILL"), KILL_GRACE_MS));
     timers.push(
       setTimeout(() => {
-        timedOut = true;
-        killGroup(pid, "SIGTERM");
-        timers.push(setTimeout(() => killGroup(pid, "SIGKILL"), KILL_GRACE_MS));
-        timers.push(
-          setTimeout(() => {
-            // Something outside the group still holds the pipe: leave it, and the FIFO, behind.
-            endOutput(true);
-            if (exit === undefined && error === undefined) error = "the program did not end after SIGKILL";
-            finish();
-          }, KILL_GRACE_MS + DRAIN_GRACE_MS),
-        );
-      }, request.timeoutMs),
+        // Something outside the group still holds the pipe: leave it, and the FIFO, behind.
+        endOutput(true);
+        if (exit === undefined && error === undefined) error = "the program did not end after SIGKILL";
+        finish();
+      }, KILL_GRACE_MS + DRAIN_GRACE_MS),
     );
   }
 }

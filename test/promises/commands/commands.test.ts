@@ -6,6 +6,8 @@
  * Commands in these policies only touch their temporary work directory.
  *
  * - `TEND_RECORD=1` (with cf-agent installed) records the expectations.
+ * - Some fixtures run twice: also with `TEND_SPAWNER=node` (programs started
+ *   from Node, as without perl).
  * - A policy may start with `# args: -I -n` (more command-line arguments),
  *   `# needs: root perl` (skipped, saying why, without them) and
  *   `# setup: <sh command>` (run first, from the fixtures directory, with
@@ -64,7 +66,7 @@ function argsOf(file: string): string[] {
  * the workdir written `$WORKDIR` and the fixtures directory `$DIR` (so the
  * expectations hold in any checkout).
  */
-function run(engine: "tend" | "cf-agent", file: string): string[] {
+function run(engine: "tend" | "cf-agent", file: string, extraEnv: NodeJS.ProcessEnv = {}): string[] {
   const workdir = mkdtempSync(join(tmpdir(), `tend-commands-${engine}-`));
   for (const sub of ["bin", "inputs", "state"]) mkdirSync(join(workdir, sub));
   try {
@@ -73,7 +75,7 @@ function run(engine: "tend" | "cf-agent", file: string): string[] {
     const args = ["-K", ...argsOf(file), "-f", file];
     const [command, argv] =
       engine === "tend" ? [process.execPath, [tendBin, "agent", ...args]] : ["cf-agent", args];
-    const env = { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir };
+    const env = { ...process.env, ...extraEnv, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir };
     const result = spawnSync(command, argv, { cwd: fixtures, env, encoding: "utf8", timeout: 60_000 });
     // cf-agent prints everything on stdout; tend logs on stderr and reports on stdout.
     const text = engine === "tend" ? `${result.stderr}${result.stdout}` : result.stdout;
@@ -87,20 +89,31 @@ function run(engine: "tend" | "cf-agent", file: string): string[] {
 const reportsOf = (lines: readonly string[]) => lines.filter((l) => l.startsWith("R: "));
 const logsOf = (lines: readonly string[]) => lines.filter((l) => !l.startsWith("R: "));
 
+/**
+ * Fixtures also run with programs started from Node rather than the perl
+ * spawner (what tend does without /usr/bin/perl): output, shells, limits.
+ */
+const NODE_SPAWNER_FIXTURES = new Set(["01-output.cf", "03-contain.cf", "08-owner-group.cf"]);
+
 for (const name of readdirSync(fixtures)
   .filter((f) => f.endsWith(".cf"))
   .sort()) {
   const file = join(fixtures, name);
   const expectedFile = file.replace(/\.cf$/, ".expected");
-  test(`commands: ${name}`, { skip: missingNeeds(file) ?? false }, () => {
-    if (recording) {
-      writeFileSync(expectedFile, `${run("cf-agent", file).join("\n")}\n`);
-      return;
-    }
-    assert.ok(existsSync(expectedFile), `no recording for ${name}; run with TEND_RECORD=1`);
-    const expected = readFileSync(expectedFile, "utf8").split("\n").filter(Boolean);
-    const actual = run("tend", file);
-    assert.deepEqual(logsOf(actual), logsOf(expected), "log lines");
-    assert.deepEqual(reportsOf(actual), reportsOf(expected), "report lines");
-  });
+  const spawners: [string, NodeJS.ProcessEnv][] = [["", {}]];
+  if (NODE_SPAWNER_FIXTURES.has(name) && !recording)
+    spawners.push([" (Node spawner)", { TEND_SPAWNER: "node" }]);
+  for (const [label, extraEnv] of spawners) {
+    test(`commands${label}: ${name}`, { skip: missingNeeds(file) ?? false }, () => {
+      if (recording) {
+        writeFileSync(expectedFile, `${run("cf-agent", file).join("\n")}\n`);
+        return;
+      }
+      assert.ok(existsSync(expectedFile), `no recording for ${name}; run with TEND_RECORD=1`);
+      const expected = readFileSync(expectedFile, "utf8").split("\n").filter(Boolean);
+      const actual = run("tend", file, extraEnv);
+      assert.deepEqual(logsOf(actual), logsOf(expected), "log lines");
+      assert.deepEqual(reportsOf(actual), reportsOf(expected), "report lines");
+    });
+  }
 }
