@@ -11,6 +11,7 @@
  *   is not a number fails the promise and defines nothing;
  * - `policy => "ifdefined"` defines nothing while the value is unresolved.
  */
+import { promiseRef } from "./promise-ref.js";
 import { VAR_TYPES, type VarType, coerce } from "../eval/coerce.js";
 import type { EntryMeta, EvalContext } from "../eval/context.js";
 import { type ExpandOptions, expandString } from "../eval/expand.js";
@@ -34,15 +35,34 @@ function findType(promise: ActivePromise): VarType | undefined {
   return VAR_TYPES.find((t) => promise.raw(t) !== undefined);
 }
 
+/** Every bundle type, for "is there a bundle of that name". */
+const BUNDLE_TYPES = ["agent", "common", "edit_line", "edit_xml", "server", "monitor", "knowledge"];
+
+/**
+ * 3.21 refuses `"other.x"` when `other` is another bundle of the policy
+ * (remote variable injection, CFE-1915); a prefix naming no bundle is a
+ * scope of its own.
+ */
+function injectsIntoBundle(promise: ActivePromise, env: PromiseEnvironment, scope: string | null): boolean {
+  if (scope === null || scope === promise.bundle.block.name.text) return false;
+  if (!env.findBundle(scope, BUNDLE_TYPES)) return false;
+  env.log.error("Remote bundle variable injection detected!");
+  env.log.error(`Variable identifier '${promise.promiser}' is not legal`);
+  promiseRef(env, "error", promise);
+  return true;
+}
+
 export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment, scopeSuffix = ""): Outcome {
   const { ctx, log } = env;
   const type = findType(promise);
   if (!type) return "skipped";
   if (isUnresolved(promise.promiser)) return "skipped";
   const ref = parseVarRef(promise.promiser);
+  if (injectsIntoBundle(promise, env, ref.scope)) return "kept";
+  // A dotted promiser (`"other.x"`) defines `x` in the scope it names, as 3.21 does.
   const target = {
-    ns: null,
-    scope: scopeSuffix ? `${promise.bundle.block.name.text}${scopeSuffix}` : null,
+    ns: ref.ns,
+    scope: scopeSuffix ? `${promise.bundle.block.name.text}${scopeSuffix}` : ref.scope,
     name: ref.name,
     indices: ref.indices,
   };
