@@ -164,9 +164,10 @@ function shellQuote(text: string): string {
 
 /**
  * Fills `bin` with the tools: symlinks to real binaries, or `tend`
- * wrappers. cf-agent writes its log lines to stdout, tend to stderr; the
- * agent's wrapper joins the two, so that policies reading an agent's
- * output (`$(sys.cf_agent) ... > file`, execresult) see what cf-agent shows.
+ * wrappers. cf-agent and cf-promises write their log lines to stdout, tend
+ * to stderr; the wrappers join the two, so that policies reading their
+ * output (`$(sys.cf_agent) ... > file`, `cf-promises --show-vars | grep`,
+ * execresult) see what the CFEngine tools show.
  */
 export function populateBin(bin: string, source: AgentSource, diff: string | undefined): void {
   for (const tool of BIN_TOOLS) {
@@ -180,7 +181,7 @@ export function populateBin(bin: string, source: AgentSource, diff: string | und
       target,
       sub === undefined
         ? `#!/bin/sh\necho "${tool}: not implemented by tend" >&2\nexit 127\n`
-        : `#!/bin/sh\nexec ${shellQuote(source.node)} ${shellQuote(source.script)} ${sub} "$@"${sub === "agent" ? " 2>&1" : ""}\n`,
+        : `#!/bin/sh\nexec ${shellQuote(source.node)} ${shellQuote(source.script)} ${sub} "$@" 2>&1\n`,
     );
   }
   if (diff !== undefined) symlinkSync(diff, join(bin, "diff"));

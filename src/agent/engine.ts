@@ -669,9 +669,9 @@ export class Engine implements PromiseEnvironment {
   private rvalKey(rval: Rval, promise: ActivePromiseImpl): string {
     if (rval.kind !== "call" || getFunction(rval.name))
       return valueKey(expandRval(this.ctx, rval, promise.options));
-    return [rval.name, ...rval.args.map((a) => valueKey(expandRval(this.ctx, a, promise.options)))].join(
-      "\u0002",
-    );
+    // A bundle call keys by its expanded name too (`usebundle => $(bundles)(x)` iterates).
+    const name = expandString(this.ctx, rval.name, promise.options);
+    return [name, ...rval.args.map((a) => valueKey(expandRval(this.ctx, a, promise.options)))].join("\u0002");
   }
 
   /** Splits a promise's attributes into its own and the bodies they reference. */

@@ -139,7 +139,20 @@ export function isPromiseEnabled(ctx: EvalContext, promise: PromiseNode, options
     if (found && conditionValue(ctx, found.value, options) !== true) return false;
   }
   const unless = attribute(promise, "unless");
-  return !unless || conditionValue(ctx, unless.value, options) === false;
+  if (unless && conditionValue(ctx, unless.value, options) !== false) return false;
+  return !dependsOnAnything(ctx, promise, options);
+}
+
+/**
+ * While loading no promise has been kept or repaired yet, so a promise that
+ * depends on handles (`depends_on`) is left out, as 3.21's expansion does.
+ */
+function dependsOnAnything(ctx: EvalContext, promise: PromiseNode, options: ExpandOptions): boolean {
+  const dependsOn = attribute(promise, "depends_on");
+  if (!dependsOn) return false;
+  const value = expandRval(ctx, dependsOn.value, options);
+  if (!value) return false;
+  return isList(value) ? value.value.length > 0 : isScalar(value) && value.value !== "";
 }
 
 function conditionValue(ctx: EvalContext, rval: Rval, options: ExpandOptions): boolean | undefined {

@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { canonifyClassName } from "./class-expression.js";
 import { EvalContext } from "./context.js";
 import { type AgentType, discoverHardClasses } from "./hard-classes.js";
+import { installPolicyServer } from "./policy-server.js";
 import { type HostFacts, getHostFacts } from "./host.js";
 import {
   type AgentDirectories,
@@ -42,12 +43,14 @@ export function createEvalContext(options: ContextOptions = {}): EvalContext {
     if (!negated.has(canonifyClassName(name))) ctx.defineClass(name, false, { tags: ["source=environment"] });
   for (const [name, tags] of discoverHardClasses(facts, now, options.agentType))
     ctx.defineHardClass(name, tags);
-  installSystemVariables(ctx, facts, resolveDirectories(facts, options), now);
+  const dirs = resolveDirectories(facts, options);
+  installSystemVariables(ctx, facts, dirs, now);
   if (options.entry) installEntryVariables(ctx, resolve(options.entry));
   for (const { name, tags } of options.persistentClasses ?? []) {
     if (negated.has(canonifyClassName(name))) continue;
     ctx.defineClass(name, false, { tags });
     ctx.setClassTags(name, ["source=persistent"]);
   }
+  installPolicyServer(ctx, dirs.workdir, dirs.statedir);
   return ctx;
 }

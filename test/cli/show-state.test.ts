@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -31,6 +31,29 @@ for (const [file, option, expected] of cases) {
     assert.equal(run.stdout, readFileSync(join(showDir, expected), "utf8"));
   });
 }
+
+test("tend agent --show-evaluated-classes/-vars print the tables after the run; a bootstrapped hub", () => {
+  const hub = mkdtempSync(join(tmpdir(), "tend-show-hub-"));
+  try {
+    mkdirSync(join(hub, "state"));
+    writeFileSync(join(hub, "policy_server.dat"), "192.0.2.7:5309\n");
+    writeFileSync(join(hub, "state", "am_policy_hub"), "");
+    const run = runTend(
+      [
+        "agent",
+        "-Kf",
+        "./evaluated.cf",
+        "--show-evaluated-classes=^(run_class|am_policy_hub|policy_server)$",
+        "--show-evaluated-vars=^default:(main\\.v|sys\\.policy_hub)",
+      ],
+      { cwd: showDir, env: { CFENGINE_TEST_OVERRIDE_WORKDIR: hub } },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, readFileSync(join(showDir, "evaluated.expected"), "utf8"));
+  } finally {
+    rmSync(hub, { recursive: true, force: true });
+  }
+});
 
 test("a regex that does not compile prints no table", () => {
   const run = runTend(["check", "-f", "./vars.cf", "--show-vars=("], { cwd: showDir, env });

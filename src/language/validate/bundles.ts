@@ -35,7 +35,7 @@ export function checkBundle(bundle: Bundle, file: string, ctx: ValidationContext
   const type = bundle.type.text;
   if (!isKnownBundleType(type)) {
     const hint = formatSuggestion(type, ACCEPTED_BUNDLE_TYPES);
-    const message = `unknown bundle type '${type}'; expected one of: ${listChoices(ACCEPTED_BUNDLE_TYPES)}.${hint}`;
+    const message = `Unknown bundle type '${type}'; expected one of: ${listChoices(ACCEPTED_BUNDLE_TYPES)}.${hint}`;
     ctx.report("error", "unknown-bundle-type", message, bundle.type.span, file);
   }
   if (RESERVED_BUNDLE_NAMES.has(bundle.name.text)) {

@@ -1,0 +1,48 @@
+/**
+ * What a bootstrapped host knows of its policy server, as 3.21 reads it at
+ * startup: `$(sys.workdir)/policy_server.dat` (`host`, `host:port`,
+ * `[ipv6]:port`) gives `sys.policy_hub` (when it is an address; 3.21 would
+ * resolve a host name) and `sys.policy_hub_port` (5308 by default); a hub
+ * (`$(sys.statedir)/am_policy_hub` exists) also has the classes
+ * `am_policy_hub` and `policy_server`.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { isIP } from "node:net";
+import { join } from "node:path";
+import type { EvalContext } from "./context.js";
+import { scalar } from "./values.js";
+
+const DEFAULT_PORT = "5308";
+
+function splitHostPort(text: string): { host: string; port: string | undefined } {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+  if (bracketed) return { host: bracketed[1], port: bracketed[2] };
+  const colons = text.split(":").length - 1;
+  if (colons === 1) {
+    const [host, port] = text.split(":");
+    return { host, port: port === "" ? undefined : port };
+  }
+  return { host: text, port: undefined };
+}
+
+function readFirstLine(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8").split("\n")[0].trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Installs the policy server variables and hub classes, if the host was bootstrapped. */
+export function installPolicyServer(ctx: EvalContext, workdir: string, statedir: string): void {
+  const server = readFirstLine(join(workdir, "policy_server.dat"));
+  if (!server) return;
+  const { host, port } = splitHostPort(server);
+  const tags = { tags: ["source=bootstrap"] };
+  const sys = (name: string) => ({ ns: null, scope: "sys", name, indices: [] });
+  if (isIP(host) !== 0) ctx.setVariable(sys("policy_hub"), scalar(host), tags);
+  ctx.setVariable(sys("policy_hub_port"), scalar(port ?? DEFAULT_PORT), tags);
+  if (!existsSync(join(statedir, "am_policy_hub"))) return;
+  ctx.defineHardClass("am_policy_hub", ["source=bootstrap", "deprecated", "alias=policy_server"]);
+  ctx.defineHardClass("policy_server", ["inventory", "attribute_name=CFEngine roles", "source=bootstrap"]);
+}
