@@ -6,6 +6,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { writeFileAtomically } from "./atomic.js";
+import { mayOpen } from "./safe-path.js";
 import { errorText, type FileStep } from "./step.js";
 
 /** Whether the file at `path` holds exactly `expected`. Throws the system error. */
@@ -38,6 +39,10 @@ export function verifyContent(step: FileStep, content: string): void {
     return;
   }
   if (!step.makingChanges(`update file '${path}' with content '${content}'`)) return;
+  if (!mayOpen(step.env, path)) {
+    step.failed(`Cannot open file '${path}' for writing`);
+    return;
+  }
   try {
     const stats = statSync(path);
     writeFileAtomically(path, expected, stats.mode & 0o7777, stats);

@@ -24,6 +24,7 @@ import { makeHardLink } from "./links.js";
 import { purgeLocalFiles } from "./purge.js";
 import { archiveToRepository } from "./repository.js";
 import { runStamp } from "./run-state.js";
+import { mayOpen, SEVERED } from "./safe-path.js";
 import { copyFileSparse } from "./sparse-copy.js";
 import { errorText } from "./step.js";
 
@@ -88,6 +89,13 @@ function writeNewFile(
   const preserve = copy.attrs.copy.preserve;
   // Never carry over setuid and friends unless preserving (0777).
   const mode = preserve ? undefined : destStats ? destStats.mode & 0o777 : 0o600;
+  if (!mayOpen(step.env, fresh)) {
+    step.env.log.info(
+      `Unable to open destination file while copying '${source}' to '${fresh}' (open: ${SEVERED})`,
+    );
+    step.failed(`Failed copying file '${source}' to '${fresh}'`);
+    return false;
+  }
   try {
     unlinkQuietly(fresh);
     copyFileSparse(source, fresh, mode ?? statSync(source).mode & 0o7777);

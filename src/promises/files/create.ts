@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { isAbsolute } from "node:path";
 import { writeFileAtomically } from "./atomic.js";
 import { formatMode, type ModeMasks } from "./modes.js";
+import { mayOpen, SEVERED } from "./safe-path.js";
 import { errorText, type FileStep } from "./step.js";
 
 /** A path's last part, as cf-agent reads it (`/a/b/.` gives `.`). */
@@ -73,6 +74,10 @@ function createFile(step: FileStep, mode: number, force: boolean, content: strin
   const created = makeParentDirectory(step, force);
   if (created === undefined) return false;
   if (created) step.changed(`Created directory for '${path}'`);
+  if (!mayOpen(step.env, path)) {
+    step.failed(`Error creating file '${path}', mode '${formatMode(mode)}'. (open: ${SEVERED})`);
+    return false;
+  }
   try {
     if (content !== undefined) writeFileAtomically(path, content, mode);
     else {

@@ -40,6 +40,7 @@ import { scheduleLink, scheduleLinkChildren } from "./link-from.js";
 import { chopLastNode, lastNode } from "./paths.js";
 import { expandPathPattern, isPathPattern } from "./pathtype.js";
 import { promisedMode, readPermsSpec, warnDefaultRxdirs } from "./perms.js";
+import { mayEnter, SEVERED } from "./safe-path.js";
 import { errorText, FileStep } from "./step.js";
 
 function lstatOrUndefined(path: string): Stats | undefined {
@@ -111,6 +112,8 @@ function canCreateWithContent(job: FilesJob, path: string): boolean {
 
 function createWithContent(job: FilesJob, step: FileStep, promiserPath: string): Outcome {
   const content = job.attrs.content ?? "";
+  // As in cf-agent, the directory is checked before the file is made (when create is not promised).
+  if (!job.attrs.create) checkParentDirectory(job, promiserPath, false);
   if (!createObject(step, job.perms.masks, job.attrs.moveObstructions, "auto", content))
     return finish(job, step);
   // With create => "true" cf-agent checks the new (empty) file before writing it.
@@ -139,7 +142,7 @@ function verifyFilePromise(job: FilesJob, promiserPath: string): Outcome {
   if (!attrs.haveDepthSearch) {
     if (lastNode(promiserPath) === ".") step = step.at(chopLastNode(promiserPath));
     // cf-agent works from the object's directory; one that is missing is an error it logs.
-    if (!first) checkParentDirectory(job, step.path);
+    checkParentDirectory(job, step.path, first !== undefined);
   }
   const path = step.path;
   // Stats taken so far still hold unless the path changed or step 1 made the object.
@@ -182,9 +185,21 @@ function verifyFilePromise(job: FilesJob, promiserPath: string): Outcome {
   return finish(job, step);
 }
 
-/** cf-agent changes into the object's directory (without a depth search) and logs when it cannot. */
-function checkParentDirectory(job: FilesJob, path: string): void {
+/**
+ * cf-agent changes into the object's directory (without a depth search)
+ * and logs when it cannot: a missing directory, or a link on the way it
+ * refuses to follow (see safe-path.ts).
+ */
+function checkParentDirectory(job: FilesJob, path: string, exists: boolean): void {
   const parent = chopLastNode(path);
+  if (!mayEnter(job.env, parent)) {
+    job.env.log.error(
+      `Failed to chdir into '${parent}'. (chdir: '${SEVERED}'). There may be a symlink in the path that has a different owner from the owner of its target (security risk).`,
+    );
+    return;
+  }
+  // An object that exists has its directory.
+  if (exists) return;
   try {
     if (statSync(parent).isDirectory()) return;
     job.env.log.error(`Failed to chdir into '${parent}'. (chdir: 'Not a directory')`);

@@ -68,7 +68,7 @@ export interface ScenarioResult {
 }
 
 /** Bodies every scenario may use. */
-const PRELUDE = String.raw`
+const PRELUDE = `
 body copy_from cp(s) { source => "$(s)"; }
 body copy_from cp_cmp(s, c) { source => "$(s)"; compare => "$(c)"; }
 body copy_from cp_digest(s) { source => "$(s)"; compare => "digest"; }

@@ -537,6 +537,21 @@ reports:
     extra: `body copy_from pr(s) { source => "$(s)"; preserve => "true"; }`,
   },
   {
+    name: "untrusted-symlink-in-path",
+    files: {
+      rootdir: { dir: true },
+      evil: { link: "rootdir", uid: 2 },
+      userdir: { dir: true, uid: 2 },
+      ok: { link: "userdir", uid: 2 },
+      src: "s\n",
+    },
+    main: `files: "$(d)/evil/file" create => "true";
+  "$(d)/evil/c" content => "x";
+  "$(d)/evil/cp" copy_from => cp("$(d)/src");
+  "$(d)/ok/file" create => "true";
+  "$(d)/ok/cp" copy_from => cp("$(d)/src");`,
+  },
+  {
     name: "perms-existing-and-created",
     files: { f: { content: "f\n", mode: 0o600 } },
     main: `files: "$(d)/f" perms => m("0644");
