@@ -16,7 +16,7 @@
  * classes body's classes) as it goes. With `action_policy => "warn"` or a
  * dry run nothing changes: each change is reported as a warning.
  */
-import { type Stats, existsSync, lstatSync, statSync } from "node:fs";
+import { type Stats, lstatSync, statSync } from "node:fs";
 import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { scheduleEditOperation, templateMethod } from "../edit/session.js";
@@ -241,7 +241,7 @@ function verifyText(job: FilesJob, step: FileStep, exists: boolean): boolean {
     }
     let present = exists;
     if (!present && !attrs.createFalse) present = createObject(step, job.perms.masks, attrs.moveObstructions);
-    if (!present || !existsSync(step.path)) {
+    if (!present) {
       step.unchanged(
         `Cannot render file '${step.path}' with content '${attrs.content}': file does not exist`,
       );
