@@ -574,9 +574,10 @@ const cfTemplates: Scenario[] = [
   {
     name: "cftemplate-basic",
     files: {
-      t: "# managed\nhost=$(sys.fqhost)x\n[%CFEngine BEGIN %]\nblock 1\n\nblock 2\n\n[%CFEngine END %]\nafter\n",
+      t: "# managed\nhost=$(main.host)x $(sys.nosuchvar)\n[%CFEngine BEGIN %]\nblock 1\n\nblock 2\n\n[%CFEngine END %]\nafter\n",
     },
-    main: `files: "$(d)/out" create => "true", edit_template => "$(d)/t";`,
+    main: `vars: "host" string => "example.org";
+files: "$(d)/out" create => "true", edit_template => "$(d)/t";`,
   },
   {
     name: "cftemplate-classes-and-lists",
