@@ -17,6 +17,7 @@ import { type JsonValue, type Value, data, list, scalar } from "../values.js";
 import { classResult, collection, text } from "./args.js";
 import { emitFunctionMessage } from "./messages.js";
 import { primitiveStrings } from "./strings.js";
+import { mapOrder, tableOrder } from "./hash-order.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
 function logRegexError(fc: FunctionContext, error: PcreError, pattern: string): void {
@@ -105,7 +106,12 @@ function classTags(fc: FunctionContext, name: string): readonly string[] {
   return fc.ctx.getClassTags(name);
 }
 
-/** Defined classes equal to, or fully matched by, the pattern and carrying a matching tag. */
+/**
+ * Defined classes equal to, or fully matched by, the pattern and carrying a
+ * matching tag, in the order 3.21 lists them: the global class table, then
+ * the bundle's own, each walked in its hash-table order, the matches of
+ * each gathered in a string set and then prepended to the result.
+ */
 function matchingClasses(
   args: readonly Value[],
   fc: FunctionContext,
@@ -116,12 +122,18 @@ function matchingClasses(
   const [pattern, ...tagPatterns] = texts as string[];
   const regex = compileCfRegex(pattern, { anchored: true });
   if (regex instanceof PcreError) logRegexError(fc, regex, pattern);
+  const matches = (name: string) =>
+    (name === pattern || (!(regex instanceof PcreError) && matchesFully(regex, name) === true)) &&
+    hasTag(fc, name, tagPatterns);
+  const local = [...(fc.ctx.frames().at(-1)?.localClasses ?? [])];
+  const all = fc.ctx.listClasses();
+  const global = all.slice(0, all.length - local.length);
+  const qualified = (name: string) => (name.includes(":") ? name : `default:${name}`);
   const out: string[] = [];
-  for (const name of [...new Set(fc.ctx.listClasses())].sort()) {
-    const matched = name === pattern || (!(regex instanceof PcreError) && matchesFully(regex, name) === true);
-    if (!matched || !hasTag(fc, name, tagPatterns)) continue;
-    out.push(name);
-    if (firstOnly) break;
+  for (const table of [tableOrder(global.map(qualified)), local]) {
+    const found = table.map((key) => (key.startsWith("default:") ? key.slice(8) : key)).filter(matches);
+    if (firstOnly && found.length > 0) return [found[0]];
+    out.unshift(...mapOrder(found).reverse());
   }
   return out;
 }
