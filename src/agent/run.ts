@@ -119,7 +119,9 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   ctx.setNoteSink((level, message) => log.log(level, message));
   setFunctionMessageSink(ctx, (m) => {
     if (m.level === "output") sinks.output?.(m.message);
-    else log.log(m.level, m.message);
+    else if (m.level === "output-info") {
+      if (log.wouldLog("info")) sinks.output?.(m.message);
+    } else log.log(m.level, m.message);
   });
   const index = new PolicyIndex(loaded.set, entry);
   setClassPersister(ctx, (name, minutes, tags) => persistent.add(name, minutes, tags));

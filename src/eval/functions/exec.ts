@@ -108,27 +108,30 @@ export function runCommand(
 export interface StatusResult {
   readonly succeeded: boolean;
   /**
-   * What the command printed when run through a shell: 3.21 lets it through
-   * to the agent's own output (without a shell, output is discarded).
+   * What the command printed. 3.21 lets it through to the agent's own
+   * output: always through a shell; without one only when the agent logs
+   * at info level or more (`informOnly`), else it goes to /dev/null.
    */
   readonly passthrough: string;
+  readonly informOnly: boolean;
 }
 
-/** Runs a command for its exit status. */
+/** Runs a command for its exit status only. */
 export function commandSucceeds(
   command: string,
   shell: ShellMode,
   timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS,
 ): StatusResult {
-  if (shell === "powershell") return { succeeded: false, passthrough: "" };
+  const informOnly = shell !== "useshell";
+  if (shell === "powershell") return { succeeded: false, passthrough: "", informOnly };
   const [program, ...args] = shell === "useshell" ? ["/bin/sh", "-c", command] : splitCommand(command);
-  if (program === undefined) return { succeeded: false, passthrough: "" };
+  if (program === undefined) return { succeeded: false, passthrough: "", informOnly };
   const run = spawnSync(program, args, {
     argv0: shell === "useshell" ? "sh" : program,
-    stdio: ["ignore", shell === "useshell" ? "pipe" : "ignore", shell === "useshell" ? "pipe" : "ignore"],
+    stdio: ["ignore", "pipe", "pipe"],
     encoding: "utf8",
     timeout: timeoutMs,
   });
-  const passthrough = shell === "useshell" ? `${run.stdout ?? ""}${run.stderr ?? ""}` : "";
-  return { succeeded: run.status === 0, passthrough };
+  const passthrough = `${run.stdout ?? ""}${run.stderr ?? ""}`;
+  return { succeeded: run.status === 0, passthrough, informOnly };
 }

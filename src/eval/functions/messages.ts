@@ -7,9 +7,10 @@ import type { EvalContext } from "../context.js";
 
 /**
  * How serious a message is; `output` is raw text a command printed that
- * cf-agent lets through to its own standard output (not a log line).
+ * cf-agent lets through to its own standard output (not a log line), and
+ * `output-info` such text it lets through only when it logs at info level.
  */
-export type FunctionLogLevel = "error" | "warning" | "info" | "verbose" | "output";
+export type FunctionLogLevel = "error" | "warning" | "info" | "verbose" | "output" | "output-info";
 
 export interface FunctionMessage {
   readonly level: FunctionLogLevel;

@@ -60,7 +60,10 @@ function returnsZero([commandArg, shellArg]: readonly Value[], fc: FunctionConte
   // Unlike execresult, a command that may not run is "false", not a failure.
   if (!checkCommand(fc, command, shell)) return classResult(false);
   const result = commandSucceeds(command, shell);
-  if (result.passthrough !== "") emitFunctionMessage(fc.ctx, "output", "returnszero", result.passthrough);
+  if (result.passthrough !== "") {
+    const level = result.informOnly ? "output-info" : "output";
+    emitFunctionMessage(fc.ctx, level, "returnszero", result.passthrough);
+  }
   return classResult(result.succeeded);
 }
 
