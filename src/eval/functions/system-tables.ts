@@ -14,7 +14,10 @@ import { globFileList } from "./glob.js";
 import { emitFunctionMessage } from "./messages.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
-const PROC_SYS = "/proc/sys";
+/** /proc/sys, below CFENGINE_TEST_OVERRIDE_PROCDIR when set (as 3.21's tests relocate it). */
+function procSys(): string {
+  return `${process.env.CFENGINE_TEST_OVERRIDE_PROCDIR ?? ""}/proc/sys`;
+}
 const MAX_SYSCTL = 16 * 1024;
 
 function readSysctl(path: string): string | undefined {
@@ -29,16 +32,17 @@ function readSysctl(path: string): string | undefined {
 function sysctlValue([key]: readonly Value[]): Value | undefined {
   const name = text(key);
   if (name === undefined || process.platform !== "linux") return undefined;
-  const value = readSysctl(`${PROC_SYS}/${name.replaceAll(".", "/")}`);
+  const value = readSysctl(`${procSys()}/${name.replaceAll(".", "/")}`);
   return value === undefined ? undefined : scalar(value);
 }
 
 function sysctlValues(): Value | undefined {
   if (process.platform !== "linux") return undefined;
   const out: Record<string, JsonValue> = {};
-  for (const path of globFileList(`${PROC_SYS}/**/*`)) {
+  const root = procSys();
+  for (const path of globFileList(`${root}/**/*`)) {
     const value = readSysctl(path);
-    if (value !== undefined) out[path.slice(PROC_SYS.length + 1).replaceAll("/", ".")] = value;
+    if (value !== undefined) out[path.slice(root.length + 1).replaceAll("/", ".")] = value;
   }
   return data(out);
 }
