@@ -117,10 +117,19 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   }
   const ctx = loaded.context;
   ctx.setNoteSink((level, message) => log.log(level, message));
+  // A function's fatal error stops the run: the engine's once it runs, else this flag.
+  let fatalTarget: { fatal(message: string): void } | undefined;
+  let fatalBeforeRun = false;
   setFunctionMessageSink(ctx, (m) => {
     if (m.level === "output") sinks.output?.(m.message);
     else if (m.level === "output-info") {
       if (log.wouldLog("info")) sinks.output?.(m.message);
+    } else if (m.level === "fatal") {
+      if (fatalTarget) fatalTarget.fatal(m.message);
+      else {
+        log.error(m.message);
+        fatalBeforeRun = true;
+      }
     } else log.log(m.level, m.message);
   });
   const index = new PolicyIndex(loaded.set, entry);
@@ -139,6 +148,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       metaPromises: true,
     },
   );
+  if (fatalBeforeRun) return fail();
   const recorder = new RunRecorder(
     loaded.set.files.map((f) => f.source),
     options.record ?? false,
@@ -162,6 +172,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     },
     { dryRun: options.dryRun || control.dryRun === true, control, locks },
   );
+  fatalTarget = engine;
   for (const name of ctx.listClasses()) engine.checkAbort(name);
   for (const name of control.addClasses) {
     log.verbose(`... ${name}`);

@@ -8,9 +8,10 @@ import type { EvalContext } from "../context.js";
 /**
  * How serious a message is; `output` is raw text a command printed that
  * cf-agent lets through to its own standard output (not a log line), and
- * `output-info` such text it lets through only when it logs at info level.
+ * `output-info` such text it lets through only when it logs at info level;
+ * `fatal` is an error cf-agent stops the run for (exit 1).
  */
-export type FunctionLogLevel = "error" | "warning" | "info" | "verbose" | "output" | "output-info";
+export type FunctionLogLevel = "error" | "warning" | "info" | "verbose" | "output" | "output-info" | "fatal";
 
 export interface FunctionMessage {
   readonly level: FunctionLogLevel;

@@ -24,6 +24,7 @@ import { timeFunctions } from "./time.js";
 import { utilFunctions } from "./utils.js";
 import { mappingFunctions } from "./mapping.js";
 import { policyFunctions } from "./policy.js";
+import { emitFunctionMessage } from "./messages.js";
 import type { BuiltinFunction } from "./types.js";
 import { COLLECTING_FUNCTIONS, isUnresolvedArgument } from "./unresolved.js";
 
@@ -99,6 +100,7 @@ export function callFunction(
   if (!fn || call.args.length < fn.minArgs || call.args.length > fn.maxArgs) return undefined;
   const args = evaluateArguments(ctx, call, fn, options);
   if (!args) return undefined;
+  if (fn.minArgs === fn.maxArgs && args.length !== call.args.length) return argumentMismatch(ctx, fn, args);
   if (!fn.acceptsUnresolved && !mayRunUnresolved(call) && args.some(isUnresolvedArgument)) return undefined;
   const fc = { ctx, options, call };
   if (!CACHED.has(fn.name) || options.bypassFunctionCache) return fn.evaluate(args, fc);
@@ -109,6 +111,23 @@ export function callFunction(
   // As in 3.21, only a successful call is remembered.
   if (result) ctx.functionCache.set(key, result);
   return result;
+}
+
+/**
+ * A function of fixed arity that got another number of arguments once the
+ * lists of nested calls were spliced in: fatal in 3.21 ("Bad arguments").
+ */
+function argumentMismatch(ctx: EvalContext, fn: BuiltinFunction, args: readonly Value[]): undefined {
+  const shown = args.map((a) => (isScalar(a) ? `"${a.value}"` : "")).join(",");
+  const fatal = (message: string) => emitFunctionMessage(ctx, "fatal", fn.name, message);
+  emitFunctionMessage(
+    ctx,
+    "error",
+    fn.name,
+    `Argument template mismatch handling function ${fn.name}( {${shown}})`,
+  );
+  fatal("Fatal CFEngine error: Bad arguments");
+  return undefined;
 }
 
 /**
