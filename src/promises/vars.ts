@@ -15,7 +15,7 @@ import { promiseRef } from "./promise-ref.js";
 import { VAR_TYPES, type VarType, coerce } from "../eval/coerce.js";
 import type { EntryMeta, EvalContext } from "../eval/context.js";
 import { type ExpandOptions, expandString } from "../eval/expand.js";
-import { type Value, isList } from "../eval/values.js";
+import { type Value, isList, isScalar } from "../eval/values.js";
 import { parseVarRef } from "../eval/var-ref.js";
 import type { Outcome } from "../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
@@ -83,6 +83,19 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
       promiseEntryMeta(promise),
     );
     return "kept";
+  }
+  // A function's string where a list is declared: 3.21's re-check of the
+  // expanded promise stops the run.
+  if (fromCall && isListType(type) && isScalar(computed)) {
+    const ref = `${promise.bundle.block.namespace}:${promise.bundle.block.name.text}.${promise.promiser}`;
+    log.error(
+      `Variable '${ref}' expected a variable of type '${type}', but was given incompatible value '${computed.value}'`,
+    );
+    env.fatal(
+      `In attribute '${type}', Attempted to give a scalar to a non-scalar type. Given attribute value '${computed.value}'`,
+    );
+    env.fatal("Fatal CFEngine error: Cannot continue");
+    return "failed";
   }
   const value = coerce(type, computed);
   // Text that does not parse as data is a failed parsejson()/parseyaml() call in 3.21.
