@@ -18,9 +18,10 @@ import type { PolicyIndex } from "./policy-index.js";
 export function preEvaluationClassHooks(
   ctx: EvalContext,
   index: PolicyIndex,
-  persist: (name: string, minutes: number) => void,
+  persist: (name: string, minutes: number, tags?: readonly string[]) => void,
 ): ResolveHooks {
   return {
+    persistClass: persist,
     varPromiseKept(promise: PromiseNode, options: ExpandOptions): void {
       const reference = promise.attributes.find((a) => a.name.text === "classes");
       if (!reference) return;

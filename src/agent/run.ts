@@ -95,7 +95,14 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   const persistent = new PersistentClasses(dirs.statedir);
   const persistentClasses = persistent.load();
   const load = (file: string, extra: readonly string[] = []) =>
-    loadAndValidate(file, [...(options.defines ?? []), ...extra], persistentClasses, options, dirs, log);
+    loadAndValidate(
+      file,
+      [...(options.defines ?? []), ...extra],
+      { persistent, persistentClasses },
+      options,
+      dirs,
+      log,
+    );
   let entry = options.file;
   let { loaded, diagnostics } = load(entry);
   const fail = (): AgentResult => ({ exitCode: 1, diagnostics, outcome: "failed", records: [], classes: [] });
@@ -144,7 +151,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     })),
     // cf-agent (unlike cf-promises) also evaluates every bundle's meta promises while loading.
     {
-      ...preEvaluationClassHooks(ctx, index, (name, minutes) => persistent.add(name, minutes)),
+      ...preEvaluationClassHooks(ctx, index, (name, minutes, tags) => persistent.add(name, minutes, tags)),
       metaPromises: true,
     },
   );
@@ -254,14 +261,15 @@ function makeStateDirectory(statedir: string): void {
 function loadAndValidate(
   file: string,
   defines: readonly string[],
-  persistentClasses: ReturnType<PersistentClasses["load"]>,
+  state: { persistent: PersistentClasses; persistentClasses: ReturnType<PersistentClasses["load"]> },
   options: AgentOptions,
   dirs: { workdir: string; inputdir: string },
   log: Logger,
 ) {
   const loaded = loadPolicy(file, {
     defines: [...defines],
-    persistentClasses,
+    persistentClasses: state.persistentClasses,
+    persistClass: (name, minutes, tags) => state.persistent.add(name, minutes, tags),
     agentType: "agent",
     negates: [...(options.negates ?? [])],
     workDir: dirs.workdir,

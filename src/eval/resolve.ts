@@ -33,6 +33,8 @@ export interface ResolveHooks {
   readonly metaPromises?: boolean;
   /** The line of an offset in the bundle's file, for messages that point at a promise. */
   readonly lineOf?: (offset: number) => number;
+  /** A classes promise with `persistence` defined its class: the agent keeps it across runs. */
+  persistClass?(name: string, minutes: number, tags: readonly string[]): void;
 }
 
 /** Pre-evaluates one bundle; `sourcePath` gives `this.promise_filename`. */
@@ -99,7 +101,7 @@ function resolveSections(
           try {
             if (type === "classes") {
               const ref = () => promiseRef(bundle, promise, sourcePath, hooks.lineOf);
-              resolveClassPromise(ctx, promise, common, ref);
+              resolveClassPromise(ctx, promise, common, ref, hooks);
             } else
               resolveVarPromise(ctx, promise, hooks, type === "meta" ? `${bundle.name.text}_meta` : null);
           } finally {
@@ -215,6 +217,7 @@ function resolveClassPromise(
   promise: PromiseNode,
   common: boolean,
   ref: () => string,
+  hooks: ResolveHooks,
 ): void {
   for (const bindings of iterate(ctx, iterationTexts(promise))) {
     const options: ExpandOptions = { bindings };
@@ -228,8 +231,11 @@ function resolveClassPromise(
         expand: (rval) => expandRval(ctx, rval, options),
       },
       {
-        define: (name, scope) =>
-          ctx.defineClass(name, scope === "bundle", promiseMeta(ctx, promise, options)),
+        define: (name, scope, persist) => {
+          const meta = promiseMeta(ctx, promise, options);
+          ctx.defineClass(name, scope === "bundle", meta);
+          if (persist) hooks.persistClass?.(name, persist, meta.tags ?? []);
+        },
         error: (message) => ctx.note("error", message),
         ref: (level) => ctx.note(level, ref()),
         verbose: (message) => ctx.note("verbose", message),

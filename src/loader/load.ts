@@ -40,6 +40,7 @@ import { bundlesOf } from "../eval/policy-bundles.js";
 import { createEvalContext } from "../eval/setup.js";
 import { isList, isScalar } from "../eval/values.js";
 import { type LoadedPolicy, controlBodies, effectiveAttribute, resolvePolicies } from "./control.js";
+import type { ResolveHooks } from "../eval/resolve.js";
 
 export interface LoadOptions {
   /** Classes defined from the command line (`-D`). */
@@ -56,6 +57,11 @@ export interface LoadOptions {
   workDir?: string;
   /** Skip missing inputs silently, as `ignore_missing_inputs => "true"` does. */
   ignoreMissingInputs?: boolean;
+  /**
+   * A classes promise with `persistence` defined its class while loading:
+   * the agent keeps it across runs (cf-promises does not).
+   */
+  persistClass?: (name: string, minutes: number, tags: readonly string[]) => void;
 }
 
 export interface LoadResult {
@@ -84,6 +90,7 @@ class Loader {
   private readonly seenPaths = new Set<string>();
   private readonly seenHashes = new Set<string>();
   private ignoreMissing: boolean;
+  private readonly hooks: ResolveHooks;
 
   constructor(
     readonly ctx: EvalContext,
@@ -91,6 +98,7 @@ class Loader {
     options: LoadOptions,
   ) {
     this.ignoreMissing = options.ignoreMissingInputs ?? false;
+    this.hooks = options.persistClass ? { persistClass: options.persistClass } : {};
   }
 
   /** Loads one file and, depth first, its inputs. Returns the files it added. */
@@ -110,7 +118,7 @@ class Loader {
     this.ctx.policyBundles = [...this.ctx.policyBundles, ...bundlesOf(parsed.policy)];
     this.diagnostics.push(...parsed.diagnostics);
     const loaded: LoadedPolicy = { path, policy: parsed.policy, lineOf: (o) => source.positionAt(o).line };
-    this.applyIgnoreMissing(resolvePolicies(this.ctx, [loaded]));
+    this.applyIgnoreMissing(resolvePolicies(this.ctx, [loaded], this.hooks));
     const added = [loaded];
     for (const type of ["common", "file"]) {
       for (const body of controlBodies(parsed.policy, type)) {
@@ -133,7 +141,7 @@ class Loader {
       // Re-resolving is costly (every file again); only an item that does not
       // resolve yet can gain from it.
       if (mayExpand(item) && loaded.length > 0 && !this.resolvesNow(item)) {
-        this.applyIgnoreMissing(resolvePolicies(this.ctx, loaded));
+        this.applyIgnoreMissing(resolvePolicies(this.ctx, loaded, this.hooks));
       }
       const origin = { file: includingFile, span: item.span };
       for (const input of this.evaluateInput(item, origin)) loaded.push(...this.loadFile(input, origin));
