@@ -5,13 +5,14 @@
  * files cannot be read (not Linux, no /proc).
  */
 import { readFileSync } from "node:fs";
+import { procPath } from "./proc-root.js";
 import type { JsonValue } from "./values.js";
 
 type JsonObject = Record<string, JsonValue>;
 
 function readProc(name: string): string | undefined {
   try {
-    return readFileSync(`/proc/net/${name}`, "utf8");
+    return readFileSync(procPath(`net/${name}`), "utf8");
   } catch {
     return undefined;
   }
@@ -153,17 +154,23 @@ export function inet6Data(): JsonObject | undefined {
       scope: Number.parseInt(f[3], 16),
     };
   }
-  const routes = rows(routeText).map((f) => ({
-    dest: "0:0:0:0:0:0:0:0",
-    dest_prefix: f[1],
-    flags: routeFlags(Number.parseInt(f[8], 16)),
-    interface: f[9],
-    metric: signed32(f[5]),
-    next_hop: ipv6FromHex(f[4]),
-    refcnt: Number.parseInt(f[6], 16),
-    source_prefix: "00",
-    use: Number.parseInt(f[7], 16),
-  }));
+  // 3.21's line pattern takes the reference and use counts as decimal digits:
+  // a route whose (hexadecimal) counts hold a letter is left out, and the
+  // others' counts are read as decimal.
+  const decimal = /^\d+$/;
+  const routes = rows(routeText)
+    .filter((f) => decimal.test(f[6] ?? "") && decimal.test(f[7] ?? ""))
+    .map((f) => ({
+      dest: "0:0:0:0:0:0:0:0",
+      dest_prefix: f[1],
+      flags: routeFlags(Number.parseInt(f[8], 16)),
+      interface: f[9],
+      metric: signed32(f[5]),
+      next_hop: ipv6FromHex(f[4]),
+      refcnt: Number.parseInt(f[6], 10),
+      source_prefix: "00",
+      use: Number.parseInt(f[7], 10),
+    }));
   const out: JsonObject = { addresses, routes };
   const snmp6 = readProc("snmp6");
   if (snmp6 !== undefined) out.stats = Object.fromEntries(rows(snmp6).map(([k, v]) => [k, Number(v)]));

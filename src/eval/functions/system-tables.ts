@@ -10,14 +10,13 @@ import { posix } from "node:path";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonValue, type Value, data, scalar } from "../values.js";
 import { classResult, compileRegex, fullMatch, text } from "./args.js";
+import { procPath } from "../proc-root.js";
 import { globFileList } from "./glob.js";
 import { emitFunctionMessage } from "./messages.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
 /** /proc/sys, below CFENGINE_TEST_OVERRIDE_PROCDIR when set (as 3.21's tests relocate it). */
-function procSys(): string {
-  return `${process.env.CFENGINE_TEST_OVERRIDE_PROCDIR ?? ""}/proc/sys`;
-}
+const procSys = () => procPath("sys");
 const MAX_SYSCTL = 16 * 1024;
 
 function readSysctl(path: string): string | undefined {
@@ -151,20 +150,23 @@ const TCP_STATES = [
 
 function decodeAddress(hex: string): { address: string; port: string } {
   const [addr, port] = hex.split(":");
-  const words = addr.match(/.{8}/g) ?? [];
-  // Each 32-bit word is in host (little-endian) byte order.
-  const bytes = words.flatMap((w) => (w.match(/../g) ?? []).reverse().map((b) => Number.parseInt(b, 16)));
+  // An IPv4 address is one little-endian word. 3.21 reads an IPv6 one as
+  // eight groups of four digits as written, without swapping the words'
+  // bytes (so ::1 shows as 0:0:0:0:0:0:100:0).
   const address =
-    bytes.length === 4
-      ? bytes.join(".")
-      : Array.from({ length: 8 }, (_, i) => ((bytes[2 * i] << 8) | bytes[2 * i + 1]).toString(16)).join(":");
+    addr.length === 8
+      ? (addr.match(/../g) ?? [])
+          .reverse()
+          .map((b) => Number.parseInt(b, 16))
+          .join(".")
+      : (addr.match(/.{4}/g) ?? []).map((g) => Number.parseInt(g, 16).toString(16)).join(":");
   return { address, port: String(Number.parseInt(port, 16)) };
 }
 
 function connections(kind: string): JsonValue[] {
   let content: string;
   try {
-    content = readFileSync(`/proc/net/${kind}`, "utf8");
+    content = readFileSync(procPath(`net/${kind}`), "utf8");
   } catch {
     return [];
   }
