@@ -4,6 +4,7 @@
  * are, strings with only `"`, `\`, and `\b \f \n \r \t` escaped.
  */
 import type { JsonValue } from "./values.js";
+import { compareBytes } from "../text/byte-order.js";
 
 const ESCAPES: Record<string, string> = {
   '"': '\\"',
@@ -15,17 +16,14 @@ const ESCAPES: Record<string, string> = {
   "\t": "\\t",
 };
 
-function quote(text: string): string {
+/** A JSON string literal as 3.21 writes it: `"`, `\\` and \\b \\f \\n \\r \\t escaped, anything else as is. */
+export function quoteJsonString(text: string): string {
   return `"${text.replace(/["\\\b\f\n\r\t]/g, (ch) => ESCAPES[ch] ?? ch)}"`;
-}
-
-function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
 export function writeCompactJson(json: JsonValue): string {
   if (json === null) return "null";
-  if (typeof json === "string") return quote(json);
+  if (typeof json === "string") return quoteJsonString(json);
   if (typeof json !== "object") return String(json);
   if (Array.isArray(json)) return `[${json.map(writeCompactJson).join(",")}]`;
   const keys = Object.keys(json).sort(compareBytes);

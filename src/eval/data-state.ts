@@ -8,6 +8,7 @@
  */
 import type { EvalContext } from "./context.js";
 import { type JsonValue, type Value, isList } from "./values.js";
+import { compareBytes } from "../text/byte-order.js";
 
 function valueJson(value: Value): JsonValue {
   if (value.type === "data") return value.value;
@@ -19,16 +20,12 @@ function scopeName(scope: string): string {
   return scope.startsWith("default:") ? scope.slice("default:".length) : scope;
 }
 
-function byteOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
 /** A copy of `json` with every object's keys in byte order. */
 export function sortedJson(json: JsonValue): JsonValue {
   if (Array.isArray(json)) return json.map(sortedJson);
   if (json === null || typeof json !== "object") return json;
   const out: Record<string, JsonValue> = {};
-  for (const key of Object.keys(json).sort(byteOrder)) out[key] = sortedJson(json[key] as JsonValue);
+  for (const key of Object.keys(json).sort(compareBytes)) out[key] = sortedJson(json[key] as JsonValue);
   return out;
 }
 

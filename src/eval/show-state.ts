@@ -16,6 +16,7 @@ import { compileCfRegex } from "./regex/match.js";
 import { PcreError, type PcreRegExp } from "./regex/pcre.js";
 import { toByteString } from "./regex/bytes.js";
 import { type Value, isList } from "./values.js";
+import { compareBytes } from "../text/byte-order.js";
 
 /** A regex that does not compile: cf-promises logs an error and prints nothing. */
 export class ShowRegexError extends Error {}
@@ -23,10 +24,6 @@ export class ShowRegexError extends Error {}
 function pad(text: string, width: number): string {
   const length = Buffer.byteLength(text, "utf8");
   return length >= width ? text : text + " ".repeat(width - length);
-}
-
-function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
 function compile(regex: string): PcreRegExp {

@@ -7,6 +7,8 @@
  * decimals).
  */
 import type { JsonValue } from "../eval/values.js";
+import { quoteJsonString } from "../eval/compact-json.js";
+import { compareBytes } from "../text/byte-order.js";
 
 export type MustacheNode = MustachePrimitive | MustacheArray | MustacheObject;
 
@@ -49,27 +51,11 @@ export function memberOf(node: MustacheNode | null, key: string): MustacheNode |
 }
 
 function byteOrder(a: [string, MustacheNode], b: [string, MustacheNode]): number {
-  return Buffer.compare(Buffer.from(a[0]), Buffer.from(b[0]));
+  return compareBytes(a[0], b[0]);
 }
-
-/** A string as CFEngine escapes it in JSON (other control characters stay raw). */
-function encodeString(text: string): string {
-  const escaped = text.replace(/["\\\b\f\n\r\t]/g, (c) => ESCAPES[c] ?? c);
-  return `"${escaped}"`;
-}
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  '"': '\\"',
-  "\\": "\\\\",
-  "\b": "\\b",
-  "\f": "\\f",
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-};
 
 function primitiveJson(node: MustachePrimitive): string {
-  return node.kind === "string" ? encodeString(node.text) : node.text;
+  return node.kind === "string" ? quoteJsonString(node.text) : node.text;
 }
 
 /** Multi-line JSON, two spaces per level (`{{%x}}`); sorts the objects it writes. */

@@ -200,10 +200,6 @@ export function containerKeys(json: JsonValue): string[] {
 }
 
 /** Byte-wise comparison of UTF-8 text, as C's strcmp. */
-export function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
-}
-
 /**
  * A PCRE-like regex run on the bytes of the text (no UTF mode, as 3.21):
  * `.` matches one byte of a multi-byte character.

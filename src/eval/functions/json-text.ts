@@ -138,21 +138,6 @@ class LenientParser {
 }
 
 const ESCAPES: Record<string, string> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-/** A JSON string literal as 3.21 writes it: `"`, `\\` and \b \f \n \r \t escaped, anything else as is. */
-export function quoteJsonString(text: string): string {
-  return `"${text.replace(/["\\\b\f\n\r\t]/g, (ch) => WRITE_ESCAPES[ch] ?? ch)}"`;
-}
-
-const WRITE_ESCAPES: Record<string, string> = {
-  '"': '\\"',
-  "\\": "\\\\",
-  "\b": "\\b",
-  "\f": "\\f",
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-};
-
 /**
  * Pretty JSON as `storejson` writes it (3.21's JsonWrite: members sorted
  * by byte order, keys written unescaped, two spaces per level).

@@ -14,7 +14,8 @@ import { type JsonValue, type Value, data, isList, isScalar, list, primitiveToSt
 import { text } from "./args.js";
 import { collectContainer, variableLookup } from "./containers.js";
 import { splitCommand } from "./exec.js";
-import { parseJsonText, quoteJsonString, renderPrettyJson } from "./json-text.js";
+import { quoteJsonString } from "../compact-json.js";
+import { parseJsonText, renderPrettyJson } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
 import type { BuiltinFunction, FunctionContext } from "./types.js";
 import { isUnresolvedArgument } from "./unresolved.js";

@@ -18,6 +18,7 @@ import {
 } from "./numbers.js";
 import { ipSortKey, macSortKey } from "./sorting.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
+import { compareBytes } from "../../text/byte-order.js";
 
 function evalFunction([input, mode]: readonly Value[], fc: FunctionContext): Value | undefined {
   const expression = text(input);
@@ -70,10 +71,6 @@ function compare(name: string, greater: boolean): BuiltinFunction {
     const order = compareBytes(a, b);
     return classResult(greater ? order > 0 : order < 0);
   });
-}
-
-function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 /** `sscanf("%lf")` with 0 for non-numbers, as the numeric folds read items. */

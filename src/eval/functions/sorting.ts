@@ -4,7 +4,7 @@
  * takes the right-hand item on ties) and glibc's `rand()` for shuffling.
  */
 import { isIP } from "node:net";
-import { compareBytes } from "./containers.js";
+import { compareBytes } from "../../text/byte-order.js";
 
 export type SortMode = "lex" | "int" | "real" | "IP" | "MAC";
 

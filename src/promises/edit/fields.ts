@@ -19,6 +19,7 @@ import { EditRecord, alreadyActed } from "./common.js";
 import type { Line } from "./lines.js";
 import { blockTextMatch, fullTextMatch, validRegex } from "./match.js";
 import { regionOf, selectRegion } from "./region.js";
+import { compareBytes } from "../../text/byte-order.js";
 
 interface FieldSpec {
   readonly separator: string | undefined;
@@ -198,10 +199,6 @@ class FieldEdit {
       record.failed(`No matched line to edit fields of for pattern '${promise.promiser}' in '${this.file}'`);
     }
   }
-}
-
-function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 function evaluateFieldEdits(promise: ActivePromise, env: PromiseEnvironment): Outcome {
