@@ -191,7 +191,8 @@ Options:
                              $(sys.inputdir)/promises.cf
   -c, --full-check           also run the checks cf-promises runs only with -c
   -p, --policy-output-format none|cf|json|cf-full|json-full
-                             print the parsed policy (the entry file, or all files)
+                             print the parsed policy as cf-promises does (the entry
+                             file, or all files); tend fmt formats policy
   -s, --syntax-description none|json
                              print the syntax tables and exit
   -D, --define a,b           classes to define

@@ -110,12 +110,15 @@ async function printPolicy(
 ): Promise<number> {
   // "json" and "cf" print the entry file only; the "-full" forms print every file loaded.
   const chosen = options.policyOutput.endsWith("-full") ? files : files.slice(0, 1);
+  // Laid out byte for byte as cf-promises 3.21 prints them (scripts compare
+  // them); `tend fmt` is the canonical formatter.
   if (options.policyOutput.startsWith("json")) {
     const { policyToJson } = await import("../language/print/json.js");
-    io.stdout(JSON.stringify(policyToJson(chosen), null, 2) + "\n");
+    const { writeCfengineJson } = await import("../language/print/cfengine-json.js");
+    io.stdout(writeCfengineJson(policyToJson(chosen), 2));
   } else {
-    const { formatPolicy } = await import("../language/print/cf.js");
-    io.stdout(chosen.map((f) => formatPolicy(f.policy)).join("\n"));
+    const { policyToCfPromisesText } = await import("../language/print/cf-promises-text.js");
+    io.stdout(policyToCfPromisesText(chosen));
   }
   return EXIT_OK;
 }

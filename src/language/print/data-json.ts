@@ -10,9 +10,17 @@
  * rejects exponents; here they read as JavaScript numbers.
  */
 
-/** The parsed container, or `undefined` when 3.21 would not read the text as one. */
-export function parseDataJson(text: string): unknown {
-  const reader = new Reader(text);
+/** A number written with a fraction or an exponent, which 3.21 keeps as a real. */
+export class JsonReal {
+  constructor(readonly value: number) {}
+}
+
+/**
+ * The parsed container, or `undefined` when 3.21 would not read the text as one.
+ * With `markReals`, numbers written as reals come back as {@link JsonReal}.
+ */
+export function parseDataJson(text: string, options: { markReals?: boolean } = {}): unknown {
+  const reader = new Reader(text, options.markReals === true);
   reader.skipSpace();
   const c = text[reader.pos];
   if (c !== "{" && c !== "[") return undefined;
@@ -37,7 +45,10 @@ const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?/y;
 
 class Reader {
   pos = 0;
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private readonly markReals: boolean,
+  ) {}
 
   skipSpace(): void {
     while (/[ \t\r\n]/.test(this.text[this.pos] ?? "")) this.pos++;
@@ -112,12 +123,13 @@ class Reader {
     throw new Error("unterminated string");
   }
 
-  private number(): number {
+  private number(): number | JsonReal {
     NUMBER_RE.lastIndex = this.pos;
     const match = NUMBER_RE.exec(this.text);
     if (!match) throw new Error("expected a value");
     this.pos += match[0].length;
-    return Number(match[0]);
+    const value = Number(match[0]);
+    return this.markReals && /[.eE]/.test(match[0]) ? new JsonReal(value) : value;
   }
 
   private eat(c: string): boolean {
