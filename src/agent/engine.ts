@@ -44,6 +44,7 @@ import { type Outcome, combineOutcomes } from "./outcome.js";
 import { applyFinalOutcomeClasses } from "./outcome-classes.js";
 import { recheckConstraints } from "./recheck.js";
 import { addDefaultBodies, defaultBodyNames } from "./default-bodies.js";
+import { logVariableComment } from "../promises/vars.js";
 import { summarizeTransaction } from "./transaction-log.js";
 import {
   RunTrail,
@@ -476,8 +477,10 @@ export class Engine implements PromiseEnvironment {
     // 3.21 applies no `classes` body to `classes` promises.
     const classes = typeName === "classes" ? [] : applyFinalOutcomeClasses(active, this, outcome);
     // 3.21 evaluates a variable twice in the type loop (its classes body too).
-    if ((typeName === "vars" || typeName === "meta") && !turn.resolving)
+    if ((typeName === "vars" || typeName === "meta") && !turn.resolving) {
+      if (outcome === "kept") logVariableComment(active, this);
       applyFinalOutcomeClasses(active, this, outcome);
+    }
     summarizeTransaction(active, outcome, this.log);
     if (!turn.resolving && !this.failedFatally) {
       if (!this.editing) bannerStatus(this.log, typeName, promiser, outcome);

@@ -110,7 +110,19 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
     return "failed";
   }
   ctx.setVariable(target, value, promiseEntryMeta(promise));
+  logVariableComment(promise, env);
   return "kept";
+}
+
+/**
+ * The verbose line 3.21 prints when a variable with a comment is stored
+ * (people grep for their comments there). Its agent stores each variable
+ * twice per iteration, so the engine calls this once more.
+ */
+export function logVariableComment(promise: ActivePromise, env: PromiseEnvironment): void {
+  const { comment } = promiseEntryMeta(promise);
+  if (comment !== undefined)
+    env.log.verbose(`Added variable '${promise.promiser}' with comment '${comment}'`);
 }
 
 /**
