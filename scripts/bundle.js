@@ -1,24 +1,27 @@
 #!/usr/bin/env node
 // Bundles the compiled CLI (dist/src) into dist/bundle with esbuild, so that
 // `tend` starts without resolving and loading a hundred modules one by one.
-// Subcommands stay separate chunks, loaded only when used.
-import { readFileSync } from "node:fs";
+//
+// The CLI is one CommonJS file, dist/bundle/tend.cjs: bin/tend.js compiles it
+// through node:vm with a V8 code cache, which ES modules cannot use on Node 20,
+// and CommonJS spares the ES module loader's work for every built-in import.
+// Subcommands stay lazy: esbuild turns `import("./check.js")` into a module
+// initialised on first use. The two worker threads' scripts are ES modules of
+// their own, found next to the bundle through `import.meta.url`.
+import { readFileSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const root = new URL("../", import.meta.url);
+const outdir = fileURLToPath(new URL("dist/bundle", root));
+const { version } = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
 
-await build({
-  // Threads' scripts are files of their own, found next to the chunks that start them:
-  // the promise module worker (module-host.js) and the spawn worker of commands promises.
-  entryPoints: {
-    main: "dist/src/cli/main.js",
-    "module-worker": "dist/src/promises/custom/module-worker.js",
-    "spawn-worker": "dist/src/promises/commands/spawn-worker.js",
-  },
-  outdir: "dist/bundle",
+// Chunks of earlier builds (hashed names) would otherwise pile up, and a code
+// cache must never outlive the bundle it was made from.
+rmSync(outdir, { recursive: true, force: true });
+
+const common = {
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20",
   packages: "external",
@@ -27,4 +30,25 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: "warning",
+};
+
+await build({
+  ...common,
+  entryPoints: { tend: "dist/src/cli/main.js" },
+  outdir,
+  outExtension: { ".js": ".cjs" },
+  format: "cjs",
+  // CommonJS has no import.meta: the bundle's own URL stands in for it.
+  define: { ...common.define, "import.meta.url": "__tendBundleUrl" },
+  inject: [fileURLToPath(new URL("scripts/bundle-url.js", root))],
+});
+
+await build({
+  ...common,
+  entryPoints: {
+    "module-worker": "dist/src/promises/custom/module-worker.js",
+    "spawn-worker": "dist/src/promises/commands/spawn-worker.js",
+  },
+  outdir,
+  format: "esm",
 });
