@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import * as os from "node:os";
+import { compareNaturally } from "./natural-order.js";
 
 export interface HostFacts {
   readonly hostname: string;
@@ -189,7 +190,7 @@ function readInterfaceFlags(): Record<string, string> {
 
 function readMacAddresses(): { name: string; mac: string }[] {
   const out: { name: string; mac: string }[] = [];
-  const names = listNetDevices().sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  const names = listNetDevices().sort(compareNaturally);
   for (const name of names) {
     // ifconfig prints an `ether` line for Ethernet devices (ARPHRD_ETHER = 1) only.
     if (readTrimmed(`/sys/class/net/${name}/type`) !== "1") continue;

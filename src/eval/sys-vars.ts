@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { posix } from "node:path";
 import type { EvalContext } from "./context.js";
 import type { HostFacts } from "./host.js";
+import { compareNaturally } from "./natural-order.js";
 import { strftime } from "./functions/strftime.js";
 import { type JsonValue, type Value, data, list, scalar } from "./values.js";
 
@@ -266,11 +267,7 @@ function orderedIpv6(facts: HostFacts): string[] {
     order.findIndex((o) => o.name === name && o.address === expandIpv6(address));
   return facts.interfaces
     .filter((i) => i.family === "IPv6" && i.address !== "::1")
-    .sort(
-      (a, b) =>
-        a.name.localeCompare(b.name, "en", { numeric: true }) ||
-        rank(a.name, a.address) - rank(b.name, b.address),
-    )
+    .sort((a, b) => compareNaturally(a.name, b.name) || rank(a.name, a.address) - rank(b.name, b.address))
     .map((i) => i.address);
 }
 
