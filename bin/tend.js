@@ -32,11 +32,15 @@ function fail(message) {
   process.exitCode = 1;
 }
 
-/** The cache of the runs of one subcommand, and the stamp that ties it to this bundle and this V8. */
+/**
+ * The cache of the runs of one subcommand under this V8 (one file per V8, so
+ * that two Node versions do not overwrite each other's), and the stamp that
+ * ties it to this very bundle.
+ */
 function cacheOf(bundle) {
   const command = /^(agent|check|parse)$/.test(process.argv[2] ?? "") ? process.argv[2] : "other";
   return {
-    file: `${bundleFile}.${command}.cache`,
+    file: `${bundleFile}.${command}.v8-${process.versions.v8}.cache`,
     stamp: Buffer.from(`${process.versions.v8} ${process.arch} ${bundle.size} ${bundle.mtimeMs}\n`),
   };
 }
