@@ -87,21 +87,11 @@ function toResult(reply: SpawnReply): ProcessResult {
   return { ...reply, output };
 }
 
-/** Runs `start` with the process's umask set as asked: the command inherits it when it starts. */
-function withUmask<T>(umask: number, start: () => T): T {
-  const previous = process.umask(umask);
-  try {
-    return start();
-  } finally {
-    process.umask(previous);
-  }
-}
-
 /** Runs the command to its end (or its time limit) and collects its output. */
 export function runContained(spec: ContainSpec): ProcessResult {
   const prepared = prepare(spec);
   if ("result" in prepared) return prepared.result;
-  return toResult(withUmask(spec.umask, () => spawnAndWait(prepared.order)));
+  return toResult(spawnAndWait(prepared.order));
 }
 
 /** Results of background commands that could not start, handed over with the others. */
@@ -117,7 +107,7 @@ export function runContainedInBackground(spec: ContainSpec, collect: (result: Pr
     notStarted.push(() => collect(prepared.result));
     return;
   }
-  withUmask(spec.umask, () => spawnInBackground(prepared.order, (reply) => collect(toResult(reply))));
+  spawnInBackground(prepared.order, (reply) => collect(toResult(reply)));
 }
 
 /** Waits for every background command of the run and hands over their results. */

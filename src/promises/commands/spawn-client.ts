@@ -1,17 +1,55 @@
 /**
- * Runs programs through the spawn worker (spawn-worker.ts): in the
- * foreground, waiting synchronously as the agent's evaluation needs, or
- * in the background, collected at the end of the run. The worker starts
- * with the first program of the run and does not keep the process alive.
+ * Runs programs in the foreground, waiting synchronously as the agent's
+ * evaluation needs, or in the background, collected at the end of the run:
+ * through a runner process (script-runner.ts) in Python or else perl,
+ * where one is installed, else through the spawn worker (spawn-worker.ts),
+ * a thread that starts them from Node. `TEND_SPAWNER` (python, perl or
+ * node) asks for one of them. Each starts with the first program of the
+ * run and does not keep the process alive.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from "node:worker_threads";
+import { type RunnerKind, ScriptRunner } from "./script-runner.js";
 import type { SpawnMessage, SpawnReply, SpawnRequest, SpawnWorkerData } from "./spawn-protocol.js";
 
 /** What to run; the id is the client's. */
 export type SpawnOrder = Omit<SpawnRequest, "id" | "background">;
+
+/** The runner in use, by what TEND_SPAWNER asked; undefined when none could start. */
+const runners = new Map<string, ScriptRunner | undefined>();
+/** Runners that have background programs to collect (a dead one's fail, still to be handed over). */
+const runnersWithBackground = new Set<ScriptRunner>();
+
+function runnerKinds(asked: string | undefined): RunnerKind[] {
+  if (asked === "python" || asked === "perl") return [asked];
+  return asked === "node" ? [] : ["python", "perl"];
+}
+
+/** The runner (started at first use, and again after one died), or undefined for the worker. */
+function scriptRunner(): ScriptRunner | undefined {
+  const asked = process.env.TEND_SPAWNER ?? "";
+  const current = runners.get(asked);
+  if (runners.has(asked) && !current?.dead) return current;
+  let started: ScriptRunner | undefined;
+  for (const kind of runnerKinds(asked)) {
+    started = ScriptRunner.create(kind);
+    if (started) break;
+  }
+  runners.set(asked, started);
+  return started;
+}
+
+/** Runs `start` with the process's umask set as asked: a program started from Node inherits it. */
+function withUmask<T>(umask: number, start: () => T): T {
+  const previous = process.umask(umask);
+  try {
+    return start();
+  } finally {
+    process.umask(previous);
+  }
+}
 
 interface SpawnWorker {
   readonly port: MessagePort;
@@ -86,24 +124,39 @@ function claim(id: number): SpawnReply {
  * is a reply with `error` set, like any other.
  */
 export function spawnAndWait(order: SpawnOrder): SpawnReply {
-  const id = send(order, false);
-  waitUntil(() => finished.has(id));
-  return claim(id);
+  const runner = scriptRunner();
+  if (runner) return runner.run(order);
+  // The umask stays set until the worker has started the program, which is when it is over here.
+  return withUmask(order.umask, () => {
+    const id = send(order, false);
+    waitUntil(() => finished.has(id));
+    return claim(id);
+  });
 }
 
 /**
- * Starts a program and returns once it runs (so that what the agent's
- * process lends it, such as the umask, may change again); `collect` gets
- * its result in finishBackground().
+ * Starts a program and returns (from the worker once it runs, so that what
+ * the agent's process lends it, such as the umask, may change again);
+ * `collect` gets its result in finishBackground().
  */
 export function spawnInBackground(order: SpawnOrder, collect: (reply: SpawnReply) => void): void {
-  const id = send(order, true);
-  background.set(id, collect);
-  waitUntil(() => started.has(id) || finished.has(id));
+  const runner = scriptRunner();
+  if (runner) {
+    runnersWithBackground.add(runner);
+    runner.runInBackground(order, collect);
+    return;
+  }
+  withUmask(order.umask, () => {
+    const id = send(order, true);
+    background.set(id, collect);
+    waitUntil(() => started.has(id) || finished.has(id));
+  });
 }
 
 /** Waits for every background program, handing each result over in the order they end. */
 export function finishBackground(): void {
+  for (const runner of runnersWithBackground) runner.finishBackground();
+  runnersWithBackground.clear();
   while (background.size > 0) {
     waitUntil(() => [...background.keys()].some((id) => finished.has(id)));
     for (const id of [...finished.keys()]) {

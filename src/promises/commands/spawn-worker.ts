@@ -1,6 +1,7 @@
 /**
  * The spawn worker: a thread that runs the programs of `commands` promises
- * while the agent's thread waits for the reply (spawn-client.ts).
+ * while the agent's thread waits for the reply (spawn-client.ts), starting
+ * them from Node, where perl is missing (else perl-runner.ts runs them).
  *
  * Why a thread: the agent evaluates synchronously, but a program's
  * standard output and standard error must go, in the order written, into
@@ -20,7 +21,6 @@ import { closeSync, constants, openSync, rmSync } from "node:fs";
 import { Socket } from "node:net";
 import { join } from "node:path";
 import { type MessagePort, workerData } from "node:worker_threads";
-import { PerlSpawner, type SpawnerEvents } from "./perl-spawner.js";
 import type { SpawnMessage, SpawnReply, SpawnRequest, SpawnWorkerData } from "./spawn-protocol.js";
 
 /** After SIGTERM at the time limit, how long the group has before SIGKILL. */
@@ -60,16 +60,11 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-let perl: PerlSpawner | undefined | null = null;
-
-/**
- * The perl spawner when there is one (started at first use), else
- * undefined; `TEND_SPAWNER=node` starts programs from Node instead.
- */
-function perlSpawner(): PerlSpawner | undefined {
-  if (process.env.TEND_SPAWNER === "node") return undefined;
-  if (perl === null || perl?.dead) perl = PerlSpawner.create();
-  return perl;
+/** What becomes of a program once launched. */
+interface LaunchEvents {
+  started(pid: number): void;
+  failed(message: string): void;
+  exited(code: number | null, signal: string | null): void;
 }
 
 /** Runs one program to its end (or its time limit) and collects its output. */
@@ -91,17 +86,9 @@ function run(request: SpawnRequest, started: () => void): Promise<SpawnReply> {
   );
 }
 
-/**
- * Starts the program with the FIFO as its standard output and standard
- * error: through the perl spawner, or else from here.
- */
-function launch(request: SpawnRequest, path: string, events: SpawnerEvents): void {
+/** Starts the program with the FIFO as its standard output and standard error. */
+function launch(request: SpawnRequest, path: string, events: LaunchEvents): void {
   const group = request.timeoutMs !== undefined;
-  const spawner = perlSpawner();
-  if (spawner) {
-    spawner.start({ ...request, group, output: path }, events);
-    return;
-  }
   let writer: number;
   try {
     writer = openSync(path, constants.O_WRONLY);

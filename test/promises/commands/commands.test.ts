@@ -6,8 +6,9 @@
  * Commands in these policies only touch their temporary work directory.
  *
  * - `TEND_RECORD=1` (with cf-agent installed) records the expectations.
- * - Some fixtures run twice: also with `TEND_SPAWNER=node` (programs started
- *   from Node, as without perl).
+ * - Some fixtures run three times: also with `TEND_SPAWNER=perl` (the perl
+ *   runner, as without Python) and `TEND_SPAWNER=node` (programs started
+ *   from Node, as without either).
  * - A policy may start with `# args: -I -n` (more command-line arguments),
  *   `# needs: root perl` (skipped, saying why, without them) and
  *   `# setup: <sh command>` (run first, from the fixtures directory, with
@@ -101,7 +102,13 @@ const logsOf = (lines: readonly string[]) => lines.filter((l) => !l.startsWith("
  * Fixtures also run with programs started from Node rather than the perl
  * spawner (what tend does without /usr/bin/perl): output, shells, limits.
  */
-const NODE_SPAWNER_FIXTURES = new Set(["01-output.cf", "03-contain.cf", "08-owner-group.cf"]);
+const OTHER_SPAWNER_FIXTURES = new Set([
+  "01-output.cf",
+  "03-contain.cf",
+  "08-owner-group.cf",
+  "09-chroot-chdir.cf",
+  "11-background.cf",
+]);
 
 for (const name of readdirSync(fixtures)
   .filter((f) => f.endsWith(".cf"))
@@ -109,8 +116,10 @@ for (const name of readdirSync(fixtures)
   const file = join(fixtures, name);
   const expectedFile = file.replace(/\.cf$/, ".expected");
   const spawners: [string, NodeJS.ProcessEnv][] = [["", {}]];
-  if (NODE_SPAWNER_FIXTURES.has(name) && !recording)
+  if (OTHER_SPAWNER_FIXTURES.has(name) && !recording) {
+    spawners.push([" (perl runner)", { TEND_SPAWNER: "perl" }]);
     spawners.push([" (Node spawner)", { TEND_SPAWNER: "node" }]);
+  }
   for (const [label, extraEnv] of spawners) {
     test(`commands${label}: ${name}`, { skip: missingNeeds(file) ?? false }, () => {
       if (recording) {
