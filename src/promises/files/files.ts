@@ -276,6 +276,7 @@ function finish(job: FilesJob, step: FileStep): Outcome {
   const { env, promise } = job;
   const shown = job.pattern ? promise.promiser : shownPromiser(promise.promiser);
   saveChanges(step);
+  step.concluded();
   if (hasNoAction(job.attrs))
     env.log.warning(`No action was requested for file '${step.path}'. Maybe a typo in the policy?`);
   switch (step.outcome) {
@@ -345,9 +346,7 @@ function isPattern(promise: ActivePromise, attrs: FilesAttributes): boolean {
 /** The paths a promiser stands for: itself, or every match of a pattern. */
 function pathsOf(promise: ActivePromise, attrs: FilesAttributes): string[] {
   if (!isPattern(promise, attrs)) return [promise.promiser];
-  const found = expandPathPattern(promise.promiser).filter((p) => lstatOrUndefined(p) !== undefined);
-  if (found.length === 0 && attrs.create) return [promise.promiser];
-  return found;
+  return expandPathPattern(promise.promiser, attrs.create);
 }
 
 /** `$(match.0)`, `$(match.1)`...: the groups of the promiser matched against a path. */

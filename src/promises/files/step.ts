@@ -114,6 +114,16 @@ export class FileStep {
     this.env.log.verbose(message);
   }
 
+  /**
+   * The promise's outcome for its path, as cf-agent's last cfPS in
+   * VerifyFilePromise: the classes body is applied once more for the
+   * combined outcome, with `$(this.promiser)` the path the promise was
+   * verified for (a depth search's leaves defined theirs with their own).
+   */
+  concluded(): void {
+    this.record(this.outcome);
+  }
+
   update(outcome: Outcome): void {
     this.outcome = combineOutcomes(this.outcome, outcome);
   }

@@ -559,4 +559,78 @@ reports:
   },
 ];
 
-export const copyScenarios: readonly CopyScenario[] = [...copies, ...links, ...searches, ...others];
+const patterns: CopyScenario[] = [
+  {
+    name: "regex-promiser-perms",
+    files: {
+      "a.conf": { content: "a\n", mode: 0o644 },
+      "b.conf": { content: "b\n", mode: 0o600 },
+      "c.txt": "c\n",
+    },
+    main: `files: "$(d)/.*\\.conf" perms => m("0600"), classes => outcome("r");
+reports:
+  r_kept:: "kept"; r_repaired:: "repaired";`,
+  },
+  {
+    name: "regex-promiser-match-groups",
+    files: { app_one: "1\n", app_two: "2\n" },
+    main: `files: "$(d)/app_(.*)" perms => m("0640"), classes => named;
+vars:
+  "found" slist => sort(classesmatching("got_.*"), "lex");
+reports:
+  "class $(found)";`,
+    extra: `body classes named { promise_repaired => { "got_$(match.1)" }; }`,
+  },
+  {
+    name: "regex-promiser-no-match-create",
+    main: `files: "$(d)/x.*y" create => "true";`,
+  },
+  {
+    name: "regex-promiser-missing-directory",
+    main: `files: "$(d)/nodir/.*" perms => m("0600"), classes => outcome("r");
+reports:
+  r_kept:: "kept"; r_failed:: "failed";`,
+  },
+  {
+    name: "classes-kept-and-repaired",
+    files: { f: { content: "f\n", mode: 0o600 } },
+    main: `files: "$(d)/f" create => "true", perms => m("0644"), classes => outcome("f");
+reports:
+  f_kept:: "kept"; f_repaired:: "repaired";`,
+  },
+  {
+    name: "depth-search-classes-per-leaf",
+    files: { "t/a": { content: "a\n", mode: 0o600 }, "t/b": { content: "b\n", mode: 0o644 } },
+    main: `files: "$(d)/t" perms => m("0644"), depth_search => recurse("inf"), classes => leaf;
+vars:
+  "found" slist => sort(classesmatching("fixed_.*"), "lex");
+reports:
+  "class $(found)";`,
+    extra: `body classes leaf { promise_repaired => { "fixed_$(this.promiser)" }; }`,
+  },
+  {
+    name: "changes-depth-search",
+    files: { "t/a": "a\n", "t/sub/b": "b\n" },
+    main: `files: "$(d)/t" changes => watch("md5"), depth_search => recurse("inf");`,
+  },
+  {
+    name: "link-children-recursive",
+    files: { "src/a": "a\n", "src/sub/b": "b\n", "src/sub/deeper/c": "c\n" },
+    main: `files: "$(d)/dst" link_from => lk("$(d)/src"), depth_search => recurse("2");`,
+    extra: `body link_from lk(s) { source => "$(s)"; link_children => "true"; }`,
+  },
+  {
+    name: "copy-recursive-absolute-links",
+    files: { "src/a": "a\n", "src/la": { link: "a" }, "src/dead": { link: "nothere" } },
+    main: `files: "$(d)/dst" copy_from => ab("$(d)/src"), depth_search => recurse("inf");`,
+    extra: `body copy_from ab(s) { source => "$(s)"; link_type => "absolute"; }`,
+  },
+];
+
+export const copyScenarios: readonly CopyScenario[] = [
+  ...copies,
+  ...links,
+  ...searches,
+  ...others,
+  ...patterns,
+];
