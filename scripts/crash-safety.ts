@@ -42,7 +42,7 @@ export interface CrashReport {
   /** Files found as before the run / as promised by it, over all checks. */
   readonly old: number;
   readonly new: number;
-  /** Temporary files killed runs left beside the targets (never the targets), in total. */
+  /** Temporary files found beside the targets after runs (killed runs leave them; the next run sweeps them), in total. */
   readonly strayTemporaries: number;
   /** The first violation found, if any. */
   readonly violation: string | undefined;
@@ -171,9 +171,17 @@ body copy_from digest(s) { source => "$(s)"; compare => "digest"; }
     return { old, new: fresh };
   }
 
-  /** Removes the temporary files a killed run left (they keep the disk from filling); returns how many. */
-  removeStrayTemporaries(): number {
-    const strays = readdirSync(this.dir).filter((name) => /\.tend-\d+-\d+$|\.cfnew$/.test(name));
+  /**
+   * tend's temporary files beside the targets (left by killed runs: the
+   * next run removes them, see src/promises/files/stray-temporaries.ts).
+   */
+  tendTemporaries(): string[] {
+    return readdirSync(this.dir).filter((name) => /^\..+\.tend-\d+-\d+$/.test(name));
+  }
+
+  /** Removes the `.cfnew` copies a killed run left (cf-agent's name: the next copy replaces them); returns how many. */
+  removeStrayCopies(): number {
+    const strays = readdirSync(this.dir).filter((name) => name.endsWith(".cfnew"));
     for (const name of strays) rmSync(join(this.dir, name));
     return strays.length;
   }
@@ -232,7 +240,11 @@ export async function runCrashSafety(options: CrashOptions): Promise<CrashReport
       old += result.old;
       fresh += result.new;
       violation = result.violation;
-      strays += workspace.removeStrayTemporaries();
+      const temporaries = workspace.tendTemporaries();
+      strays += temporaries.length + workspace.removeStrayCopies();
+      // Every run writes into the directory, so a whole run leaves none.
+      if (!violation && !killed && temporaries.length > 0)
+        violation = `a completed run left temporary files: ${temporaries.join(", ")}`;
       if (killed && kills % 50 === 0) options.progress?.(`${kills} kills, ${completed} runs completed`);
     }
   } finally {
@@ -271,7 +283,7 @@ async function main(args: readonly string[]): Promise<number> {
   process.stdout.write(
     `${report.kills} kills and ${report.completed} completed runs in ${report.seconds.toFixed(0)} s; ` +
       `${report.checks} file checks: ${report.old} old, ${report.new} new; ` +
-      `temporary files killed runs left beside the targets (removed): ${report.strayTemporaries}\n`,
+      `temporary files found beside the targets after runs (swept by the next run): ${report.strayTemporaries}\n`,
   );
   if (report.violation) {
     process.stdout.write(`VIOLATION: ${report.violation}\n`);

@@ -11,6 +11,10 @@
  * was), and the directory is not flushed (an unflushed rename leaves the
  * old file). cf-agent flushes none of these; flushing every file made
  * creating many files several times slower.
+ *
+ * A run killed between the write and the rename leaves its temporary
+ * file; the next run writing into that directory removes it (see
+ * stray-temporaries.ts).
  */
 import {
   closeSync,
@@ -24,6 +28,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { sweepStrayTemporaries } from "./stray-temporaries.js";
 
 let counter = 0;
 
@@ -43,6 +48,7 @@ export function writeFileAtomically(
   mode: number,
   owner?: { readonly uid: number; readonly gid: number },
 ): void {
+  sweepStrayTemporaries(dirname(path));
   const temporary = temporaryName(path);
   const replacing = (lstatSync(path, { throwIfNoEntry: false })?.size ?? 0) > 0;
   // O_EXCL: never write through something another process put there.
