@@ -156,6 +156,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     },
   );
   if (fatalBeforeRun) return fail();
+  // Read after the pre-evaluation (which still caches), as 3.21 resolves its control bodies.
+  ctx.cacheSystemFunctions = asBoolean(expandControl(ctx, index, "cache_system_functions"), true);
   const recorder = new RunRecorder(
     loaded.set.files.map((f) => f.source),
     options.record ?? false,

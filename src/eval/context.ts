@@ -62,6 +62,11 @@ export class EvalContext {
   policyBundles: readonly PolicyBundleInfo[] = [];
   /** Results of the functions 3.21 calls once per run (execresult, returnszero...), by arguments. */
   readonly functionCache = new Map<string, Value>();
+  /**
+   * `cache_system_functions` of body common control (read once the policy
+   * is loaded, as 3.21 does): off, those functions run at every call.
+   */
+  cacheSystemFunctions = true;
   private readonly hard = new Set<string>();
   private readonly soft = new Map<string, Set<string>>();
   private readonly vars = new Map<string, Map<string, Value>>();

@@ -103,7 +103,8 @@ export function callFunction(
   if (fn.minArgs === fn.maxArgs && args.length !== call.args.length) return argumentMismatch(ctx, fn, args);
   if (!fn.acceptsUnresolved && !mayRunUnresolved(call) && args.some(isUnresolvedArgument)) return undefined;
   const fc = { ctx, options, call };
-  if (!CACHED.has(fn.name) || options.bypassFunctionCache) return fn.evaluate(args, fc);
+  if (!CACHED.has(fn.name) || options.bypassFunctionCache || !ctx.cacheSystemFunctions)
+    return fn.evaluate(args, fc);
   const key = JSON.stringify([fn.name, args]);
   const cached = ctx.functionCache.get(key);
   if (cached) return cached;
