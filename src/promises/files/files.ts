@@ -390,6 +390,11 @@ function evaluateFiles(promise: ActivePromise, env: PromiseEnvironment): Outcome
     if (job.pattern) setMatchScope(env, promise.promiser, path);
     outcome = combineOutcomes(outcome, verifyFilePromise(job, path));
   }
+  // As 3.21 (FindFilePromiserObjects): unless the promiser is literal, the
+  // classes are set once more for the promiser as written (a pattern's own).
+  const literal = attrs.haveCopy || asText(promise.value("pathtype")) === "literal";
+  if (!literal && outcome !== "skipped" && promise.body("classes"))
+    new FileStep(promise, env, promise.promiser).concluded(outcome);
   return outcome;
 }
 

@@ -120,8 +120,8 @@ export class FileStep {
    * combined outcome, with `$(this.promiser)` the path the promise was
    * verified for (a depth search's leaves defined theirs with their own).
    */
-  concluded(): void {
-    this.record(this.outcome);
+  concluded(outcome: Outcome = this.outcome): void {
+    this.record(outcome);
   }
 
   update(outcome: Outcome): void {

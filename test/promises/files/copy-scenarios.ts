@@ -582,6 +582,16 @@ reports:
     extra: `body classes named { promise_repaired => { "got_$(match.1)" }; }`,
   },
   {
+    name: "regex-promiser-classes-of-pattern",
+    files: { a1: { content: "1\n", mode: 0o600 }, a2: { content: "2\n", mode: 0o644 } },
+    main: `files: "$(d)/a[0-9]" perms => m("0644"), classes => each;
+vars:
+  "found" slist => sort(classesmatching("(kept|fixed)_.*"), "lex");
+reports:
+  "class $(found)";`,
+    extra: `body classes each { promise_kept => { "kept_$(this.promiser)" }; promise_repaired => { "fixed_$(this.promiser)" }; }`,
+  },
+  {
     name: "regex-promiser-no-match-create",
     main: `files: "$(d)/x.*y" create => "true";`,
   },
