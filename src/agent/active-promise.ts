@@ -64,12 +64,15 @@ export class ActivePromiseImpl implements ActivePromise {
   }
 
   bodyValue(body: string, name: string): Value | undefined {
-    return this.expandCached(`${body}.${name}`, this.deref.bodies.get(body)?.attributes.get(name)?.value);
+    // Most lookups are of bodies or attributes the promise does not have: no key is built for them.
+    const rval = this.deref.bodies.get(body)?.attributes.get(name)?.value;
+    return rval ? this.expandCached(`${body}.${name}`, rval) : undefined;
   }
 
   private expandCached(key: string, rval: Rval | undefined): Value | undefined {
     if (!rval) return undefined;
-    if (this.cache.has(key)) return this.cache.get(key);
+    const known = this.cache.get(key);
+    if (known !== undefined || this.cache.has(key)) return known;
     const value = expandRval(this.ctx, rval, this.options);
     this.cache.set(key, value);
     return value;

@@ -62,6 +62,7 @@ export function resolveBody(
     }
     return undefined;
   }
+  if (isInvariant(body)) return invariantInstance(body, type, name);
   const substitutions = new Map<string, Rval>(params.map((p, i) => [p.text, args[i]]));
   const attributes = new Map<string, Attribute>();
   for (const attribute of effectiveAttributes(ctx, body)) {
@@ -88,6 +89,36 @@ export function resolveBody(
     attributes.set(attribute.name.text, substituted);
   }
   return { type, name, attributes };
+}
+
+/**
+ * A body without parameters, class guards or `inherit_from` means the same
+ * to every promise: one instance serves them all (a policy may use such a
+ * body in thousands of promises).
+ */
+function isInvariant(body: Body): boolean {
+  if ((body.params ?? []).length > 0) return false;
+  return body.groups.every(
+    (group) => group.guard === null && group.attributes.every((a) => a.name.text !== "inherit_from"),
+  );
+}
+
+const invariantInstances = new WeakMap<Body, Map<string, BodyInstance>>();
+
+function invariantInstance(body: Body, type: string, name: string): BodyInstance {
+  let byName = invariantInstances.get(body);
+  if (!byName) {
+    byName = new Map();
+    invariantInstances.set(body, byName);
+  }
+  let instance = byName.get(`${type} ${name}`);
+  if (!instance) {
+    const attributes = new Map<string, Attribute>();
+    for (const group of body.groups) for (const a of group.attributes) attributes.set(a.name.text, a);
+    instance = { type, name, attributes };
+    byName.set(`${type} ${name}`, instance);
+  }
+  return instance;
 }
 
 function bodyName(ref: Rval): string | undefined {

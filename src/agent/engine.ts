@@ -89,6 +89,8 @@ export class Engine implements PromiseEnvironment {
   /** Static promises (see static-promise.ts) already done: later passes skip them at once. */
   private readonly staticDone = new WeakSet<PromiseNode>();
   private readonly staticNodes = new WeakMap<PromiseNode, boolean>();
+  /** Policy file names canonified, for default handles. */
+  private readonly canonicalFileNames = new Map<string, string>();
   /** Outcomes of promises by handle, for `depends_on`. */
   private readonly handles = new Map<string, Outcome>();
   private readonly warnedTypes = new Set<string>();
@@ -648,7 +650,12 @@ export class Engine implements PromiseEnvironment {
       const value = expandRval(this.ctx, own.value, options);
       if (value && isScalar(value)) return canonify(value.value);
     }
-    return `promise_${canonify(basename(deref.bundle.file))}_${line}`;
+    let file = this.canonicalFileNames.get(deref.bundle.file);
+    if (file === undefined) {
+      file = canonify(basename(deref.bundle.file));
+      this.canonicalFileNames.set(deref.bundle.file, file);
+    }
+    return `promise_${file}_${line}`;
   }
 
   private doneKey(promise: ActivePromiseImpl): string {
@@ -659,7 +666,7 @@ export class Engine implements PromiseEnvironment {
       promise.promiser,
     ];
     for (const [name, attribute] of promise.deref.attributes)
-      parts.push(name, this.rvalKey(attribute.value, promise));
+      parts.push(name, this.rvalKey(name, attribute.value, promise));
     for (const [bodyName, body] of promise.deref.bodies) {
       parts.push(bodyName, body.name);
       for (const name of body.attributes.keys())
@@ -669,9 +676,9 @@ export class Engine implements PromiseEnvironment {
   }
 
   /** An attribute's expanded value for the done-cache key; a bundle call keys by its arguments. */
-  private rvalKey(rval: Rval, promise: ActivePromiseImpl): string {
-    if (rval.kind !== "call" || getFunction(rval.name))
-      return valueKey(expandRval(this.ctx, rval, promise.options));
+  private rvalKey(attribute: string, rval: Rval, promise: ActivePromiseImpl): string {
+    // Expanded once: the promise type reads the same value from the promise's cache.
+    if (rval.kind !== "call" || getFunction(rval.name)) return valueKey(promise.value(attribute));
     // A bundle call keys by its expanded name too (`usebundle => $(bundles)(x)` iterates).
     const name = expandString(this.ctx, rval.name, promise.options);
     return [name, ...rval.args.map((a) => valueKey(expandRval(this.ctx, a, promise.options)))].join("\u0002");

@@ -50,9 +50,27 @@ function isCheckable(syntax: AttributeSyntax | undefined): syntax is AttributeSy
   return true;
 }
 
+/** Verdicts on scalar values already checked, by syntax (thousands of promises repeat a few values). */
+const verdicts = new WeakMap<AttributeSyntax, Map<string, string | undefined>>();
+const VERDICTS_PER_SYNTAX = 1000;
+
 function checkExpanded(syntax: AttributeSyntax, value: Value): string | undefined {
   if (value.type === "data") return undefined;
-  const items = isList(value) ? value.value : [value.value];
+  if (isList(value)) return checkItems(syntax, value.value);
+  let known = verdicts.get(syntax);
+  if (!known) {
+    known = new Map();
+    verdicts.set(syntax, known);
+  }
+  const text = value.value;
+  const verdict = known.get(text);
+  if (verdict !== undefined || known.has(text)) return verdict;
+  const found = checkItems(syntax, [text]);
+  if (known.size < VERDICTS_PER_SYNTAX) known.set(text, found);
+  return found;
+}
+
+function checkItems(syntax: AttributeSyntax, items: readonly string[]): string | undefined {
   for (const text of items) {
     if (hasUnresolvedReference(text)) continue;
     const issue = checkScalar(syntax, text, [0, 0]);

@@ -53,7 +53,22 @@ function isFixed(rval: Rval): boolean {
   }
 }
 
+/** Answers for body instances (one instance of a body without parameters serves every promise). */
+const fixedBodies = new WeakMap<BodyInstance, boolean>();
+
 function bodyIsFixed(
+  instance: BodyInstance,
+  findBody: (type: string, name: string) => Body | undefined,
+): boolean {
+  let fixed = fixedBodies.get(instance);
+  if (fixed === undefined) {
+    fixed = readBodyIsFixed(instance, findBody);
+    fixedBodies.set(instance, fixed);
+  }
+  return fixed;
+}
+
+function readBodyIsFixed(
   instance: BodyInstance,
   findBody: (type: string, name: string) => Body | undefined,
 ): boolean {

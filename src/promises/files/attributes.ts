@@ -218,6 +218,57 @@ function readRename(p: ActivePromise): RenameAttributes {
   };
 }
 
+/** What a promise without the body reads (each reader's defaults). */
+const NO_COPY: CopyAttributes = Object.freeze({
+  source: undefined,
+  servers: [],
+  compare: "none",
+  linkType: "symlink",
+  linkcopyPatterns: [],
+  copylinkPatterns: [],
+  backup: "true",
+  stealth: false,
+  collapse: false,
+  preserve: false,
+  typeCheck: false,
+  forceUpdate: false,
+  checkRoot: false,
+  sizeRange: undefined,
+  verify: false,
+  purge: false,
+  missingOk: false,
+});
+const NO_LINK: LinkAttributes = Object.freeze({
+  source: undefined,
+  linkType: "symlink",
+  copyPatterns: [],
+  whenNoSource: "nop",
+  overrideFiles: false,
+  linkChildren: false,
+});
+const NO_RECURSION: RecursionAttributes = Object.freeze({
+  depth: 0,
+  includeDirs: [],
+  excludeDirs: [],
+  includeBasedir: false,
+  rmdeadlinks: false,
+  traverseLinks: false,
+  xdev: false,
+});
+const NO_CHANGE: ChangeAttributes = Object.freeze({
+  hash: "md5",
+  reportChanges: "none",
+  update: false,
+  reportDiffs: false,
+});
+const NO_RENAME: RenameAttributes = Object.freeze({
+  disable: false,
+  disableSuffix: undefined,
+  disableMode: undefined,
+  newname: undefined,
+  rotate: undefined,
+});
+
 /** Reads a files promise; `defaultCompare` is `defaultcopytype` of `body agent control`. */
 export function readFilesAttributes(p: ActivePromise, defaultCompare?: string): FilesAttributes {
   const createText = asText(p.value("create"));
@@ -243,11 +294,12 @@ export function readFilesAttributes(p: ActivePromise, defaultCompare?: string): 
     haveEditXml,
     haveEdit: hasEdits(p),
     haveAcl: asStrings(p.bodyValue("acl", "aces")).length > 0,
-    copy: readCopy(p, defaultCompare),
-    link: readLink(p),
-    recursion: readRecursion(p),
-    change: readChange(p),
-    rename: readRename(p),
+    // Most files promises have few bodies: the others' defaults are shared.
+    copy: p.body("copy_from") ? readCopy(p, defaultCompare) : NO_COPY,
+    link: p.body("link_from") ? readLink(p) : NO_LINK,
+    recursion: p.body("depth_search") ? readRecursion(p) : NO_RECURSION,
+    change: p.body("changes") ? readChange(p) : NO_CHANGE,
+    rename: p.body("rename") ? readRename(p) : NO_RENAME,
     rmdirs: bodyFlag(p, "delete", "rmdirs"),
     keepDirlinks: bodyText(p, "delete", "dirlinks") === "keep",
   };

@@ -14,8 +14,19 @@ export interface ModeMasks {
 const WHO: Readonly<Record<string, number>> = { a: 0o7777, u: 0o4700, g: 0o2070, o: 0o0007 };
 const WHAT: Readonly<Record<string, number>> = { r: 0o444, w: 0o222, x: 0o111, s: 0o6000 };
 
+/** Mode strings read so far (a policy names a few modes many times). */
+const parsedModes = new Map<string, ModeMasks | undefined>();
+
 /** The masks of a mode string, or undefined when 3.21 would reject it. */
 export function parseModeString(text: string): ModeMasks | undefined {
+  const known = parsedModes.get(text);
+  if (known !== undefined || parsedModes.has(text)) return known;
+  const masks = readModeString(text);
+  if (parsedModes.size < 1000) parsedModes.set(text, masks);
+  return masks;
+}
+
+function readModeString(text: string): ModeMasks | undefined {
   let plus = 0;
   let minus = 0;
   for (const clause of text.split(",")) {
