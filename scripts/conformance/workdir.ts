@@ -181,10 +181,20 @@ export function populateBin(bin: string, source: AgentSource, diff: string | und
       target,
       sub === undefined
         ? `#!/bin/sh\necho "${tool}: not implemented by tend" >&2\nexit 127\n`
-        : `#!/bin/sh\nexec ${shellQuote(source.node)} ${shellQuote(source.script)} ${sub} "$@" 2>&1\n`,
+        : tendWrapper(source, sub),
     );
   }
   if (diff !== undefined) symlinkSync(diff, join(bin, "diff"));
+}
+
+/**
+ * A tool run as tend, its log lines joined to its output. A caller that
+ * closed the standard output (no_fds --no-std) gets tend without the
+ * join: `2>&1` on a closed descriptor would stop the shell before tend.
+ */
+function tendWrapper(source: { readonly node: string; readonly script: string }, sub: string): string {
+  const command = `${shellQuote(source.node)} ${shellQuote(source.script)} ${sub} "$@"`;
+  return `#!/bin/sh\nif [ -e /proc/$$/fd/1 ]; then exec ${command} 2>&1; fi\nexec ${command}\n`;
 }
 
 /** The layout of one test's work directory. */

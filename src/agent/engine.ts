@@ -229,6 +229,7 @@ export class Engine implements PromiseEnvironment {
     try {
       this.bindParameters(bundle, args);
       if (call.method) this.resolveBundle(located);
+      if (!edit) for (const type of this.types.all()) type.bundleStarted?.(bundle.name.text, this);
       return this.runPasses(located, edit !== undefined);
     } finally {
       // 3.21 drops a bundle's parameters when the call returns.

@@ -372,6 +372,8 @@ export class EvalContext {
     }
     const found = this.lookUp(ref);
     if (found || ref.scope !== "this") return found;
+    const identity = ref.indices.length === 0 ? agentIdentity(ref.name) : undefined;
+    if (identity !== undefined && this.stack.length > 0) return scalar(identity, "int");
     // As in 3.21, `this.x` that is not a promise's own variable is the bundle's `x`.
     const frame = this.stack.at(-1);
     return frame ? this.lookUp({ ...ref, ns: frame.ns, scope: frame.scope }) : undefined;
@@ -445,4 +447,20 @@ function uniqueTags(tags: readonly string[]): string[] {
 function normalizeMeta(meta: EntryMeta): EntryMeta {
   const tags = meta.tags === null ? null : uniqueTags(meta.tags);
   return meta.comment === undefined ? { tags } : { tags, comment: meta.comment };
+}
+
+/** `this.promiser_uid`, `_gid`, `_pid`, `_ppid`: the agent's own, in every promise (as 3.21). */
+function agentIdentity(name: string): string | undefined {
+  switch (name) {
+    case "promiser_uid":
+      return String(process.getuid?.() ?? 0);
+    case "promiser_gid":
+      return String(process.getgid?.() ?? 0);
+    case "promiser_pid":
+      return String(process.pid);
+    case "promiser_ppid":
+      return String(process.ppid);
+    default:
+      return undefined;
+  }
 }

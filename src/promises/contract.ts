@@ -138,5 +138,11 @@ export interface PromiseType {
    * promise's attributes (such as noting a user that does not exist).
    */
   everyPass?(promise: ActivePromise, env: PromiseEnvironment): void;
+  /**
+   * Called as each agent (or common) bundle starts running, before its
+   * first pass, whether or not it holds promises of this type: for state a
+   * type keeps per bundle (3.21 reads the process table again).
+   */
+  bundleStarted?(bundle: string, env: PromiseEnvironment): void;
   evaluate(promise: ActivePromise, env: PromiseEnvironment): Outcome;
 }

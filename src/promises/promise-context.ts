@@ -3,6 +3,7 @@
  * promise's own verbose message about its outcome (handle, version, source
  * file and line, promisee, comment).
  */
+import type { LogLevel } from "../agent/logger.js";
 import { expandRval } from "../eval/expand.js";
 import type { ActivePromise, PromiseEnvironment } from "./contract.js";
 import { asStrings, asText } from "./values.js";
@@ -30,11 +31,7 @@ export function logPromiseContext(promise: ActivePromise, env: PromiseEnvironmen
 }
 
 /** 3.21's PromiseRef: where a promise with a problem is, after the problem's message. */
-export function logPromiseRef(
-  promise: ActivePromise,
-  env: PromiseEnvironment,
-  level: "error" | "verbose",
-): void {
+export function logPromiseRef(promise: ActivePromise, env: PromiseEnvironment, level: LogLevel): void {
   if (!env.log.wouldLog(level)) return;
   const bundle = promise.bundle.block.name.text;
   env.log.log(

@@ -12,6 +12,7 @@ import { insertLinesPromiseType } from "./edit/insert.js";
 import { replacePatternsPromiseType } from "./edit/replace.js";
 import { filesPromiseType } from "./files/files.js";
 import { methodsPromiseType } from "./methods.js";
+import { processesPromiseType } from "./processes/index.js";
 import { reportsPromiseType } from "./reports.js";
 import { metaPromiseType, varsPromiseType } from "./vars.js";
 import { xmlPromiseTypes } from "./xml/types.js";
@@ -25,6 +26,11 @@ export class PromiseTypeRegistry {
 
   get(name: string): PromiseType | undefined {
     return this.types.get(name);
+  }
+
+  /** Every registered type, in registration order. */
+  all(): readonly PromiseType[] {
+    return [...this.types.values()];
   }
 }
 
@@ -40,6 +46,7 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     defaultsPromiseType,
     filesPromiseType,
     commandsPromiseType,
+    processesPromiseType,
     deleteLinesPromiseType,
     fieldEditsPromiseType,
     insertLinesPromiseType,

@@ -45,8 +45,10 @@ function randomInt([low, high]: readonly Value[]): Value | undefined {
 }
 
 function intRange([low, high]: readonly Value[]): Value | undefined {
-  const a = intFromString(text(low) ?? "");
-  const b = intFromString(text(high) ?? "");
+  // `now` is the time the agent started in 3.21: close enough to this moment.
+  const now = Date.now() / 1000;
+  const a = intFromString(text(low) ?? "", now);
+  const b = intFromString(text(high) ?? "", now);
   if (a === undefined || b === undefined) return undefined;
   return scalar(a > b ? `${b},${a}` : `${a},${b}`);
 }

@@ -4,12 +4,13 @@
  * inventory CSV files cf-agent keeps in its state directory), findprocesses
  * and processexists (the `ps` table), network_connections (/proc/net).
  */
-import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { posix } from "node:path";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonValue, type Value, data, scalar } from "../values.js";
 import { classResult, compileRegex, fullMatch, text } from "./args.js";
+import { type ProcessTableLog, clearProcessTable, keptProcessTable } from "../process-table.js";
+import { type SelectedProcess, selectProcesses } from "../process-select.js";
 import { procPath } from "../proc-root.js";
 import { globFileList } from "./glob.js";
 import { emitFunctionMessage } from "./messages.js";
@@ -99,38 +100,25 @@ function packagesMatching(installed: boolean): BuiltinFunction["evaluate"] {
   };
 }
 
-const PS_OPTIONS = "user:30,pid,ppid,pgid,pcpu,pmem,vsz,ni,rss:9,tname,nlwp,stime,etime,time,args";
-const PS_FIXED_COLUMNS = 14;
-
-interface ProcessLine {
-  readonly line: string;
-  readonly pid: number;
-  readonly command: string;
-}
-
-/** The process table as `ps` prints it for 3.21 on Linux; undefined when `ps` cannot run. */
-function loadProcessTable(): ProcessLine[] | undefined {
-  const run = spawnSync("ps", ["-eo", PS_OPTIONS], { encoding: "utf8", timeout: 60_000 });
-  if (run.error || run.status !== 0) return undefined;
-  const out: ProcessLine[] = [];
-  for (const line of run.stdout.split("\n").slice(1)) {
-    const fields = line.trim().split(/\s+/);
-    if (fields.length <= PS_FIXED_COLUMNS) continue;
-    const command = line.trim().replace(new RegExp(`^(?:\\S+\\s+){${PS_FIXED_COLUMNS}}`), "");
-    out.push({ line, pid: Number(fields[1]), command });
-  }
-  return out;
-}
-
-function matchingProcesses(fc: FunctionContext, pattern: string | undefined): ProcessLine[] | undefined {
-  const regex = pattern === undefined ? undefined : compileRegex(pattern);
-  const table = regex && loadProcessTable();
-  if (!regex || !table) {
-    emitFunctionMessage(fc.ctx, "error", fc.call.name, "could not load the process table");
+/**
+ * The processes whose command the regex is found in, last line first as
+ * 3.21 lists them. As 3.21, the functions use the table the agent keeps
+ * while a bundle runs if there is one, and drop it after.
+ */
+function matchingProcesses(fc: FunctionContext, pattern: string | undefined): SelectedProcess[] | undefined {
+  const log: ProcessTableLog = (level, message) => emitFunctionMessage(fc.ctx, level, fc.call.name, message);
+  const table = pattern === undefined ? undefined : keptProcessTable(log);
+  clearProcessTable();
+  if (pattern === undefined || !table) {
+    emitFunctionMessage(
+      fc.ctx,
+      "error",
+      fc.call.name,
+      `${fc.call.name}: could not load the process table?!?!`,
+    );
     return undefined;
   }
-  // 3.21 lists the matches last process first.
-  return table.filter((p) => regex.test(p.command)).reverse();
+  return selectProcesses(table, pattern, undefined, log);
 }
 
 const TCP_STATES = [
