@@ -79,6 +79,43 @@ function compileBundle(bundle) {
   return script.runInThisContext();
 }
 
+/**
+ * Built-in modules that many of tend's modules import but few runs use:
+ * loading them costs milliseconds at each start. The bundle reads what it
+ * imports from them only when it uses it (`import_x.name` at the call), so it
+ * gets a stand-in that loads the real module on first use.
+ */
+const RARELY_USED = new Set([
+  "node:child_process",
+  "node:crypto",
+  "node:net",
+  "node:tty",
+  "node:worker_threads",
+]);
+
+function requireLazily(requireNow) {
+  return (id) => {
+    if (!RARELY_USED.has(id)) return requireNow(id);
+    let real;
+    const load = () => {
+      real ??= requireNow(id);
+      return real;
+    };
+    return new Proxy(
+      {},
+      {
+        get: (_, key) => load()[key],
+        has: (_, key) => key in load(),
+        ownKeys: () => Reflect.ownKeys(load()),
+        getOwnPropertyDescriptor: (_, key) => {
+          const descriptor = Reflect.getOwnPropertyDescriptor(load(), key);
+          return descriptor && { ...descriptor, configurable: true };
+        },
+      },
+    );
+  };
+}
+
 function runBundle(bundle) {
   let start;
   try {
@@ -87,7 +124,7 @@ function runBundle(bundle) {
     return fail(`cannot load ${bundleFile}: ${error instanceof Error ? error.message : error}`);
   }
   const module = { exports: {} };
-  const requireFromBundle = require("node:module").createRequire(bundleFile);
+  const requireFromBundle = requireLazily(require("node:module").createRequire(bundleFile));
   try {
     start.call(
       module.exports,
