@@ -70,8 +70,6 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const file = positionals[0] ?? values.file ?? `${dirs.inputdir}/promises.cf`;
   const json = values.json === true;
   const stamp = values.timestamp === true;
-  // As cf-agent: without a terminal, an invalid policy falls back to failsafe.cf.
-  const interactive = [0, 1, 2].some((fd) => isatty(fd));
   const renderer = await import("./render-policy-problems.js");
   const result = runAgent(
     {
@@ -84,7 +82,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       dryRun: values["dry-run"] === true || values.simulate !== undefined,
       logLevel: level,
       record: json,
-      failsafe: !interactive,
+      // As cf-agent: without a terminal, an invalid policy falls back to failsafe.cf.
+      // Asked only then: the terminal check loads modules a valid policy never needs.
+      get failsafe() {
+        return ![0, 1, 2].some((fd) => isatty(fd));
+      },
     },
     {
       log: (record) => io.stderr(`${stamp ? timestamp() : ""}${formatLogLine(record)}\n`),

@@ -22,13 +22,20 @@ export interface Command {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 
-/** The I/O of the running process. */
+/**
+ * The I/O of the running process. Node makes process.stdout and stderr on
+ * first use, which costs startup time: a run that prints nothing never does.
+ */
 export function processIo(): CliIo {
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
-    stdoutIsTTY: process.stdout.isTTY === true,
-    stderrIsTTY: process.stderr.isTTY === true,
+    get stdoutIsTTY() {
+      return process.stdout.isTTY === true;
+    },
+    get stderrIsTTY() {
+      return process.stderr.isTTY === true;
+    },
     env: process.env,
     cwd: process.cwd(),
   };
