@@ -23,7 +23,6 @@
  * errors; tend's parser recovers, so it follows them (the policy is invalid
  * anyway, and the user sees every problem at once).
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Rval, Span } from "../language/ast.js";
@@ -88,7 +87,8 @@ class Loader {
   readonly files: ParsedFile[] = [];
   readonly diagnostics: Diagnostic[] = [];
   private readonly seenPaths = new Set<string>();
-  private readonly seenHashes = new Set<string>();
+  /** Texts already loaded: a second file of the same text adds nothing (as 3.21, which compares hashes). */
+  private readonly seenTexts = new Set<string>();
   private ignoreMissing: boolean;
   private readonly hooks: ResolveHooks;
 
@@ -107,10 +107,9 @@ class Loader {
     if (this.seenPaths.has(key)) return [];
     const text = this.readText(path, origin);
     if (text === undefined) return [];
-    const hash = createHash("sha256").update(text).digest("hex");
     this.seenPaths.add(key);
-    if (this.seenHashes.has(hash)) return [];
-    this.seenHashes.add(hash);
+    if (this.seenTexts.has(text)) return [];
+    this.seenTexts.add(text);
     const source = new SourceFile(path, text);
     const parsed = parse(source);
     this.files.push({ source, policy: parsed.policy });
