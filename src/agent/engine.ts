@@ -45,6 +45,7 @@ import { applyFinalOutcomeClasses } from "./outcome-classes.js";
 import { recheckConstraints } from "./recheck.js";
 import { addDefaultBodies, defaultBodyNames } from "./default-bodies.js";
 import { logVariableComment } from "../promises/vars.js";
+import type { ChangesChroot } from "./simulate/changes-chroot.js";
 import { summarizeTransaction } from "./transaction-log.js";
 import {
   RunTrail,
@@ -72,6 +73,8 @@ export interface EngineOptions {
   readonly control: AgentControl;
   /** Persistent locks; absent with `-K`. */
   readonly locks?: LockStore;
+  /** `--simulate`: the chroot files promises change instead of the real files. */
+  readonly changesChroot?: ChangesChroot;
 }
 
 export interface EngineHooks {
@@ -123,7 +126,13 @@ export class Engine implements PromiseEnvironment {
   }
 
   get dryRun(): boolean {
+    // Under --simulate the edits of a files promise act too, on the copy in the chroot.
+    if (this.options.changesChroot && this.editing !== undefined) return false;
     return this.options.dryRun;
+  }
+
+  get changesChroot(): ChangesChroot | undefined {
+    return this.options.changesChroot;
   }
 
   report(text: string): void {

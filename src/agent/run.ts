@@ -12,7 +12,7 @@
  * Nothing is printed: reports and log lines go to the injected sinks.
  */
 import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Body, ListValue } from "../language/ast.js";
 import { type Diagnostic, hasErrors } from "../language/diagnostics.js";
 import { validatePolicy } from "../language/validate/index.js";
@@ -41,6 +41,8 @@ import { PersistentClasses } from "./persistent-classes.js";
 import { preEvaluationClassHooks } from "./preeval-classes.js";
 import { PolicyIndex } from "./policy-index.js";
 import { type PromiseRecord, RunRecorder } from "./recorder.js";
+import { auditChanges } from "./simulate/audit.js";
+import { ChangesChroot, type SimulateMode } from "./simulate/changes-chroot.js";
 import { type AgentDirectories, agentDirectories } from "./workdir.js";
 
 export interface AgentOptions extends AgentDirectories {
@@ -54,6 +56,11 @@ export interface AgentOptions extends AgentDirectories {
   readonly ignoreLocks?: boolean;
   /** `-n`/`--simulate`: change nothing. */
   readonly dryRun?: boolean;
+  /**
+   * `--simulate=MODE`: a dry run in which files promises act on copies in a
+   * changes chroot, shown at the end (see simulate/). Implies `dryRun`.
+   */
+  readonly simulate?: SimulateMode;
   readonly logLevel?: LogLevel;
   /** Keep a record of every promise evaluated (for `--json`). */
   readonly record?: boolean;
@@ -69,7 +76,7 @@ export interface AgentSinks {
   readonly log: LogSink;
   /** One report line, without the `R: ` prefix. */
   readonly report: (text: string) => void;
-  /** Raw text a command run by a function printed, passed through as cf-agent does. */
+  /** Raw text a command run by a function printed, passed through as cf-agent does (and `--simulate`'s report). */
   readonly output?: (text: string) => void;
   /** The problems of a policy that cannot run, as soon as they are known (before any failsafe run). */
   readonly invalidPolicy?: (diagnostics: readonly Diagnostic[]) => void;
@@ -89,9 +96,15 @@ export interface AgentResult {
 }
 
 export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult {
-  const log = new Logger(sinks.log, options.logLevel ?? "notice");
   const dirs = agentDirectories(options);
+  const chroot = options.simulate
+    ? new ChangesChroot(join(dirs.statedir, `${process.pid}.changes`), options.simulate)
+    : undefined;
+  // Log lines name the real files, never their copies in the chroot.
+  const logSink: LogSink = chroot ? (r) => sinks.log({ ...r, message: chroot.hide(r.message) }) : sinks.log;
+  const log = new Logger(logSink, options.logLevel ?? "notice");
   makeStateDirectory(dirs.statedir);
+  if (chroot) log.warning(`All changes in files will be made in the '${chroot.root}' chroot`);
   const persistent = new PersistentClasses(dirs.statedir);
   const persistentClasses = persistent.load();
   const load = (file: string, extra: readonly string[] = []) =>
@@ -179,7 +192,12 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       persistClass: (name, minutes, tags) => persistent.add(name, minutes, tags),
       forgetPersistentClass: (name) => persistent.remove(name),
     },
-    { dryRun: options.dryRun || control.dryRun === true, control, locks },
+    {
+      dryRun: options.dryRun || chroot !== undefined || control.dryRun === true,
+      control,
+      locks,
+      changesChroot: chroot,
+    },
   );
   fatalTarget = engine;
   for (const name of ctx.listClasses()) engine.checkAbort(name);
@@ -229,6 +247,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   endOfRun(log, engine.trail.counters, asText(expandControl(ctx, index, "version")));
   if (!persistent.save()) log.warning(`Could not write persistent classes under '${dirs.statedir}'`);
   if (!lockStore.save()) log.warning(`Could not write promise locks under '${dirs.statedir}'`);
+  if (chroot) showSimulatedChanges(chroot, log, sinks, dirs.workdir);
   // cf-agent exits 1 after a fatal error, 6 when an abort class stopped the run.
   const exitCode = engine.failedFatally ? 1 : engine.aborted ? 6 : 0;
   return {
@@ -239,6 +258,14 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     classes: ctx.listClasses(),
     context: ctx,
   };
+}
+
+/** What --simulate changed, shown as its mode asks; then the chroot is deleted, as 3.21 does. */
+function showSimulatedChanges(chroot: ChangesChroot, log: Logger, sinks: AgentSinks, workdir: string): void {
+  const options = { bindir: join(workdir, "bin"), columns: process.env.COLUMNS };
+  auditChanges(chroot, log, options, (text) => sinks.output?.(text));
+  log.verbose(`Deleting changes chroot '${chroot.root}'`);
+  chroot.remove();
 }
 
 /** `inform` and `verbose` of body agent control raise the level (or lower it back), as in 3.21. */

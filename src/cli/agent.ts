@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import type { LogLevel } from "../agent/logger.js";
 import { formatLogLine } from "../agent/logger.js";
 import type { AgentResult } from "../agent/run.js";
+import { SIMULATE_MODES, type SimulateMode } from "../agent/simulate/changes-chroot.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
 
 export const agentUsage = `Usage: tend agent [OPTIONS] [FILE]
@@ -22,7 +23,8 @@ Options:
   -N, --negate A,B          undefine classes (they can then never be defined)
   -K, --no-lock             ignore ifelapsed/expireafter locks
   -n, --dry-run             change nothing; report what would be repaired
-      --simulate MODE       as --dry-run (manifest, manifest-full, diff)
+      --simulate MODE       files promises change copies in a chroot, shown at the
+                            end (manifest, manifest-full, diff); nothing else acts
   -I, --inform              log repairs
   -v, --verbose             log what the agent does
   -d, --debug               log everything
@@ -64,6 +66,13 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stderr(`tend agent: unknown log level '${values["log-level"]}'\n`);
     return EXIT_FAILURE;
   }
+  const simulate = simulateMode(values.simulate);
+  if (simulate === null) {
+    io.stderr(
+      `tend agent: Invalid argument for --simulate, 'manifest' or 'diff' required, not '${values.simulate}'\n`,
+    );
+    return EXIT_FAILURE;
+  }
   const { runAgent } = await import("../agent/run.js");
   const { agentDirectories } = await import("../agent/workdir.js");
   const dirs = agentDirectories({ workdir: values.workdir }, io.env);
@@ -79,7 +88,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       negates: splitList(values.negate),
       bundlesequence: values.bundlesequence ? splitList(values.bundlesequence) : undefined,
       ignoreLocks: values["no-lock"] === true,
-      dryRun: values["dry-run"] === true || values.simulate !== undefined,
+      dryRun: values["dry-run"] === true,
+      simulate,
       logLevel: level,
       record: json,
       // As cf-agent: without a terminal, an invalid policy falls back to failsafe.cf.
@@ -103,6 +113,13 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (json) io.stdout(`${JSON.stringify(runReport(file, result), null, 2)}\n`);
   else await showEvaluated(result, values["show-evaluated-classes"], values["show-evaluated-vars"], io);
   return result.exitCode;
+}
+
+/** `--simulate`'s mode (any letter case, as cf-agent); null when it names none. */
+function simulateMode(value: string | undefined): SimulateMode | undefined | null {
+  if (value === undefined) return undefined;
+  const mode = SIMULATE_MODES.find((m) => m === value.toLowerCase());
+  return mode ?? null;
 }
 
 /** Options whose value is optional in cf-agent: written alone, they take their default. */

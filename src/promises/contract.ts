@@ -14,6 +14,7 @@ import type { ExpandOptions } from "../eval/expand.js";
 import type { Value } from "../eval/values.js";
 import type { BodyInstance } from "../agent/bodies.js";
 import type { Logger } from "../agent/logger.js";
+import type { ChangesChroot } from "../agent/simulate/changes-chroot.js";
 import type { Outcome } from "../agent/outcome.js";
 import type { Located } from "../agent/policy-index.js";
 import type { LineList } from "./edit/lines.js";
@@ -50,6 +51,8 @@ export interface PromiseEnvironment {
   readonly log: Logger;
   /** `--dry-run` / `--simulate` / `action_policy => "warn"`: inspect, never change. */
   readonly dryRun: boolean;
+  /** `--simulate`: files promises act on copies in this chroot (the run itself is a dry run). */
+  readonly changesChroot?: ChangesChroot;
   /** Prints a report line (`R: ...`). */
   report(text: string): void;
   /**

@@ -13,6 +13,7 @@ import type { FilesAttributes } from "./attributes.js";
 import { changesDatabase } from "./changes-db.js";
 import { checkDirectoryChanges, logNewFile } from "./changes.js";
 import { selectLeaf } from "./file-select.js";
+import { recordLeafInChroot } from "./simulate.js";
 import type { FilesJob } from "./job.js";
 import { verifyFileLeaf } from "./leaf.js";
 import { killGhostLink } from "./links.js";
@@ -69,6 +70,7 @@ export function depthSearch(
     const leaf = step.forPath(path);
     verifyFileLeaf(job, leaf, stats, promiser);
     step.update(leaf.outcome);
+    recordLeafInChroot(job.env, path, step.outcome, attrs.haveRename);
   }
   if (watch) checkDirectoryChanges(step, step.path, selected, recorded, attrs.change.update);
 }

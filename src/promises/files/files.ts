@@ -41,6 +41,8 @@ import { chopLastNode, lastNode } from "./paths.js";
 import { expandPathPattern, isPathPattern } from "./pathtype.js";
 import { promisedMode, readPermsSpec, warnDefaultRxdirs } from "./perms.js";
 import { mayEnter, SEVERED } from "./safe-path.js";
+import { actingEnvironment, chrootAttributes, chrooted, recordInChroot } from "./simulate.js";
+import type { ChangesChroot } from "../../agent/simulate/changes-chroot.js";
 import { errorText, FileStep } from "./step.js";
 
 function lstatOrUndefined(path: string): Stats | undefined {
@@ -140,7 +142,12 @@ function verifyFilePromise(job: FilesJob, promiserPath: string): Outcome {
     return finish(job, step);
   }
   if (!attrs.haveDepthSearch) {
-    if (lastNode(promiserPath) === ".") step = step.at(chopLastNode(promiserPath));
+    if (lastNode(promiserPath) === ".") {
+      // The object is the directory itself from here on; what was done so far (creating it) counts.
+      const outcome = step.outcome;
+      step = step.at(chopLastNode(promiserPath));
+      step.update(outcome);
+    }
     // cf-agent works from the object's directory; one that is missing is an error it logs.
     checkParentDirectory(job, step.path, first !== undefined);
   }
@@ -277,6 +284,7 @@ function finish(job: FilesJob, step: FileStep): Outcome {
   const shown = job.pattern ? promise.promiser : shownPromiser(promise.promiser);
   saveChanges(step);
   step.concluded();
+  recordInChroot(env, step.path, step.outcome, job.attrs.haveRename);
   if (hasNoAction(job.attrs))
     env.log.warning(`No action was requested for file '${step.path}'. Maybe a typo in the policy?`);
   switch (step.outcome) {
@@ -358,11 +366,15 @@ function setMatchScope(env: PromiseEnvironment, pattern: string, path: string): 
   }
 }
 
-function evaluateFiles(promise: ActivePromise, env: PromiseEnvironment): Outcome {
+function evaluateFiles(promise: ActivePromise, runEnv: PromiseEnvironment): Outcome {
+  // Under --simulate the promise acts, on copies in the changes chroot.
+  const chroot = runEnv.changesChroot;
+  const env = chroot ? actingEnvironment(runEnv) : runEnv;
   const masks = promisedMode(promise, env);
   if (masks === null) return "failed";
   warnDefaultRxdirs(promise, env);
-  const attrs = readFilesAttributes(promise, defaultCopyType(env));
+  const read = readFilesAttributes(promise, defaultCopyType(env));
+  const attrs = chroot ? chrootAttributes(read, chroot) : read;
   const problem = conflict(attrs, promise.promiser, promise);
   if (problem) {
     // cf-agent refuses the promise, which then does nothing.
@@ -382,13 +394,13 @@ function evaluateFiles(promise: ActivePromise, env: PromiseEnvironment): Outcome
     attrs,
     perms: readPermsSpec(promise, masks),
     select: readFileSelect(promise, env),
-    repository: asText(promise.value("repository")),
+    repository: chrootRepository(asText(promise.value("repository")), chroot),
     pattern: isPattern(promise, attrs),
   };
   let outcome: Outcome = "skipped";
   for (const path of pathsOf(promise, attrs)) {
     if (job.pattern) setMatchScope(env, promise.promiser, path);
-    outcome = combineOutcomes(outcome, verifyFilePromise(job, path));
+    outcome = combineOutcomes(outcome, verifyFilePromise(job, chroot ? chrooted(chroot, path) : path));
   }
   // As 3.21 (FindFilePromiserObjects): unless the promiser is literal, the
   // classes are set once more for the promiser as written (a pattern's own).
@@ -396,6 +408,10 @@ function evaluateFiles(promise: ActivePromise, env: PromiseEnvironment): Outcome
   if (!literal && outcome !== "skipped" && promise.body("classes"))
     new FileStep(promise, env, promise.promiser).concluded(outcome);
   return outcome;
+}
+
+function chrootRepository(repository: string | undefined, chroot: ChangesChroot | undefined) {
+  return chroot && repository !== undefined ? chrooted(chroot, repository) : repository;
 }
 
 export const filesPromiseType: PromiseType = {

@@ -74,6 +74,7 @@ function moveTo(step: FileStep, target: string): void {
     step.failed(`Error occurred while renaming '${path}'. (rename: ${errorText(error)})`);
     return;
   }
+  step.env.changesChroot?.recordRename(path, target);
   step.changed(`Renamed file '${path}' to '${target}'`);
 }
 
@@ -118,6 +119,7 @@ function disable(step: FileStep, stats: Stats, rename: RenameAttributes): void {
     step.failed(`Error occurred while renaming '${path}'. (rename: ${errorText(error)})`);
     return;
   }
+  step.env.changesChroot?.recordRename(path, target);
   step.changed(`Disabled file '${path}' by renaming to '${target}' with mode ${formatMode(mode)}`);
 }
 
