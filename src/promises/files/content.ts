@@ -17,8 +17,9 @@ function holds(path: string, expected: Buffer): boolean {
     let filled = 0;
     while (filled < buffer.length) {
       const n = readSync(fd, buffer, filled, buffer.length - filled, filled);
-      if (n === 0) break;
       filled += n;
+      // A short read of a regular file is its end: no second call to learn it.
+      if (n === 0 || filled < buffer.length) break;
     }
     return filled === expected.length && buffer.subarray(0, filled).equals(expected);
   } finally {
