@@ -199,26 +199,49 @@ export function containerKeys(json: JsonValue): string[] {
   return json !== null && typeof json === "object" ? Object.keys(json) : [];
 }
 
-/** Byte-wise comparison of UTF-8 text, as C's strcmp. */
 /**
  * A PCRE-like regex run on the bytes of the text (no UTF mode, as 3.21):
  * `.` matches one byte of a multi-byte character.
  */
 export function byteRegex(pattern: string, anchored: boolean): ((s: string) => boolean) | undefined {
-  let source = toLatin1(pattern);
+  const regex = compiledByteRegex(pattern, anchored);
+  return regex ? (s) => regex.test(toLatin1(s)) : undefined;
+}
+
+/**
+ * Compiled patterns by pattern and anchoring (null: does not compile). A
+ * policy calls the same few patterns many times; the expressions have no
+ * `g` or `y` flag, so `test` keeps no state between uses.
+ */
+const compiled = new Map<string, RegExp | null>();
+const MAX_COMPILED = 10_000;
+
+function compiledByteRegex(pattern: string, anchored: boolean): RegExp | undefined {
+  const key = `${anchored ? "^" : "~"}${pattern}`;
+  let regex = compiled.get(key);
+  if (regex === undefined) {
+    regex = compileByteRegex(pattern, anchored);
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(key, regex);
+  }
+  return regex ?? undefined;
+}
+
+function compileByteRegex(pattern: string, anchored: boolean): RegExp | null {
   let flags = "";
-  source = source.replace(/^\(\?([imsx]+)\)/, (_, found: string) => {
+  const source = toLatin1(pattern).replace(/^\(\?([imsx]+)\)/, (_, found: string) => {
     flags += found.replace("x", "");
     return "";
   });
   try {
-    const regex = new RegExp(anchored ? `^(?:${source})$` : source, flags);
-    return (s) => regex.test(toLatin1(s));
+    return new RegExp(anchored ? `^(?:${source})$` : source, flags);
   } catch {
-    return undefined;
+    return null;
   }
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 function toLatin1(text: string): string {
-  return Buffer.from(text, "utf8").toString("latin1");
+  return ASCII.test(text) ? text : Buffer.from(text, "utf8").toString("latin1");
 }

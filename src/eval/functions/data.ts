@@ -60,19 +60,20 @@ function matchingVariables(fc: FunctionContext, args: readonly Value[]): [string
   const test = byteRegex(text(args[0]) ?? "", true);
   const tagTests = args.slice(1).map((a) => byteRegex(text(a) ?? "", true));
   if (!test || tagTests.some((t) => !t)) return undefined;
-  const out: [string, Value][] = [];
-  const all = [...fc.ctx.allVariables()].map(([scopeKey, lval, value]) => ({ scopeKey, lval, value }));
-  for (const { scopeKey: scope, lval, value } of inVariableTableOrder(fc.ctx, all)) {
-    const name = `${scope}.${lval}`;
+  // Matched first, ordered after: the table order of the matches is the
+  // same, and most calls match few of many variables.
+  const matched: { scopeKey: string; lval: string; name: string; value: Value }[] = [];
+  for (const [scopeKey, lval, value] of fc.ctx.allVariables()) {
+    const name = `${scopeKey}.${lval}`;
     if (!test(name)) continue;
     if (tagTests.length > 0) {
       const tags = variableTags(fc, name);
       // As in 3.21, a variable without any tag set passes every tag test.
       if (tags && !tagTests.some((t) => tags.some((tag) => t?.(tag)))) continue;
     }
-    out.push([name, value]);
+    matched.push({ scopeKey, lval, name, value });
   }
-  return out;
+  return inVariableTableOrder(fc.ctx, matched).map((m): [string, Value] => [m.name, m.value]);
 }
 
 function valueJson(value: Value): JsonValue {

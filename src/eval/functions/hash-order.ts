@@ -9,18 +9,11 @@
  * the old buckets in order, moving each entry to the front of its new
  * bucket. Iteration walks the buckets in order.
  */
+import { finishHash, mixBytes } from "../one-at-a-time.js";
 
 /** libntech's `StringHash` ("one at a time", seed 0), before masking. */
 export function stringHash(text: string): number {
-  let h = 0;
-  for (const byte of Buffer.from(text, "utf8")) {
-    h = (h + byte) >>> 0;
-    h = (h + (h << 10)) >>> 0;
-    h = (h ^ (h >>> 6)) >>> 0;
-  }
-  h = (h + (h << 3)) >>> 0;
-  h = (h ^ (h >>> 11)) >>> 0;
-  return (h + (h << 15)) >>> 0;
+  return finishHash(mixBytes(0, text));
 }
 
 const TINY_LIMIT = 14;

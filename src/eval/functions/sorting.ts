@@ -5,6 +5,7 @@
  */
 import { isIP } from "node:net";
 import { compareBytes } from "../../text/byte-order.js";
+import { finishHash, mixBytes } from "../one-at-a-time.js";
 
 export type SortMode = "lex" | "int" | "real" | "IP" | "MAC";
 
@@ -175,15 +176,7 @@ function mergeSort(items: readonly string[], less: Less): string[] {
 
 /** Jenkins' one-at-a-time hash of the UTF-8 bytes, as 3.21's StringHash. */
 export function stringHash(text: string, seed = 0): number {
-  let h = seed >>> 0;
-  for (const byte of Buffer.from(text, "utf8")) {
-    h = (h + byte) >>> 0;
-    h = (h + (h << 10)) >>> 0;
-    h = (h ^ (h >>> 6)) >>> 0;
-  }
-  h = (h + (h << 3)) >>> 0;
-  h = (h ^ (h >>> 11)) >>> 0;
-  return (h + (h << 15)) >>> 0;
+  return finishHash(mixBytes(seed >>> 0, text));
 }
 
 /** glibc's `srand(seed)` / `rand()` (the TYPE_3 additive generator). */

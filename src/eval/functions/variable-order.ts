@@ -12,18 +12,8 @@
  * are not replayed.)
  */
 import type { EvalContext } from "../context.js";
+import { finishHash, mixBytes as mix } from "../one-at-a-time.js";
 import { parseVarRef } from "../var-ref.js";
-
-/** One step of the "one at a time" hash 3.21 uses for variable references. */
-function mix(hash: number, text: string): number {
-  let h = hash;
-  for (const byte of Buffer.from(text, "utf8")) {
-    h = (h + byte) >>> 0;
-    h = (h + (h << 10)) >>> 0;
-    h = (h ^ (h >>> 6)) >>> 0;
-  }
-  return h;
-}
 
 const INDEX_SEPARATOR = "]";
 
@@ -32,9 +22,27 @@ export function variableHash(ns: string, scope: string, name: string, indices: r
   let h = mix(mix(0, ns), scope);
   h = mix(h, name);
   for (const index of indices) h = mix(mix(h, INDEX_SEPARATOR), index);
-  h = (h + (h << 3)) >>> 0;
-  h = (h ^ (h >>> 11)) >>> 0;
-  return (h + (h << 15)) >>> 0;
+  return finishHash(h);
+}
+
+/**
+ * Hashes of table entries already computed, by `ns:scope` and lval: the
+ * functions that scan every variable would otherwise hash the whole table
+ * at each call. The hash depends on nothing else.
+ */
+const entryHashes = new Map<string, number>();
+const MAX_REMEMBERED = 200_000;
+
+function entryHash(scopeKey: string, lval: string): number {
+  const key = `${scopeKey}\u0000${lval}`;
+  const known = entryHashes.get(key);
+  if (known !== undefined) return known;
+  const colon = scopeKey.indexOf(":");
+  const ref = parseVarRef(lval);
+  const hash = variableHash(scopeKey.slice(0, colon), scopeKey.slice(colon + 1), ref.name, ref.indices);
+  if (entryHashes.size >= MAX_REMEMBERED) entryHashes.clear();
+  entryHashes.set(key, hash);
+  return hash;
 }
 
 /** A variable as the table holds it: `ns:scope` and the stored lval (`x[a][b]`). */
@@ -50,17 +58,11 @@ export interface TableEntry {
 export function inVariableTableOrder<T extends TableEntry>(ctx: EvalContext, entries: readonly T[]): T[] {
   if (entries.length < 2) return [...entries];
   const mask = ctx.tableSize.buckets - 1;
-  const keyed = entries.map((entry, position) => {
-    const colon = entry.scopeKey.indexOf(":");
-    const ref = parseVarRef(entry.lval);
-    const hash = variableHash(
-      entry.scopeKey.slice(0, colon),
-      entry.scopeKey.slice(colon + 1),
-      ref.name,
-      ref.indices,
-    );
-    return { entry, bucket: hash & mask, position };
-  });
+  const keyed = entries.map((entry, position) => ({
+    entry,
+    bucket: entryHash(entry.scopeKey, entry.lval) & mask,
+    position,
+  }));
   keyed.sort((a, b) => a.bucket - b.bucket || b.position - a.position);
   return keyed.map((k) => k.entry);
 }
