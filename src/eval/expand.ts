@@ -168,3 +168,22 @@ function expandList(ctx: EvalContext, items: readonly Rval[], options: ExpandOpt
   }
   return list(out);
 }
+
+/**
+ * 3.21 expands a variable's value once more before storing it
+ * (`EvaluateFinalRval`): `"$(const.dollar)(x)"` and a value that brings
+ * `$(x)` (a function's result, another variable's text) both become x's
+ * value once x is defined. Data containers are stored as they are.
+ */
+export function expandFinalValue(
+  ctx: EvalContext,
+  value: Value | undefined,
+  options: ExpandOptions,
+): Value | undefined {
+  if (!value || value.type === "data") return value;
+  if (isList(value)) {
+    if (!value.value.some((item) => item.includes("$"))) return value;
+    return { ...value, value: value.value.map((item) => expandString(ctx, item, options)) };
+  }
+  return value.value.includes("$") ? { ...value, value: expandString(ctx, value.value, options) } : value;
+}

@@ -7,7 +7,13 @@
 import { dirname, isAbsolute } from "node:path";
 import type { Attribute, Bundle, ClassGuard, Promise as PromiseNode, Rval } from "../language/ast.js";
 import type { EntryMeta, EvalContext } from "./context.js";
-import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } from "./expand.js";
+import {
+  type ExpandOptions,
+  expandFinalValue,
+  expandRval,
+  expandString,
+  hasUnresolvedReference,
+} from "./expand.js";
 import { verifyClassPromise } from "./class-promise.js";
 import { coerce, isVarType } from "./coerce.js";
 import { callsIfelse, collectIterationTexts, iterate } from "./iteration.js";
@@ -179,7 +185,7 @@ function resolveVarPromise(
     if (hasUnresolvedReference(lval)) continue;
     const ref = parseVarRef(lval);
     const target = { ns: null, scope, name: ref.name, indices: ref.indices };
-    const computed = expandRval(ctx, typed.value, options);
+    const computed = expandFinalValue(ctx, expandRval(ctx, typed.value, options), options);
     const value = computed && isVarType(typed.name.text) ? coerce(typed.name.text, computed) : undefined;
     if (!value) continue;
     ctx.setVariable(target, value, promiseMeta(ctx, promise, options));

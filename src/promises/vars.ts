@@ -13,8 +13,8 @@
  */
 import { promiseRef } from "./promise-ref.js";
 import { VAR_TYPES, type VarType, coerce } from "../eval/coerce.js";
-import type { EntryMeta, EvalContext } from "../eval/context.js";
-import { type ExpandOptions, expandString } from "../eval/expand.js";
+import type { EntryMeta } from "../eval/context.js";
+import { expandFinalValue } from "../eval/expand.js";
 import { type Value, isList, isScalar } from "../eval/values.js";
 import { parseVarRef } from "../eval/var-ref.js";
 import type { Outcome } from "../agent/outcome.js";
@@ -68,7 +68,7 @@ export function evaluateVariable(promise: ActivePromise, env: PromiseEnvironment
   };
   const raw = promise.raw(type);
   const fromCall = raw?.kind === "call";
-  const computed = expandAgain(ctx, promise.value(type), promise.options);
+  const computed = expandFinalValue(ctx, promise.value(type), promise.options);
   // A failed (or postponed) call assigns nothing and, as in 3.21, sets no
   // outcome classes: a later pass may still succeed.
   if (!computed) return fromCall ? "skipped" : "failed";
@@ -123,20 +123,6 @@ export function logVariableComment(promise: ActivePromise, env: PromiseEnvironme
   const { comment } = promiseEntryMeta(promise);
   if (comment !== undefined)
     env.log.verbose(`Added variable '${promise.promiser}' with comment '${comment}'`);
-}
-
-/**
- * 3.21 expands a variable's value once more before storing it
- * (`EvaluateFinalRval`): `"$(const.dollar)(x)"` and a function result
- * holding `$(x)` both become x's value once x is defined.
- */
-function expandAgain(ctx: EvalContext, value: Value | undefined, options: ExpandOptions): Value | undefined {
-  if (!value || value.type === "data") return value;
-  if (isList(value)) {
-    if (!value.value.some((item) => item.includes("$"))) return value;
-    return { ...value, value: value.value.map((item) => expandString(ctx, item, options)) };
-  }
-  return value.value.includes("$") ? { ...value, value: expandString(ctx, value.value, options) } : value;
 }
 
 function isListType(type: VarType): boolean {
