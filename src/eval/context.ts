@@ -67,6 +67,13 @@ export class EvalContext {
    * is loaded, as 3.21 does): off, those functions run at every call.
    */
   cacheSystemFunctions = true;
+  /**
+   * The directory cf-agent would be in: it changes into the directory of
+   * each file a files promise names (without a depth search) and stays
+   * there, so later relative paths (`filesexist()`) are read from it.
+   * Undefined: the process's own.
+   */
+  workingDirectory: string | undefined;
   private readonly hard = new Set<string>();
   private readonly soft = new Map<string, Set<string>>();
   private readonly vars = new Map<string, Map<string, Value>>();

@@ -178,7 +178,9 @@ function filesExist([source]: readonly Value[], fc: FunctionContext): Value | un
   if (!values || values.type === "string" || values.type === "int" || values.type === "real")
     return undefined;
   const paths = collectionStrings(values);
-  return classResult(paths.length > 0 && paths.every((p) => statOf(p) !== undefined));
+  const from = fc.ctx.workingDirectory;
+  const located = (p: string) => (from === undefined || p.startsWith("/") ? p : `${from}/${p}`);
+  return classResult(paths.length > 0 && paths.every((p) => statOf(located(p)) !== undefined));
 }
 
 function fileHash([path, algorithm]: readonly Value[]): Value | undefined {

@@ -206,9 +206,15 @@ function checkParentDirectory(job: FilesJob, path: string, exists: boolean): voi
     return;
   }
   // An object that exists has its directory.
-  if (exists) return;
+  if (exists) {
+    job.env.ctx.workingDirectory = parent;
+    return;
+  }
   try {
-    if (statSync(parent).isDirectory()) return;
+    if (statSync(parent).isDirectory()) {
+      job.env.ctx.workingDirectory = parent;
+      return;
+    }
     job.env.log.error(`Failed to chdir into '${parent}'. (chdir: 'Not a directory')`);
   } catch (error) {
     job.env.log.error(`Failed to chdir into '${parent}'. (chdir: '${errorText(error)}')`);
