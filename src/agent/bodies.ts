@@ -6,7 +6,7 @@
  * bodies come first and are overridden by the inheriting one, and only
  * attributes under class guards that hold are kept.
  */
-import type { Attribute, Body, ClassGuard, Rval } from "../language/ast.js";
+import type { Attribute, Body, ClassGuard, FunctionCall, Rval, StringLiteral } from "../language/ast.js";
 import type { EvalContext } from "../eval/context.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import type { PolicyIndex } from "./policy-index.js";
@@ -149,7 +149,12 @@ function substituteAttribute(attribute: Attribute, substitutions: ReadonlyMap<st
 export function substitute(rval: Rval, substitutions: ReadonlyMap<string, Rval>): Rval {
   switch (rval.kind) {
     case "string":
-      return { ...rval, value: substituteText(rval.value, substitutions) };
+      return (
+        withCallArguments(rval, substitutions) ?? {
+          ...rval,
+          value: substituteText(rval.value, substitutions),
+        }
+      );
     case "nakedvar": {
       const whole = wholeParam(rval.text, substitutions);
       if (whole) return whole;
@@ -195,4 +200,38 @@ function substituteText(text: string, substitutions: ReadonlyMap<string, Rval>):
     const arg = substitutions.get(name);
     return arg ? argumentText(arg, sigil) : whole;
   });
+}
+
+/**
+ * A string that embeds a parameter whose argument is a function call
+ * (`select_start => "\\[$(x)\\]"` used as `INI_section(escape("s"))`): 3.21
+ * evaluates the call and puts its value in the text. The text becomes the
+ * pieces joined by concat(), so the call is evaluated with each
+ * iteration's bindings, where the promise is expanded. Undefined when no
+ * embedded argument is a call.
+ */
+function withCallArguments(
+  rval: StringLiteral,
+  substitutions: ReadonlyMap<string, Rval>,
+): FunctionCall | undefined {
+  const matches = [...rval.value.matchAll(PARAM_REFERENCE)];
+  if (!matches.some((m) => substitutions.get(m[2] as string)?.kind === "call")) return undefined;
+  const pieces: Rval[] = [];
+  let text = "";
+  let last = 0;
+  for (const match of matches) {
+    const arg = substitutions.get(match[2] as string);
+    text += rval.value.slice(last, match.index);
+    last = match.index + match[0].length;
+    if (arg?.kind !== "call") {
+      text += arg ? argumentText(arg, match[1] as string) : match[0];
+      continue;
+    }
+    if (text !== "") pieces.push({ ...rval, value: text });
+    pieces.push(arg);
+    text = "";
+  }
+  text += rval.value.slice(last);
+  if (text !== "") pieces.push({ ...rval, value: text });
+  return { kind: "call", name: "concat", nameSpan: rval.span, args: pieces, span: rval.span };
 }
