@@ -40,7 +40,7 @@ class Job:
         self.id, self.max, self.stop = id, max, stop
         self.out, self.kept, self.tail, self.err = [], 0, b'', b''
         self.error = None; self.timed = 0; self.stage = 0; self.due = None
-        self.pid = None; self.r = self.er = None; self.exited = self.gaveup = False
+        self.pid = None; self.r = self.w = self.er = None; self.exited = self.gaveup = False
         self.code, self.sig = b'', 0
 
 def fail(job, text):
@@ -104,38 +104,47 @@ def launch(job, fields):
     umask = int(umask, 8)
     if uid == b'' and gid == b'':
         problem = spawn(job, umask, dir, argv, w, group)
-        os.close(w)
         if problem is not None:
-            os.close(r); return fail(job, problem)
+            os.close(r); os.close(w); return fail(job, problem)
     else:
         er, ew = os.pipe()
         job.pid = os.fork()
         if job.pid == 0:
             child(job, umask, dir, int(uid) if uid else None, int(gid) if gid else None, group, argv, w, ew)
-        os.close(w); os.close(ew)
+        os.close(ew)
         job.er = er
     if group:
         try: os.setpgid(job.pid, job.pid)
         except OSError: pass
         job.due = time.monotonic() + int(limit) / 1000
-    job.r = r
+    # The runner keeps a write end until the program ends: its output's end
+    # then wakes nobody, and the program's end alone wakes the runner.
+    os.set_blocking(r, False)
+    job.r, job.w = r, w
     by_pid[job.pid] = job
 
 def end_output(job):
     if job.r is not None: os.close(job.r); job.r = None
+    if job.w is not None: os.close(job.w); job.w = None
+
+def drain(job):
+    """Reads what the output holds now (after the program ended: often all of it)."""
+    while job.r is not None and read_output(job): pass
 
 def read_output(job):
+    """Reads once; whether more may be ready at once."""
     try: chunk = os.read(job.r, 65536)
-    except InterruptedError: return
+    except (BlockingIOError, InterruptedError): return False
     except OSError: return end_output(job)
     if not chunk: return end_output(job)
     if job.kept < job.max: job.out.append(chunk[:job.max - job.kept])
     job.kept += len(chunk)
-    if not job.stop: return
+    if not job.stop: return True
     text = job.tail + chunk
     if job.stop in text: return end_output(job)
     line = text[text.rfind(b'\n') + 1:]
     job.tail = line[-len(job.stop):]
+    return True
 
 def read_error(job):
     chunk = os.read(job.er, 4096)
@@ -153,6 +162,9 @@ def reap():
         job.exited = True
         if os.WIFEXITED(status): job.code, job.sig = str(os.WEXITSTATUS(status)).encode(), 0
         else: job.code, job.sig = b'', os.WTERMSIG(status)
+        # What the program started may still hold the output: it is read to its end.
+        if job.w is not None: os.close(job.w); job.w = None
+        drain(job)
 
 def flush_replies():
     global outq
