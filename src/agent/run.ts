@@ -26,6 +26,7 @@ import { isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
 import { registerCustomPromiseTypes } from "../promises/custom/index.js";
 import { finishBackgroundCommands } from "../promises/commands/process.js";
+import { startCommandRunnerEarly } from "../promises/commands/early-start.js";
 import { warnSharedAnchors } from "../promises/edit/anchors.js";
 import { builtinPromiseTypes } from "../promises/registry.js";
 import { asBoolean, asText } from "../promises/values.js";
@@ -153,6 +154,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     } else log.log(m.level, m.message);
   });
   const index = new PolicyIndex(loaded.set, entry);
+  startCommandRunnerEarly(loaded.set);
   setClassPersister(ctx, (name, minutes, tags) => persistent.add(name, minutes, tags));
   warnSharedAnchors(ctx, index, log);
   resolvePolicies(

@@ -85,7 +85,8 @@ function startChannel(program: string, args: readonly string[]): Channel | strin
     const replies = openSync(paths[1], constants.O_RDONLY);
     let child: ChildProcess;
     try {
-      child = spawn(program, args, { stdio: [runnerIn, runnerOut, "inherit"] });
+      // Its own failures are told through its replies (or their end), never on the agent's output.
+      child = spawn(program, args, { stdio: [runnerIn, runnerOut, "ignore"] });
     } finally {
       for (const fd of [runnerIn, runnerOut, ...holds]) closeSync(fd);
     }
@@ -126,19 +127,32 @@ export class ScriptRunner {
   /** Why the runner stopped: its programs fail with this, and no more are sent to it. */
   private deathReason: string | undefined;
 
-  private constructor(private readonly channel: Channel) {}
+  private constructor(
+    readonly kind: RunnerKind,
+    private readonly channel: Channel,
+  ) {}
 
-  /** A runner ready to run programs, or undefined when its interpreter is missing or failed. */
-  static create(kind: RunnerKind): ScriptRunner | undefined {
+  /**
+   * Starts a runner without waiting for it (ready() does); undefined when
+   * its interpreter is missing or could not be started.
+   */
+  static launch(kind: RunnerKind): ScriptRunner | undefined {
     const [program, args] = INTERPRETERS[kind]();
     if (!existsSync(program)) return undefined;
     const channel = startChannel(program, args);
-    if (typeof channel === "string") return undefined;
-    const runner = new ScriptRunner(channel);
-    if (runner.readReady()) return runner;
-    runner.die("the runner did not start");
-    return undefined;
+    return typeof channel === "string" ? undefined : new ScriptRunner(kind, channel);
   }
+
+  /** Waits (once) for the runner to say it is ready; false when it will not run programs. */
+  ready(): boolean {
+    if (this.readyState === undefined) {
+      this.readyState = this.readReady();
+      if (!this.readyState) this.die("the runner did not start");
+    }
+    return this.readyState;
+  }
+
+  private readyState: boolean | undefined;
 
   /** Reads the runner's first line; whether it says it is ready. */
   private readReady(): boolean {

@@ -19,6 +19,8 @@ export type SpawnOrder = Omit<SpawnRequest, "id" | "background">;
 
 /** The runner in use, by what TEND_SPAWNER asked; undefined when none could start. */
 const runners = new Map<string, ScriptRunner | undefined>();
+/** A runner started ahead of its first program, by what TEND_SPAWNER asked. */
+const early = new Map<string, ScriptRunner>();
 /** Runners that have background programs to collect (a dead one's fail, still to be handed over). */
 const runnersWithBackground = new Set<ScriptRunner>();
 
@@ -27,15 +29,31 @@ function runnerKinds(asked: string | undefined): RunnerKind[] {
   return asked === "node" ? [] : ["python", "perl"];
 }
 
+/**
+ * Starts the runner now, so that it is ready by the first program (it runs
+ * alongside the agent meanwhile); it is used by the first program of the
+ * run, or left to end with the agent.
+ */
+export function startRunnerEarly(): void {
+  const asked = process.env.TEND_SPAWNER ?? "";
+  if (runners.has(asked) || early.has(asked)) return;
+  const kind = runnerKinds(asked)[0];
+  const runner = kind === undefined ? undefined : ScriptRunner.launch(kind);
+  if (runner) early.set(asked, runner);
+}
+
 /** The runner (started at first use, and again after one died), or undefined for the worker. */
 function scriptRunner(): ScriptRunner | undefined {
   const asked = process.env.TEND_SPAWNER ?? "";
   const current = runners.get(asked);
   if (runners.has(asked) && !current?.dead) return current;
   let started: ScriptRunner | undefined;
+  const launched = early.get(asked);
+  early.delete(asked);
   for (const kind of runnerKinds(asked)) {
-    started = ScriptRunner.create(kind);
-    if (started) break;
+    started = launched?.kind === kind ? launched : ScriptRunner.launch(kind);
+    if (started?.ready()) break;
+    started = undefined;
   }
   runners.set(asked, started);
   return started;
