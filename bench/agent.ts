@@ -124,6 +124,21 @@ export function runAgentBenchmarks(iterations: number): AgentComparison[] | stri
   ];
 }
 
+/**
+ * Node's own start (`node -e 0`): the floor under any tend run. Node 20 reads
+ * the certificates of NODE_EXTRA_CA_CERTS at every start, which can cost more
+ * than all of tend's own startup; the line says so when it is set.
+ */
+function describeNodeFloor(iterations: number): string {
+  const cwd = tmpdir();
+  timeAgent(process.execPath, ["-e", "0"], cwd, cwd);
+  const times = Array.from({ length: iterations }, () => timeAgent(process.execPath, ["-e", "0"], cwd, cwd));
+  const extra = process.env.NODE_EXTRA_CA_CERTS
+    ? " (NODE_EXTRA_CA_CERTS is set: Node reads it at start)"
+    : "";
+  return `node alone (node -e 0): ${median(times).toFixed(1)} ms${extra}`;
+}
+
 function main(): void {
   const { values } = parseArgs({ options: { iterations: { type: "string" }, json: { type: "boolean" } } });
   const iterations = Number(values.iterations ?? 10);
@@ -142,6 +157,7 @@ function main(): void {
       `${label}: tend ${r.tendMs.toFixed(1)} ms, cf-agent ${r.cfAgentMs.toFixed(1)} ms, ratio ${r.ratio.toFixed(2)}×\n`,
     );
   }
+  process.stdout.write(`${describeNodeFloor(iterations)}\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
