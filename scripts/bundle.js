@@ -41,7 +41,7 @@ await build({
   outExtension: { ".js": ".cjs" },
   format: "cjs",
   // CommonJS has no import.meta: the bundle's own URL stands in for it.
-  define: { ...common.define, "import.meta.url": "__tendBundleUrl" },
+  define: { ...common.define, "import.meta.url": "__tendBundle.url" },
   inject: [fileURLToPath(new URL("scripts/bundle-url.js", root))],
 });
 
