@@ -72,6 +72,13 @@ export function qualifiedName(ctx: EvalContext, refText: string): string {
   return `${ctx.scopeKey(ref)}.${lvalKey(ref.name, ref.indices)}`;
 }
 
+/** The iteration's value of a reference, if it is a bound list (no name is built without bindings). */
+function boundValue(ctx: EvalContext, refText: string, options: ExpandOptions): string | undefined {
+  const bindings = options.bindings;
+  if (bindings === undefined || bindings.size === 0) return undefined;
+  return bindings.get(qualifiedName(ctx, refText));
+}
+
 /** Expands every `$(...)` in a string; `@(...)` is left alone. */
 export function expandString(ctx: EvalContext, text: string, options: ExpandOptions = {}): string {
   if (!text.includes("$")) return text;
@@ -96,7 +103,7 @@ export function lookupScalar(
   options: ExpandOptions = {},
 ): string | undefined {
   if (hasUnresolvedReference(refText)) return undefined;
-  const bound = options.bindings?.get(qualifiedName(ctx, refText));
+  const bound = boundValue(ctx, refText, options);
   if (bound !== undefined) return bound;
   const value = ctx.getVariable(parseVarRef(refText));
   if (!value || isList(value)) return undefined;
@@ -119,7 +126,7 @@ export function lookupValue(
 ): Value | undefined {
   const inner = expandString(ctx, refText, options);
   if (hasUnresolvedReference(inner)) return undefined;
-  const bound = options.bindings?.get(qualifiedName(ctx, inner));
+  const bound = boundValue(ctx, inner, options);
   if (bound !== undefined) return scalar(bound);
   return ctx.getVariable(parseVarRef(inner));
 }
