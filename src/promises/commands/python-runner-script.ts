@@ -221,25 +221,29 @@ def read_requests():
         inbuf = inbuf[end:]
         start(record.split(b'\0'))
 
+# poll, not select: descriptors past 1024 (many programs in the background) are fine.
+READ, WRITE = select.POLLIN | select.POLLHUP | select.POLLERR, select.POLLOUT
 while True:
     reap()
     run_timers()
     answer_finished()
-    rlist = [IN, wake_r]
+    poller = select.poll()
+    poller.register(IN, READ); poller.register(wake_r, READ)
+    if outq: poller.register(OUT, WRITE)
     wait = None
     now = time.monotonic()
     for job in jobs.values():
-        if job.r is not None: rlist.append(job.r)
-        if job.er is not None: rlist.append(job.er)
+        if job.r is not None: poller.register(job.r, READ)
+        if job.er is not None: poller.register(job.er, READ)
         if job.due is not None and (wait is None or job.due - now < wait): wait = max(0.0, job.due - now)
-    try: readable, writable, _ = select.select(rlist, [OUT] if outq else [], [], wait)
+    try: ready = dict(poller.poll(None if wait is None else wait * 1000))
     except InterruptedError: continue
-    if writable: flush_replies()
-    if wake_r in readable:
+    if ready.get(OUT, 0) & (WRITE | select.POLLERR | select.POLLHUP) and outq: flush_replies()
+    if wake_r in ready:
         try: os.read(wake_r, 512)
         except BlockingIOError: pass
     for job in list(jobs.values()):
-        if job.r is not None and job.r in readable: read_output(job)
-        if job.er is not None and job.er in readable: read_error(job)
-    if IN in readable: read_requests()
+        if job.r is not None and job.r in ready: read_output(job)
+        if job.er is not None and job.er in ready: read_error(job)
+    if IN in ready: read_requests()
 `;
