@@ -18,6 +18,8 @@ export function registerCustomPromiseTypes(
     if (registry.get(declaration.block.name.text)) continue;
     registry.register(customPromiseType(declaration, runtime));
   }
-  if (index.promiseTypeDeclarations().length > 0) runtime.prepare();
+  // Types sharing a module share its process: the count of types is the most modules there can be.
+  const declared = index.promiseTypeDeclarations().length;
+  if (declared > 0) runtime.prepare(declared);
   return runtime;
 }

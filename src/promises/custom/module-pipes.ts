@@ -1,54 +1,75 @@
 /**
  * The FIFOs a module is started on (Node has no mkfifo, so making them
- * takes a process): the next set is made in the background while the
- * agent does other work, so that a module's start rarely waits for it.
+ * takes a process): as many sets as the policy declares promise types are
+ * made ahead, by one process in the background while the agent loads, so
+ * that a module's start waits for them little or not at all. A module
+ * started again, or more modules than that, get theirs made on the spot.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, constants, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { exitStatus } from "./module-process.js";
 
 const FIFOS = ["in", "out"];
-let next: string | undefined;
+/** Sets made ahead at most. */
+const MAX_PREPARED = 8;
+/** How long a module's start waits for a set being made ahead before making its own. */
+const PREPARED_WAIT_MS = 2_000;
+/** Sets being made ahead, with the process making them. */
+const prepared: { readonly dir: string; readonly maker: number }[] = [];
 
 function fifosReady(dir: string): boolean {
   return FIFOS.every((name) => statSync(join(dir, name), { throwIfNoEntry: false })?.isFIFO() === true);
 }
 
-/** Starts making a set of FIFOs in the background. */
-export function preparePipes(): void {
-  if (next !== undefined) return;
-  next = mkdtempSync(join(tmpdir(), "tend-module-"));
-  const maker = spawn("mkfifo", ["-m", "600", ...FIFOS.map((name) => join(next!, name))], {
-    stdio: "ignore",
-  });
-  maker.on("error", () => {});
-  maker.unref();
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** A directory with the FIFOs `in` and `out`, or why none could be made; the next set is started. */
-export function takePipes(): string | { readonly error: string } {
-  const prepared = next;
-  next = undefined;
-  try {
-    if (prepared !== undefined && fifosReady(prepared)) return prepared;
-    if (prepared !== undefined) rmSync(prepared, { recursive: true, force: true });
-    const dir = mkdtempSync(join(tmpdir(), "tend-module-"));
-    const made = spawnSync("mkfifo", ["-m", "600", ...FIFOS.map((name) => join(dir, name))], {
-      encoding: "utf8",
-    });
-    if (made.status === 0) return dir;
-    rmSync(dir, { recursive: true, force: true });
-    return { error: `cannot make its pipes (mkfifo: ${made.error?.message ?? made.stderr.trim()})` };
-  } finally {
-    preparePipes();
+/** Whether the set becomes ready within the wait (its maker runs alongside). */
+function awaitReady(dir: string, maker: number): boolean {
+  const deadline = Date.now() + PREPARED_WAIT_MS;
+  for (;;) {
+    if (fifosReady(dir)) return true;
+    // A maker that has ended without making them never will.
+    if (exitStatus(maker).exited) return fifosReady(dir);
+    if (Date.now() >= deadline) return false;
+    sleep(1);
   }
 }
 
-/** Removes a set made ahead and not used. */
+/** Starts making `count` sets of FIFOs in the background, all with one process. */
+export function preparePipes(count = 1): void {
+  const dirs = Array.from({ length: Math.min(count, MAX_PREPARED) }, () =>
+    mkdtempSync(join(tmpdir(), "tend-module-")),
+  );
+  const paths = dirs.flatMap((dir) => FIFOS.map((name) => join(dir, name)));
+  const maker = spawn("mkfifo", ["-m", "600", ...paths], { stdio: "ignore" });
+  maker.on("error", () => {});
+  maker.unref();
+  // Without a maker each module makes its own set.
+  if (maker.pid === undefined) for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  else prepared.push(...dirs.map((dir) => ({ dir, maker: maker.pid as number })));
+}
+
+/** A directory with the FIFOs `in` and `out`, or why none could be made. */
+export function takePipes(): string | { readonly error: string } {
+  const ahead = prepared.shift();
+  if (ahead !== undefined && awaitReady(ahead.dir, ahead.maker)) return ahead.dir;
+  if (ahead !== undefined) rmSync(ahead.dir, { recursive: true, force: true });
+  const dir = mkdtempSync(join(tmpdir(), "tend-module-"));
+  const made = spawnSync("mkfifo", ["-m", "600", ...FIFOS.map((name) => join(dir, name))], {
+    encoding: "utf8",
+  });
+  if (made.status === 0) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  return { error: `cannot make its pipes (mkfifo: ${made.error?.message ?? made.stderr.trim()})` };
+}
+
+/** Removes the sets made ahead and not used. */
 export function discardPipes(): void {
-  if (next !== undefined) rmSync(next, { recursive: true, force: true });
-  next = undefined;
+  for (const { dir } of prepared.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export interface ModuleDescriptors {

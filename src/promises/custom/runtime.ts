@@ -59,12 +59,12 @@ export class CustomPromiseRuntime {
   }
 
   /**
-   * Starts the watchdog thread and makes the first FIFOs now, in the
-   * background, so that the first module starts without waiting for them.
+   * Starts the watchdog thread and makes FIFOs for `modules` modules now,
+   * in the background, so that modules start without waiting for them.
    */
-  prepare(): void {
+  prepare(modules: number): void {
     this.moduleHost();
-    preparePipes();
+    preparePipes(modules);
   }
 
   private moduleHost(): ModuleHost {
