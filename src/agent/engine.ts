@@ -28,7 +28,7 @@ import { getFunction, getPromiseAttribute, promiseTypeOrder } from "../language/
 import { canonify } from "../eval/class-expression.js";
 import type { EntryMeta, EvalContext } from "../eval/context.js";
 import { type ExpandOptions, expandRval, expandString } from "../eval/expand.js";
-import { absolutePolicyPath, isGuardTrue } from "../eval/resolve.js";
+import { absolutePolicyPath, isGuardTrue, simulateOptions } from "../eval/resolve.js";
 import { type JsonValue, type Value, isList, isScalar, scalar } from "../eval/values.js";
 import type { BundleCallInfo, EditSession, PromiseEnvironment } from "../promises/contract.js";
 import type { PromiseTypeRegistry } from "../promises/registry.js";
@@ -449,7 +449,10 @@ export class Engine implements PromiseEnvironment {
     const { pass, line } = turn;
     const handler = this.types.get(typeName);
     if (!handler) return "skipped";
-    const options: ExpandOptions = { bindings, bypassFunctionCache: this.ifElapsedZero(deref, bindings) };
+    const options = simulateOptions(this.ctx, deref.node, {
+      bindings,
+      bypassFunctionCache: this.ifElapsedZero(deref, bindings),
+    });
     const ctx = this.ctx;
     const frame = ctx.currentFrame();
     this.setWith(deref, options, pass);

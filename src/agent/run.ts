@@ -305,6 +305,7 @@ function loadAndValidate(
     negates: [...(options.negates ?? [])],
     workDir: dirs.workdir,
     inputDir: dirs.inputdir,
+    skipUnsafeFunctions: options.simulate !== undefined,
   });
   for (const message of loaded.messages) log.log(message.level, message.text);
   const diagnostics = [...loaded.diagnostics];

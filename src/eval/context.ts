@@ -74,6 +74,12 @@ export class EvalContext {
    * Undefined: the process's own.
    */
   workingDirectory: string | undefined;
+  /**
+   * `--simulate`: functions with side effects (execresult, returnszero,
+   * usemodule...) are not called, except for promises tagged
+   * `simulate_safe` (see `ExpandOptions.simulateSafe`), as in 3.21.
+   */
+  skipUnsafeFunctions = false;
   private readonly hard = new Set<string>();
   private readonly soft = new Map<string, Set<string>>();
   private readonly vars = new Map<string, Map<string, Value>>();

@@ -24,6 +24,8 @@ export interface ExpandOptions {
    * their result of this run, as in 3.21 (ENT-7478).
    */
   readonly bypassFunctionCache?: boolean;
+  /** The promise is tagged `simulate_safe`: its unsafe function calls run under `--simulate`. */
+  readonly simulateSafe?: boolean;
 }
 
 /** A `$(...)` or `@(...)` found in a string. */

@@ -179,7 +179,7 @@ function resolveVarPromise(
   const typed = promise.attributes.find((a) => VAR_TYPES.has(a.name.text));
   if (!typed) return;
   for (const bindings of iterate(ctx, iterationTexts(promise), callsIfelse(promise.attributes))) {
-    const options: ExpandOptions = { bindings };
+    const options = simulateOptions(ctx, promise, { bindings });
     if (!isPromiseEnabled(ctx, promise, options)) continue;
     const lval = expandString(ctx, promise.promiser.value, options);
     if (hasUnresolvedReference(lval)) continue;
@@ -191,6 +191,23 @@ function resolveVarPromise(
     ctx.setVariable(target, value, promiseMeta(ctx, promise, options));
     hooks.varPromiseKept?.(promise, options);
   }
+}
+
+/**
+ * Under `--simulate`, the options with `simulateSafe` when the promise's
+ * `meta` holds `simulate_safe` (its unsafe function calls may run, as 3.21).
+ */
+export function simulateOptions(
+  ctx: EvalContext,
+  promise: PromiseNode,
+  options: ExpandOptions,
+): ExpandOptions {
+  if (!ctx.skipUnsafeFunctions) return options;
+  const meta = attribute(promise, "meta");
+  if (!meta) return options;
+  const value = expandRval(ctx, meta.value, options);
+  const tags = value && isList(value) ? value.value : value && isScalar(value) ? [value.value] : [];
+  return tags.includes("simulate_safe") ? { ...options, simulateSafe: true } : options;
 }
 
 /** `source=promise`, then the promise's `meta` tags; and its `comment` (as 3.21 keeps them). */
@@ -226,7 +243,7 @@ function resolveClassPromise(
   hooks: ResolveHooks,
 ): void {
   for (const bindings of iterate(ctx, iterationTexts(promise))) {
-    const options: ExpandOptions = { bindings };
+    const options = simulateOptions(ctx, promise, { bindings });
     if (!isPromiseEnabled(ctx, promise, options)) continue;
     verifyClassPromise(
       ctx,

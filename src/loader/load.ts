@@ -61,6 +61,8 @@ export interface LoadOptions {
    * the agent keeps it across runs (cf-promises does not).
    */
   persistClass?: (name: string, minutes: number, tags: readonly string[]) => void;
+  /** `--simulate`: unsafe functions are not called while loading either (see EvalContext). */
+  skipUnsafeFunctions?: boolean;
 }
 
 export interface LoadResult {
@@ -258,6 +260,7 @@ export function loadPolicy(entryPath: string, options: LoadOptions = {}): LoadRe
     workdir: options.workDir,
     entry: entryPath,
   });
+  if (options.skipUnsafeFunctions) ctx.skipUnsafeFunctions = true;
   const entryDir = dirname(entryPath);
   const loader = new Loader(ctx, entryDir, options);
   const messages: LoadMessage[] = [];

@@ -114,3 +114,30 @@ test("--simulate with an unknown mode is refused", () => {
   assert.equal(run.status, 1);
   assert.match(run.stderr, /Invalid argument for --simulate, 'manifest' or 'diff' required, not 'yes'/);
 });
+
+test("--simulate calls unsafe functions only for promises tagged simulate_safe, as cf-agent", () => {
+  const workdir = prepare(true);
+  try {
+    const cfAgent = existsSync("/tmp/cfa") ? "/tmp/cfa" : "cf-agent";
+    const args = ["-Kf", "./unsafe.cf", "--simulate=manifest"];
+    const command = recording ? [cfAgent, ...args] : [process.execPath, tendBin, "agent", ...args];
+    const run = spawnSync("sh", ["-c", '"$0" "$@" 2>&1', ...command], {
+      cwd: fixtures,
+      env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir, CFA_WD: workdir, COLUMNS: "" },
+      encoding: "utf8",
+    });
+    const output = normalise(run.stdout, workdir);
+    const expectedPath = join(fixtures, "unsafe.expected");
+    // 3.21 tries the calls more often than tend (each of its evaluations of
+    // the promise): the lines are compared, not how often they come.
+    const distinct = (text: string) => [...new Set(text.split("\n"))];
+    if (recording) writeFileSync(expectedPath, output);
+    else assert.deepEqual(distinct(output), distinct(readFileSync(expectedPath, "utf8")));
+    const tmp = join(workdir, "tmp");
+    assert.equal(existsSync(join(tmp, "safe")), true);
+    assert.equal(existsSync(join(tmp, "unsafe")), false);
+    assert.equal(existsSync(join(tmp, "unsafe-class")), false);
+  } finally {
+    rmSync(workdir, { recursive: true, force: true });
+  }
+});

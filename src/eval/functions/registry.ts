@@ -3,6 +3,7 @@
  * work extends the library by adding tables, not by touching callers.
  */
 import type { FunctionCall } from "../../language/ast.js";
+import { getFunction as getFunctionSyntax } from "../../language/syntax/index.js";
 import type { EvalContext } from "../context.js";
 import { type ExpandOptions, expandRval, expandString } from "../expand.js";
 import { type Value, isList, isScalar, scalar } from "../values.js";
@@ -98,6 +99,10 @@ export function callFunction(
 ): Value | undefined {
   const fn = registry.get(expandString(ctx, call.name, options));
   if (!fn || call.args.length < fn.minArgs || call.args.length > fn.maxArgs) return undefined;
+  if (ctx.skipUnsafeFunctions && !options.simulateSafe && getFunctionSyntax(fn.name)?.unsafe) {
+    emitFunctionMessage(ctx, "warning", fn.name, `Not calling unsafe function '${fn.name}' in simulate mode`);
+    return undefined;
+  }
   const args = evaluateArguments(ctx, call, fn, options);
   if (!args) return undefined;
   if (fn.minArgs === fn.maxArgs && args.length !== call.args.length) return argumentMismatch(ctx, fn, args);
