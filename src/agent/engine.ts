@@ -608,7 +608,7 @@ export class Engine implements PromiseEnvironment {
         return false;
       }
     }
-    for (const name of ["ifvarclass", "if"]) {
+    for (const name of IF_ATTRIBUTES) {
       if (promise.raw(name) !== undefined && this.condition(promise, name) !== true) {
         this.logSkip(promise, name);
         return false;
@@ -775,6 +775,9 @@ function iterationTexts(deref: DerefPromise): string[] {
 }
 
 /** Where an iteration of a promise stands in the run. */
+/** The attributes that must hold for a promise to act (`unless` is checked apart). */
+const IF_ATTRIBUTES: readonly string[] = ["ifvarclass", "if"];
+
 interface IterationContext {
   readonly pass: number;
   readonly line: number;

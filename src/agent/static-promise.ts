@@ -28,6 +28,8 @@ function constantReferenceEnd(text: string, at: number): number {
 
 /** Whether the text refers to a variable other than a constant (`$(const.n)`). */
 function hasReference(text: string): boolean {
+  // Most texts hold no sigil at all: the native search answers for them.
+  if (!text.includes("$") && !text.includes("@")) return false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code !== 36 && code !== 64) continue; // $ or @

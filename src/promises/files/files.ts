@@ -291,7 +291,7 @@ function finish(job: FilesJob, step: FileStep): Outcome {
   saveChanges(step);
   step.concluded();
   recordInChroot(env, step.path, step.outcome, job.attrs.haveRename);
-  if (hasNoAction(job.attrs))
+  if (job.noAction)
     env.log.warning(`No action was requested for file '${step.path}'. Maybe a typo in the policy?`);
   switch (step.outcome) {
     case "kept":
@@ -402,6 +402,7 @@ function evaluateFiles(promise: ActivePromise, runEnv: PromiseEnvironment): Outc
     select: readFileSelect(promise, env),
     repository: chrootRepository(asText(promise.value("repository")), chroot),
     pattern: isPattern(promise, attrs),
+    noAction: hasNoAction(attrs),
   };
   let outcome: Outcome = "skipped";
   for (const path of pathsOf(promise, attrs)) {

@@ -18,4 +18,6 @@ export interface FilesJob {
   readonly repository: string | undefined;
   /** Whether the promiser is a pattern standing for the paths that match it. */
   readonly pattern: boolean;
+  /** Whether the promise asks for nothing at all (warned about for each path). */
+  readonly noAction: boolean;
 }
