@@ -32,38 +32,61 @@ function fail(message) {
   process.exitCode = 1;
 }
 
+/** How many successful runs of a subcommand remake its cache. */
+const GROWING_RUNS = 3;
+
 /**
  * The cache of the runs of one subcommand under this V8 (one file per V8, so
  * that two Node versions do not overwrite each other's), and the stamp that
- * ties it to this very bundle.
+ * ties it to this very bundle; the header line ends with the cache's generation.
  */
 function cacheOf(bundle) {
   const command = /^(agent|check|parse)$/.test(process.argv[2] ?? "") ? process.argv[2] : "other";
   return {
     file: `${bundleFile}.${command}.v8-${process.versions.v8}.cache`,
-    stamp: Buffer.from(`${process.versions.v8} ${process.arch} ${bundle.size} ${bundle.mtimeMs}\n`),
+    stamp: `${process.versions.v8} ${process.arch} ${bundle.size} ${bundle.mtimeMs} `,
   };
 }
 
 function readCache(cache) {
   try {
     const data = fs.readFileSync(cache.file);
-    const head = data.subarray(0, cache.stamp.length);
-    return head.equals(cache.stamp) ? data.subarray(cache.stamp.length) : undefined;
+    const end = data.indexOf(10);
+    const head = end === -1 ? "" : data.toString("latin1", 0, end);
+    if (!head.startsWith(cache.stamp)) return undefined;
+    return { generation: Number(head.slice(cache.stamp.length)) || 0, data: data.subarray(end + 1) };
   } catch {
     return undefined;
   }
 }
 
 /** Written whole or not at all: to a temporary file, then renamed over the old one. */
-function writeCache(cache, script) {
+function writeCache(cache, script, generation) {
   const temp = `${cache.file}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(temp, Buffer.concat([cache.stamp, script.createCachedData()]));
+    const head = Buffer.from(`${cache.stamp}${generation}\n`, "latin1");
+    fs.writeFileSync(temp, Buffer.concat([head, script.createCachedData()]));
     fs.renameSync(temp, cache.file);
   } catch {
     fs.rmSync(temp, { force: true });
   }
+}
+
+/**
+ * Remakes the cache at exit, so that it holds the functions this run compiled,
+ * not only the top level: when there is none (or V8 rejected it), and after
+ * each of the first successful runs. V8 writes every function it holds, those
+ * it read from the cache as well as those it compiled, so the cache grows to
+ * what the runs use. A failed run (a usage error, an invalid policy) compiles
+ * little: its cache, generation 0, is remade by the next successful run.
+ */
+function keepCache(cache, script, found) {
+  const fresh = found === undefined || script.cachedDataRejected === true;
+  if (!fresh && found.generation >= GROWING_RUNS) return;
+  process.once("exit", (code) => {
+    if (code === 0) writeCache(cache, script, fresh ? 1 : found.generation + 1);
+    else if (fresh) writeCache(cache, script, 0);
+  });
 }
 
 function compileBundle(bundle) {
@@ -71,12 +94,10 @@ function compileBundle(bundle) {
   // ASCII (scripts/bundle.js asks esbuild for it): latin1 decodes it exactly, and faster than UTF-8.
   const source = fs.readFileSync(bundleFile, "latin1");
   const cache = cacheOf(bundle);
-  const cachedData = readCache(cache);
+  const found = readCache(cache);
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
-  const script = new vm.Script(wrapped, { filename: bundleFile, cachedData });
-  // Made at exit, so that it holds the functions this run compiled, not only the top level.
-  if (cachedData === undefined || script.cachedDataRejected)
-    process.once("exit", () => writeCache(cache, script));
+  const script = new vm.Script(wrapped, { filename: bundleFile, cachedData: found?.data });
+  keepCache(cache, script, found);
   return script.runInThisContext();
 }
 
