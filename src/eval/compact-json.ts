@@ -3,7 +3,7 @@
  * (`JsonWriteCompact`): object keys sorted byte-wise, keys written as they
  * are, strings with only `"`, `\`, and `\b \f \n \r \t` escaped.
  */
-import type { JsonValue } from "./values.js";
+import { type JsonValue, jsonNumberText } from "./values.js";
 import { compareBytes } from "../text/byte-order.js";
 
 const ESCAPES: Record<string, string> = {
@@ -24,6 +24,7 @@ export function quoteJsonString(text: string): string {
 export function writeCompactJson(json: JsonValue): string {
   if (json === null) return "null";
   if (typeof json === "string") return quoteJsonString(json);
+  if (typeof json === "number") return jsonNumberText(json);
   if (typeof json !== "object") return String(json);
   if (Array.isArray(json)) return `[${json.map(writeCompactJson).join(",")}]`;
   const keys = Object.keys(json).sort(compareBytes);

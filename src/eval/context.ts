@@ -10,7 +10,7 @@
 import { VariableTableSize, inGlobalTable } from "./variable-table-size.js";
 import { CallStack } from "./call-stack.js";
 import { canonifyClassName, evaluateClassExpression, parseClassExpression } from "./class-expression.js";
-import { type JsonValue, type Value, scalar } from "./values.js";
+import { type JsonValue, type Value, primitiveToScalar, scalar } from "./values.js";
 import { SPECIAL_SCOPES, type VarRef, lvalKey } from "./var-ref.js";
 
 export const DEFAULT_NAMESPACE = "default";
@@ -449,7 +449,7 @@ function indexJson(json: JsonValue, indices: readonly string[]): Value | undefin
   }
   if (at !== null && typeof at === "object") return { type: "data", value: at };
   if (at === null || at === undefined) return undefined;
-  return scalar(String(at));
+  return scalar(primitiveToScalar(at) ?? "");
 }
 
 /** Tags without duplicates, first occurrence kept (3.21's small string sets keep insertion order). */

@@ -9,7 +9,7 @@
 import type { Rval } from "../language/ast.js";
 import type { EvalContext } from "./context.js";
 import { callFunction } from "./functions/registry.js";
-import { type Value, isList, jsonToStrings, list, primitiveToString, scalar } from "./values.js";
+import { type Value, isList, jsonToStrings, list, primitiveToScalar, scalar } from "./values.js";
 import { lvalKey, parseVarRef } from "./var-ref.js";
 
 export interface ExpandOptions {
@@ -109,7 +109,7 @@ export function lookupScalar(
   if (bound !== undefined) return bound;
   const value = ctx.getVariable(parseVarRef(refText));
   if (!value || isList(value)) return undefined;
-  if (value.type === "data") return primitiveToString(value.value);
+  if (value.type === "data") return primitiveToScalar(value.value);
   return value.value;
 }
 

@@ -42,12 +42,33 @@ export function isScalar(value: Value): value is ScalarValue {
   return value.type === "string" || value.type === "int" || value.type === "real";
 }
 
-/** A JSON primitive as CFEngine prints it inside a string; containers give undefined. */
+/**
+ * A JSON primitive as 3.21's JsonPrimitiveToString gives it (nth(), join(),
+ * the JSON writer); containers give undefined. 3.21 holds a JSON real as a
+ * double and writes it with four decimals; tend takes a number with a
+ * fraction for a real (an integral real such as `1.0` reads as an integer).
+ */
 export function primitiveToString(value: JsonValue): string | undefined {
   if (value === null) return "null";
   if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (typeof value === "number") return jsonNumberText(value);
+  if (typeof value === "boolean") return String(value);
   return undefined;
+}
+
+/** A JSON number as 3.21 writes it: an integer as is, a real with four decimals. */
+export function jsonNumberText(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(4);
+}
+
+/**
+ * A JSON primitive turned into a list item or a scalar variable's text
+ * (3.21's RlistFromContainer and the expansion of `$(d[k])`): a real there
+ * goes through StringFromDouble, with two decimals.
+ */
+export function primitiveToScalar(value: JsonValue): string | undefined {
+  if (typeof value === "number" && !Number.isInteger(value)) return value.toFixed(2);
+  return primitiveToString(value);
 }
 
 /**
@@ -62,13 +83,13 @@ export function valueToStrings(value: Value): readonly string[] | undefined {
 
 export function jsonToStrings(json: JsonValue): string[] | undefined {
   if (json === null || typeof json !== "object") {
-    const text = primitiveToString(json);
+    const text = primitiveToScalar(json);
     return text === undefined ? undefined : [text];
   }
   const members = Array.isArray(json) ? json : Object.values(json);
   const out: string[] = [];
   for (const member of members) {
-    const text = primitiveToString(member);
+    const text = primitiveToScalar(member);
     if (text !== undefined) out.push(text);
   }
   return out;

@@ -33,15 +33,22 @@ export function isContainer(node: MustacheNode): node is MustacheArray | Mustach
   return node.kind === "array" || node.kind === "object";
 }
 
-/** A tend JSON value as template data (objects in the value's own key order). */
-export function toMustacheNode(value: JsonValue): MustacheNode {
+/**
+ * A tend JSON value as template data (objects in the value's own key
+ * order). `numberText` writes numbers: as parsed by default (data fresh from
+ * a file), or as 3.21 holds a variable's reals (`jsonNumberText`).
+ */
+export function toMustacheNode(value: JsonValue, numberText: (n: number) => string = String): MustacheNode {
   if (value === null) return { kind: "null", text: "null" };
   if (typeof value === "string") return { kind: "string", text: value };
   if (typeof value === "boolean") return { kind: "boolean", text: String(value) };
   if (typeof value === "number")
-    return { kind: Number.isInteger(value) ? "integer" : "real", text: String(value) };
-  if (Array.isArray(value)) return { kind: "array", items: value.map(toMustacheNode) };
-  return { kind: "object", members: Object.entries(value).map(([k, v]) => [k, toMustacheNode(v)]) };
+    return { kind: Number.isInteger(value) ? "integer" : "real", text: numberText(value) };
+  if (Array.isArray(value)) return { kind: "array", items: value.map((v) => toMustacheNode(v, numberText)) };
+  return {
+    kind: "object",
+    members: Object.entries(value).map(([k, v]) => [k, toMustacheNode(v, numberText)]),
+  };
 }
 
 /** An object's member by name (the first one, as a linear search finds it). */

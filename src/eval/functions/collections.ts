@@ -7,7 +7,15 @@
  * a variable name) and sees the container's non-null primitive members, as
  * 3.21 does. A failure (unknown variable, bad regex...) gives undefined.
  */
-import { type JsonValue, type Value, isScalar, list, primitiveToString, scalar } from "../values.js";
+import {
+  type JsonValue,
+  type Value,
+  isScalar,
+  list,
+  primitiveToScalar,
+  primitiveToString,
+  scalar,
+} from "../values.js";
 import { parseVarRef } from "../var-ref.js";
 import { boolean, classResult, integer, text } from "./args.js";
 import {
@@ -51,7 +59,7 @@ function leafStrings(json: JsonValue): string[] {
   const out: string[] = [];
   for (const member of members(json)) {
     if (member !== null && typeof member === "object") out.push(...leafStrings(member));
-    else if (member !== null) out.push(primitiveToString(member) ?? "");
+    else if (member !== null) out.push(primitiveToScalar(member) ?? "");
   }
   return out;
 }

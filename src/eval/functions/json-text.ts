@@ -6,7 +6,7 @@
  * as `{` newline `}` and leaves non-ASCII text unescaped.
  */
 import { toMustacheNode, writeCompactJson, writePrettyJson } from "../../mustache/json-model.js";
-import type { JsonValue } from "../values.js";
+import { type JsonValue, jsonNumberText } from "../values.js";
 
 /**
  * Resolves a bare variable reference met where a value should be
@@ -144,13 +144,13 @@ const ESCAPES: Record<string, string> = { b: "\b", f: "\f", n: "\n", r: "\r", t:
  */
 export function renderPrettyJson(json: JsonValue): string {
   sortMembersInPlace(json);
-  return writePrettyJson(toMustacheNode(json));
+  return writePrettyJson(toMustacheNode(json, jsonNumberText));
 }
 
 /** One-line JSON as `format("%S")` and string() write it (members sorted, keys unescaped). */
 export function renderCompactJson(json: JsonValue): string {
   sortMembersInPlace(json);
-  return writeCompactJson(toMustacheNode(json));
+  return writeCompactJson(toMustacheNode(json, jsonNumberText));
 }
 
 /**

@@ -14,7 +14,7 @@ import { byteLength, encodeBytes, fromByteString, toByteString } from "../regex/
 import { splitKeepingRest, splitOnRegex } from "../regex/match.js";
 import { PcreError } from "../regex/pcre.js";
 import { regexReplace } from "../regex/replace.js";
-import { type Value, isList, isScalar, list, scalar, valueToJson } from "../values.js";
+import { type Value, isList, isScalar, list, primitiveToString, scalar, valueToJson } from "../values.js";
 import { collection, text } from "./args.js";
 import { emitFunctionMessage } from "./messages.js";
 import { renderCompactJson } from "./json-text.js";
@@ -120,7 +120,7 @@ export function primitiveStrings(value: Value): string[] | undefined {
   const members = Array.isArray(json) ? json : Object.values(json);
   const out: string[] = [];
   // null is not a string to 3.21 (JsonPrimitiveToString gives nothing): skipped.
-  for (const m of members) if (m !== null && typeof m !== "object") out.push(String(m));
+  for (const m of members) if (m !== null && typeof m !== "object") out.push(primitiveToString(m) ?? "");
   return out;
 }
 
