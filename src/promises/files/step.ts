@@ -139,9 +139,13 @@ export class FileStep {
   private record(outcome: Outcome): void {
     const body = this.promise.body("classes");
     if (!body) return;
+    // Under --simulate the step acts on a copy in the chroot; classes name the real path.
+    const path = this.env.changesChroot?.toNormal(this.promiserPath) ?? this.promiserPath;
     const read = (name: string): Value | undefined => {
       const rval = body.attributes.get(name)?.value;
-      return rval ? this.expandForPath(rval) : undefined;
+      return rval
+        ? withPromiser(this.env, path, () => expandRval(this.env.ctx, rval, this.promise.options))
+        : undefined;
     };
     applyOutcomeClasses(this.promise, this.env, outcome, read);
   }
