@@ -32,6 +32,8 @@ os.set_blocking(wake_r, False); os.set_blocking(wake_w, False)
 signal.set_wakeup_fd(wake_w)
 signal.signal(signal.SIGCHLD, lambda *_: None)
 null = os.open('/dev/null', os.O_RDONLY)
+# Python ignores SIGPIPE and SIGXFSZ, and catches SIGCHLD here: programs get them as the agent has them.
+DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD)
 home = os.open('.', os.O_RDONLY)
 os.write(OUT, b'tend-runner\n')
 
@@ -50,7 +52,7 @@ def child(job, umask, dir, uid, gid, group, argv, w, ew):
     # A forked child (changing user or group): each step as 3.21's child, then exec.
     step = 'setpgid'
     try:
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        for sig in DEFAULT_SIGNALS: signal.signal(sig, signal.SIG_DFL)
         if group: os.setpgid(0, 0)
         os.umask(umask)
         step = 'stdin'; os.dup2(null, 0)
@@ -77,7 +79,7 @@ def spawn(job, umask, dir, argv, w, group):
             except OSError as e: return 'chdir: ' + os.strerror(e.errno)
         try:
             job.pid = os.posix_spawn(argv[0], argv, env, file_actions=stdio_actions(w),
-                setsigdef=(signal.SIGPIPE, signal.SIGCHLD), **({'setpgroup': 0} if group else {}))
+                setsigdef=DEFAULT_SIGNALS, **({'setpgroup': 0} if group else {}))
         except OSError as e: return 'exec: ' + os.strerror(e.errno)
         finally:
             if dir: os.fchdir(home)
