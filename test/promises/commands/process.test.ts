@@ -139,6 +139,15 @@ for (const [name, interpreter] of SPAWNERS) {
     assert.equal(run('echo "${LC_CTYPE-unset} ${HOME-unset}"').output.toString(), expected);
   });
 
+  test(`${name}: programs start with no signal ignored (SIGPIPE, SIGXFSZ) and none blocked`, () => {
+    const status = run("grep -E '^Sig(Ign|Blk)' /proc/self/status").output.toString();
+    const mask = (field: string) =>
+      BigInt(`0x${status.match(new RegExp(`${field}:\\s*([0-9a-f]+)`))?.[1] ?? "0"}`);
+    // Signals 32 and 33 are glibc's own, which its posix_spawn leaves ignored; libc sets them up again.
+    assert.equal(mask("SigIgn") & ~0x180000000n, 0n);
+    assert.equal(mask("SigBlk"), 0n);
+  });
+
   test(`${name}: a relative directory and program name, as the agent's process sees them`, () => {
     const result = contained({ commandLine: "./ls -d .", shell: "noshell", umask: 0o077, cwd: "/bin" });
     assert.equal(result.output.toString(), ".\n");
