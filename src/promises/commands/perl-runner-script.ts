@@ -30,8 +30,11 @@ export const PERL_RUNNER_SCRIPT = String.raw`
 use strict; use Fcntl; use Time::HiRes ();
 # POSIX is loaded only where needed: a bigger process costs more at each fork.
 my $WNOHANG = $^O eq 'linux' ? 1 : do { require POSIX; POSIX::WNOHANG() };
-# A handler (rather than none) makes a child's end interrupt select.
-$SIG{CHLD} = sub {};
+# A program's end writes to this pipe, which select watches: an end signalled
+# at any moment (even just before select) wakes the loop.
+pipe(my $wake_r, my $wake_w) or die "pipe: $!";
+for my $fh ($wake_r, $wake_w) { fcntl($fh, F_SETFL, fcntl($fh, F_GETFL, 0) | O_NONBLOCK) }
+$SIG{CHLD} = sub { syswrite $wake_w, 'x' };
 my $KILL_GRACE = 1; my $DRAIN_GRACE = 2;
 my (%jobs, %by_pid);
 my $inbuf = ''; my $outq = '';
@@ -69,29 +72,38 @@ sub start {
     { no warnings; exec { $argv[0] } @argv; }
     fail_child($ew, 'exec');
   }
-  close $w; close $ew;
+  close $ew;
   # Both sides set the group, so that a kill never misses it.
   setpgrp($pid, $pid) if $group;
-  @$job{qw(pid r er)} = ($pid, $r, $er);
+  # The runner keeps a write end until the program ends: its output's end
+  # then wakes nobody, and the program's end alone wakes the runner.
+  fcntl($r, F_SETFL, fcntl($r, F_GETFL, 0) | O_NONBLOCK);
+  @$job{qw(pid r w er)} = ($pid, $r, $w, $er);
   $job->{due} = Time::HiRes::time() + $limit / 1000 if $group;
   $by_pid{$pid} = $job;
 }
 
-sub end_output { my ($job) = @_; close $job->{r} if $job->{r}; $job->{r} = undef }
+sub end_output {
+  my ($job) = @_;
+  close $job->{r} if $job->{r}; $job->{r} = undef;
+  close $job->{w} if $job->{w}; $job->{w} = undef;
+}
 
+# Reads once; whether more may be ready at once.
 sub read_output {
   my ($job) = @_;
   my $n = sysread($job->{r}, my $chunk, 65536);
-  if (!defined $n) { end_output($job) unless $!{EINTR} || $!{EAGAIN}; return }
-  if ($n == 0) { end_output($job); return }
+  if (!defined $n) { end_output($job) unless $!{EINTR} || $!{EAGAIN}; return 0 }
+  if ($n == 0) { end_output($job); return 0 }
   $job->{out} .= substr($chunk, 0, $job->{max} - $job->{kept}) if $job->{kept} < $job->{max};
   $job->{kept} += $n;
   my $stop = $job->{stop};
-  return if $stop eq '';
+  return 1 if $stop eq '';
   my $text = $job->{tail} . $chunk;
-  if (index($text, $stop) >= 0) { end_output($job); return }
+  if (index($text, $stop) >= 0) { end_output($job); return 0 }
   my $line = substr($text, rindex($text, "\n") + 1);
   $job->{tail} = length($line) > length($stop) ? substr($line, -length($stop)) : $line;
+  return 1;
 }
 
 sub read_error {
@@ -109,6 +121,9 @@ sub reap {
     $job->{exited} = 1;
     if (($? & 127) == 0) { @$job{qw(code sig)} = ($? >> 8, 0) }
     else { @$job{qw(code sig)} = ('', $? & 127) }
+    # What the program started may still hold the output: it is read to its end.
+    if ($job->{w}) { close $job->{w}; $job->{w} = undef }
+    1 while $job->{r} && read_output($job);
   }
 }
 
@@ -170,22 +185,20 @@ for (;;) {
   run_timers();
   answer_finished();
   my ($rin, $win) = ('', '');
-  vec($rin, fileno(STDIN), 1) = 1;
-  # While programs run, a look every 50 ms catches an end signalled just before select.
-  my $wait = %jobs ? 0.05 : undef;
+  vec($rin, fileno($_), 1) = 1 for (\*STDIN, $wake_r);
+  my $wait;
   my $now = Time::HiRes::time();
   for my $job (values %jobs) {
     vec($rin, fileno($job->{r}), 1) = 1 if $job->{r};
     vec($rin, fileno($job->{er}), 1) = 1 if $job->{er};
-    $wait = $job->{due} - $now if defined $job->{due} && $job->{due} - $now < $wait;
-    # A program's end comes right after its output's: look again soon.
-    $wait = 0.002 if !$job->{r} && !$job->{er} && $wait > 0.002;
+    $wait = $job->{due} - $now if defined $job->{due} && (!defined $wait || $job->{due} - $now < $wait);
   }
   $wait = 0 if defined $wait && $wait < 0;
   vec($win, fileno(STDOUT), 1) = 1 if $outq ne '';
   my $ready = select(my $rout = $rin, my $wout = $win, undef, $wait);
   next if $ready <= 0;
   flush_replies() if vec($wout, fileno(STDOUT), 1);
+  1 while vec($rout, fileno($wake_r), 1) && sysread($wake_r, my $drop, 512);
   for my $job (values %jobs) {
     read_output($job) if $job->{r} && vec($rout, fileno($job->{r}), 1);
     read_error($job) if $job->{er} && vec($rout, fileno($job->{er}), 1);
