@@ -30,8 +30,7 @@ export const PERL_RUNNER_SCRIPT = String.raw`
 use strict; use Fcntl; use Time::HiRes ();
 # POSIX is loaded only where needed: a bigger process costs more at each fork.
 my $WNOHANG = $^O eq 'linux' ? 1 : do { require POSIX; POSIX::WNOHANG() };
-# A program's end writes to this pipe, which select watches: an end signalled
-# at any moment (even just before select) wakes the loop.
+# A program's end writes to this pipe, which select watches.
 pipe(my $wake_r, my $wake_w) or die "pipe: $!";
 for my $fh ($wake_r, $wake_w) { fcntl($fh, F_SETFL, fcntl($fh, F_GETFL, 0) | O_NONBLOCK) }
 $SIG{CHLD} = sub { syswrite $wake_w, 'x' };
@@ -186,12 +185,14 @@ for (;;) {
   answer_finished();
   my ($rin, $win) = ('', '');
   vec($rin, fileno($_), 1) = 1 for (\*STDIN, $wake_r);
-  my $wait;
+  # Perl runs its handler between its own steps: an end signalled just before
+  # select waits for this look, every 50 ms while programs run.
+  my $wait = %jobs ? 0.05 : undef;
   my $now = Time::HiRes::time();
   for my $job (values %jobs) {
     vec($rin, fileno($job->{r}), 1) = 1 if $job->{r};
     vec($rin, fileno($job->{er}), 1) = 1 if $job->{er};
-    $wait = $job->{due} - $now if defined $job->{due} && (!defined $wait || $job->{due} - $now < $wait);
+    $wait = $job->{due} - $now if defined $job->{due} && $job->{due} - $now < $wait;
   }
   $wait = 0 if defined $wait && $wait < 0;
   vec($win, fileno(STDOUT), 1) = 1 if $outq ne '';
