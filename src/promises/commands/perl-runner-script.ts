@@ -71,22 +71,15 @@ sub start {
     { no warnings; exec { $argv[0] } @argv; }
     fail_child($ew, 'exec');
   }
-  close $ew;
+  close $w; close $ew;
   # Both sides set the group, so that a kill never misses it.
   setpgrp($pid, $pid) if $group;
-  # The runner keeps a write end until the program ends: its output's end
-  # then wakes nobody, and the program's end alone wakes the runner.
-  fcntl($r, F_SETFL, fcntl($r, F_GETFL, 0) | O_NONBLOCK);
-  @$job{qw(pid r w er)} = ($pid, $r, $w, $er);
+  @$job{qw(pid r er)} = ($pid, $r, $er);
   $job->{due} = Time::HiRes::time() + $limit / 1000 if $group;
   $by_pid{$pid} = $job;
 }
 
-sub end_output {
-  my ($job) = @_;
-  close $job->{r} if $job->{r}; $job->{r} = undef;
-  close $job->{w} if $job->{w}; $job->{w} = undef;
-}
+sub end_output { my ($job) = @_; close $job->{r} if $job->{r}; $job->{r} = undef }
 
 # Reads once; whether more may be ready at once.
 sub read_output {
@@ -120,9 +113,6 @@ sub reap {
     $job->{exited} = 1;
     if (($? & 127) == 0) { @$job{qw(code sig)} = ($? >> 8, 0) }
     else { @$job{qw(code sig)} = ('', $? & 127) }
-    # What the program started may still hold the output: it is read to its end.
-    if ($job->{w}) { close $job->{w}; $job->{w} = undef }
-    1 while $job->{r} && read_output($job);
   }
 }
 
@@ -186,13 +176,16 @@ for (;;) {
   my ($rin, $win) = ('', '');
   vec($rin, fileno($_), 1) = 1 for (\*STDIN, $wake_r);
   # Perl runs its handler between its own steps: an end signalled just before
-  # select waits for this look, every 50 ms while programs run.
+  # select waits for this look, every 50 ms while programs run. (So the
+  # output's end, unlike in the Python runner, is what wakes the runner.)
   my $wait = %jobs ? 0.05 : undef;
   my $now = Time::HiRes::time();
   for my $job (values %jobs) {
     vec($rin, fileno($job->{r}), 1) = 1 if $job->{r};
     vec($rin, fileno($job->{er}), 1) = 1 if $job->{er};
     $wait = $job->{due} - $now if defined $job->{due} && $job->{due} - $now < $wait;
+    # A program's end comes right after its output's: look again soon.
+    $wait = 0.002 if !$job->{r} && !$job->{er} && $wait > 0.002;
   }
   $wait = 0 if defined $wait && $wait < 0;
   vec($win, fileno(STDOUT), 1) = 1 if $outq ne '';
