@@ -3,10 +3,12 @@
  * `.<name>.tend-<pid>-<n>` beside it and renames it over the target
  * (atomic.ts), so a SIGKILL between the two leaves the temporary behind.
  * The first time a run writes into a directory, it removes such leftovers
- * there — only names of exactly that pattern, only regular files, and only
- * when the process that wrote them is gone: its pid is not alive, or is
- * alive but started after the file was last written (the pid was reused).
- * A file of a live tend still writing is never touched.
+ * there — only names of exactly that pattern, only regular files last
+ * written before this run started, and only when the process that wrote
+ * them is gone: its pid is not alive, or is alive but started after the
+ * file was last written (the pid was reused). A file of a live tend still
+ * writing is never touched, even one whose pid this process cannot see
+ * (another pid namespace sharing the directory): it is newer than the run.
  */
 import { lstatSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
@@ -37,7 +39,8 @@ export function sweepStrayTemporaries(dir: string): number {
     if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) continue;
     const path = join(dir, name);
     const stats = lstatSync(path, { throwIfNoEntry: false });
-    if (!stats?.isFile() || !writerIsGone(pid, stats.mtimeMs)) continue;
+    if (!stats?.isFile() || stats.mtimeMs >= performance.timeOrigin) continue;
+    if (!writerIsGone(pid, stats.mtimeMs)) continue;
     try {
       unlinkSync(path);
       removed++;

@@ -51,14 +51,24 @@ test("a write removes the temporaries of dead writers beside it, and only those"
       [`.f.tend-${dead}-1.bak`]: "not tend's name",
       [`.f.tend-${dead}`]: "not tend's name",
     };
-    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-    utimesSync(join(dir, `.h.tend-${parent}-4`), 1_000_000, 1_000_000);
+    // Leftovers of earlier runs are older than this one; the live writer's file is not.
+    for (const [name, text] of Object.entries(files)) {
+      writeFileSync(join(dir, name), text);
+      if (name !== `.f.tend-${parent}-3`) utimesSync(join(dir, name), 1_000_000, 1_000_000);
+    }
+    // A dead pid's file written during this run (a writer in another pid namespace): kept.
+    writeFileSync(join(dir, `.e.tend-${dead}-5`), "being written");
     mkdirSync(join(dir, `.d.tend-${dead}-2`));
     writeFileAtomically(join(dir, "f"), "new\n", 0o644);
     assert.equal(readFileSync(join(dir, "f"), "utf8"), "new\n");
     const left = readdirSync(dir).sort();
     const gone = [`.f.tend-${dead}-1`, `.g.tend-${dead}-7`, `.h.tend-${parent}-4`];
-    const expected = [...Object.keys(files).filter((n) => !gone.includes(n)), `.d.tend-${dead}-2`, "f"];
+    const expected = [
+      ...Object.keys(files).filter((n) => !gone.includes(n)),
+      `.d.tend-${dead}-2`,
+      `.e.tend-${dead}-5`,
+      "f",
+    ];
     assert.deepEqual(left, expected.sort());
   });
 });
@@ -67,8 +77,10 @@ test("a directory is swept once per run", () => {
   withDirectory((dir) => {
     const dead = deadPid();
     writeFileSync(join(dir, `.a.tend-${dead}-1`), "");
+    utimesSync(join(dir, `.a.tend-${dead}-1`), 1_000_000, 1_000_000);
     assert.equal(sweepStrayTemporaries(dir), 1);
     writeFileSync(join(dir, `.a.tend-${dead}-2`), "");
+    utimesSync(join(dir, `.a.tend-${dead}-2`), 1_000_000, 1_000_000);
     assert.equal(sweepStrayTemporaries(dir), 0);
   });
 });
