@@ -235,6 +235,10 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       outcome = combineOutcomes(outcome, engine.runBundle(bundle, item.args, false, undefined, { argsText }));
       engine.endBundleBanner(bundle.block.name.text);
     }
+  } catch (error) {
+    // A run that breaks off leaves no copies behind.
+    chroot?.remove();
+    throw error;
   } finally {
     // Promise modules are terminated when the run ends, however it ends;
     // then, as cf-agent, the run waits for its background commands.
