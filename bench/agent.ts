@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { childCpuMs } from "./child-cpu.js";
 
 const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 const CF_AGENT = "/usr/bin/cf-agent";
@@ -27,6 +28,9 @@ interface AgentComparison {
   readonly tendMs: number;
   readonly cfAgentMs: number;
   readonly ratio: number;
+  /** Mean CPU time per run (user + system), where /proc tells it: steadier than wall time on a busy machine. */
+  readonly tendCpuMs?: number;
+  readonly cfAgentCpuMs?: number;
 }
 
 function median(values: readonly number[]): number {
@@ -91,20 +95,37 @@ function compare(name: string, policy: string, promises: number, iterations: num
   const cfWork = prepareWorkdir(true);
   const tend: number[] = [];
   const cf: number[] = [];
+  const cpu = { tend: 0, cf: 0 };
+  const timed = (runs: number[], tool: "tend" | "cf", run: () => number) => {
+    const before = childCpuMs();
+    runs.push(run());
+    const after = childCpuMs();
+    if (before !== null && after !== null) cpu[tool] += after - before;
+  };
   try {
     // Alternate the two so that a busy moment of the machine hits both alike.
     timeAgent(process.execPath, [tendBin, "agent", "-Kf", "./policy.cf"], tendWork, dir);
     timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir);
     for (let i = 0; i < iterations; i++) {
-      tend.push(timeAgent(process.execPath, [tendBin, "agent", "-Kf", "./policy.cf"], tendWork, dir));
-      cf.push(timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir));
+      timed(tend, "tend", () =>
+        timeAgent(process.execPath, [tendBin, "agent", "-Kf", "./policy.cf"], tendWork, dir),
+      );
+      timed(cf, "cf", () => timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir));
     }
   } finally {
     for (const d of [dir, tendWork, cfWork]) rmSync(d, { recursive: true, force: true });
   }
   const tendMs = median(tend);
   const cfAgentMs = median(cf);
-  return { name, promises, tendMs, cfAgentMs, ratio: tendMs / cfAgentMs };
+  const cpuMs =
+    childCpuMs() === null ? {} : { tendCpuMs: cpu.tend / iterations, cfAgentCpuMs: cpu.cf / iterations };
+  return { name, promises, tendMs, cfAgentMs, ratio: tendMs / cfAgentMs, ...cpuMs };
+}
+
+function describeCpu(r: AgentComparison): string {
+  if (r.tendCpuMs === undefined || r.cfAgentCpuMs === undefined) return "";
+  const ratio = r.tendCpuMs / r.cfAgentCpuMs;
+  return `; CPU per run: tend ${r.tendCpuMs.toFixed(0)} ms, cf-agent ${r.cfAgentCpuMs.toFixed(0)} ms, ratio ${ratio.toFixed(2)}×`;
 }
 
 export function runAgentBenchmarks(iterations: number): AgentComparison[] | string {
@@ -154,7 +175,7 @@ function main(): void {
   for (const r of results) {
     const label = r.promises ? `${r.name} (${r.promises} promises)` : r.name;
     process.stdout.write(
-      `${label}: tend ${r.tendMs.toFixed(1)} ms, cf-agent ${r.cfAgentMs.toFixed(1)} ms, ratio ${r.ratio.toFixed(2)}×\n`,
+      `${label}: tend ${r.tendMs.toFixed(1)} ms, cf-agent ${r.cfAgentMs.toFixed(1)} ms, ratio ${r.ratio.toFixed(2)}×${describeCpu(r)}\n`,
     );
   }
   process.stdout.write(`${describeNodeFloor(iterations)}\n`);
