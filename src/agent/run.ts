@@ -14,7 +14,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Body, ListValue } from "../language/ast.js";
-import { type Diagnostic, hasErrors } from "../language/diagnostics.js";
+import { type Diagnostic, type DiagnosticCode, hasErrors } from "../language/diagnostics.js";
 import { validatePolicy } from "../language/validate/index.js";
 import { resolvePolicies } from "../loader/control.js";
 import { loadPolicy } from "../loader/load.js";
@@ -122,6 +122,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   const fail = (): AgentResult => ({ exitCode: 1, diagnostics, outcome: "failed", records: [], classes: [] });
   if (hasErrors(diagnostics)) {
     sinks.invalidPolicy?.(diagnostics);
+    if (diagnostics.some(isSyntaxError)) log.error("There are syntax errors in policy files");
     const failsafe = failsafeEntry(options, dirs.inputdir, log);
     if (!failsafe) {
       log.error("Error reading CFEngine policy. Exiting...");
@@ -318,6 +319,18 @@ function loadAndValidate(
   if (!hasErrors(diagnostics))
     diagnostics.push(...validatePolicy(loaded.set, { fullCheck: true, checkBundleSequence }));
   return { loaded, diagnostics };
+}
+
+/** What cf-promises finds while parsing a file; the references between files are checked after. */
+const CHECKED_AFTER_PARSING: ReadonlySet<DiagnosticCode> = new Set([
+  "undefined-body",
+  "undefined-bundle",
+  "undefined-promise-type",
+]);
+
+/** An error cf-promises 3.21 reports as a syntax error ("There are syntax errors in policy files"). */
+function isSyntaxError(diagnostic: Diagnostic): boolean {
+  return diagnostic.severity === "error" && !CHECKED_AFTER_PARSING.has(diagnostic.code);
 }
 
 /** The failsafe policy to run instead of an invalid one, or undefined (logged) when there is none. */

@@ -37,6 +37,21 @@ test("an invalid policy runs the built-in failsafe, written to the empty input d
   assert.equal(statSync(failsafe).mode & 0o777, 0o600);
 });
 
+test("a policy cf-promises would not parse says so before the failsafe runs, as cf-agent shows", () => {
+  const { dir, workdir } = workspace();
+  const syntax = join(dir, "syntax.cf");
+  writeFileSync(syntax, 'body file control { namespace => "{}()$:[]"; }\nbundle agent main { }\n');
+  const run = runTend(["agent", "-K", "-f", syntax], { env: { CFENGINE_TEST_OVERRIDE_WORKDIR: workdir } });
+  assert.match(run.stderr, /error: There are syntax errors in policy files\n.*error: CFEngine was not able/);
+  // A promise type nobody defined is found after parsing: no such line.
+  const undefinedType = join(dir, "undefined-type.cf");
+  writeFileSync(undefinedType, 'bundle agent main { nosuch_type: "x"; }\n');
+  const other = runTend(["agent", "-K", "-f", undefinedType], {
+    env: { CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
+  });
+  assert.doesNotMatch(other.stderr, /syntax errors/);
+});
+
 test("with a key pair the built-in failsafe only reports", () => {
   const { workdir, broken } = workspace();
   mkdirSync(join(workdir, "ppkeys"), { recursive: true });
@@ -83,6 +98,7 @@ test("as a library call without failsafe, an invalid policy stops the run", () =
   assert.equal(result.exitCode, 1);
   assert.ok(seen[0] > 0);
   assert.deepEqual(lines, [
+    "error: There are syntax errors in policy files",
     "error: Failsafe condition triggered. Interactive session detected, skipping failsafe.cf execution.",
     "error: Error reading CFEngine policy. Exiting...",
   ]);
