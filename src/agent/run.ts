@@ -39,6 +39,7 @@ import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { PersistentClasses } from "./persistent-classes.js";
+import { isPolicyCheckDue, tagValidatedPolicy } from "./policy-check.js";
 import { preEvaluationClassHooks } from "./preeval-classes.js";
 import { PolicyIndex } from "./policy-index.js";
 import { type PromiseRecord, RunRecorder } from "./recorder.js";
@@ -49,6 +50,12 @@ import { type AgentDirectories, agentDirectories } from "./workdir.js";
 export interface AgentOptions extends AgentDirectories {
   /** The entry file. */
   readonly file: string;
+  /**
+   * Whether the entry file was named on the command line (-f, or a file
+   * argument) rather than being the default `$(sys.inputdir)/promises.cf`
+   * (where the policy check's tag goes); by default, whether it differs.
+   */
+  readonly fileGiven?: boolean;
   readonly defines?: readonly string[];
   readonly negates?: readonly string[];
   /** `-b`: bundles to run instead of the policy's bundlesequence. */
@@ -118,7 +125,14 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       log,
     );
   let entry = options.file;
+  const checkPlace = {
+    file: resolve(options.file),
+    fromCommandLine: options.fileGiven ?? resolve(options.file) !== join(dirs.inputdir, "promises.cf"),
+    ...dirs,
+  };
+  const checkDue = isPolicyCheckDue(checkPlace, log);
   let { loaded, diagnostics } = load(entry);
+  if (checkDue && !hasErrors(diagnostics)) tagValidatedPolicy(checkPlace, log);
   const fail = (): AgentResult => ({ exitCode: 1, diagnostics, outcome: "failed", records: [], classes: [] });
   if (hasErrors(diagnostics)) {
     sinks.invalidPolicy?.(diagnostics);

@@ -83,6 +83,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const result = runAgent(
     {
       file,
+      fileGiven: positionals[0] !== undefined || values.file !== undefined,
       workdir: values.workdir,
       defines: splitList(values.define),
       negates: splitList(values.negate),

@@ -33,6 +33,8 @@ export interface CheckCommandOptions {
   readonly showVars: string | null;
   /** `--show-classes[=REGEX]`: print the global classes after loading; null when not asked. */
   readonly showClasses: string | null;
+  /** `-T DIR`: check DIR/promises.cf and tag DIR (cf_promises_validated, cf_promises_release_id); null when not asked. */
+  readonly tagRelease: string | null;
   /** Options accepted for compatibility that tend does not act on, as written. */
   readonly ignored: readonly string[];
 }
@@ -70,7 +72,6 @@ const optionSpec = {
 const ignoredOptions = [
   "eval-functions",
   "warn",
-  "tag-release",
   "timestamp",
   "dry-run",
   "diagnostic",
@@ -154,6 +155,7 @@ export function parseCheckOptions(args: readonly string[]): CheckCommandOptions 
     version: values.version ?? false,
     showVars: values["show-vars"] ?? null,
     showClasses: values["show-classes"] ?? null,
+    tagRelease: values["tag-release"] ?? null,
     ignored: ignoredOptions.filter((name) => values[name] !== undefined).map((name) => `--${name}`),
   };
 }
@@ -170,6 +172,8 @@ export function resolveWorkdir(options: CheckCommandOptions, env: NodeJS.Process
  * `$(sys.inputdir)/promises.cf`.
  */
 export function resolveEntryFile(options: CheckCommandOptions, inputDir: string): string {
+  // As cf-promises, -T DIR checks DIR/promises.cf.
+  if (options.tagRelease !== null) return join(options.tagRelease, "promises.cf");
   const file = options.file;
   if (file === null) return join(inputDir, "promises.cf");
   if (isAbsolute(file) || !options.fileFromOption || isAnchored(file)) return file;
@@ -204,11 +208,13 @@ Options:
       --show-vars[=REGEX]    print the variables known after loading, as cf-promises
       --show-classes[=REGEX] print the global classes known after loading
       --json                 print the result and diagnostics as JSON on stdout
+  -T, --tag-release DIR      check DIR/promises.cf; when valid, write
+                             DIR/cf_promises_validated and DIR/cf_promises_release_id
   -v, --verbose              say what is done (and which options are ignored)
   -I, --inform, -d, --debug  more output
   -h, --help                 this help
 
 Accepted and ignored, for compatibility with cf-promises:
-  --eval-functions, -W, -T, -l, -n, -x, -g, --log-modules,
+  --eval-functions, -W, -l, -n, -x, -g, --log-modules,
   --ignore-preferred-augments
 `;

@@ -78,6 +78,13 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
     }
     return EXIT_FAILURE;
   }
+  if (options.tagRelease !== null) {
+    const { tagReleaseDirectory } = await import("../agent/release-tag.js");
+    if (!tagReleaseDirectory(options.tagRelease, { validated: true, release: true })) {
+      io.stderr("   error: The given directory could not be tagged, sorry.\n");
+      return EXIT_FAILURE;
+    }
+  }
   if (options.policyOutput !== "none") {
     const code = await printPolicy(result.set.files, options, io);
     if (code !== EXIT_OK) return code;

@@ -64,11 +64,28 @@ test("check fails on an unknown option or a bad value", () => {
 });
 
 test("check accepts cf-promises options that do not apply, and notes them with -v", () => {
-  const args = ["-l", "-n", "-x", "-W", "all", "-T", work, "--eval-functions", "-C", "-D", "a,b", "-N", "c"];
+  const args = ["-l", "-n", "-x", "-W", "all", "--eval-functions", "-C", "-D", "a,b", "-N", "c"];
   assert.equal(runTend(["check", ...args, "./valid.cf"]).code, 0);
   const run = runTend(["check", "-v", "-l", "./valid.cf"]);
   assert.equal(run.code, 0);
   assert.match(run.stderr, /--timestamp has no effect/);
+});
+
+test("check -T DIR checks DIR/promises.cf and tags DIR as cf-promises does", () => {
+  const dir = join(work, "tagged");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "promises.cf"), 'bundle agent main { reports: "x"; }\n');
+  writeFileSync(join(dir, "notes.txt"), "0123456789");
+  writeFileSync(join(dir, "ignored.md"), "not hashed");
+  assert.equal(runTend(["check", "-T", dir]).code, 0);
+  const validated = JSON.parse(readFileSync(join(dir, "cf_promises_validated"), "utf8"));
+  assert.ok(Math.abs(validated.timestamp - Date.now() / 1000) < 60);
+  // 3.21 hashes as many zero bytes as the policy files hold (36 + 10 here).
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, "cf_promises_release_id"), "utf8")), {
+    releaseId: "e0fdc90c2ca2a0219c99d2758e68c18875a3e11e",
+  });
+  writeFileSync(join(dir, "promises.cf"), "bundle agent main {");
+  assert.equal(runTend(["check", "-T", dir]).code, 1);
 });
 
 test("check --json prints the result as data on stdout", () => {

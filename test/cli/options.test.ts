@@ -76,5 +76,6 @@ test("every cf-promises option is accepted", () => {
   assert.equal(o.fullCheck, true);
   assert.deepEqual(o.bundlesequence, ["main"]);
   assert.equal(o.policyOutput, "cf");
-  assert.equal(o.ignored.length, 8);
+  assert.equal(o.tagRelease, "/t");
+  assert.equal(o.ignored.length, 7);
 });
