@@ -39,7 +39,7 @@ import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { PersistentClasses } from "./persistent-classes.js";
-import { isPolicyCheckDue, tagValidatedPolicy } from "./policy-check.js";
+import { callsFunctionsWithSideEffects, isPolicyCheckDue, tagValidatedPolicy } from "./policy-check.js";
 import { preEvaluationClassHooks } from "./preeval-classes.js";
 import { PolicyIndex } from "./policy-index.js";
 import { type PromiseRecord, RunRecorder } from "./recorder.js";
@@ -132,6 +132,11 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   };
   const checkDue = isPolicyCheckDue(checkPlace, log);
   let { loaded, diagnostics } = load(entry);
+  if (checkDue && !hasErrors(diagnostics) && callsFunctionsWithSideEffects(loaded.set)) {
+    // That load stood for cf-promises' first evaluation: its second, then the agent's own.
+    repeatCheckEvaluation(entry, options, dirs);
+    ({ loaded, diagnostics } = load(entry));
+  }
   if (checkDue && !hasErrors(diagnostics)) tagValidatedPolicy(checkPlace, log);
   const fail = (): AgentResult => ({ exitCode: 1, diagnostics, outcome: "failed", records: [], classes: [] });
   if (hasErrors(diagnostics)) {
@@ -333,6 +338,25 @@ function loadAndValidate(
   if (!hasErrors(diagnostics))
     diagnostics.push(...validatePolicy(loaded.set, { fullCheck: true, checkBundleSequence }));
   return { loaded, diagnostics };
+}
+
+/**
+ * cf-promises' evaluation of the policy it checks, for its side effects
+ * only (what it prints and defines is not the agent's): as cf-promises, it
+ * loads the policy as `common` and keeps no persistent class.
+ */
+function repeatCheckEvaluation(
+  entry: string,
+  options: AgentOptions,
+  dirs: { workdir: string; inputdir: string },
+) {
+  loadPolicy(entry, {
+    defines: [...(options.defines ?? [])],
+    negates: [...(options.negates ?? [])],
+    agentType: "common",
+    workDir: dirs.workdir,
+    inputDir: dirs.inputdir,
+  });
 }
 
 /** What cf-promises finds while parsing a file; the references between files are checked after. */

@@ -49,3 +49,21 @@ test("a policy hub also gets the release ID; a policy given elsewhere is tagged 
   assert.ok(run(dir, other).includes("Input file is outside default repository, validating it"));
   assert.ok(existsSync(join(dir, "state", "cf_promises_validated")));
 });
+
+test("a check runs cf-promises' evaluation too: a command run by a function runs three times, as under cf-agent", () => {
+  const dir = workdir();
+  const log = join(dir, "ran.log");
+  const policy = join(dir, "side-effects.cf");
+  writeFileSync(
+    policy,
+    `bundle agent main { vars: "x" string => execresult("/bin/sh -c 'echo ran >> ${log}'", "noshell"); }\n`,
+  );
+  run(dir, policy);
+  assert.equal(readFileSync(log, "utf8"), "ran\nran\nran\n");
+  // The default policy, once validated, is not checked: the agent's own evaluation only.
+  writeFileSync(join(dir, "inputs", "promises.cf"), readFileSync(policy, "utf8"));
+  run(dir);
+  writeFileSync(log, "");
+  run(dir);
+  assert.equal(readFileSync(log, "utf8"), "ran\n");
+});
