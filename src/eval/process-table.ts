@@ -188,6 +188,11 @@ export function keptProcessTable(log: ProcessTableLog): ProcessTable | undefined
   return kept;
 }
 
+/** Whether a table is kept (read since the bundle began). */
+export function hasKeptProcessTable(): boolean {
+  return kept !== undefined;
+}
+
 /** Forgets the kept table: the next reader runs `ps` again. */
 export function clearProcessTable(): void {
   kept = undefined;

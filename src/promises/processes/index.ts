@@ -32,6 +32,7 @@ import {
   type ProcessTable,
   type ProcessTableLog,
   clearProcessTable,
+  hasKeptProcessTable,
   keptProcessTable,
 } from "../../eval/process-table.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
@@ -391,6 +392,8 @@ function readTableAndCheck(promise: ActivePromise, env: PromiseEnvironment): voi
 
 /** At the start of each bundle 3.21 reads the table again (only in the bundles `refresh_processes` names, if set). */
 function refreshTable(bundle: string, env: PromiseEnvironment): void {
+  // Nothing to forget (most runs never read the table): no need to read the control body.
+  if (!hasKeptProcessTable()) return;
   const refresh = env.controlValue?.("agent", "refresh_processes");
   if (
     refresh !== undefined &&
