@@ -15,7 +15,8 @@
  * twice; so a function with side effects (running a command) runs twice
  * more under cf-agent than the agent's own evaluation runs it, before the
  * agent's. tend repeats that for policies that call such functions (and
- * only for them: for the others nothing could tell).
+ * only for them: for the others nothing could tell), except in a dry run,
+ * where it runs nothing.
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -132,7 +132,9 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   };
   const checkDue = isPolicyCheckDue(checkPlace, log);
   let { loaded, diagnostics } = load(entry);
-  if (checkDue && !hasErrors(diagnostics) && callsFunctionsWithSideEffects(loaded.set)) {
+  // Not in a dry run: cf-promises would run the commands (it knows no dry run), tend does not.
+  const dryRun = options.dryRun === true || options.simulate !== undefined;
+  if (checkDue && !dryRun && !hasErrors(diagnostics) && callsFunctionsWithSideEffects(loaded.set)) {
     // That load stood for cf-promises' first evaluation: its second, then the agent's own.
     repeatCheckEvaluation(entry, options, dirs);
     ({ loaded, diagnostics } = load(entry));

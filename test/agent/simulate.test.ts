@@ -134,8 +134,9 @@ test("--simulate calls unsafe functions only for promises tagged simulate_safe, 
     if (recording) writeFileSync(expectedPath, output);
     else assert.deepEqual(distinct(output), distinct(readFileSync(expectedPath, "utf8")));
     // cf-agent first has cf-promises check the policy, and that evaluates
-    // the untagged execresult() (not in simulate mode); tend checks in
-    // process and calls nothing unsafe. So this holds for tend only.
+    // the untagged execresult() (not in simulate mode); tend repeats that
+    // evaluation only outside dry runs and calls nothing unsafe. So this
+    // holds for tend only.
     if (recording) return;
     const tmp = join(workdir, "tmp");
     assert.equal(existsSync(join(tmp, "safe")), true);
