@@ -490,6 +490,52 @@ const STATE: readonly DataCase[] = [
   c('mergedata("cs[0]")', [`"cs" data => callstack_callers();`]),
 ];
 
+/**
+ * JSON reals held in a variable: 3.21 keeps them as doubles and prints two
+ * decimals as list items and scalars, four in JSON and as primitive strings.
+ */
+const REAL_SETUP = [`"rl" data => parsejson('[1.5, 2.25, 3.14159, 10, "x", -0.5, 12345.678901]');`];
+const REALS: readonly DataCase[] = [
+  "getvalues(rl)",
+  "getindices(rl)",
+  "length(rl)",
+  "reverse(rl)",
+  "unique(rl)",
+  'sort(rl, "lex")',
+  'sort(rl, "real")',
+  'sort(rl, "int")',
+  'join(",", rl)',
+  'nth(rl, "0")',
+  'nth(rl, "5")',
+  'nth(rl, "-1")',
+  'format("%S", rl)',
+  "storejson(rl)",
+  'every("[0-9.-]+", rl)',
+  'some("2\\.25", rl)',
+  'some("2\\.2500", rl)',
+  'none("3\\.14", rl)',
+  'filter("3.*", rl, "true", "false", 99)',
+  'grep("-?[0-9]+\\.[0-9]+", rl)',
+  'sublist(rl, "head", 3)',
+  'sublist(rl, "tail", 2)',
+  'intersection(rl, \'["1.50", "1.5000", "10"]\')',
+  'difference(rl, \'["1.50", "x"]\')',
+  'maplist("v=$(this)", rl)',
+  "mergedata(rl)",
+  "mergedata('{\"k\": 0.75}', rl)",
+  "sum(rl)",
+  "product('[1.5, 2]')",
+  'max(rl, "real")',
+  'min(rl, "lex")',
+  "mean(rl)",
+  'string_mustache("{{#-top-}}[{{.}}]{{/-top-}}", rl)',
+  'string_mustache("{{%-top-}}", rl)',
+  'string_mustache("{{$-top-}}", rl)',
+  "data_expand(rl)",
+  "getvalues('[0.125, 0.375, 2.675]')",
+  "storejson('[0.125, 1e-3, 2.5e2]')",
+].map((expr) => c(expr, REAL_SETUP));
+
 export const CASES: readonly DataCase[] = [
   ...LISTS,
   ...SCALARS,
@@ -498,4 +544,5 @@ export const CASES: readonly DataCase[] = [
   ...JSON_CASES,
   ...READERS,
   ...STATE,
+  ...REALS,
 ];

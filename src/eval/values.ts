@@ -2,6 +2,7 @@
  * Values held by variables and returned by functions.
  */
 
+import { type PrintfSpec, formatFixed } from "./functions/c-printf.js";
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export type ScalarType = "string" | "int" | "real";
@@ -58,8 +59,11 @@ export function primitiveToString(value: JsonValue): string | undefined {
 
 /** A JSON number as 3.21 writes it: an integer as is, a real with four decimals. */
 export function jsonNumberText(value: number): string {
-  return Number.isInteger(value) ? String(value) : value.toFixed(4);
+  return Number.isInteger(value) ? String(value) : formatFixed(value, FOUR_PLACES);
 }
+
+const FOUR_PLACES: PrintfSpec = { flags: "", long: false, width: 0, precision: 4, conversion: "f" };
+const TWO_PLACES: PrintfSpec = { ...FOUR_PLACES, precision: 2 };
 
 /**
  * A JSON primitive turned into a list item or a scalar variable's text
@@ -67,7 +71,7 @@ export function jsonNumberText(value: number): string {
  * goes through StringFromDouble, with two decimals.
  */
 export function primitiveToScalar(value: JsonValue): string | undefined {
-  if (typeof value === "number" && !Number.isInteger(value)) return value.toFixed(2);
+  if (typeof value === "number" && !Number.isInteger(value)) return formatFixed(value, TWO_PLACES);
   return primitiveToString(value);
 }
 

@@ -8,11 +8,16 @@ import { type MustacheLog, renderTemplate } from "./render.js";
 
 export type { MustacheLog, MustacheLogLevel } from "./render.js";
 
-/** Renders `template` with `data`; undefined (after logging why through `log`) when it cannot. */
+/**
+ * Renders `template` with `data`; undefined (after logging why through
+ * `log`) when it cannot. `numberText` writes numbers in JSON output (see
+ * toMustacheNode): as parsed by default.
+ */
 export function renderMustache(
   template: string,
   data: JsonValue,
   log: MustacheLog = () => {},
+  numberText?: (n: number) => string,
 ): string | undefined {
-  return renderTemplate(template, toMustacheNode(data), log);
+  return renderTemplate(template, toMustacheNode(data, numberText), log);
 }

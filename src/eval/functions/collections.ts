@@ -26,6 +26,7 @@ import {
   members,
   lookUpVariable,
   primitiveStrings,
+  scalarStrings,
   variableLookup,
 } from "./containers.js";
 import { parseJsonText } from "./json-text.js";
@@ -39,10 +40,11 @@ function onItems(
   arity: [number, number],
   fn: (items: string[], args: readonly Value[]) => string[] | undefined,
   at = 0,
+  view: (json: JsonValue) => string[] = primitiveStrings,
 ): BuiltinFunction {
   return defineFunction(name, arity[0], arity[1], (args, fc) => {
     const json = collectContainer(fc, args[at]);
-    const out = json === undefined ? undefined : fn(primitiveStrings(json), args);
+    const out = json === undefined ? undefined : fn(view(json), args);
     return out ? list(out) : undefined;
   });
 }
@@ -173,7 +175,7 @@ function numeric(name: string, fold: (numbers: number[]) => number | undefined):
   return defineFunction(name, 1, 1, ([source], fc) => {
     const json = collectContainer(fc, source);
     if (json === undefined) return undefined;
-    const numbers = primitiveStrings(json).map((s) => leadingNumber(s) ?? 0);
+    const numbers = scalarStrings(json).map((s) => leadingNumber(s) ?? 0);
     const result = fold(numbers);
     return result === undefined ? undefined : scalar(result.toFixed(6), "real");
   });
@@ -195,7 +197,7 @@ function extreme(name: string, last: boolean): BuiltinFunction {
     const json = collectContainer(fc, source);
     const found = sortMode(text(mode) ?? "");
     if (json === undefined || !found) return undefined;
-    const sorted = sortItems(primitiveStrings(json), found);
+    const sorted = sortItems(scalarStrings(json), found);
     if (sorted.length === 0) return undefined;
     return scalar(last ? sorted[sorted.length - 1] : sorted[0]);
   });
@@ -206,7 +208,7 @@ function quantifier(name: string, holds: (hits: number, total: number) => boolea
     const json = collectContainer(fc, source);
     const test = byteRegex(text(pattern) ?? "", true);
     if (json === undefined || !test) return undefined;
-    const items = primitiveStrings(json);
+    const items = scalarStrings(json);
     return classResult(holds(items.filter(test).length, items.length));
   });
 }
@@ -231,8 +233,8 @@ function typeOf([name, detail]: readonly Value[], fc: FunctionContext): Value {
 export const collectionFunctions: readonly BuiltinFunction[] = [
   defineFunction("getvalues", 1, 1, getValues),
   defineFunction("getindices", 1, 1, getIndices),
-  onItems("filter", [5, 5], filterItems, 1),
-  onItems("grep", [2, 2], grepItems, 1),
+  onItems("filter", [5, 5], filterItems, 1, scalarStrings),
+  onItems("grep", [2, 2], grepItems, 1, scalarStrings),
   onItems("sort", [1, 2], sortArgs),
   onItems("shuffle", [2, 2], (items, [, seed]) => shuffleItems(items, text(seed) ?? "")),
   onItems("unique", [1, 1], (items) => [...new Set(items)]),

@@ -3,7 +3,7 @@
  * or data value (from `@(x)` or a nested call), inline JSON text, or the
  * name of a list, data or classic-array variable.
  */
-import { type JsonValue, type Value, isList, primitiveToString } from "../values.js";
+import { type JsonValue, type Value, isList, primitiveToScalar, primitiveToString } from "../values.js";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonLookup, parseJsonContainer } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
@@ -182,6 +182,19 @@ function splitIndexPath(text: string): string[] | undefined {
 export function members(json: JsonValue): JsonValue[] {
   if (Array.isArray(json)) return json;
   return json !== null && typeof json === "object" ? Object.values(json) : [];
+}
+
+/**
+ * The non-null primitive members as a list made from the container sees
+ * them (3.21's RlistFromContainer: reals with two decimals), as filter(),
+ * grep(), every(), min() and the numeric folds see a container.
+ */
+export function scalarStrings(json: JsonValue): string[] {
+  const out: string[] = [];
+  for (const member of members(json)) {
+    if (member !== null && typeof member !== "object") out.push(primitiveToScalar(member) ?? "");
+  }
+  return out;
 }
 
 /** The non-null primitive members as strings, as most list functions see a container. */

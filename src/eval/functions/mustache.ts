@@ -6,7 +6,7 @@
  */
 import { renderMustache } from "../../mustache/index.js";
 import { dataState } from "../data-state.js";
-import { type JsonValue, type Value, scalar, valueToJson } from "../values.js";
+import { type JsonValue, type Value, jsonNumberText, scalar, valueToJson } from "../values.js";
 import { collection, text } from "./args.js";
 import { emitFunctionMessage } from "./messages.js";
 import type { FunctionContext } from "./types.js";
@@ -20,8 +20,12 @@ export function stringMustache(args: readonly Value[], fc: FunctionContext): Val
     return undefined;
   }
   const json = source ? valueToJson(source) : dataState(fc.ctx);
-  const out = renderMustache(template, json, (level, message) =>
-    emitFunctionMessage(fc.ctx, level, fc.call.name, message),
+  // The data is a variable's (or the state's): its reals are written as 3.21 holds them.
+  const out = renderMustache(
+    template,
+    json,
+    (level, message) => emitFunctionMessage(fc.ctx, level, fc.call.name, message),
+    jsonNumberText,
   );
   return out === undefined ? undefined : scalar(out);
 }

@@ -107,6 +107,7 @@ export const KNOWN_DIFFERENCES: ReadonlyMap<string, string> = new Map([
     "cf-agent keeps a JSON number's text (1.0, -0); tend holds numbers as numbers",
   ],
   [`storejson('{"b": 1, "a": [2.50, 1.10, 7]}')`, "as above: 2.50 prints as 2.5"],
+  [`storejson('[0.125, 1e-3, 2.5e2]')`, "as above: inline JSON keeps its numbers' text (1e-3)"],
   [
     `parseyaml('a: 0x10\nb: 010\nc: 1e3\nd: .inf\ne: "1"\nf: no\ng: null')`,
     "cf-agent exits on the YAML number 1e3; tend reads it",
