@@ -191,10 +191,13 @@ export function populateBin(bin: string, source: AgentSource, diff: string | und
  * A tool run as tend, its log lines joined to its output. A caller that
  * closed the standard output (no_fds --no-std) gets tend without the
  * join: `2>&1` on a closed descriptor would stop the shell before tend.
+ * The process keeps the tool's name as its first word (bash's `exec -a`),
+ * so that the process table shows `.../bin/cf-agent ...` as for the real
+ * tool (tests look for their own agent with processes promises).
  */
 function tendWrapper(source: { readonly node: string; readonly script: string }, sub: string): string {
-  const command = `${shellQuote(source.node)} ${shellQuote(source.script)} ${sub} "$@"`;
-  return `#!/bin/sh\nif [ -e /proc/$$/fd/1 ]; then exec ${command} 2>&1; fi\nexec ${command}\n`;
+  const command = `exec -a "$0" ${shellQuote(source.node)} ${shellQuote(source.script)} ${sub} "$@"`;
+  return `#!/bin/bash\nif [ -e /proc/$$/fd/1 ]; then ${command} 2>&1; fi\n${command}\n`;
 }
 
 /** The layout of one test's work directory. */
