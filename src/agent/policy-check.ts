@@ -12,15 +12,14 @@
  * checked every time.)
  *
  * cf-promises evaluates the policy it checks, function calls included, and
- * twice; so a function with side effects (running a command) runs twice
- * more under cf-agent than the agent's own evaluation runs it, before the
- * agent's. tend repeats that for policies that call such functions (and
- * only for them: for the others nothing could tell), except in a dry run,
- * where it runs nothing.
+ * twice; so a command a function runs (execresult, returnszero) runs twice
+ * more under cf-agent, before the agent's own run of it. tend runs it that
+ * many more times at its first call while loading a policy it checks
+ * (not in dry runs): the count is cf-agent's, the order by function rather
+ * than by evaluation.
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { PolicySet } from "../language/policy-set.js";
 import type { Logger } from "./logger.js";
 import { tagReleaseDirectory, validatedAt } from "./release-tag.js";
 
@@ -105,26 +104,4 @@ export function tagValidatedPolicy(place: PolicyCheckPlace, log: Logger): void {
   } else {
     log.verbose(`The promises_validated file ${join(dir, "cf_promises_validated")} was NOT updated`);
   }
-}
-
-/** Functions whose calls change the world (they run commands). */
-const SIDE_EFFECTS: ReadonlySet<string> = new Set([
-  "execresult",
-  "execresult_as_data",
-  "returnszero",
-  "usemodule",
-]);
-
-/** Whether the policy calls a function with side effects anywhere (cf-promises' evaluation would then show). */
-export function callsFunctionsWithSideEffects(set: PolicySet): boolean {
-  const seen = new Set<object>();
-  const visit = (node: unknown): boolean => {
-    if (node === null || typeof node !== "object" || seen.has(node)) return false;
-    seen.add(node);
-    const record = node as { kind?: unknown; name?: unknown };
-    if (record.kind === "call" && typeof record.name === "string" && SIDE_EFFECTS.has(record.name))
-      return true;
-    return Object.values(node).some(visit);
-  };
-  return set.files.some((file) => visit(file.policy));
 }

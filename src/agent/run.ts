@@ -39,7 +39,7 @@ import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { PersistentClasses } from "./persistent-classes.js";
-import { callsFunctionsWithSideEffects, isPolicyCheckDue, tagValidatedPolicy } from "./policy-check.js";
+import { isPolicyCheckDue, tagValidatedPolicy } from "./policy-check.js";
 import { preEvaluationClassHooks } from "./preeval-classes.js";
 import { PolicyIndex } from "./policy-index.js";
 import { type PromiseRecord, RunRecorder } from "./recorder.js";
@@ -115,15 +115,6 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   if (chroot) log.warning(`All changes in files will be made in the '${chroot.root}' chroot`);
   const persistent = new PersistentClasses(dirs.statedir);
   const persistentClasses = persistent.load();
-  const load = (file: string, extra: readonly string[] = []) =>
-    loadAndValidate(
-      file,
-      [...(options.defines ?? []), ...extra],
-      { persistent, persistentClasses },
-      options,
-      dirs,
-      log,
-    );
   let entry = options.file;
   const checkPlace = {
     file: resolve(options.file),
@@ -131,14 +122,20 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     ...dirs,
   };
   const checkDue = isPolicyCheckDue(checkPlace, log);
-  let { loaded, diagnostics } = load(entry);
-  // Not in a dry run: cf-promises would run the commands (it knows no dry run), tend does not.
+  // cf-promises (which knows no dry run) would run commands: not in a dry run.
   const dryRun = options.dryRun === true || options.simulate !== undefined;
-  if (checkDue && !dryRun && !hasErrors(diagnostics) && callsFunctionsWithSideEffects(loaded.set)) {
-    // That load stood for cf-promises' first evaluation: its second, then the agent's own.
-    repeatCheckEvaluation(entry, options, dirs);
-    ({ loaded, diagnostics } = load(entry));
-  }
+  const checkEvaluations = checkDue && !dryRun ? CHECK_EVALUATIONS : 0;
+  const load = (file: string, extra: readonly string[] = [], evaluations = 0) =>
+    loadAndValidate(
+      file,
+      [...(options.defines ?? []), ...extra],
+      { persistent, persistentClasses, checkEvaluations: evaluations },
+      options,
+      dirs,
+      log,
+    );
+  // The failsafe policy is not checked (no cf-promises run for it in 3.21).
+  let { loaded, diagnostics } = load(entry, [], checkEvaluations);
   if (checkDue && !hasErrors(diagnostics)) tagValidatedPolicy(checkPlace, log);
   const fail = (): AgentResult => ({ exitCode: 1, diagnostics, outcome: "failed", records: [], classes: [] });
   if (hasErrors(diagnostics)) {
@@ -318,7 +315,11 @@ function makeStateDirectory(statedir: string): void {
 function loadAndValidate(
   file: string,
   defines: readonly string[],
-  state: { persistent: PersistentClasses; persistentClasses: ReturnType<PersistentClasses["load"]> },
+  state: {
+    persistent: PersistentClasses;
+    persistentClasses: ReturnType<PersistentClasses["load"]>;
+    checkEvaluations: number;
+  },
   options: AgentOptions,
   dirs: { workdir: string; inputdir: string },
   log: Logger,
@@ -332,7 +333,10 @@ function loadAndValidate(
     workDir: dirs.workdir,
     inputDir: dirs.inputdir,
     skipUnsafeFunctions: options.simulate !== undefined,
+    checkEvaluations: state.checkEvaluations,
   });
+  // What the agent itself calls later runs once.
+  loaded.context.checkEvaluations = 0;
   for (const message of loaded.messages) log.log(message.level, message.text);
   const diagnostics = [...loaded.diagnostics];
   // As cf-agent, a bundlesequence given with -b is not checked against the policy's own.
@@ -343,23 +347,11 @@ function loadAndValidate(
 }
 
 /**
- * cf-promises' evaluation of the policy it checks, for its side effects
- * only (what it prints and defines is not the agent's): as cf-promises, it
- * loads the policy as `common` and keeps no persistent class.
+ * cf-agent checks a policy by running cf-promises, which evaluates it
+ * twice, function calls included, before the agent evaluates it: a command
+ * a function runs (execresult, returnszero) runs that many more times.
  */
-function repeatCheckEvaluation(
-  entry: string,
-  options: AgentOptions,
-  dirs: { workdir: string; inputdir: string },
-) {
-  loadPolicy(entry, {
-    defines: [...(options.defines ?? [])],
-    negates: [...(options.negates ?? [])],
-    agentType: "common",
-    workDir: dirs.workdir,
-    inputDir: dirs.inputdir,
-  });
-}
+const CHECK_EVALUATIONS = 2;
 
 /** What cf-promises finds while parsing a file; the references between files are checked after. */
 const CHECKED_AFTER_PARSING: ReadonlySet<DiagnosticCode> = new Set([
