@@ -11,12 +11,13 @@
  * policy given with -f is looked up under a name nothing writes, so it is
  * checked every time.)
  *
- * cf-promises evaluates the policy it checks, function calls included, and
- * twice; so a command a function runs (execresult, returnszero) runs twice
- * more under cf-agent, before the agent's own run of it. tend runs it that
- * many more times at its first call while loading a policy it checks
- * (not in dry runs): the count is cf-agent's, the order by function rather
- * than by evaluation.
+ * A deliberate difference: cf-agent's check runs cf-promises, which
+ * evaluates the policy twice, so a command an `execresult()` or
+ * `returnszero()` call runs is run twice more before the agent's own run.
+ * tend validates in its own process without evaluating anything twice:
+ * a policy's commands run once per call, as the policy says. (Two
+ * acceptance tests count those extra runs: 00_basics/ifelapsed_and_expireafter
+ * locks.cf and redmine_6334.cf.)
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";

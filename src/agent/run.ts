@@ -122,20 +122,17 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     ...dirs,
   };
   const checkDue = isPolicyCheckDue(checkPlace, log);
-  // cf-promises (which knows no dry run) would run commands: not in a dry run.
-  const dryRun = options.dryRun === true || options.simulate !== undefined;
-  const checkEvaluations = checkDue && !dryRun ? CHECK_EVALUATIONS : 0;
-  const load = (file: string, extra: readonly string[] = [], evaluations = 0) =>
+  const load = (file: string, extra: readonly string[] = []) =>
     loadAndValidate(
       file,
       [...(options.defines ?? []), ...extra],
-      { persistent, persistentClasses, checkEvaluations: evaluations },
+      { persistent, persistentClasses },
       options,
       dirs,
       log,
     );
   // The failsafe policy is not checked (no cf-promises run for it in 3.21).
-  let { loaded, diagnostics } = load(entry, [], checkEvaluations);
+  let { loaded, diagnostics } = load(entry);
   if (checkDue && !hasErrors(diagnostics)) tagValidatedPolicy(checkPlace, log);
   const fail = (): AgentResult => ({ exitCode: 1, diagnostics, outcome: "failed", records: [], classes: [] });
   if (hasErrors(diagnostics)) {
@@ -318,7 +315,6 @@ function loadAndValidate(
   state: {
     persistent: PersistentClasses;
     persistentClasses: ReturnType<PersistentClasses["load"]>;
-    checkEvaluations: number;
   },
   options: AgentOptions,
   dirs: { workdir: string; inputdir: string },
@@ -333,10 +329,7 @@ function loadAndValidate(
     workDir: dirs.workdir,
     inputDir: dirs.inputdir,
     skipUnsafeFunctions: options.simulate !== undefined,
-    checkEvaluations: state.checkEvaluations,
   });
-  // What the agent itself calls later runs once.
-  loaded.context.checkEvaluations = 0;
   for (const message of loaded.messages) log.log(message.level, message.text);
   const diagnostics = [...loaded.diagnostics];
   // As cf-agent, a bundlesequence given with -b is not checked against the policy's own.
@@ -345,13 +338,6 @@ function loadAndValidate(
     diagnostics.push(...validatePolicy(loaded.set, { fullCheck: true, checkBundleSequence }));
   return { loaded, diagnostics };
 }
-
-/**
- * cf-agent checks a policy by running cf-promises, which evaluates it
- * twice, function calls included, before the agent evaluates it: a command
- * a function runs (execresult, returnszero) runs that many more times.
- */
-const CHECK_EVALUATIONS = 2;
 
 /** What cf-promises finds while parsing a file; the references between files are checked after. */
 const CHECKED_AFTER_PARSING: ReadonlySet<DiagnosticCode> = new Set([

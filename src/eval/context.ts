@@ -68,12 +68,6 @@ export class EvalContext {
    */
   cacheSystemFunctions = true;
   /**
-   * While the agent loads a policy it checks first (as cf-agent runs
-   * cf-promises, which evaluates it twice before the agent does): how many
-   * more times a function that runs a command runs at its first call.
-   */
-  checkEvaluations = 0;
-  /**
    * The directory cf-agent would be in: it changes into the directory of
    * each file a files promise names (without a depth search) and stays
    * there, so later relative paths (`filesexist()`) are read from it.

@@ -63,12 +63,6 @@ export interface LoadOptions {
   persistClass?: (name: string, minutes: number, tags: readonly string[]) => void;
   /** `--simulate`: unsafe functions are not called while loading either (see EvalContext). */
   skipUnsafeFunctions?: boolean;
-  /**
-   * How many more times a function running a command runs at its first call
-   * while loading (cf-agent's policy check: cf-promises evaluates the policy
-   * twice first); 0 by default.
-   */
-  checkEvaluations?: number;
 }
 
 export interface LoadResult {
@@ -267,7 +261,6 @@ export function loadPolicy(entryPath: string, options: LoadOptions = {}): LoadRe
     entry: entryPath,
   });
   if (options.skipUnsafeFunctions) ctx.skipUnsafeFunctions = true;
-  ctx.checkEvaluations = options.checkEvaluations ?? 0;
   const entryDir = dirname(entryPath);
   const loader = new Loader(ctx, entryDir, options);
   const messages: LoadMessage[] = [];

@@ -87,9 +87,6 @@ const CACHED = new Set([
   "regldap",
 ]);
 
-/** The cached functions that run a command (their runs are side effects). */
-const RUN_COMMANDS = new Set(["execresult", "execresult_as_data", "returnszero"]);
-
 /**
  * Evaluates a call as 3.21's `FnCallEvaluate`. Undefined when the function
  * is unknown, the arity is wrong, a nested call fails, an argument is still
@@ -116,8 +113,6 @@ export function callFunction(
   const key = JSON.stringify([fn.name, args]);
   const cached = ctx.functionCache.get(key);
   if (cached) return cached;
-  // cf-promises' evaluations of a policy cf-agent checks run its commands first.
-  if (RUN_COMMANDS.has(fn.name)) for (let i = 0; i < ctx.checkEvaluations; i++) fn.evaluate(args, fc);
   const result = fn.evaluate(args, fc);
   // As in 3.21, only a successful call is remembered.
   if (result) ctx.functionCache.set(key, result);
