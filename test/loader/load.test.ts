@@ -1,14 +1,15 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { test } from "node:test";
 import { type LoadOptions, loadPolicy, resolveEntryPath } from "../../src/loader/load.js";
+import { scratchDirectory } from "../scratch.js";
 
 /** Writes files (path → text) into a fresh temporary directory. */
 function tree(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), "tend-load-"));
+  const root = scratchDirectory("tend-load-");
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);

@@ -3,8 +3,7 @@
  * by scripts/record-functions/record-system.ts) against tend: same file
  * tree under a fresh temp directory, same environment, same setup variables.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EvalContext } from "../../../src/eval/context.js";
@@ -12,6 +11,7 @@ import { expandRval } from "../../../src/eval/expand.js";
 import { type Value, scalar, valueToJson } from "../../../src/eval/values.js";
 import { parseVarRef } from "../../../src/eval/var-ref.js";
 import { parseText } from "../../../src/language/parser.js";
+import { scratchDirectory } from "../../scratch.js";
 import { rval } from "../helpers.js";
 
 export interface FixtureCase {
@@ -37,7 +37,7 @@ export const fixture = JSON.parse(readFileSync(FIXTURE, "utf8")) as Fixture;
 
 /** Builds the fixture's file tree in a new temp directory and returns it. */
 export function makeTree(): string {
-  const root = mkdtempSync(join(tmpdir(), "tend-sysfn-"));
+  const root = scratchDirectory("tend-sysfn-");
   for (const [name, spec] of Object.entries(fixture.files)) {
     const path = join(root, name);
     mkdirSync(dirname(path), { recursive: true });
@@ -70,7 +70,7 @@ export function applySetup(ctx: EvalContext, lines: readonly string[]): void {
 export function makeFixtureContext(setup: readonly string[] = []): EvalContext {
   const ctx = new EvalContext();
   ctx.pushFrame("default", "main");
-  ctx.setVariable(parseVarRef("sys.workdir"), scalar(mkdtempSync(join(tmpdir(), "tend-workdir-"))));
+  ctx.setVariable(parseVarRef("sys.workdir"), scalar(scratchDirectory("tend-workdir-")));
   applySetup(ctx, [...fixture.sharedSetup, ...setup]);
   return ctx;
 }
