@@ -11,13 +11,12 @@
  * gets a `bin/cf-promises` link and keys there, as it needs them. Skipped,
  * with the reason, when cf-agent is not installed.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { childCpuMs } from "./child-cpu.js";
+import { median, childCpuMs, benchWorkdir, timeAgent } from "./measure.js";
 
 const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 const CF_AGENT = "/usr/bin/cf-agent";
@@ -31,12 +30,6 @@ interface AgentComparison {
   /** Mean CPU time per run (user + system), where /proc tells it: steadier than wall time on a busy machine. */
   readonly tendCpuMs?: number;
   readonly cfAgentCpuMs?: number;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** A policy of `bundles` × (vars, classes and reports) promises with lists and iteration. */
@@ -61,38 +54,11 @@ export function generatePolicy(bundles: number, perBundle: number): string {
   return `${out.join("\n")}\n`;
 }
 
-function prepareWorkdir(forCfAgent: boolean): string {
-  const workdir = mkdtempSync(join(tmpdir(), "tend-bench-agent-"));
-  if (forCfAgent) {
-    mkdirSync(join(workdir, "bin"), { recursive: true });
-    symlinkSync("/usr/bin/cf-promises", join(workdir, "bin", "cf-promises"));
-    spawnSync("cf-key", [], {
-      env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
-      stdio: "ignore",
-    });
-  }
-  return workdir;
-}
-
-function timeAgent(command: string, args: readonly string[], workdir: string, cwd: string): number {
-  const started = performance.now();
-  const result = spawnSync(command, args, {
-    cwd,
-    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
-    stdio: ["ignore", "ignore", "pipe"],
-    encoding: "utf8",
-  });
-  const elapsed = performance.now() - started;
-  if (result.status !== 0)
-    throw new Error(`${command} exited ${result.status}: ${result.stderr.slice(0, 400)}`);
-  return elapsed;
-}
-
 function compare(name: string, policy: string, promises: number, iterations: number): AgentComparison {
   const dir = mkdtempSync(join(tmpdir(), "tend-bench-policy-"));
   writeFileSync(join(dir, "policy.cf"), policy);
-  const tendWork = prepareWorkdir(false);
-  const cfWork = prepareWorkdir(true);
+  const tendWork = benchWorkdir("agent", false);
+  const cfWork = benchWorkdir("agent", true);
   const tend: number[] = [];
   const cf: number[] = [];
   const cpu = { tend: 0, cf: 0 };

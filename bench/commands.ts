@@ -10,12 +10,12 @@
  * temporary work directory. Skipped, with the reason, when cf-agent is not
  * installed.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { median, benchWorkdir, timeAgent } from "./measure.js";
 
 const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 const CF_AGENT = "/usr/bin/cf-agent";
@@ -38,46 +38,12 @@ export function generateCommandsPolicy(count: number): string {
   return `${out.join("\n")}\n`;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function prepareWorkdir(forCfAgent: boolean): string {
-  const workdir = mkdtempSync(join(tmpdir(), "tend-bench-commands-"));
-  if (forCfAgent) {
-    mkdirSync(join(workdir, "bin"), { recursive: true });
-    symlinkSync("/usr/bin/cf-promises", join(workdir, "bin", "cf-promises"));
-    spawnSync("cf-key", [], {
-      env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
-      stdio: "ignore",
-    });
-  }
-  return workdir;
-}
-
-function timeAgent(command: string, args: readonly string[], workdir: string, cwd: string): number {
-  const started = performance.now();
-  const result = spawnSync(command, args, {
-    cwd,
-    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
-    stdio: ["ignore", "ignore", "pipe"],
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const elapsed = performance.now() - started;
-  if (result.status !== 0)
-    throw new Error(`${command} exited ${result.status}: ${result.stderr.slice(0, 400)}`);
-  return elapsed;
-}
-
 export function runCommandsBenchmark(promises: number, iterations: number): CommandsComparison | string {
   if (!existsSync(CF_AGENT)) return "cf-agent is not installed (apt-get install cfengine3)";
   const dir = mkdtempSync(join(tmpdir(), "tend-bench-commands-policy-"));
   writeFileSync(join(dir, "policy.cf"), generateCommandsPolicy(promises));
-  const tendWork = prepareWorkdir(false);
-  const cfWork = prepareWorkdir(true);
+  const tendWork = benchWorkdir("commands", false);
+  const cfWork = benchWorkdir("commands", true);
   const tendArgs = [tendBin, "agent", "-Kf", "./policy.cf"];
   const tend: number[] = [];
   const cf: number[] = [];

@@ -11,12 +11,12 @@
  * temporary work directory. Skipped, with the reason, when cf-agent or
  * /usr/bin/python3 is missing.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { median, benchWorkdir, timeAgent } from "./measure.js";
 
 const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 const CF_AGENT = "/usr/bin/cf-agent";
@@ -60,41 +60,6 @@ export function generateCustomPolicy(count: number): string {
   return `${out.join("\n")}\n`;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function prepareWorkdir(forCfAgent: boolean): string {
-  const workdir = mkdtempSync(join(tmpdir(), "tend-bench-custom-"));
-  if (forCfAgent) {
-    mkdirSync(join(workdir, "bin"), { recursive: true });
-    symlinkSync("/usr/bin/cf-promises", join(workdir, "bin", "cf-promises"));
-    spawnSync("cf-key", [], {
-      env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
-      stdio: "ignore",
-    });
-  }
-  return workdir;
-}
-
-function timeAgent(command: string, args: readonly string[], workdir: string, cwd: string): number {
-  const started = performance.now();
-  const result = spawnSync(command, args, {
-    cwd,
-    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
-    stdio: ["ignore", "ignore", "pipe"],
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const elapsed = performance.now() - started;
-  if (result.status !== 0 || result.stderr.trim() !== "") {
-    throw new Error(`${command} exited ${result.status}: ${result.stderr.slice(0, 400)}`);
-  }
-  return elapsed;
-}
-
 export function runCustomPromisesBenchmark(
   promises: number,
   iterations: number,
@@ -104,18 +69,18 @@ export function runCustomPromisesBenchmark(
   const dir = mkdtempSync(join(tmpdir(), "tend-bench-custom-policy-"));
   writeFileSync(join(dir, "policy.cf"), generateCustomPolicy(promises));
   writeFileSync(join(dir, "module.py"), MODULE);
-  const tendWork = prepareWorkdir(false);
-  const cfWork = prepareWorkdir(true);
+  const tendWork = benchWorkdir("custom", false);
+  const cfWork = benchWorkdir("custom", true);
   const tendArgs = [tendBin, "agent", "-Kf", "./policy.cf"];
   const tend: number[] = [];
   const cf: number[] = [];
   try {
     // One warm-up each, then alternate so that a busy moment hits both alike.
-    timeAgent(process.execPath, tendArgs, tendWork, dir);
-    timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir);
+    timeAgent(process.execPath, tendArgs, tendWork, dir, true);
+    timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir, true);
     for (let i = 0; i < iterations; i++) {
-      tend.push(timeAgent(process.execPath, tendArgs, tendWork, dir));
-      cf.push(timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir));
+      tend.push(timeAgent(process.execPath, tendArgs, tendWork, dir, true));
+      cf.push(timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir, true));
     }
   } finally {
     for (const d of [dir, tendWork, cfWork]) rmSync(d, { recursive: true, force: true });

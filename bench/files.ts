@@ -16,19 +16,12 @@
  * Skipped, with the reason, when cf-agent is not installed.
  */
 import { spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { benchWorkdir, childCpuMs, median } from "./measure.js";
 
 const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 const CF_AGENT = "/usr/bin/cf-agent";
@@ -46,29 +39,9 @@ export interface FilesComparison {
   readonly cpuRatio: number | null;
 }
 
-/** CPU time (user + system, ms) of this process's finished children; null without /proc. */
-function childCpuMs(): number | null {
-  try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // cutime and cstime are fields 16 and 17; `fields` starts at field 3. Ticks are 1/100 s.
-    return (Number(fields[13]) + Number(fields[14])) * 10;
-  } catch {
-    return null;
-  }
-}
-
 interface Timing {
   readonly wall: number;
   readonly cpu: number | null;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** N files promises on files in `dir`: created, mode 0644, one line of content. */
@@ -94,15 +67,9 @@ interface Agent {
 }
 
 function makeAgent(name: Agent["name"], policy: string): Agent {
-  const workdir = mkdtempSync(join(tmpdir(), `tend-bench-files-${name}-`));
+  const workdir = benchWorkdir(`files-${name}`, name === "cf-agent");
   if (name === "tend")
     return { name, command: process.execPath, args: [tendBin, "agent", "-Kf", policy], workdir };
-  mkdirSync(join(workdir, "bin"));
-  symlinkSync("/usr/bin/cf-promises", join(workdir, "bin", "cf-promises"));
-  spawnSync("cf-key", [], {
-    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
-    stdio: "ignore",
-  });
   return { name, command: CF_AGENT, args: ["-Kf", policy], workdir };
 }
 

@@ -28,20 +28,12 @@
  * Skipped, with the reason, when cf-agent is not installed.
  */
 import { spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { benchWorkdir, childCpuMs, median } from "./measure.js";
 
 const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 const countsFile = fileURLToPath(new URL("../../bench/masterfiles-functions.json", import.meta.url));
@@ -273,28 +265,10 @@ interface Agent {
 }
 
 function makeAgent(name: Agent["name"], policy: string): Agent {
-  const workdir = mkdtempSync(join(tmpdir(), `tend-bench-functions-${name}-`));
+  const workdir = benchWorkdir(`functions-${name}`, name === "cf-agent");
   if (name === "tend")
     return { name, command: process.execPath, args: [tendBin, "agent", "-Kf", policy], workdir };
-  mkdirSync(join(workdir, "bin"));
-  symlinkSync("/usr/bin/cf-promises", join(workdir, "bin", "cf-promises"));
-  spawnSync("cf-key", [], {
-    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
-    stdio: "ignore",
-  });
   return { name, command: CF_AGENT, args: ["-Kf", policy], workdir };
-}
-
-/** CPU time (user + system, ms) of this process's finished children; null without /proc. */
-function childCpuMs(): number | null {
-  try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // cutime and cstime are fields 16 and 17; `fields` starts at field 3. Ticks are 1/100 s.
-    return (Number(fields[13]) + Number(fields[14])) * 10;
-  } catch {
-    return null;
-  }
 }
 
 interface Run {
@@ -322,14 +296,6 @@ function run(agent: Agent, cwd: string): Run {
     cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
     stdout: result.stdout,
   };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** The report lines and messages, without time stamps and `R: ` prefixes, sorted. */

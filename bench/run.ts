@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parse } from "../src/language/parser.js";
 import { SourceFile } from "../src/language/source.js";
+import { median, childCpuMs } from "./measure.js";
 
 const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 
@@ -43,28 +44,6 @@ interface Throughput {
 }
 
 type Part<T> = { readonly result: T } | { readonly skipped: string };
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/**
- * CPU time (user + system, ms) of this process's finished children, from
- * /proc/self/stat; null where there is no /proc. Unlike wall time it does not
- * grow when other work competes for the machine.
- */
-function childCpuMs(): number | null {
-  try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // cutime and cstime are fields 16 and 17; `fields` starts at field 3. Ticks are 1/100 s on Linux.
-    return (Number(fields[13]) + Number(fields[14])) * 10;
-  } catch {
-    return null;
-  }
-}
 
 /** Wall time of one run; a non-zero exit is reported, since timing a failure would mislead. */
 function timeRun(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): number {

@@ -1,0 +1,77 @@
+/**
+ * What every benchmark needs to put tend and cf-agent side by side: a work
+ * directory each agent can run in, the time of one run, CPU time of the
+ * finished runs, and medians.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/**
+ * CPU time (user + system, ms) of this process's finished children, from
+ * /proc/self/stat; null where there is no /proc. Unlike wall time it does not
+ * grow when other work competes for the machine. Linux counts it in ticks of
+ * 10 ms: take the difference over many runs.
+ */
+export function childCpuMs(): number | null {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // cutime and cstime are fields 16 and 17; `fields` starts at field 3.
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A fresh work directory (CFENGINE_TEST_OVERRIDE_WORKDIR) named after the
+ * benchmark; for cf-agent, with cf-promises in its bin/ and keys made, so
+ * that it starts as quickly as it can.
+ */
+export function benchWorkdir(label: string, forCfAgent: boolean): string {
+  const workdir = mkdtempSync(join(tmpdir(), `tend-bench-${label}-`));
+  if (forCfAgent) {
+    mkdirSync(join(workdir, "bin"), { recursive: true });
+    symlinkSync("/usr/bin/cf-promises", join(workdir, "bin", "cf-promises"));
+    spawnSync("cf-key", [], {
+      env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
+      stdio: "ignore",
+    });
+  }
+  return workdir;
+}
+
+/**
+ * Wall time (ms) of one agent run. A failed run throws, since timing a
+ * failure would mislead; with `quiet`, so does a run that logged anything.
+ */
+export function timeAgent(
+  command: string,
+  args: readonly string[],
+  workdir: string,
+  cwd: string,
+  quiet = false,
+): number {
+  const started = performance.now();
+  const result = spawnSync(command, args, {
+    cwd,
+    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const elapsed = performance.now() - started;
+  if (result.status !== 0 || (quiet && result.stderr.trim() !== ""))
+    throw new Error(`${command} exited ${result.status}: ${result.stderr.slice(0, 400)}`);
+  return elapsed;
+}
