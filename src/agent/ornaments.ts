@@ -8,7 +8,7 @@ import type { Rval } from "../language/ast.js";
 import type { Value } from "../eval/values.js";
 import { isList } from "../eval/values.js";
 import type { Logger } from "./logger.js";
-import type { Outcome } from "./outcome.js";
+import { type Outcome, UNACCOUNTED_TYPES } from "./outcome.js";
 
 const STARS = "*****************************************************************";
 const DOTS = ".........................................................";
@@ -204,16 +204,6 @@ export function endOfRun(log: Logger, counters: PromiseCounters, version: string
   );
 }
 
-/** Types whose outcomes cf-agent leaves out of its accounting. */
-const UNCOUNTED = new Set([
-  "vars",
-  "classes",
-  "insert_lines",
-  "delete_lines",
-  "replace_patterns",
-  "field_edits",
-]);
-
 /** Types whose handlers print a promise banner in agent bundles (edit bundles print one for all). */
 const BANNERED = new Set([
   "commands",
@@ -275,7 +265,7 @@ export class RunTrail {
    * which its type reports itself).
    */
   count(type: string, outcome: Outcome): void {
-    if (UNCOUNTED.has(type) || type === "defaults" || outcome === "skipped") return;
+    if (UNACCOUNTED_TYPES.has(type) || type === "defaults" || outcome === "skipped") return;
     this.counters.note(outcome, type === "meta" ? 2 : 1);
   }
 }

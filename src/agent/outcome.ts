@@ -13,6 +13,19 @@ export type Outcome =
   | "timeout"
   | "interrupted";
 
+/**
+ * Promise types whose outcomes 3.21 neither counts in its compliance
+ * totals nor writes to an action body's log files.
+ */
+export const UNACCOUNTED_TYPES: ReadonlySet<string> = new Set([
+  "vars",
+  "classes",
+  "insert_lines",
+  "delete_lines",
+  "replace_patterns",
+  "field_edits",
+]);
+
 const FINAL: ReadonlySet<Outcome> = new Set(["failed", "denied", "timeout", "interrupted"]);
 
 /**

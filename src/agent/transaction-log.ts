@@ -10,16 +10,7 @@ import { appendFileSync, closeSync, lstatSync, openSync } from "node:fs";
 import type { ActivePromise } from "../promises/contract.js";
 import { asText } from "../promises/values.js";
 import type { Logger } from "./logger.js";
-import type { Outcome } from "./outcome.js";
-
-const NO_LOG_TYPES: ReadonlySet<string> = new Set([
-  "vars",
-  "classes",
-  "insert_lines",
-  "delete_lines",
-  "replace_patterns",
-  "field_edits",
-]);
+import { type Outcome, UNACCOUNTED_TYPES } from "./outcome.js";
 
 function logAttributeFor(outcome: Outcome): string | undefined {
   switch (outcome) {
@@ -39,7 +30,7 @@ function logAttributeFor(outcome: Outcome): string | undefined {
 
 /** Writes the promise's log line for an outcome, if its action body asks for one. */
 export function summarizeTransaction(promise: ActivePromise, outcome: Outcome, log: Logger): void {
-  if (NO_LOG_TYPES.has(promise.type) || !promise.body("action")) return;
+  if (UNACCOUNTED_TYPES.has(promise.type) || !promise.body("action")) return;
   const attribute = logAttributeFor(outcome);
   const target = attribute ? asText(promise.bodyValue("action", attribute)) : undefined;
   const text = asText(promise.bodyValue("action", "log_string"));

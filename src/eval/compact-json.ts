@@ -5,21 +5,7 @@
  */
 import { type JsonValue, jsonNumberText } from "./values.js";
 import { compareBytes } from "../text/byte-order.js";
-
-const ESCAPES: Record<string, string> = {
-  '"': '\\"',
-  "\\": "\\\\",
-  "\b": "\\b",
-  "\f": "\\f",
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-};
-
-/** A JSON string literal as 3.21 writes it: `"`, `\\` and \\b \\f \\n \\r \\t escaped, anything else as is. */
-export function quoteJsonString(text: string): string {
-  return `"${text.replace(/["\\\b\f\n\r\t]/g, (ch) => ESCAPES[ch] ?? ch)}"`;
-}
+import { quoteJsonString } from "../text/json-string.js";
 
 export function writeCompactJson(json: JsonValue): string {
   if (json === null) return "null";

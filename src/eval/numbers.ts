@@ -7,7 +7,8 @@
 /** 3.21's `inf` for integers. */
 export const CF_INFINITY = 999_999_999;
 
-const MULTIPLIERS: Readonly<Record<string, number>> = {
+/** The k/m/g (decimal) and K/M/G (binary) suffixes of 3.21's integers. */
+export const CF_INT_MULTIPLIERS: Readonly<Record<string, number>> = {
   k: 1000,
   K: 1024,
   m: 1000 ** 2,
@@ -26,7 +27,7 @@ export function parseCfInt(text: string, now: () => number = () => Date.now()): 
   const base = Number(match[1]);
   const suffix = match[2];
   // `%` is accepted and means the number itself.
-  return suffix && suffix !== "%" ? base * MULTIPLIERS[suffix] : base;
+  return suffix && suffix !== "%" ? base * CF_INT_MULTIPLIERS[suffix] : base;
 }
 
 /** A real value; undefined when the text is not one. */
@@ -37,7 +38,7 @@ export function parseCfReal(text: string): number | undefined {
   if (!match) return undefined;
   const base = Number(match[1]);
   const suffix = match[2];
-  return suffix && suffix !== "%" ? base * MULTIPLIERS[suffix] : base;
+  return suffix && suffix !== "%" ? base * CF_INT_MULTIPLIERS[suffix] : base;
 }
 
 /** A real as C's `%lf` prints it. */

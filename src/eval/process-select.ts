@@ -19,6 +19,8 @@ import {
 import { PcreError } from "./regex/pcre.js";
 import { compileCfRegex, matchesFully } from "./regex/match.js";
 import { toByteString } from "./regex/bytes.js";
+import { MONTH_NAMES } from "./calendar.js";
+import { CF_INT_MULTIPLIERS } from "./numbers.js";
 
 /** An integer range ("min,max"). */
 export type Range = readonly [number, number];
@@ -85,18 +87,9 @@ function columnInteger(text: string, log: ProcessTableLog): number | undefined {
     log("error", `Anomalous ending '${quantifier}${remainder}' while parsing integer number: ${text}`);
     return undefined;
   }
-  const factor = quantifier === undefined ? 1 : (MULTIPLIERS[quantifier] ?? 1);
+  const factor = quantifier === undefined ? 1 : (CF_INT_MULTIPLIERS[quantifier] ?? 1);
   return Number(digits) * factor;
 }
-
-const MULTIPLIERS: Readonly<Record<string, number>> = {
-  k: 1000,
-  K: 1024,
-  m: 1000 ** 2,
-  M: 1024 ** 2,
-  g: 1000 ** 3,
-  G: 1024 ** 3,
-};
 
 function rangeColumn(
   table: ProcessTable,
@@ -139,21 +132,6 @@ function counterColumn(table: ProcessTable, fields: Fields, range: Range | undef
   return held;
 }
 
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
-
 /** A start time in seconds since the epoch, read as 3.21 reads it (local time, relative to the run's start). */
 export function startTimeSeconds(text: string, runStart: Date): number | undefined {
   const clock = /^\s*([+-]?\d{1,2}):\s*([+-]?\d{1,2})(?::\s*([+-]?\d{1,2}))?/.exec(text);
@@ -164,7 +142,7 @@ export function startTimeSeconds(text: string, runStart: Date): number | undefin
     return Math.floor(date.getTime() / 1000);
   }
   const monthDay = /^([A-Za-z]{1,3})\s*([+-]?\d+)/.exec(text);
-  const month = monthDay ? MONTHS.findIndex((m) => m.startsWith(monthDay[1])) : -1;
+  const month = monthDay ? MONTH_NAMES.findIndex((m) => m.startsWith(monthDay[1])) : -1;
   if (monthDay && month !== -1) {
     if (date.getMonth() < month) date.setFullYear(date.getFullYear() - 1);
     date.setMonth(month, Number(monthDay[2]));

@@ -7,7 +7,7 @@
  * decimals).
  */
 import type { JsonValue } from "../eval/values.js";
-import { quoteJsonString } from "../eval/compact-json.js";
+import { quoteJsonString } from "../text/json-string.js";
 import { compareBytes } from "../text/byte-order.js";
 
 export type MustacheNode = MustachePrimitive | MustacheArray | MustacheObject;

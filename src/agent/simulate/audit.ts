@@ -15,11 +15,12 @@
  * 75). An object is shown once, however often it was recorded.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { groupName, userName } from "../../promises/files/accounts.js";
 import type { Logger } from "../logger.js";
 import type { ChangesChroot } from "./changes-chroot.js";
+import { lstatOrUndefined } from "../../promises/files/stat.js";
 
 export interface AuditOptions {
   /** Where the run's own tools are (`$(sys.bindir)`): its `diff` is used when there is one. */
@@ -157,14 +158,6 @@ class Audit {
     const run = spawnSync(diff, args, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
     if (run.stdout) this.write(run.stdout);
     if (run.status === 2 || run.error) this.log.error(`'diff -u ${path} ${chrooted}' failed`);
-  }
-}
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
   }
 }
 

@@ -16,17 +16,15 @@ import {
   chmodSync,
   copyFileSync,
   lchownSync,
-  lstatSync,
   mkdirSync,
   readdirSync,
   readlinkSync,
-  realpathSync,
   rmSync,
   type Stats,
-  statSync,
   symlinkSync,
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { lstatOrUndefined, realpathOrUndefined, statOrUndefined } from "../../promises/files/stat.js";
 
 /** `--simulate=`: what the run shows at its end. */
 export type SimulateMode = "manifest" | "manifest-full" | "diff";
@@ -156,30 +154,6 @@ export class ChangesChroot {
       const resolved = realpathOrUndefined(real) ?? resolve(dirname(real), target);
       this.prepare(resolved);
     }
-  }
-}
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
-function statOrUndefined(path: string): Stats | undefined {
-  try {
-    return statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
-function realpathOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
   }
 }
 

@@ -2,8 +2,7 @@
  * Helpers that read function arguments the way 3.21 does.
  */
 import { matchesFully } from "../regex/match.js";
-import { parseVarRef } from "../var-ref.js";
-import { type JsonValue, type Value, data, isList, isScalar, list, scalar, valueToJson } from "../values.js";
+import { type Value, data, isList, isScalar, list, scalar } from "../values.js";
 import { classicArrayJson, collect, variableLookup } from "./containers.js";
 import { parseJsonContainer } from "./json-text.js";
 import type { FunctionContext } from "./types.js";

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { type JsonValue, type Value, data } from "../values.js";
 import { text } from "./args.js";
 import { csvRecords, parseCsv, parseCsvRecord } from "./csv.js";
-import { errorText, readFileResult } from "./file-read.js";
+import { readFileResult } from "./file-read.js";
 import { parseJsonText } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
 import { CF_INFINITY, intFromString } from "./numbers.js";

@@ -10,7 +10,7 @@ import { expandString } from "../expand.js";
 import { type JsonValue, type Value, data, isList, jsonNumberText, list, scalar } from "../values.js";
 import { parseVarRef } from "../var-ref.js";
 import { text } from "./args.js";
-import { byteRegex, collectContainer, primitiveStrings, variableLookup } from "./containers.js";
+import { byteRegex, collectContainer, variableLookup } from "./containers.js";
 import { parseJsonContainer, parseJsonText, renderPrettyJson } from "./json-text.js";
 import { parseYamlText } from "./data-files.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";

@@ -14,7 +14,7 @@ import { type JsonValue, type Value, data, isList, isScalar, list, primitiveToSt
 import { text } from "./args.js";
 import { collectContainer, variableLookup } from "./containers.js";
 import { splitCommand } from "./exec.js";
-import { quoteJsonString } from "../compact-json.js";
+import { quoteJsonString } from "../../text/json-string.js";
 import { parseJsonText, renderPrettyJson } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
 import type { BuiltinFunction, FunctionContext } from "./types.js";

@@ -6,7 +6,7 @@
  */
 import { renderMustache } from "../../mustache/index.js";
 import { dataState } from "../data-state.js";
-import { type JsonValue, type Value, jsonNumberText, scalar, valueToJson } from "../values.js";
+import { type Value, jsonNumberText, scalar, valueToJson } from "../values.js";
 import { collection, text } from "./args.js";
 import { emitFunctionMessage } from "./messages.js";
 import type { FunctionContext } from "./types.js";

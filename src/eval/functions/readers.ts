@@ -12,7 +12,6 @@ import { parseVarRef } from "../var-ref.js";
 import { text } from "./args.js";
 import { splitByRegex, stripPatterns } from "./cf-regex.js";
 import { cfReadFile } from "./file-read.js";
-import { parseJsonContainer } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
 import { doubleFromString, intFromString, intNumber } from "./numbers.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";

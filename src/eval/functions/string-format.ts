@@ -6,8 +6,7 @@
  * "(unhandled format)" but still use an argument. A `%` that starts no
  * piece ends the output.
  */
-import { parseVarRef } from "../var-ref.js";
-import { type JsonValue, type Value, data, isList, isScalar } from "../values.js";
+import { type Value, isList, isScalar } from "../values.js";
 import { fromByteString, toByteString } from "../regex/bytes.js";
 import { formatBytes, formatFixed, formatInteger, parseSpec, scanDouble, scanLong } from "./c-printf.js";
 import { renderCompactJson } from "./json-text.js";

@@ -37,7 +37,7 @@ export function intFromString(raw: string, now: () => number = () => Math.floor(
   if (raw === "inf") return CF_INFINITY;
   if (raw === "now") return now();
   const match = /^\s*([+-]?\d+)(\S?)\s*(\S?)/.exec(raw);
-  if (!match || match[3] !== "") return CF_NOINT;
+  if (match?.[3] !== "") return CF_NOINT;
   const scale: Record<string, number> = { k: 1e3, K: 1024, m: 1e6, M: 1024 ** 2, g: 1e9, G: 1024 ** 3 };
   const value = Number(match[1]);
   if (match[2] === "%") return value < 0 || value > 100 ? CF_NOINT : -value;

@@ -14,6 +14,7 @@
  */
 
 import { JsonReal } from "./data-json.js";
+import { quoteJsonString } from "../../text/json-string.js";
 
 /** `value` written as 3.21 writes JSON starting at indentation `level`. */
 export function writeCfengineJson(value: unknown, level = 0): string {
@@ -38,28 +39,14 @@ function writeObject(object: Record<string, unknown>, level: number): string {
   const entries = Object.entries(object);
   if (entries.length === 0) return `{\n${pad(level)}}`;
   const lines = entries.map(
-    ([key, item]) => `${pad(level + 1)}${writeString(key)}: ${writeCfengineJson(item, level + 1)}`,
+    ([key, item]) => `${pad(level + 1)}${quoteJsonString(key)}: ${writeCfengineJson(item, level + 1)}`,
   );
   return `{\n${lines.join(",\n")}\n${pad(level)}}`;
 }
 
 function writePrimitive(value: unknown): string {
-  if (typeof value === "string") return writeString(value);
+  if (typeof value === "string") return quoteJsonString(value);
   if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(4);
   if (typeof value === "boolean") return String(value);
   return "null";
-}
-
-const STRING_ESCAPES: Readonly<Record<string, string>> = {
-  '"': '\\"',
-  "\\": "\\\\",
-  "\b": "\\b",
-  "\f": "\\f",
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-};
-
-function writeString(text: string): string {
-  return `"${text.replace(/["\\\b\f\n\r\t]/g, (c) => STRING_ESCAPES[c] ?? c)}"`;
 }

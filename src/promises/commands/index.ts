@@ -9,7 +9,6 @@
  * A dry run (or `action_policy => "warn"`) runs nothing and warns, except
  * `preview` commands, which run in dry runs too.
  */
-import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { Outcome } from "../../agent/outcome.js";
 import { commandArg0 } from "../../eval/functions/exec.js";
@@ -30,6 +29,7 @@ import {
 } from "./process.js";
 import { QuotedOutput } from "./quoted-output.js";
 import { type RecordVerdict, judgeExit, promiseVerdicts, readReturnCodes } from "./verdict.js";
+import { isExecutable } from "./executable.js";
 
 function evaluateCommand(promise: ActivePromise, env: PromiseEnvironment): Outcome {
   const attrs = readCommandAttributes(promise);
@@ -72,27 +72,6 @@ function refusal(
     return "failed";
   }
   return undefined;
-}
-
-function isExecutable(file: string, env: PromiseEnvironment): boolean {
-  let mode: number;
-  try {
-    mode = statSync(file).mode;
-  } catch {
-    env.log.error(`Proposed executable file '${file}' doesn't exist`);
-    return false;
-  }
-  if (mode & 0o002) {
-    env.log.error(`SECURITY ALERT: promised executable '${file}' is world writable! `);
-    env.log.error("SECURITY ALERT: CFEngine will not execute this - requires human inspection");
-    return false;
-  }
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function limits(attrs: CommandAttributes): string {

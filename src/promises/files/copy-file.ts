@@ -21,16 +21,9 @@ import { addSlash, chopLastNode, lastNode } from "./paths.js";
 import { matchesAny } from "./patterns.js";
 import { runState } from "./run-state.js";
 import { errorText } from "./step.js";
+import { lstatOrUndefined } from "./stat.js";
 
 const SERVER = "localhost";
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Copies `source` (stat or lstat `ss`) to `dest`. */
 export function copyFile(job: FilesJob, copy: CopyContext, source: string, dest: string, ss: Stats): void {

@@ -7,16 +7,7 @@
  * hard link to the old file made before the rename, where cf-agent 3.21
  * renames the old file away first. Messages are cf-agent's.
  */
-import {
-  type Stats,
-  linkSync,
-  lstatSync,
-  renameSync,
-  rmdirSync,
-  statSync,
-  unlinkSync,
-  utimesSync,
-} from "node:fs";
+import { type Stats, linkSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { unlinkQuietly } from "./atomic.js";
 import { contentsDiffer } from "./copy-compare.js";
 import type { CopyContext } from "./copy-context.js";
@@ -27,14 +18,7 @@ import { runStamp } from "./run-state.js";
 import { mayOpen, SEVERED } from "./safe-path.js";
 import { copyFileSparse } from "./sparse-copy.js";
 import { errorText } from "./step.js";
-
-function statOrUndefined(path: string, follow = true): Stats | undefined {
-  try {
-    return follow ? statSync(path) : lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
+import { lstatOrUndefined, statOrUndefined } from "./stat.js";
 
 /**
  * Copies the regular file `source` (stat `ss`) to `dest`. Returns whether
@@ -136,13 +120,13 @@ function keepOldFile(copy: CopyContext, dest: string, destStats: Stats): Backup 
   } catch {
     step.failed(`Failed to back up '${dest}' as '${path}'`);
   }
-  return { path, isDirectory, ok: statOrUndefined(path, false) !== undefined };
+  return { path, isDirectory, ok: lstatOrUndefined(path) !== undefined };
 }
 
 /** Removes an earlier backup of the same name; returns whether it was a directory. */
 function removeOldBackup(copy: CopyContext, path: string): boolean {
   const { step } = copy;
-  const old = statOrUndefined(path, false);
+  const old = lstatOrUndefined(path);
   if (!old) return false;
   if (old.isDirectory()) {
     purgeLocalFiles(step, undefined, path, copy.attrs.haveDepthSearch);
@@ -182,7 +166,7 @@ function checkNewFile(
   backup: Backup | undefined,
 ): boolean {
   const { step } = copy;
-  const stats = statOrUndefined(fresh, false);
+  const stats = lstatOrUndefined(fresh);
   if (!stats) {
     step.failed(
       `Can't stat new file '${fresh}' - another agent has picked it up?. (stat: No such file or directory)`,
@@ -208,7 +192,7 @@ function checkNewFile(
 function restoreBackup(copy: CopyContext, dest: string, backup: Backup | undefined): void {
   const { step } = copy;
   const path = backup?.path ?? "";
-  if (backup?.ok && statOrUndefined(dest, false) === undefined) {
+  if (backup?.ok && lstatOrUndefined(dest) === undefined) {
     try {
       renameSync(backup.path, dest);
       step.changed(`Restored '${dest}' from '${path}'`);

@@ -16,7 +16,7 @@
  * classes body's classes) as it goes. With `action_policy => "warn"` or a
  * dry run nothing changes: each change is reported as a warning.
  */
-import { type Stats, lstatSync, statSync } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { scheduleEditOperation, templateMethod } from "../edit/session.js";
@@ -44,22 +44,7 @@ import { mayEnter, SEVERED } from "./safe-path.js";
 import { actingEnvironment, chrootAttributes, chrooted, recordInChroot } from "./simulate.js";
 import type { ChangesChroot } from "../../agent/simulate/changes-chroot.js";
 import { errorText, FileStep } from "./step.js";
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
-function statOrUndefined(path: string): Stats | undefined {
-  try {
-    return statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
+import { lstatOrUndefined, statOrUndefined } from "./stat.js";
 
 /** cf-agent's CfCreateFile: a directory with a depth search, a FIFO with `file_type`. */
 function create(job: FilesJob, step: FileStep): boolean {

@@ -10,23 +10,16 @@
  * Directories are checked once per run (a policy has many files in few
  * directories); the leaf is checked each time.
  */
-import { type Stats, lstatSync, statSync } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 import type { EvalContext } from "../../eval/context.js";
 import type { PromiseEnvironment } from "../contract.js";
 import { chopLastNode } from "./paths.js";
+import { lstatOrUndefined } from "./stat.js";
 
 /** cf-agent's text for ENOLINK, the error a refused link gives. */
 export const SEVERED = "Link has been severed";
 
 const trustedDirs = new WeakMap<EvalContext, Map<string, boolean>>();
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
 
 /** Whether the link at `path` (lstat `link`) may be followed. */
 function trustedLink(path: string, link: Stats): boolean {

@@ -20,7 +20,6 @@
  * `action_policy => "warn"` nothing is signalled and the promise warns; a
  * dry run (`-n`) says what it would signal.
  */
-import { accessSync, constants, statSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import type { LogLevel } from "../../agent/logger.js";
 import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
@@ -41,6 +40,7 @@ import { asStrings } from "../values.js";
 import { type ListItem, type SelectedProcess, selectProcesses } from "../../eval/process-select.js";
 import { BadRange, type ProcessAttributes, readProcessAttributes } from "./attributes.js";
 import { isKillingSignal, pause, readSignalStep, sendSignal } from "./signals.js";
+import { isExecutable } from "../commands/executable.js";
 
 /** The table read for the current bundle, per run (undefined when `ps` failed). */
 const tables = new WeakMap<PromiseEnvironment, ProcessTable | undefined>();
@@ -193,28 +193,6 @@ function defineCountClasses(
       continue;
     }
     env.defineClass(canonifyClassName(item.text), "namespace", undefined, { tags: ["source=promise"] });
-  }
-}
-
-/** 3.21's IsExecutable: exists, not world-writable, executable by us. */
-function isExecutable(file: string, env: PromiseEnvironment): boolean {
-  let mode: number;
-  try {
-    mode = statSync(file).mode;
-  } catch {
-    env.log.error(`Proposed executable file '${file}' doesn't exist`);
-    return false;
-  }
-  if (mode & 0o002) {
-    env.log.error(`SECURITY ALERT: promised executable '${file}' is world writable! `);
-    env.log.error("SECURITY ALERT: CFEngine will not execute this - requires human inspection");
-    return false;
-  }
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 
