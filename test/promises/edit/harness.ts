@@ -6,7 +6,6 @@
  * reports of each run. Paths are shown relative to the directory (`D`),
  * time-stamped backup names with `STAMP`.
  */
-import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   lstatSync,
@@ -15,28 +14,22 @@ import {
   readFileSync,
   readdirSync,
   readlinkSync,
-  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LogRecord } from "../../../src/agent/logger.js";
-import { runAgent } from "../../../src/agent/run.js";
+import {
+  type Capture,
+  type RunResult,
+  type ScenarioResult,
+  runCfAgentCapturing,
+  runTendCapturing,
+  runTwice,
+} from "../scenario-runs.js";
 import type { Scenario } from "./scenarios.js";
 
-export interface RunResult {
-  /** `name mode content` (JSON-quoted content) for each file, sorted; `name -> target` for links. */
-  readonly files: string[];
-  /** `level: message` for error, warning and info lines. */
-  readonly log: string[];
-  readonly reports: string[];
-}
-
-export interface ScenarioResult {
-  readonly name: string;
-  readonly runs: RunResult[];
-}
+export type { RunResult, ScenarioResult } from "../scenario-runs.js";
 
 /** Bodies every scenario may use. */
 const PRELUDE = String.raw`
@@ -111,45 +104,16 @@ function relative(text: string, dir: string): string {
   return text.split(dir).join("D").split(root).join("R").replace(STAMP, "_STAMP$1");
 }
 
+const CAPTURE: Capture = { levels: new Set(["error", "warning", "info"]), relative, snapshot };
+
 /** One run of tend, in this process. */
 export function runTend(policy: string, root: string, dir: string): RunResult {
-  const log: string[] = [];
-  const reports: string[] = [];
-  const keep = (r: LogRecord) => {
-    if (r.level === "error" || r.level === "warning" || r.level === "info")
-      log.push(`${r.level}: ${relative(r.message, dir)}`);
-  };
-  runAgent(
-    { file: policy, ignoreLocks: true, logLevel: "info", workdir: join(root, "wd-tend") },
-    { log: keep, report: (t) => reports.push(relative(t, dir)) },
-  );
-  return { files: snapshot(dir), log, reports };
+  return runTendCapturing(policy, root, dir, CAPTURE);
 }
 
-/** One run of cf-agent through `command` (a wrapper taking cf-agent's options). */
+/** One run of cf-agent through `command` (a wrapper taking cf-agent's options, work directory from $CFA_WD). */
 export function runCfAgent(command: string, policy: string, root: string, dir: string): RunResult {
-  const run = spawnSync(command, ["-KI", "-f", policy], {
-    encoding: "utf8",
-    env: { ...process.env, CFA_WD: join(root, "wd-cfa") },
-  });
-  const log: string[] = [];
-  const reports: string[] = [];
-  // A message with newlines continues on lines of its own.
-  let last: string[] | undefined;
-  for (const line of `${run.stdout}${run.stderr}`.replace(/\n$/, "").split("\n")) {
-    const report = /^R: (.*)$/.exec(line);
-    const entry = /^\s*(error|warning|info|notice|verbose): (.*)$/.exec(line);
-    if (report) {
-      reports.push(relative(report[1] as string, dir));
-      last = reports;
-    } else if (entry) {
-      last = entry[1] === "error" || entry[1] === "warning" || entry[1] === "info" ? log : undefined;
-      last?.push(`${entry[1]}: ${relative(entry[2] as string, dir)}`);
-    } else if (last && last.length > 0) {
-      last[last.length - 1] += `\n${relative(line, dir)}`;
-    }
-  }
-  return { files: snapshot(dir), log, reports };
+  return runCfAgentCapturing(command, policy, root, dir, CAPTURE);
 }
 
 /** Both runs of a scenario with one agent; the directory is removed afterwards. */
@@ -157,11 +121,5 @@ export function runScenario(
   scenario: Scenario,
   run: (policy: string, root: string, dir: string) => RunResult,
 ): ScenarioResult {
-  const { root, dir, policy } = prepare(scenario);
-  try {
-    const runs = [run(policy, root, dir), run(policy, root, dir)];
-    return { name: scenario.name, runs };
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
+  return runTwice(scenario.name, prepare(scenario), run);
 }

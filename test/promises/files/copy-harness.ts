@@ -8,7 +8,6 @@
  * messages read `D` for the directory, `R` for the root holding it;
  * time-stamped backups read `STAMP`.
  */
-import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   lchownSync,
@@ -19,15 +18,20 @@ import {
   readFileSync,
   readdirSync,
   readlinkSync,
-  rmSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { LogRecord } from "../../../src/agent/logger.js";
-import { runAgent } from "../../../src/agent/run.js";
+import {
+  type Capture,
+  type RunResult,
+  type ScenarioResult,
+  runCfAgentCapturing,
+  runTendCapturing,
+  runTwice,
+} from "../scenario-runs.js";
 
 /** A file the scenario starts with; a string is a file's content. */
 export type Entry =
@@ -56,16 +60,7 @@ export interface CopyScenario {
   readonly extra?: string;
 }
 
-export interface RunResult {
-  readonly files: string[];
-  readonly log: string[];
-  readonly reports: string[];
-}
-
-export interface ScenarioResult {
-  readonly name: string;
-  readonly runs: RunResult[];
-}
+export type { RunResult, ScenarioResult } from "../scenario-runs.js";
 
 /** Bodies every scenario may use. */
 const PRELUDE = `
@@ -178,44 +173,16 @@ function relative(text: string, dir: string): string {
 
 const KEPT_LEVELS = new Set(["error", "warning", "notice", "info"]);
 
+const CAPTURE: Capture = { levels: KEPT_LEVELS, relative, snapshot };
+
 /** One run of tend, in this process. */
 export function runTend(policy: string, root: string, dir: string): RunResult {
-  const log: string[] = [];
-  const reports: string[] = [];
-  const keep = (r: LogRecord) => {
-    if (KEPT_LEVELS.has(r.level)) log.push(`${r.level}: ${relative(r.message, dir)}`);
-  };
-  runAgent(
-    { file: policy, ignoreLocks: true, logLevel: "info", workdir: join(root, "wd-tend") },
-    { log: keep, report: (t) => reports.push(relative(t, dir)) },
-  );
-  return { files: snapshot(dir), log, reports };
+  return runTendCapturing(policy, root, dir, CAPTURE);
 }
 
 /** One run of cf-agent through `command` (a wrapper taking cf-agent's options, work directory from $CFA_WD). */
 export function runCfAgent(command: string, policy: string, root: string, dir: string): RunResult {
-  const run = spawnSync(command, ["-KI", "-f", policy], {
-    encoding: "utf8",
-    env: { ...process.env, CFA_WD: join(root, "wd-cfa") },
-  });
-  const log: string[] = [];
-  const reports: string[] = [];
-  let last: string[] | undefined;
-  for (const line of `${run.stdout}${run.stderr}`.replace(/\n$/, "").split("\n")) {
-    const report = /^R: (.*)$/.exec(line);
-    const entry = /^\s*(error|warning|info|notice|verbose): (.*)$/.exec(line);
-    if (report) {
-      reports.push(relative(report[1] as string, dir));
-      last = reports;
-    } else if (entry) {
-      last = KEPT_LEVELS.has(entry[1] as string) ? log : undefined;
-      last?.push(`${entry[1]}: ${relative(entry[2] as string, dir)}`);
-    } else if (last && last.length > 0) {
-      // A message with newlines continues on lines of its own.
-      last[last.length - 1] += `\n${relative(line, dir)}`;
-    }
-  }
-  return { files: snapshot(dir), log, reports };
+  return runCfAgentCapturing(command, policy, root, dir, CAPTURE);
 }
 
 /** Both runs of a scenario with one agent; the directory is removed afterwards. */
@@ -223,11 +190,5 @@ export function runScenario(
   scenario: CopyScenario,
   run: (policy: string, root: string, dir: string) => RunResult,
 ): ScenarioResult {
-  const { root, dir, policy } = prepare(scenario);
-  try {
-    const runs = [run(policy, root, dir), run(policy, root, dir)];
-    return { name: scenario.name, runs };
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
+  return runTwice(scenario.name, prepare(scenario), run);
 }
