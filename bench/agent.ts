@@ -16,9 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { median, childCpuMs, benchWorkdir, timeAgent } from "./measure.js";
+import { median, childCpuMs, benchWorkdir, TEND, timeAgent } from "./measure.js";
 
-const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 const CF_AGENT = "/usr/bin/cf-agent";
 
 interface AgentComparison {
@@ -70,12 +69,10 @@ function compare(name: string, policy: string, promises: number, iterations: num
   };
   try {
     // Alternate the two so that a busy moment of the machine hits both alike.
-    timeAgent(process.execPath, [tendBin, "agent", "-Kf", "./policy.cf"], tendWork, dir);
+    timeAgent(TEND, ["agent", "-Kf", "./policy.cf"], tendWork, dir);
     timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir);
     for (let i = 0; i < iterations; i++) {
-      timed(tend, "tend", () =>
-        timeAgent(process.execPath, [tendBin, "agent", "-Kf", "./policy.cf"], tendWork, dir),
-      );
+      timed(tend, "tend", () => timeAgent(TEND, ["agent", "-Kf", "./policy.cf"], tendWork, dir));
       timed(cf, "cf", () => timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir));
     }
   } finally {
@@ -114,7 +111,8 @@ export function runAgentBenchmarks(iterations: number): AgentComparison[] | stri
 /**
  * Node's own start (`node -e 0`): the floor under any tend run. Node 20 reads
  * the certificates of NODE_EXTRA_CA_CERTS at every start, which can cost more
- * than all of tend's own startup; the line says so when it is set.
+ * than all of tend's own startup (the `tend` command keeps the variable from
+ * Node's start: bin/tend); the line says so when it is set.
  */
 function describeNodeFloor(iterations: number): string {
   const cwd = tmpdir();

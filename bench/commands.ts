@@ -15,9 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { median, benchWorkdir, timeAgent } from "./measure.js";
+import { median, benchWorkdir, TEND, timeAgent } from "./measure.js";
 
-const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 const CF_AGENT = "/usr/bin/cf-agent";
 
 export interface CommandsComparison {
@@ -44,15 +43,15 @@ export function runCommandsBenchmark(promises: number, iterations: number): Comm
   writeFileSync(join(dir, "policy.cf"), generateCommandsPolicy(promises));
   const tendWork = benchWorkdir("commands", false);
   const cfWork = benchWorkdir("commands", true);
-  const tendArgs = [tendBin, "agent", "-Kf", "./policy.cf"];
+  const tendArgs = ["agent", "-Kf", "./policy.cf"];
   const tend: number[] = [];
   const cf: number[] = [];
   try {
     // One warm-up each, then alternate so that a busy moment hits both alike.
-    timeAgent(process.execPath, tendArgs, tendWork, dir);
+    timeAgent(TEND, tendArgs, tendWork, dir);
     timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir);
     for (let i = 0; i < iterations; i++) {
-      tend.push(timeAgent(process.execPath, tendArgs, tendWork, dir));
+      tend.push(timeAgent(TEND, tendArgs, tendWork, dir));
       cf.push(timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir));
     }
   } finally {

@@ -16,9 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { median, benchWorkdir, timeAgent } from "./measure.js";
+import { median, benchWorkdir, TEND, timeAgent } from "./measure.js";
 
-const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 const CF_AGENT = "/usr/bin/cf-agent";
 const PYTHON = "/usr/bin/python3";
 
@@ -71,15 +70,15 @@ export function runCustomPromisesBenchmark(
   writeFileSync(join(dir, "module.py"), MODULE);
   const tendWork = benchWorkdir("custom", false);
   const cfWork = benchWorkdir("custom", true);
-  const tendArgs = [tendBin, "agent", "-Kf", "./policy.cf"];
+  const tendArgs = ["agent", "-Kf", "./policy.cf"];
   const tend: number[] = [];
   const cf: number[] = [];
   try {
     // One warm-up each, then alternate so that a busy moment hits both alike.
-    timeAgent(process.execPath, tendArgs, tendWork, dir, true);
+    timeAgent(TEND, tendArgs, tendWork, dir, true);
     timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir, true);
     for (let i = 0; i < iterations; i++) {
-      tend.push(timeAgent(process.execPath, tendArgs, tendWork, dir, true));
+      tend.push(timeAgent(TEND, tendArgs, tendWork, dir, true));
       cf.push(timeAgent(CF_AGENT, ["-Kf", "./policy.cf"], cfWork, dir, true));
     }
   } finally {

@@ -21,9 +21,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { benchWorkdir, childCpuMs, median } from "./measure.js";
+import { benchWorkdir, childCpuMs, median, TEND } from "./measure.js";
 
-const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
 const CF_AGENT = "/usr/bin/cf-agent";
 
 export interface FilesComparison {
@@ -68,8 +67,7 @@ interface Agent {
 
 function makeAgent(name: Agent["name"], policy: string): Agent {
   const workdir = benchWorkdir(`files-${name}`, name === "cf-agent");
-  if (name === "tend")
-    return { name, command: process.execPath, args: [tendBin, "agent", "-Kf", policy], workdir };
+  if (name === "tend") return { name, command: TEND, args: ["agent", "-Kf", policy], workdir };
   return { name, command: CF_AGENT, args: ["-Kf", policy], workdir };
 }
 

@@ -6,7 +6,17 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * How a benchmark starts tend: as a user does, through the `tend` command
+ * (bin/tend), which runs the node it finds on PATH. The benchmark's own node
+ * goes first on PATH, so that running a benchmark under another Node times
+ * tend under that Node.
+ */
+export const TEND = fileURLToPath(new URL("../../bin/tend", import.meta.url));
+process.env.PATH = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`;
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -13,13 +13,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parse } from "../src/language/parser.js";
 import { SourceFile } from "../src/language/source.js";
-import { median, childCpuMs } from "./measure.js";
-
-const tendBin = fileURLToPath(new URL("../../bin/tend.js", import.meta.url));
+import { median, childCpuMs, TEND } from "./measure.js";
 
 interface Comparison {
   readonly name: string;
@@ -82,10 +79,10 @@ function compare(
       if (before !== null && after !== null) cpu[tool] += after - before;
     };
     // One untimed run each warms the file cache.
-    timeRun(process.execPath, [tendBin, ...tend], cwd, env);
+    timeRun(TEND, tend, cwd, env);
     timeRun("cf-promises", cf, cwd, env);
     for (let i = 0; i < iterations; i++) {
-      timed(tendTimes, "tend", () => timeRun(process.execPath, [tendBin, ...tend], cwd, env));
+      timed(tendTimes, "tend", () => timeRun(TEND, tend, cwd, env));
       timed(cfTimes, "cf", () => timeRun("cf-promises", cf, cwd, env));
     }
     const hasCpu = childCpuMs() !== null;

@@ -12,6 +12,11 @@
 // made by another V8 or under other flags; it is then made anew. A cache that
 // cannot be written (a read-only install) is simply not kept.
 "use strict";
+// bin/tend kept NODE_EXTRA_CA_CERTS from Node's start (see there): back it goes.
+if (process.env.TEND_DEFERRED_NODE_EXTRA_CA_CERTS !== undefined) {
+  process.env.NODE_EXTRA_CA_CERTS = process.env.TEND_DEFERRED_NODE_EXTRA_CA_CERTS;
+  delete process.env.TEND_DEFERRED_NODE_EXTRA_CA_CERTS;
+}
 const fs = require("node:fs");
 const path = require("node:path");
 
