@@ -11,7 +11,8 @@ import { type Diagnostic, hasErrors, makeDiagnostic } from "./language/diagnosti
 import type { PolicySet } from "./language/policy-set.js";
 import { SourceFile } from "./language/source.js";
 import { validatePolicy } from "./language/validate/index.js";
-import { loadPolicy } from "./loader/load.js";
+import { resolvePolicies } from "./loader/control.js";
+import { type LoadResult, loadPolicy } from "./loader/load.js";
 
 export interface CheckOptions {
   /** The entry file, e.g. `promises.cf`; relative paths are taken from the process's directory. */
@@ -43,12 +44,16 @@ export interface CheckResult {
   readonly diagnostics: readonly Diagnostic[];
   /** What reading host-specific data and augments logged (never errors of the policy). */
   readonly messages: readonly LoadMessage[];
-  /** Classes and variables known after loading (pre-evaluation of each file as it was read). */
+  /** Classes and variables known after loading (pre-evaluation of each file as it was read, then of all). */
   readonly context: EvalContext;
 }
 
-/** Checks a policy; fails only by returning diagnostics. */
-export function checkPolicy(options: CheckOptions): CheckResult {
+/**
+ * Loads a policy as cf-promises does: each file pre-evaluated as it is read,
+ * then, when all loaded, every file once more; system functions' results
+ * are not kept, so each evaluation of `execresult()` runs its command.
+ */
+export function loadAsCfPromises(options: Omit<CheckOptions, "fullCheck" | "bundlesequence">): LoadResult {
   const loaded = loadPolicy(options.entry, {
     defines: [...(options.defines ?? [])],
     negates: [...(options.negates ?? [])],
@@ -56,7 +61,18 @@ export function checkPolicy(options: CheckOptions): CheckResult {
     workDir: options.workDir,
     ignoreMissingInputs: options.ignoreMissingInputs,
     persistentClasses: options.persistentClasses,
+    cacheSystemFunctions: false,
   });
+  if (!hasErrors(loaded.diagnostics)) {
+    const files = loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy }));
+    resolvePolicies(loaded.context, files);
+  }
+  return loaded;
+}
+
+/** Checks a policy; fails only by returning diagnostics. */
+export function checkPolicy(options: CheckOptions): CheckResult {
+  const loaded = loadAsCfPromises(options);
   const diagnostics = [...loaded.diagnostics];
   // As cf-promises, stop at syntax and loading errors: checks of a broken tree only add noise.
   if (!hasErrors(diagnostics)) {

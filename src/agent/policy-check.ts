@@ -11,16 +11,18 @@
  * policy given with -f is looked up under a name nothing writes, so it is
  * checked every time.)
  *
- * A deliberate difference: cf-agent's check runs cf-promises, which
- * evaluates the policy twice, so a command an `execresult()` or
- * `returnszero()` call runs is run twice more before the agent's own run.
- * tend validates in its own process without evaluating anything twice:
- * a policy's commands run once per call, as the policy says. (Two
- * acceptance tests count those extra runs: 00_basics/ifelapsed_and_expireafter
- * locks.cf and redmine_6334.cf.)
+ * cf-promises evaluates the policy it checks, functions included, without
+ * keeping the results of system functions: the command of an `execresult()`
+ * or `returnszero()` call in a common bundle runs four times, in another
+ * bundle's vars twice, all before the agent's own run. Policy sees those
+ * runs (00_basics/ifelapsed_and_expireafter/locks.cf counts on the locks the
+ * extra runs leave), so tend's check evaluates the policy the same way,
+ * in-process. Not under `--simulate`, which promises that nothing unsafe
+ * runs (cf-agent's cf-promises runs the commands there too).
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { loadAsCfPromises } from "../check.js";
 import type { Logger } from "./logger.js";
 import { tagReleaseDirectory, validatedAt } from "./release-tag.js";
 
@@ -105,4 +107,13 @@ export function tagValidatedPolicy(place: PolicyCheckPlace, log: Logger): void {
   } else {
     log.verbose(`The promises_validated file ${join(dir, "cf_promises_validated")} was NOT updated`);
   }
+}
+
+/**
+ * The evaluation cf-promises makes of a policy cf-agent checks, for what it
+ * does to the world: the commands functions run. What it finds is not used;
+ * the agent's own load reports the same problems.
+ */
+export function evaluateAsPolicyCheck(options: Parameters<typeof loadAsCfPromises>[0]): void {
+  loadAsCfPromises(options);
 }

@@ -39,7 +39,7 @@ import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { PersistentClasses } from "./persistent-classes.js";
-import { isPolicyCheckDue, tagValidatedPolicy } from "./policy-check.js";
+import { evaluateAsPolicyCheck, isPolicyCheckDue, tagValidatedPolicy } from "./policy-check.js";
 import { preEvaluationClassHooks } from "./preeval-classes.js";
 import { PolicyIndex } from "./policy-index.js";
 import { type PromiseRecord, RunRecorder } from "./recorder.js";
@@ -131,6 +131,15 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       dirs,
       log,
     );
+  if (checkDue && options.simulate === undefined)
+    evaluateAsPolicyCheck({
+      entry,
+      defines: [...(options.defines ?? [])],
+      negates: [...(options.negates ?? [])],
+      persistentClasses,
+      workDir: dirs.workdir,
+      inputDir: dirs.inputdir,
+    });
   // The failsafe policy is not checked (no cf-promises run for it in 3.21).
   let { loaded, diagnostics } = load(entry);
   if (checkDue && !hasErrors(diagnostics)) tagValidatedPolicy(checkPlace, log);

@@ -135,14 +135,9 @@ async function loadPersistentClasses(workDir: string) {
   return new PersistentClasses(join(workDir, "state")).load();
 }
 
-/** `--show-classes` then `--show-vars`, after pre-evaluating every file once more (as cf-promises). */
+/** `--show-classes` then `--show-vars`, as the check left them. */
 async function showState(result: CheckResult, options: CheckCommandOptions, io: CliIo): Promise<number> {
-  const { resolvePolicies } = await import("../loader/control.js");
   const { ShowRegexError, formatClasses, formatVariables } = await import("../eval/show-state.js");
-  resolvePolicies(
-    result.context,
-    result.set.files.map((f) => ({ path: f.source.path, policy: f.policy })),
-  );
   try {
     if (options.showClasses !== null) io.stdout(formatClasses(result.context, options.showClasses));
     if (options.showVars !== null) io.stdout(formatVariables(result.context, options.showVars));

@@ -63,6 +63,12 @@ export interface LoadOptions {
   persistClass?: (name: string, minutes: number, tags: readonly string[]) => void;
   /** `--simulate`: unsafe functions are not called while loading either (see EvalContext). */
   skipUnsafeFunctions?: boolean;
+  /**
+   * Whether the results of system functions (execresult, returnszero, ...)
+   * are kept for the run. cf-agent keeps them; cf-promises does not, so a
+   * command such a function runs runs at every evaluation of the call.
+   */
+  cacheSystemFunctions?: boolean;
 }
 
 export interface LoadResult {
@@ -261,6 +267,7 @@ export function loadPolicy(entryPath: string, options: LoadOptions = {}): LoadRe
     entry: entryPath,
   });
   if (options.skipUnsafeFunctions) ctx.skipUnsafeFunctions = true;
+  if (options.cacheSystemFunctions === false) ctx.cacheSystemFunctions = false;
   const entryDir = dirname(entryPath);
   const loader = new Loader(ctx, entryDir, options);
   const messages: LoadMessage[] = [];

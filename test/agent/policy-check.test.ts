@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { runAgent } from "../../src/agent/run.js";
+import { checkPolicy } from "../../src/check.js";
 
 function workdir(): string {
   const dir = mkdtempSync(join(tmpdir(), "tend-policy-check-"));
@@ -50,7 +51,53 @@ test("a policy hub also gets the release ID; a policy given elsewhere is tagged 
   assert.ok(existsSync(join(dir, "state", "cf_promises_validated")));
 });
 
-test("a check does not evaluate the policy again: a command run by a function runs once (cf-agent runs it three times)", () => {
+/** Counts of each label the policy's execresult() commands appended to `log`, as `label count` lines. */
+function ranCounts(log: string): string {
+  const counts = new Map<string, number>();
+  for (const label of readFileSync(log, "utf8").split("\n").filter(Boolean))
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  return [...counts].map(([label, n]) => `${label} ${n}`).join(", ");
+}
+
+/** Recorded from cf-agent 3.21 and cf-promises 3.21 on the same policy. */
+test("a check evaluates the policy as cf-promises does: function commands run as often as under cf-agent", () => {
+  const dir = workdir();
+  const log = join(dir, "ran.log");
+  const policy = join(dir, "side-effects.cf");
+  const ran = (label: string) => `execresult("/bin/sh -c 'echo ${label} >> ${log}'", "noshell")`;
+  writeFileSync(
+    policy,
+    `body common control { bundlesequence => { "main" }; }
+bundle common g { vars: "c" string => ${ran("common")}; }
+bundle agent main { vars: "a" string => ${ran("main")}; }
+bundle agent notcalled { vars: "a" string => ${ran("notcalled")}; }
+`,
+  );
+  run(dir, policy);
+  // cf-promises: common 4, main 2, notcalled 2; then the agent's own run, once each.
+  assert.equal(ranCounts(log), "common 5, main 3, notcalled 3");
+  // The default policy, once validated, is not checked: the agent's own evaluation only.
+  writeFileSync(join(dir, "inputs", "promises.cf"), readFileSync(policy, "utf8"));
+  run(dir);
+  writeFileSync(log, "");
+  run(dir);
+  assert.equal(ranCounts(log), "common 1, main 1, notcalled 1");
+});
+
+test("tend check runs them as cf-promises does, keeping no results", () => {
+  const dir = workdir();
+  const log = join(dir, "ran.log");
+  const policy = join(dir, "side-effects.cf");
+  writeFileSync(
+    policy,
+    `bundle common g { vars: "c" string => execresult("/bin/sh -c 'echo common >> ${log}'", "noshell"); }\n`,
+  );
+  const result = checkPolicy({ entry: policy, workDir: dir });
+  assert.ok(result.valid);
+  assert.equal(ranCounts(log), "common 4");
+});
+
+test("under --simulate the check runs no command (cf-agent's cf-promises would)", () => {
   const dir = workdir();
   const log = join(dir, "ran.log");
   const policy = join(dir, "side-effects.cf");
@@ -58,6 +105,9 @@ test("a check does not evaluate the policy again: a command run by a function ru
     policy,
     `bundle agent main { vars: "x" string => execresult("/bin/sh -c 'echo ran >> ${log}'", "noshell"); }\n`,
   );
-  run(dir, policy);
-  assert.equal(readFileSync(log, "utf8"), "ran\n");
+  runAgent(
+    { file: policy, workdir: dir, ignoreLocks: true, simulate: "diff" },
+    { log: () => {}, report: () => {} },
+  );
+  assert.equal(existsSync(log), false);
 });
