@@ -4,10 +4,20 @@
  * prints while installing them.
  */
 import type { EvalContext } from "./context.js";
-import { type JsonValue, type Value, data, list, primitiveToString, scalar } from "./values.js";
+import type { BoxedNumber } from "./json-numbers.js";
+import {
+  type JsonObject,
+  type JsonValue,
+  type Value,
+  data,
+  isJsonContainer,
+  list,
+  primitiveToString,
+  scalar,
+} from "./values.js";
 import type { VarRef } from "./var-ref.js";
 
-export type JsonObject = { [key: string]: JsonValue };
+export type { JsonObject } from "./values.js";
 
 /** A message of the loading stage, printed as cf-promises logs it (`   error: ...`). */
 export interface LoadMessage {
@@ -16,14 +26,16 @@ export interface LoadMessage {
 }
 
 export function isObject(json: JsonValue | undefined): json is JsonObject {
-  return json !== null && json !== undefined && typeof json === "object" && !Array.isArray(json);
+  return json !== undefined && isJsonContainer(json) && !Array.isArray(json);
 }
 
-export function isPrimitive(json: JsonValue | undefined): json is string | number | boolean | null {
-  return json === null || (json !== undefined && typeof json !== "object");
+export function isPrimitive(json: JsonValue | undefined): json is JsonPrimitive {
+  return json !== undefined && !isJsonContainer(json);
 }
 
-export function isPrimitiveArray(json: JsonValue | undefined): json is (string | number | boolean | null)[] {
+type JsonPrimitive = string | number | boolean | null | BoxedNumber;
+
+export function isPrimitiveArray(json: JsonValue | undefined): json is JsonPrimitive[] {
   return Array.isArray(json) && json.every(isPrimitive);
 }
 

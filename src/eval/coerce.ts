@@ -5,7 +5,7 @@
  * container. Shared by pre-evaluation and the agent's `vars` promises.
  */
 import { formatReal, parseCfInt, parseCfReal } from "./numbers.js";
-import { type Value, data, isList, isScalar, list, scalar } from "./values.js";
+import { type Value, data, isList, isScalar, list, scalar, isJsonContainer } from "./values.js";
 import { jsonToStrings } from "./values.js";
 import { parseYamlText } from "./functions/data-files.js";
 import { parseJsonText } from "./functions/json-text.js";
@@ -53,5 +53,5 @@ function toData(value: Value): Value | undefined {
   if (isList(value)) return data([...value.value]);
   const text = value.value;
   const parsed = text.length > 3 && text.startsWith("---") ? parseYamlText(text) : parseJsonText(text);
-  return parsed !== null && parsed !== undefined && typeof parsed === "object" ? data(parsed) : undefined;
+  return parsed !== undefined && isJsonContainer(parsed) ? data(parsed) : undefined;
 }

@@ -10,7 +10,7 @@
 import { VariableTableSize, inGlobalTable } from "./variable-table-size.js";
 import { CallStack } from "./call-stack.js";
 import { canonifyClassName, evaluateClassExpression, parseClassExpression } from "./class-expression.js";
-import { type JsonValue, type Value, primitiveToScalar, scalar } from "./values.js";
+import { type JsonValue, type Value, primitiveToScalar, scalar, isJsonContainer } from "./values.js";
 import { SPECIAL_SCOPES, type VarRef, lvalKey } from "./var-ref.js";
 
 export const DEFAULT_NAMESPACE = "default";
@@ -443,11 +443,11 @@ function indexJson(json: JsonValue, indices: readonly string[]): Value | undefin
   let at: JsonValue | undefined = json;
   for (const index of indices) {
     if (Array.isArray(at)) at = /^\d+$/.test(index) ? at[Number(index)] : undefined;
-    else if (at !== null && typeof at === "object") at = Object.hasOwn(at, index) ? at[index] : undefined;
+    else if (isJsonContainer(at)) at = Object.hasOwn(at, index) ? at[index] : undefined;
     else return undefined;
     if (at === undefined) return undefined;
   }
-  if (at !== null && typeof at === "object") return { type: "data", value: at };
+  if (isJsonContainer(at)) return { type: "data", value: at };
   if (at === null || at === undefined) return undefined;
   return scalar(primitiveToScalar(at) ?? "");
 }

@@ -7,7 +7,7 @@
  * (byte order); the objects here are built in that order.
  */
 import type { EvalContext } from "./context.js";
-import { type JsonValue, type Value, isList } from "./values.js";
+import { type JsonValue, type Value, isList, isJsonContainer } from "./values.js";
 import { compareBytes } from "../text/byte-order.js";
 
 function valueJson(value: Value): JsonValue {
@@ -23,7 +23,7 @@ function scopeName(scope: string): string {
 /** A copy of `json` with every object's keys in byte order. */
 export function sortedJson(json: JsonValue): JsonValue {
   if (Array.isArray(json)) return json.map(sortedJson);
-  if (json === null || typeof json !== "object") return json;
+  if (!isJsonContainer(json)) return json;
   const out: Record<string, JsonValue> = {};
   for (const key of Object.keys(json).sort(compareBytes)) out[key] = sortedJson(json[key] as JsonValue);
   return out;

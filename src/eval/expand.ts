@@ -9,7 +9,15 @@
 import type { Rval } from "../language/ast.js";
 import type { EvalContext } from "./context.js";
 import { callFunction } from "./functions/registry.js";
-import { type Value, isList, jsonToStrings, list, primitiveToScalar, scalar } from "./values.js";
+import {
+  type Value,
+  isList,
+  jsonToStrings,
+  list,
+  primitiveToScalar,
+  scalar,
+  isJsonContainer,
+} from "./values.js";
 import { lvalKey, parseVarRef } from "./var-ref.js";
 
 export interface ExpandOptions {
@@ -160,7 +168,13 @@ function expandStringValue(ctx: EvalContext, text: string, options: ExpandOption
     const refs = findReferences(text);
     if (refs.length === 1 && refs[0].start === 0 && refs[0].end === text.length) {
       const value = lookupValue(ctx, refs[0].inner, options);
-      if (value && !isList(value) && value.type === "data" && typeof value.value === "object") return value;
+      if (
+        value &&
+        !isList(value) &&
+        value.type === "data" &&
+        (value.value === null || isJsonContainer(value.value))
+      )
+        return value;
     }
   }
   return scalar(expandString(ctx, text, options));

@@ -15,7 +15,7 @@
 import type { Rval } from "../language/ast.js";
 import type { EvalContext } from "./context.js";
 import { expandString, findReferences, qualifiedName } from "./expand.js";
-import { type JsonValue, isList } from "./values.js";
+import { type JsonValue, isJsonContainer, isList, primitiveToScalar } from "./values.js";
 import { parseVarRef } from "./var-ref.js";
 
 /** Functions whose arguments name `$(this.k)`-style variables they bind themselves. */
@@ -161,7 +161,7 @@ function isIterable(ctx: EvalContext, name: string): boolean {
   const value = ctx.getVariable(parseVarRef(name));
   if (!value) return false;
   if (isList(value)) return true;
-  return value.type === "data" && value.value !== null && typeof value.value === "object";
+  return value.type === "data" && isJsonContainer(value.value);
 }
 
 /** Re-reads the wheels from `start` on, with the bindings of those before. */
@@ -195,7 +195,7 @@ function readWheel(ctx: EvalContext, wheel: Wheel, name: string): void {
   wheel.values = null;
   if (!value) return;
   if (isList(value)) wheel.values = value.value;
-  else if (value.type === "data" && value.value !== null && typeof value.value === "object") {
+  else if (value.type === "data" && isJsonContainer(value.value)) {
     wheel.values = iterationItems(value.value);
   }
 }
@@ -206,13 +206,11 @@ function readWheel(ctx: EvalContext, wheel: Wheel, name: string): void {
  * with two decimals.
  */
 function iterationItems(json: JsonValue): string[] {
-  const members =
-    json !== null && typeof json === "object" ? (Array.isArray(json) ? json : Object.values(json)) : [json];
+  const members = isJsonContainer(json) ? (Array.isArray(json) ? json : Object.values(json)) : [json];
   const out: string[] = [];
   for (const member of members) {
-    if (member === null || typeof member === "object") continue;
-    if (typeof member === "number") out.push(Number.isInteger(member) ? String(member) : member.toFixed(2));
-    else out.push(String(member));
+    if (member === null || isJsonContainer(member)) continue;
+    out.push(primitiveToScalar(member) ?? "");
   }
   return out;
 }

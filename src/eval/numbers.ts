@@ -41,7 +41,7 @@ export function parseCfReal(text: string): number | undefined {
   return suffix && suffix !== "%" ? base * CF_INT_MULTIPLIERS[suffix] : base;
 }
 
-/** A real as C's `%lf` prints it. */
+/** A real as C's `%lf` prints it (`-0.0` keeps its sign, which toFixed drops). */
 export function formatReal(value: number): string {
-  return value.toFixed(6);
+  return Object.is(value, -0) ? "-0.000000" : value.toFixed(6);
 }

@@ -2,8 +2,38 @@
  * Values held by variables and returned by functions.
  */
 
-import { type PrintfSpec, formatFixed } from "./functions/c-printf.js";
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+import { BoxedNumber, jsonNumberScalar, jsonNumberText, storedJsonNumber } from "./json-numbers.js";
+
+export type JsonValue = null | boolean | number | string | BoxedNumber | JsonValue[] | JsonObject;
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A deep copy of containers (primitives, boxed numbers included, are shared: they never change). */
+export function cloneJson(json: JsonValue): JsonValue {
+  if (!isJsonContainer(json)) return json;
+  if (Array.isArray(json)) return json.map(cloneJson);
+  const out: JsonObject = {};
+  for (const key in json) out[key] = cloneJson(json[key] as JsonValue);
+  return out;
+}
+
+/**
+ * A copy of `json` as 3.21 copies data into a variable (mergedata,
+ * data_expand): numbers lose the text they were written with and a real is
+ * rounded to four decimals (see json-numbers.ts).
+ */
+export function storedJson(json: JsonValue): JsonValue {
+  if (typeof json === "number" || json instanceof BoxedNumber) return storedJsonNumber(json);
+  if (!isJsonContainer(json)) return json;
+  if (Array.isArray(json)) return json.map(storedJson);
+  const out: JsonObject = {};
+  for (const key in json) out[key] = storedJson(json[key] as JsonValue);
+  return out;
+}
+
+/** An array or object (not a primitive, nor a boxed number). */
+export function isJsonContainer(json: JsonValue | undefined): json is JsonValue[] | JsonObject {
+  return json !== null && typeof json === "object" && !(json instanceof BoxedNumber);
+}
 
 export type ScalarType = "string" | "int" | "real";
 export type ListType = "slist" | "ilist" | "rlist";
@@ -45,25 +75,15 @@ export function isScalar(value: Value): value is ScalarValue {
 
 /**
  * A JSON primitive as 3.21's JsonPrimitiveToString gives it (nth(), join(),
- * the JSON writer); containers give undefined. 3.21 holds a JSON real as a
- * double and writes it with four decimals; tend takes a number with a
- * fraction for a real (an integral real such as `1.0` reads as an integer).
+ * the JSON writer; see json-numbers.ts for numbers); containers give undefined.
  */
 export function primitiveToString(value: JsonValue): string | undefined {
   if (value === null) return "null";
   if (typeof value === "string") return value;
-  if (typeof value === "number") return jsonNumberText(value);
+  if (typeof value === "number" || value instanceof BoxedNumber) return jsonNumberText(value);
   if (typeof value === "boolean") return String(value);
   return undefined;
 }
-
-/** A JSON number as 3.21 writes it: an integer as is, a real with four decimals. */
-export function jsonNumberText(value: number): string {
-  return Number.isInteger(value) ? String(value) : formatFixed(value, FOUR_PLACES);
-}
-
-const FOUR_PLACES: PrintfSpec = { flags: "", long: false, width: 0, precision: 4, conversion: "f" };
-const TWO_PLACES: PrintfSpec = { ...FOUR_PLACES, precision: 2 };
 
 /**
  * A JSON primitive turned into a list item or a scalar variable's text
@@ -71,7 +91,7 @@ const TWO_PLACES: PrintfSpec = { ...FOUR_PLACES, precision: 2 };
  * goes through StringFromDouble, with two decimals.
  */
 export function primitiveToScalar(value: JsonValue): string | undefined {
-  if (typeof value === "number" && !Number.isInteger(value)) return formatFixed(value, TWO_PLACES);
+  if (typeof value === "number" || value instanceof BoxedNumber) return jsonNumberScalar(value);
   return primitiveToString(value);
 }
 
@@ -86,7 +106,7 @@ export function valueToStrings(value: Value): readonly string[] | undefined {
 }
 
 export function jsonToStrings(json: JsonValue): string[] | undefined {
-  if (json === null || typeof json !== "object") {
+  if (!isJsonContainer(json)) {
     const text = primitiveToScalar(json);
     return text === undefined ? undefined : [text];
   }

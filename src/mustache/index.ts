@@ -2,6 +2,7 @@
  * Mustache templates as cf-agent 3.21 renders them (for `string_mustache()`
  * and files promises with `template_method => "mustache"`).
  */
+import type { BoxedNumber } from "../eval/json-numbers.js";
 import type { JsonValue } from "../eval/values.js";
 import { toMustacheNode } from "./json-model.js";
 import { type MustacheLog, renderTemplate } from "./render.js";
@@ -17,7 +18,7 @@ export function renderMustache(
   template: string,
   data: JsonValue,
   log: MustacheLog = () => {},
-  numberText?: (n: number) => string,
+  numberText?: (n: number | BoxedNumber) => string,
 ): string | undefined {
   return renderTemplate(template, toMustacheNode(data, numberText), log);
 }

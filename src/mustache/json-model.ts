@@ -6,6 +6,7 @@
  * keep whether they are integers or reals (`{{x}}` prints reals with two
  * decimals).
  */
+import { BoxedNumber, jsonNumberText } from "../eval/json-numbers.js";
 import type { JsonValue } from "../eval/values.js";
 import { quoteJsonString } from "../text/json-string.js";
 import { compareBytes } from "../text/byte-order.js";
@@ -35,20 +36,30 @@ export function isContainer(node: MustacheNode): node is MustacheArray | Mustach
 
 /**
  * A tend JSON value as template data (objects in the value's own key
- * order). `numberText` writes numbers: as parsed by default (data fresh from
- * a file), or as 3.21 holds a variable's reals (`jsonNumberText`).
+ * order). `numberText` writes numbers: by default close to the text they
+ * were parsed from (data fresh from a file: a plain number in JavaScript's
+ * shortest form), or as 3.21 holds a variable's reals (`jsonNumberText`).
  */
-export function toMustacheNode(value: JsonValue, numberText: (n: number) => string = String): MustacheNode {
+export function toMustacheNode(
+  value: JsonValue,
+  numberText: (n: number | BoxedNumber) => string = parsedNumberText,
+): MustacheNode {
   if (value === null) return { kind: "null", text: "null" };
   if (typeof value === "string") return { kind: "string", text: value };
   if (typeof value === "boolean") return { kind: "boolean", text: String(value) };
   if (typeof value === "number")
     return { kind: Number.isInteger(value) ? "integer" : "real", text: numberText(value) };
+  if (value instanceof BoxedNumber) return { kind: value.real ? "real" : "integer", text: numberText(value) };
   if (Array.isArray(value)) return { kind: "array", items: value.map((v) => toMustacheNode(v, numberText)) };
   return {
     kind: "object",
     members: Object.entries(value).map(([k, v]) => [k, toMustacheNode(v, numberText)]),
   };
+}
+
+/** A number as parsed: a plain number as JavaScript writes it, a boxed one as tend holds it. */
+export function parsedNumberText(value: number | BoxedNumber): string {
+  return typeof value === "number" ? String(value) : jsonNumberText(value);
 }
 
 /** An object's member by name (the first one, as a linear search finds it). */

@@ -19,6 +19,7 @@
  * Problems are reported through `log` with cf-agent's words; a failed
  * render returns undefined.
  */
+import { type PrintfSpec, formatFixed } from "../eval/functions/c-printf.js";
 import {
   type MustacheNode,
   type MustachePrimitive,
@@ -260,16 +261,12 @@ function primitiveText(value: MustachePrimitive, html: boolean): string {
   }
 }
 
-/** C's `%.2f`: an exact tie rounds to even (JavaScript's toFixed rounds it up). */
+/** C's `%.2f`, rounded from the double's exact value (`-0.0` keeps its sign). */
 function formatFixed2(x: number): string {
-  const scaled = x * 100;
-  if (Number.isFinite(scaled) && scaled / 100 === x && Math.abs(scaled % 1) === 0.5) {
-    const down = Math.trunc(scaled);
-    const even = down % 2 === 0 ? down : down + Math.sign(scaled);
-    return (even / 100).toFixed(2);
-  }
-  return x.toFixed(2);
+  return formatFixed(x, TWO_PLACES);
 }
+
+const TWO_PLACES: PrintfSpec = { flags: "", long: false, width: 0, precision: 2, conversion: "f" };
 
 /** HTML escaping of `{{x}}`: `&`, `"`, `<`, `>` (not `'`). */
 function escapeHtml(text: string): string {

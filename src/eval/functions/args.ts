@@ -2,7 +2,17 @@
  * Helpers that read function arguments the way 3.21 does.
  */
 import { matchesFully } from "../regex/match.js";
-import { type Value, data, isList, isScalar, list, scalar } from "../values.js";
+import {
+  type JsonValue,
+  type Value,
+  data,
+  isJsonContainer,
+  isList,
+  isScalar,
+  list,
+  primitiveToScalar,
+  scalar,
+} from "../values.js";
 import { classicArrayJson, collect, variableLookup } from "./containers.js";
 import { parseJsonContainer } from "./json-text.js";
 import type { FunctionContext } from "./types.js";
@@ -75,13 +85,18 @@ export function collectionStrings(value: Value): string[] {
   if (isList(value)) return [...value.value];
   if (isScalar(value)) return [value.value];
   const json = value.value;
-  if (json === null || typeof json !== "object") return [String(json)];
+  if (!isJsonContainer(json)) return [plainText(json)];
   const members = Array.isArray(json) ? json : Object.values(json);
   const out: string[] = [];
   for (const member of members) {
-    if (member === null || typeof member !== "object") out.push(member === null ? "null" : String(member));
+    if (!isJsonContainer(member)) out.push(plainText(member));
   }
   return out;
+}
+
+/** A primitive as a list item (3.21's RlistFromContainer: a real with two decimals). */
+function plainText(json: JsonValue): string {
+  return json === null ? "null" : (primitiveToScalar(json) ?? "");
 }
 
 /**

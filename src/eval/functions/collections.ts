@@ -10,12 +10,15 @@
 import {
   type JsonValue,
   type Value,
+  isJsonContainer,
   isScalar,
   list,
   primitiveToScalar,
   primitiveToString,
   scalar,
 } from "../values.js";
+import { BoxedNumber } from "../json-numbers.js";
+import { formatReal } from "../numbers.js";
 import { parseVarRef } from "../var-ref.js";
 import { boolean, classResult, integer, text } from "./args.js";
 import {
@@ -60,7 +63,7 @@ function getValues([source]: readonly Value[], fc: FunctionContext): Value {
 function leafStrings(json: JsonValue): string[] {
   const out: string[] = [];
   for (const member of members(json)) {
-    if (member !== null && typeof member === "object") out.push(...leafStrings(member));
+    if (isJsonContainer(member)) out.push(...leafStrings(member));
     else if (member !== null) out.push(primitiveToScalar(member) ?? "");
   }
   return out;
@@ -79,7 +82,7 @@ function getIndices([source]: readonly Value[], fc: FunctionContext): Value {
       // Only text starting with a bracket is inline JSON (3.21's parser refuses anything else).
       const bracketed = /^\s*[[{]/.test(source.value);
       const inline = bracketed ? parseJsonText(source.value, variableLookup(fc)) : undefined;
-      if (inline === undefined || inline === null || typeof inline !== "object") {
+      if (inline === undefined || !isJsonContainer(inline)) {
         return list(classicIndices(fc, source.value));
       }
       return list(containerKeys(inline));
@@ -163,10 +166,10 @@ function nthOf([source, position]: readonly Value[], fc: FunctionContext): Value
   if (Array.isArray(json)) {
     const index = /^-?\d+$/.test(key.trim()) ? Number(key) : Number.NaN;
     member = Number.isNaN(index) ? undefined : json.at(index);
-  } else if (json !== null && typeof json === "object") {
+  } else if (isJsonContainer(json)) {
     member = Object.hasOwn(json, key) ? json[key] : undefined;
   }
-  if (member === undefined || (member !== null && typeof member === "object")) return undefined;
+  if (member === undefined || isJsonContainer(member)) return undefined;
   return scalar(primitiveToString(member) ?? "");
 }
 
@@ -177,7 +180,7 @@ function numeric(name: string, fold: (numbers: number[]) => number | undefined):
     if (json === undefined) return undefined;
     const numbers = scalarStrings(json).map((s) => leadingNumber(s) ?? 0);
     const result = fold(numbers);
-    return result === undefined ? undefined : scalar(result.toFixed(6), "real");
+    return result === undefined ? undefined : scalar(formatReal(result), "real");
   });
 }
 
@@ -221,6 +224,7 @@ function typeName(value: Value | undefined, detail: boolean): string {
   if (!detail) return "data";
   if (json === null) return "data null";
   if (Array.isArray(json)) return "data array";
+  if (json instanceof BoxedNumber) return json.real ? "data real" : "data int";
   if (typeof json === "number") return Number.isInteger(json) ? "data int" : "data real";
   return `data ${typeof json}`;
 }

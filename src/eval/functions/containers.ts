@@ -3,7 +3,14 @@
  * or data value (from `@(x)` or a nested call), inline JSON text, or the
  * name of a list, data or classic-array variable.
  */
-import { type JsonValue, type Value, isList, primitiveToScalar, primitiveToString } from "../values.js";
+import {
+  type JsonValue,
+  type Value,
+  isList,
+  primitiveToScalar,
+  primitiveToString,
+  isJsonContainer,
+} from "../values.js";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonLookup, parseJsonContainer } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
@@ -32,7 +39,7 @@ export function collect(
   const name = arg.value;
   const trimmed = name.trimStart();
   if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
-    const json = parseJsonContainer(name, variableLookup(fc));
+    const json = parseJsonContainer(name, variableLookup(fc), { keepNumberText: true });
     return json === undefined ? undefined : { kind: "container", json, fromList: false };
   }
   const found = fc.ctx.getVariable(parseVarRef(name));
@@ -64,8 +71,7 @@ export function lookUpVariable(fc: FunctionContext, name: string): Value | undef
     if (base.type !== "data") return found;
     let json: JsonValue | undefined = base.value;
     for (const index of ref.indices.slice(n)) {
-      json =
-        json !== null && typeof json === "object" ? (json as Record<string, JsonValue>)[index] : undefined;
+      json = isJsonContainer(json) ? (json as Record<string, JsonValue>)[index] : undefined;
     }
     return json === undefined ? found : { type: "data", value: json };
   }
@@ -93,7 +99,7 @@ export function collectContainer(fc: FunctionContext, arg: Value | undefined): J
 }
 
 function fromJson(json: JsonValue): Collected {
-  if (json !== null && typeof json === "object") return { kind: "container", json, fromList: false };
+  if (isJsonContainer(json)) return { kind: "container", json, fromList: false };
   return { kind: "scalar", text: primitiveToString(json) ?? "" };
 }
 
@@ -123,7 +129,7 @@ export function classicArrayJson(fc: FunctionContext, name: string): JsonValue |
 type JsonObject = Record<string, JsonValue>;
 
 function isObject(json: JsonValue | undefined): json is JsonObject {
-  return json !== null && typeof json === "object" && !Array.isArray(json);
+  return isJsonContainer(json) && !Array.isArray(json);
 }
 
 /** Sets a key as 3.21's JSON objects do: a key set again moves to the end. */
@@ -158,7 +164,7 @@ function addArrayEntry(fc: FunctionContext, root: JsonObject, path: readonly str
     return;
   }
   const child = holder[last];
-  if (child !== null && typeof child === "object") {
+  if (isJsonContainer(child)) {
     warn(`Not replacing the container '${last}' with a non-container value '${value.value}'`);
     return;
   }
@@ -181,7 +187,7 @@ function splitIndexPath(text: string): string[] | undefined {
 /** The members of a container, in order (array items or object values). */
 export function members(json: JsonValue): JsonValue[] {
   if (Array.isArray(json)) return json;
-  return json !== null && typeof json === "object" ? Object.values(json) : [];
+  return isJsonContainer(json) ? Object.values(json) : [];
 }
 
 /**
@@ -192,7 +198,7 @@ export function members(json: JsonValue): JsonValue[] {
 export function scalarStrings(json: JsonValue): string[] {
   const out: string[] = [];
   for (const member of members(json)) {
-    if (member !== null && typeof member !== "object") out.push(primitiveToScalar(member) ?? "");
+    if (member !== null && !isJsonContainer(member)) out.push(primitiveToScalar(member) ?? "");
   }
   return out;
 }
@@ -201,7 +207,7 @@ export function scalarStrings(json: JsonValue): string[] {
 export function primitiveStrings(json: JsonValue): string[] {
   const out: string[] = [];
   for (const member of members(json)) {
-    if (member !== null && typeof member !== "object") out.push(primitiveToString(member) ?? "");
+    if (member !== null && !isJsonContainer(member)) out.push(primitiveToString(member) ?? "");
   }
   return out;
 }
@@ -209,7 +215,7 @@ export function primitiveStrings(json: JsonValue): string[] {
 /** The keys of a container: object keys or array positions. */
 export function containerKeys(json: JsonValue): string[] {
   if (Array.isArray(json)) return json.map((_, i) => String(i));
-  return json !== null && typeof json === "object" ? Object.keys(json) : [];
+  return isJsonContainer(json) ? Object.keys(json) : [];
 }
 
 /**

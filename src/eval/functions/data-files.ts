@@ -6,7 +6,7 @@
  * 3.21's wording; CSV and ENV files that cannot be opened fail quietly.
  */
 import { createRequire } from "node:module";
-import { type JsonValue, type Value, data } from "../values.js";
+import { type JsonValue, type Value, data, isJsonContainer } from "../values.js";
 import { text } from "./args.js";
 import { csvRecords, parseCsv, parseCsvRecord } from "./csv.js";
 import { readFileResult } from "./file-read.js";
@@ -95,7 +95,7 @@ function leadingJsonNumber(text: string): number | undefined {
 /** Like `parseYamlValue`, but only an array or an object counts (parseyaml, readyaml). */
 export function parseYamlText(source: string): JsonValue | undefined {
   const json = parseYamlValue(source);
-  return json !== null && typeof json === "object" ? json : undefined;
+  return isJsonContainer(json) ? json : undefined;
 }
 
 /** The value part of an env line, as 3.21's filter: quotes and `\` escapes; undefined when invalid. */
@@ -195,7 +195,7 @@ function readDataFile(
     emitFunctionMessage(fc.ctx, "error", fn, message);
     return undefined;
   }
-  if (json === null || typeof json !== "object") {
+  if (!isJsonContainer(json)) {
     emitFunctionMessage(fc.ctx, "error", fn, `${fn}: non-container from parsing ${format} file '${path}'`);
     return undefined;
   }

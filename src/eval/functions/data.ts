@@ -7,7 +7,17 @@
  */
 import { dataState } from "../data-state.js";
 import { expandString } from "../expand.js";
-import { type JsonValue, type Value, data, isList, jsonNumberText, list, scalar } from "../values.js";
+import {
+  type JsonValue,
+  type Value,
+  cloneJson,
+  data,
+  isJsonContainer,
+  isList,
+  storedJson,
+  list,
+  scalar,
+} from "../values.js";
 import { parseVarRef } from "../var-ref.js";
 import { text } from "./args.js";
 import { byteRegex, collectContainer, variableLookup } from "./containers.js";
@@ -31,25 +41,14 @@ function mergeData(args: readonly Value[], fc: FunctionContext): Value | undefin
     if (json === undefined) return undefined;
     parts.push(json);
   }
-  return data(heldReals(parts.slice(1).reduce(mergeTwo, structuredClone(parts[0]))));
-}
-
-/**
- * A copy of a container as 3.21 copies one (mergedata, data_expand): each
- * real is made again from its text, which has four decimals.
- */
-function heldReals(json: JsonValue): JsonValue {
-  if (typeof json === "number") return Number.isInteger(json) ? json : Number(jsonNumberText(json));
-  if (json === null || typeof json !== "object") return json;
-  if (Array.isArray(json)) return json.map(heldReals);
-  return Object.fromEntries(Object.entries(json).map(([k, v]) => [k, heldReals(v)]));
+  return data(storedJson(parts.slice(1).reduce(mergeTwo, cloneJson(parts[0]))));
 }
 
 function expandJson(fc: FunctionContext, json: JsonValue): JsonValue {
   const expand = (s: string) => expandString(fc.ctx, s, fc.options);
   if (typeof json === "string") return expand(json);
   if (Array.isArray(json)) return json.map((v) => expandJson(fc, v));
-  if (json === null || typeof json !== "object") return json;
+  if (!isJsonContainer(json)) return json;
   return Object.fromEntries(Object.entries(json).map(([k, v]) => [expand(k), expandJson(fc, v)]));
 }
 
@@ -125,7 +124,7 @@ export const dataFunctions: readonly BuiltinFunction[] = [
   defineFunction("mergedata", 0, Number.POSITIVE_INFINITY, mergeData),
   defineFunction("data_expand", 1, 1, ([source], fc) => {
     const json = collectContainer(fc, source);
-    return json === undefined ? undefined : data(heldReals(expandJson(fc, json)));
+    return json === undefined ? undefined : data(storedJson(expandJson(fc, json)));
   }),
   defineFunction("storejson", 1, 1, storeJson),
   defineFunction("parsejson", 1, 1, ([raw], fc) => {

@@ -6,7 +6,8 @@
  * as `{` newline `}` and leaves non-ASCII text unescaped.
  */
 import { toMustacheNode, writeCompactJson, writePrettyJson } from "../../mustache/json-model.js";
-import { type JsonValue, jsonNumberText } from "../values.js";
+import { jsonNumberText, parsedJsonNumber } from "../json-numbers.js";
+import { type JsonValue, isJsonContainer } from "../values.js";
 
 /**
  * Resolves a bare variable reference met where a value should be
@@ -16,8 +17,12 @@ import { type JsonValue, jsonNumberText } from "../values.js";
 export type JsonLookup = (reference: string) => JsonValue | undefined;
 
 /** Parses the first JSON value of `text`; undefined when there is none. */
-export function parseJsonText(text: string, lookup?: JsonLookup): JsonValue | undefined {
-  const parser = new LenientParser(text, lookup);
+export function parseJsonText(
+  text: string,
+  lookup?: JsonLookup,
+  options: JsonReadOptions = {},
+): JsonValue | undefined {
+  const parser = new LenientParser(text, lookup, options.keepNumberText === true);
   try {
     return parser.value();
   } catch {
@@ -25,10 +30,23 @@ export function parseJsonText(text: string, lookup?: JsonLookup): JsonValue | un
   }
 }
 
+/**
+ * `keepNumberText`: numbers keep the text they are written with, as inline
+ * JSON handed straight to a function does in 3.21 (see json-numbers.ts);
+ * otherwise they are as a variable holds them.
+ */
+export interface JsonReadOptions {
+  readonly keepNumberText?: boolean;
+}
+
 /** Like `parseJsonText`, but only an array or an object counts. */
-export function parseJsonContainer(text: string, lookup?: JsonLookup): JsonValue | undefined {
-  const parsed = parseJsonText(text, lookup);
-  return parsed !== null && typeof parsed === "object" ? parsed : undefined;
+export function parseJsonContainer(
+  text: string,
+  lookup?: JsonLookup,
+  options: JsonReadOptions = {},
+): JsonValue | undefined {
+  const parsed = parseJsonText(text, lookup, options);
+  return isJsonContainer(parsed) ? parsed : undefined;
 }
 
 class LenientParser {
@@ -36,6 +54,7 @@ class LenientParser {
   constructor(
     private readonly text: string,
     private readonly lookup?: JsonLookup,
+    private readonly keepNumberText = false,
   ) {}
 
   value(): JsonValue {
@@ -120,7 +139,7 @@ class LenientParser {
     this.at += match[0].length;
     if (match[0] === "null") return null;
     if (match[0] === "true" || match[0] === "false") return match[0] === "true";
-    return Number(match[0]);
+    return parsedJsonNumber(match[0], this.keepNumberText);
   }
 
   /** A bare variable reference, resolved by the lookup. */
@@ -138,6 +157,7 @@ class LenientParser {
 }
 
 const ESCAPES: Record<string, string> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+
 /**
  * Pretty JSON as `storejson` writes it (3.21's JsonWrite: members sorted
  * by byte order, keys written unescaped, two spaces per level).
@@ -159,7 +179,7 @@ export function renderCompactJson(json: JsonValue): string {
  * shows its keys sorted. Writing sorts tend's object the same way.
  */
 function sortMembersInPlace(json: JsonValue): void {
-  if (json === null || typeof json !== "object") return;
+  if (!isJsonContainer(json)) return;
   if (Array.isArray(json)) {
     for (const item of json) sortMembersInPlace(item);
     return;

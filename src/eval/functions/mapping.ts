@@ -10,7 +10,16 @@
 import { spawnSync } from "node:child_process";
 import { canonify } from "../class-expression.js";
 import { expandRval, expandString } from "../expand.js";
-import { type JsonValue, type Value, data, isList, isScalar, list, primitiveToString } from "../values.js";
+import {
+  type JsonValue,
+  type Value,
+  data,
+  isList,
+  isScalar,
+  list,
+  primitiveToString,
+  isJsonContainer,
+} from "../values.js";
 import { text } from "./args.js";
 import { collectContainer, variableLookup } from "./containers.js";
 import { splitCommand } from "./exec.js";
@@ -58,7 +67,7 @@ type Container = JsonValue[] | { [key: string]: JsonValue };
 function collection(fc: FunctionContext, arg: Value | undefined): Container | undefined {
   if (!arg || isUnresolvedArgument(arg)) return undefined;
   const json = collectContainer(fc, arg);
-  return json !== null && typeof json === "object" ? json : undefined;
+  return isJsonContainer(json) ? json : undefined;
 }
 
 function mapList(args: readonly Value[], fc: FunctionContext): Value | undefined {
@@ -66,7 +75,7 @@ function mapList(args: readonly Value[], fc: FunctionContext): Value | undefined
   if (json === undefined) return undefined;
   const out: string[] = [];
   for (const member of Array.isArray(json) ? json : Object.values(json)) {
-    if (member === null || typeof member === "object") continue;
+    if (member === null || isJsonContainer(member)) continue;
     const mapped = evaluateTemplate(fc, 0, { this: primitiveToString(member) ?? "" });
     if (mapped === undefined || holdsAny(mapped, ["this"])) return undefined;
     out.push(mapped);
@@ -88,7 +97,7 @@ function mapEntries(
   const entries = Array.isArray(json) ? json.map((v, i) => [String(i), v] as const) : Object.entries(json);
   const out: string[] = [];
   for (const [key, value] of entries) {
-    if (value === null || typeof value !== "object") {
+    if (!isJsonContainer(value)) {
       const mapped = evaluateTemplate(fc, template, {
         k: escaped(key),
         v: escaped(primitiveToString(value) ?? ""),
@@ -99,9 +108,12 @@ function mapEntries(
     }
     const inner = Array.isArray(value) ? value.map((v) => [undefined, v] as const) : Object.entries(value);
     for (const [subkey, member] of inner) {
-      if (member === null || typeof member === "object") continue;
+      if (member === null || isJsonContainer(member)) continue;
       const values = { k: escaped(key), "k[1]": subkey === undefined ? undefined : escaped(subkey) };
-      const mapped = evaluateTemplate(fc, template, { ...values, v: escaped(String(member)) });
+      const mapped = evaluateTemplate(fc, template, {
+        ...values,
+        v: escaped(primitiveToString(member) ?? ""),
+      });
       const leftovers = subkey === undefined ? ["this.k", "this.v"] : ["this.k", "this.k[1]", "this.v"];
       if (mapped === undefined || holdsAny(mapped, leftovers)) return undefined;
       // Items from a nested container are added once each.
@@ -162,7 +174,7 @@ function jsonPipe(fc: FunctionContext, json: JsonValue): Value | undefined {
   for (const line of run.stdout.split("\n").filter((l, i, all) => i < all.length - 1 || l !== "")) {
     pending = pending === "" ? line : `${pending}\n${line}`;
     const value = parseJsonText(pending);
-    if (value !== undefined && value !== null && typeof value === "object") {
+    if (value !== undefined && isJsonContainer(value)) {
       out.push(value);
       pending = "";
     }

@@ -6,7 +6,8 @@
  */
 import { renderMustache } from "../../mustache/index.js";
 import { dataState } from "../data-state.js";
-import { type Value, jsonNumberText, scalar, valueToJson } from "../values.js";
+import { jsonNumberText } from "../json-numbers.js";
+import { type Value, scalar, valueToJson } from "../values.js";
 import { collection, text } from "./args.js";
 import { emitFunctionMessage } from "./messages.js";
 import type { FunctionContext } from "./types.js";

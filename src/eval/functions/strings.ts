@@ -14,7 +14,16 @@ import { byteLength, encodeBytes, fromByteString, toByteString } from "../regex/
 import { splitKeepingRest, splitOnRegex } from "../regex/match.js";
 import { PcreError } from "../regex/pcre.js";
 import { regexReplace } from "../regex/replace.js";
-import { type Value, isList, isScalar, list, primitiveToString, scalar, valueToJson } from "../values.js";
+import {
+  type Value,
+  isList,
+  isScalar,
+  list,
+  primitiveToString,
+  scalar,
+  valueToJson,
+  isJsonContainer,
+} from "../values.js";
 import { collection, text } from "./args.js";
 import { emitFunctionMessage } from "./messages.js";
 import { renderCompactJson } from "./json-text.js";
@@ -116,11 +125,11 @@ export function primitiveStrings(value: Value): string[] | undefined {
   if (isList(value)) return [...value.value];
   if (isScalar(value)) return undefined;
   const json = value.value;
-  if (json === null || typeof json !== "object") return undefined;
+  if (!isJsonContainer(json)) return undefined;
   const members = Array.isArray(json) ? json : Object.values(json);
   const out: string[] = [];
   // null is not a string to 3.21 (JsonPrimitiveToString gives nothing): skipped.
-  for (const m of members) if (m !== null && typeof m !== "object") out.push(primitiveToString(m) ?? "");
+  for (const m of members) if (m !== null && !isJsonContainer(m)) out.push(primitiveToString(m) ?? "");
   return out;
 }
 

@@ -6,13 +6,21 @@
  * 3.21's reader differs from standard JSON in a way that shows in its output,
  * and it is kept: an escape other than `\\ \/ \" \b \f \n \r \t` stays as
  * written, backslash included (so `\u00e9` stays six characters).
- * Two differences are not kept: 3.21 wraps integers beyond 32 bits and
- * rejects exponents; here they read as JavaScript numbers.
+ * An integer is held as 3.21 holds it, in a C `int`: one beyond 32 bits
+ * wraps (12345678901 reads as -539222987). One difference is not kept:
+ * 3.21 stops at an integer with an exponent (`1e3`, see
+ * validate/json-numbers.ts); here it reads as a JavaScript number.
  */
+
+import { decimalToCInt } from "../../text/c-int.js";
 
 /** A number written with a fraction or an exponent, which 3.21 keeps as a real. */
 export class JsonReal {
   constructor(readonly value: number) {}
+  /** Plain JSON (JSON.stringify) sees the number. */
+  toJSON(): number {
+    return this.value;
+  }
 }
 
 /**
@@ -129,7 +137,8 @@ class Reader {
     if (!match) throw new Error("expected a value");
     this.pos += match[0].length;
     const value = Number(match[0]);
-    return this.markReals && /[.eE]/.test(match[0]) ? new JsonReal(value) : value;
+    if (/[.eE]/.test(match[0])) return this.markReals ? new JsonReal(value) : value;
+    return decimalToCInt(match[0]);
   }
 
   private eat(c: string): boolean {

@@ -34,7 +34,7 @@ import type {
   Span,
 } from "../ast.js";
 import type { ParsedFile } from "../policy-set.js";
-import { parseDataJson } from "./data-json.js";
+import { JsonReal, parseDataJson } from "./data-json.js";
 
 /** The promise types 3.21 knows; sections of any other type are custom. */
 const BUILT_IN_PROMISE_TYPES: ReadonlySet<string> = new Set(
@@ -151,7 +151,7 @@ function dataToJson(value: Rval): Json {
   if (value.kind === "list" || value.kind === "call") return rvalToJson(value, true);
   const text = plainText(value);
   if (value.kind === "string") {
-    const parsed = parseDataJson(text);
+    const parsed = parseDataJson(text, { markReals: true });
     if (parsed !== undefined) return sortKeys(parsed);
   }
   const list = LIST_REFERENCE_RE.exec(text);
@@ -189,7 +189,7 @@ function stringJson(value: string): Json {
 
 function sortKeys(value: Json): Json {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== "object") return value;
+  if (value === null || typeof value !== "object" || value instanceof JsonReal) return value;
   const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(entries.map(([k, v]) => [k, sortKeys(v)]));
 }

@@ -11,7 +11,7 @@
  *   ^persistence=min   later classes persist that many minutes
  */
 import { parseJsonText } from "../../eval/functions/json-text.js";
-import type { JsonValue } from "../../eval/values.js";
+import { type JsonValue, isJsonContainer } from "../../eval/values.js";
 
 export type ModuleDirective =
   | { readonly kind: "context"; readonly name: string }
@@ -105,7 +105,7 @@ function decodeData(name: string, text: string): ModuleDirective {
     const message = "Failed to parse JSON '' for module protocol: it is not valid JSON";
     return { kind: "problem", level: "info", messages: [message] };
   }
-  if (json === null || typeof json !== "object") {
+  if (!isJsonContainer(json)) {
     const message = "Module protocol JSON '' should be object or array; wasn't";
     return { kind: "problem", level: "info", messages: [message] };
   }

@@ -18,7 +18,7 @@
  * module), so that no reply is ever read as the answer to another request.
  */
 import { CF_VERSION } from "../../eval/sys-vars.js";
-import type { JsonValue } from "../../eval/values.js";
+import { type JsonValue, isJsonContainer } from "../../eval/values.js";
 
 /** The protocol version tend speaks and offers. */
 export const PROTOCOL_VERSION = 1;
@@ -138,8 +138,8 @@ function encodeJson(request: ModuleRequest): string {
 }
 
 function encodeValue(value: JsonValue): string {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return Array.isArray(value) && value.some((v) => v !== null && typeof v === "object")
+  if (!isJsonContainer(value) || Array.isArray(value)) {
+    return Array.isArray(value) && value.some((v) => isJsonContainer(v))
       ? JSON.stringify(sortKeys(value))
       : JSON.stringify(value);
   }
@@ -149,7 +149,7 @@ function encodeValue(value: JsonValue): string {
 /** cf-agent writes JSON objects with their keys in order. */
 function sortKeys(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== "object") return value;
+  if (!isJsonContainer(value)) return value;
   const out: Record<string, JsonValue> = {};
   for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key]);
   return out;

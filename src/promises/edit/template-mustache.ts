@@ -11,7 +11,9 @@ import { dataState } from "../../eval/data-state.js";
 import { decodeBytes, encodeBytes } from "../../eval/regex/bytes.js";
 import { parseJsonContainer } from "../../eval/functions/json-text.js";
 import type { JsonValue } from "../../eval/values.js";
-import { renderMustache } from "../../mustache/index.js";
+import { jsonNumberText } from "../../eval/json-numbers.js";
+import { type MustacheLogLevel, renderMustache } from "../../mustache/index.js";
+import { parsedNumberText } from "../../mustache/json-model.js";
 import type { ActivePromise } from "../contract.js";
 import { makingChanges } from "./common.js";
 import { repositoryOf, saveEditedFile } from "./save.js";
@@ -66,7 +68,11 @@ export function renderMustacheTemplate(
   if (template === undefined) return "failed";
   const data = templateData(promise) ?? dataState(env.ctx);
   const name = "file" in source ? source.file : "inline";
-  const rendered = renderMustache(template, data, (level, message) => env.log[level](message));
+  // 3.21 copies a variable's data (numbers as stored: `1.0000`) but renders
+  // a function's result (`readjson(...)`) as parsed.
+  const fromCall = promise.raw("template_data")?.kind === "call";
+  const log = (level: MustacheLogLevel, message: string) => env.log[level](message);
+  const rendered = renderMustache(template, data, log, fromCall ? parsedNumberText : jsonNumberText);
   if (rendered === undefined) {
     const shown = "file" in source ? source.file : source.text;
     env.log.error(`Error rendering mustache template '${shown}'`);

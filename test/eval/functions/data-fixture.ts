@@ -90,10 +90,15 @@ function unordered(c: RecordedCase): boolean {
   return /"arr\d?[["]|variablesmatching\(|bundlestate|mapdata\("none", "\$\(this.k\)", "arr"\)/.test(c.expr);
 }
 
+/**
+ * The recording holds data as plain JSON, where `1.0` and `1` are one
+ * number: a boxed number compares by value (cases that print data pin how
+ * its numbers are written).
+ */
 function normalise(value: Value | undefined): unknown {
   if (!value) return undefined;
   if (isList(value)) return [...value.value];
-  return value.value;
+  return value.type === "data" ? JSON.parse(JSON.stringify(value.value)) : value.value;
 }
 
 /**
@@ -102,12 +107,6 @@ function normalise(value: Value | undefined): unknown {
  */
 export const KNOWN_DIFFERENCES: ReadonlyMap<string, string> = new Map([
   ["sum('[1e2]')", "cf-agent exits on a JSON number with an exponent; tend reads it"],
-  [
-    `storejson('{"a": 1.0, "b": 0.5, "c": -0, "d": 100, "e": 1.25, "f": 3.0}')`,
-    "cf-agent keeps a JSON number's text (1.0, -0); tend holds numbers as numbers",
-  ],
-  [`storejson('{"b": 1, "a": [2.50, 1.10, 7]}')`, "as above: 2.50 prints as 2.5"],
-  [`storejson('[0.125, 1e-3, 2.5e2]')`, "as above: inline JSON keeps its numbers' text (1e-3)"],
   [
     `parseyaml('a: 0x10\nb: 010\nc: 1e3\nd: .inf\ne: "1"\nf: no\ng: null')`,
     "cf-agent exits on the YAML number 1e3; tend reads it",
