@@ -3,7 +3,7 @@
  * written to its standard input and answers read from its standard output
  * synchronously, through FIFOs (Node gives no synchronous access to a
  * child's pipes), with the watchdog armed for each exchange (see
- * module-host.ts). Standard error goes to a file, read after each exchange,
+ * watchdog.ts). Standard error goes to a file, read after each exchange,
  * so a module can never block on it and its lines stay with the exchange
  * that wrote them.
  */
@@ -12,9 +12,9 @@ import { closeSync, readSync, rmSync, truncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import type { ExchangeResult } from "./exchange.js";
-import type { ModuleHost } from "./module-host.js";
 import { openDescriptors, takePipes } from "./module-pipes.js";
 import { type ExitStatus, killGroup, startProcess, waitForExit } from "./module-process.js";
+import type { ModuleWatchdog } from "./watchdog.js";
 
 /** Standard error kept per exchange; more is cut (and said so). */
 const MAX_STDERR = 64 * 1024;
@@ -37,9 +37,10 @@ export class ModuleChannel {
   private stderrOffset = 0;
   private closed = false;
   private readonly stderrPath: string;
+  private readonly outPath: string;
 
   private constructor(
-    private readonly host: ModuleHost,
+    private readonly watchdog: ModuleWatchdog,
     /** Kept so that the process handle lives as long as the channel. */
     private readonly child: ChildProcess,
     readonly pid: number,
@@ -47,10 +48,11 @@ export class ModuleChannel {
     private readonly fds: Descriptors,
   ) {
     this.stderrPath = join(dir, "err");
+    this.outPath = join(dir, "out");
   }
 
   /** Starts `argv` as a module; a string says why it could not start. */
-  static start(host: ModuleHost, argv: readonly string[]): ModuleChannel | string {
+  static start(watchdog: ModuleWatchdog, argv: readonly string[]): ModuleChannel | string {
     const dir = takePipes();
     if (typeof dir !== "string") return dir.error;
     const fds = openDescriptors(dir);
@@ -61,9 +63,7 @@ export class ModuleChannel {
       rmSync(dir, { recursive: true, force: true });
       return child;
     }
-    const pid = child.pid as number;
-    host.tell({ op: "watch", pid, outPath: join(dir, "out") });
-    return new ModuleChannel(host, child, pid, dir, fds);
+    return new ModuleChannel(watchdog, child, child.pid as number, dir, fds);
   }
 
   /**
@@ -73,8 +73,7 @@ export class ModuleChannel {
    */
   exchange(input: string, timeoutMs: number, maxBytes: number): ExchangeResult {
     if (this.closed) return { status: "failed", lines: [], stderr: "", error: "the module is not running" };
-    const state = this.host.state;
-    state.arm(this.pid, timeoutMs);
+    this.watchdog.arm(this.pid, this.outPath, timeoutMs);
     let outcome: "ok" | "exited" | "too-large";
     let frame: string[] | undefined;
     let written = true;
@@ -84,13 +83,14 @@ export class ModuleChannel {
       // The module stopped reading (EPIPE): an answer it wrote ahead may still be there.
       written = false;
     }
+    this.watchdog.watching();
     try {
       frame = this.readFrame(maxBytes);
       outcome = frame ? "ok" : this.buffer.length > maxBytes ? "too-large" : "exited";
     } catch {
       outcome = "exited";
     }
-    const fired = !state.disarm(this.pid);
+    const fired = !this.watchdog.disarm(this.pid);
     if (frame && outcome === "ok" && !fired) return { status: "ok", lines: frame, stderr: this.takeStderr() };
     // Complete lines received so far: log lines among them are worth showing.
     const received = frame ?? this.buffer.split("\n").slice(0, -1);
@@ -191,7 +191,7 @@ export class ModuleChannel {
 
   private release(): void {
     this.closed = true;
-    this.host.tell({ op: "forget", pid: this.pid });
+    this.watchdog.forget?.(this.pid);
     closeSync(this.fds.output);
     closeSync(this.fds.stderr);
     rmSync(this.dir, { recursive: true, force: true });

@@ -1,56 +1,71 @@
 /**
  * The FIFOs a module is started on (Node has no mkfifo, so making them
  * takes a process): as many sets as the policy declares promise types are
- * made ahead, by one process in the background while the agent loads, so
- * that a module's start waits for them little or not at all. A module
- * started again, or more modules than that, get theirs made on the spot.
+ * made ahead, by one process in the background while the agent loads (the
+ * watchdog's timer process, else mkfifo), so that a module's start waits
+ * for them little or not at all. A module started again, or more modules
+ * than that, get theirs made on the spot.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, constants, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exitStatus } from "./module-process.js";
+import { exitStatus, sleep } from "./module-process.js";
 
 const FIFOS = ["in", "out"];
 /** Sets made ahead at most. */
 const MAX_PREPARED = 8;
 /** How long a module's start waits for a set being made ahead before making its own. */
 const PREPARED_WAIT_MS = 2_000;
-/** Sets being made ahead, with the process making them. */
-const prepared: { readonly dir: string; readonly maker: number }[] = [];
+/** What makes sets ahead. */
+export interface PipeMaker {
+  /** Whether it is done: it has made them, or never will. */
+  settled(): boolean;
+}
+
+/** Sets being made ahead, with what makes them. */
+const prepared: { readonly dir: string; readonly maker: PipeMaker }[] = [];
 
 function fifosReady(dir: string): boolean {
   return FIFOS.every((name) => statSync(join(dir, name), { throwIfNoEntry: false })?.isFIFO() === true);
 }
 
-function sleep(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /** Whether the set becomes ready within the wait (its maker runs alongside). */
-function awaitReady(dir: string, maker: number): boolean {
+function awaitReady(dir: string, maker: PipeMaker): boolean {
   const deadline = Date.now() + PREPARED_WAIT_MS;
   for (;;) {
     if (fifosReady(dir)) return true;
-    // A maker that has ended without making them never will.
-    if (exitStatus(maker).exited) return fifosReady(dir);
+    // A maker that is done without making them never will.
+    if (maker.settled()) return fifosReady(dir);
     if (Date.now() >= deadline) return false;
     sleep(1);
   }
 }
 
-/** Starts making `count` sets of FIFOs in the background, all with one process. */
-export function preparePipes(count = 1): void {
+/**
+ * Starts making `count` sets of FIFOs in the background, all with one
+ * process: the one `startMaker` starts with their paths, else mkfifo.
+ */
+export function preparePipes(
+  count: number,
+  startMaker: (paths: readonly string[]) => PipeMaker | undefined = () => undefined,
+): void {
   const dirs = Array.from({ length: Math.min(count, MAX_PREPARED) }, () =>
     mkdtempSync(join(tmpdir(), "tend-module-")),
   );
   const paths = dirs.flatMap((dir) => FIFOS.map((name) => join(dir, name)));
+  const maker = startMaker(paths) ?? startMkfifo(paths);
+  // Without a maker each module makes its own set.
+  if (maker === undefined) for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  else prepared.push(...dirs.map((dir) => ({ dir, maker })));
+}
+
+function startMkfifo(paths: readonly string[]): PipeMaker | undefined {
   const maker = spawn("mkfifo", ["-m", "600", ...paths], { stdio: "ignore" });
   maker.on("error", () => {});
   maker.unref();
-  // Without a maker each module makes its own set.
-  if (maker.pid === undefined) for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  else prepared.push(...dirs.map((dir) => ({ dir, maker: maker.pid as number })));
+  const pid = maker.pid;
+  return pid === undefined ? undefined : { settled: () => exitStatus(pid).exited };
 }
 
 /** A directory with the FIFOs `in` and `out`, or why none could be made. */

@@ -63,7 +63,8 @@ export function exitStatus(pid: number): ExitStatus {
     : { exited: true, exitCode: null, signal: SIGNAL_NAMES.get(signal) ?? `signal ${signal}` };
 }
 
-function sleep(ms: number): void {
+/** Blocks the agent's thread for `ms` (fractions too). */
+export function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 

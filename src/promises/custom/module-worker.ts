@@ -10,7 +10,7 @@
 import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { type MessagePort, workerData } from "node:worker_threads";
 import type { WatchdogMessage } from "./exchange.js";
-import { SharedState } from "./watchdog.js";
+import { SharedState } from "./watchdog-state.js";
 
 interface WorkerData {
   readonly port: MessagePort;

@@ -1,18 +1,20 @@
 /**
  * The promise modules of one agent run: one process per module path, shared
  * by every promise type that names that path, started on first use and
- * terminated when the run ends (`shutdown`). The module worker thread is
- * started with the first module.
+ * terminated when the run ends (`shutdown`). The watchdog (watchdog.ts)
+ * is started with the first module, or ahead when the policy declares
+ * promise types.
  */
 import type { Logger } from "../../agent/logger.js";
 import type { PromiseEnvironment } from "../contract.js";
-import { ModuleHost } from "./module-host.js";
 import { discardPipes, preparePipes } from "./module-pipes.js";
 import { type ModuleSpec, ModuleSession } from "./session.js";
 import { moduleTimeout } from "./settings.js";
+import { TimerProcess } from "./timer-process.js";
+import { ModuleWatchdog } from "./watchdog.js";
 
 export class CustomPromiseRuntime {
-  private host: ModuleHost | undefined;
+  private watchdog: ModuleWatchdog | undefined;
   private readonly sessions = new Map<string, ModuleSession>();
   /** The longest time limit in use, for terminating. */
   private longestTimeoutMs = 0;
@@ -44,31 +46,36 @@ export class CustomPromiseRuntime {
     }
     // A module that never started may be tried with another interpreter.
     existing?.stop();
-    const session = new ModuleSession(spec, () => this.moduleHost());
+    const session = new ModuleSession(spec, () => this.moduleWatchdog());
     this.sessions.set(spec.path, session);
     return session;
   }
 
-  /** Terminates every module and ends the worker. */
+  /** Terminates every module and ends the watchdog. */
   shutdown(log: Logger): void {
     for (const session of this.sessions.values()) session.terminate(this.longestTimeoutMs, log);
     this.sessions.clear();
-    this.host?.shutdown();
-    this.host = undefined;
+    this.watchdog?.shutdown();
+    this.watchdog = undefined;
     discardPipes();
   }
 
   /**
-   * Starts the watchdog thread and makes FIFOs for `modules` modules now,
-   * in the background, so that modules start without waiting for them.
+   * Starts the watchdog's timer process, which first makes FIFOs for
+   * `modules` modules, in the background, so that modules start without
+   * waiting for them.
    */
   prepare(modules: number): void {
-    this.moduleHost();
-    preparePipes(modules);
+    preparePipes(modules, (paths) => {
+      if (this.watchdog) return undefined;
+      const timer = TimerProcess.start(paths);
+      this.watchdog = new ModuleWatchdog(timer);
+      return timer;
+    });
   }
 
-  private moduleHost(): ModuleHost {
-    this.host ??= new ModuleHost();
-    return this.host;
+  private moduleWatchdog(): ModuleWatchdog {
+    this.watchdog ??= new ModuleWatchdog(TimerProcess.start());
+    return this.watchdog;
   }
 }

@@ -13,7 +13,6 @@ import { accessSync, constants } from "node:fs";
 import type { Logger } from "../../agent/logger.js";
 import type { ExchangeResult } from "./exchange.js";
 import { ModuleChannel } from "./module-channel.js";
-import type { ModuleHost } from "./module-host.js";
 import {
   type ModuleHeader,
   type ModuleLogMessage,
@@ -26,6 +25,7 @@ import {
   logLines,
   parseHeader,
 } from "./protocol.js";
+import type { ModuleWatchdog } from "./watchdog.js";
 
 /** An answer larger than this is refused (and the module killed). */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -59,7 +59,7 @@ export class ModuleSession {
 
   constructor(
     readonly spec: ModuleSpec,
-    private readonly host: () => ModuleHost,
+    private readonly watchdog: () => ModuleWatchdog,
   ) {}
 
   get running(): boolean {
@@ -77,7 +77,7 @@ export class ModuleSession {
     if (unusable) return unusable;
     const argv = this.spec.interpreter ? [this.spec.interpreter, path] : [path];
     log.verbose(`Starting custom promise module '${path}' with command '${argv.join(" ")}'`);
-    const channel = ModuleChannel.start(this.host(), argv);
+    const channel = ModuleChannel.start(this.watchdog(), argv);
     if (typeof channel === "string")
       return this.startFailed(`Could not start promise module '${path}': ${channel}`);
     this.channel = channel;

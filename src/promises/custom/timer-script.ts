@@ -1,0 +1,63 @@
+/**
+ * The timer process (see timer-process.ts), in perl: it starts in a few
+ * milliseconds and, unlike a shell, sleeps and reads a clock below the
+ * second. Its standard input is the state file, which the agent writes
+ * with positional writes:
+ *
+ *   bytes 0-7   "tend-ok\n", written here once the timer watches
+ *   bytes 8-    the armed exchange: u32 sequence (0 = none), u32 process
+ *               id, f64 deadline (CLOCK_MONOTONIC milliseconds), u32
+ *               length of the output FIFO's path, the path, and the
+ *               sequence again (all little-endian)
+ *
+ * Every 20 ms it reads the exchange; one whose two sequences agree (not
+ * torn by a write in progress) and whose deadline has passed is read once
+ * more after the clock, and only if it is still armed is the module's
+ * process group killed and "\n\n" written to its output FIFO (so that the
+ * agent's read returns even if something the module started holds the
+ * FIFO open). The timer ends when the agent does (its parent changes).
+ */
+export const TIMER_SCRIPT = String.raw`
+use strict;
+use Fcntl qw(O_WRONLY O_NONBLOCK);
+use Time::HiRes qw(clock_gettime CLOCK_MONOTONIC);
+my $parent = getppid();
+open(my $state, '+<&=', 0) or exit 2;
+binmode($state);
+sysseek($state, 0, 0) or exit 2;
+syswrite($state, "tend-ok\n") == 8 or exit 2;
+sub armed {
+  sysseek($state, 8, 0) or return;
+  my $n = sysread($state, my $buf, 4120);
+  return unless defined($n) && $n >= 24;
+  my ($seq, $pid, $deadline, $len) = unpack('V V d< V', $buf);
+  return if $seq == 0 || $len > 4096 || $n < 24 + $len;
+  return if unpack('V', substr($buf, 20 + $len, 4)) != $seq;
+  return ($seq, $pid, $deadline, substr($buf, 20, $len));
+}
+my $fired = 0;
+for (;;) {
+  select(undef, undef, undef, 0.02);
+  exit 0 if getppid() != $parent;
+  my ($seq, $pid, $deadline, $path) = armed();
+  next unless defined($seq) && $seq != $fired;
+  next unless clock_gettime(CLOCK_MONOTONIC) * 1000 > $deadline;
+  my ($again) = armed();
+  next unless defined($again) && $again == $seq;
+  $fired = $seq;
+  kill('-KILL', $pid);
+  if (sysopen(my $out, $path, O_WRONLY | O_NONBLOCK)) {
+    syswrite($out, "\n\n");
+    close($out);
+  }
+}
+`;
+
+/**
+ * How the timer starts: a shell makes the FIFOs it is given first (its
+ * arguments after the script; see module-pipes.ts), then becomes perl,
+ * so that one process from the agent does both and the FIFOs are ready
+ * before perl has started. They are made even where perl then cannot
+ * run or watch.
+ */
+export const TIMER_LAUNCH = 'if [ $# -gt 0 ]; then mkfifo -m 600 -- "$@"; fi; exec /usr/bin/perl -e "$0"';

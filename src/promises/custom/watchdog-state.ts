@@ -1,0 +1,38 @@
+/**
+ * The shared state of the thread watchdog (thread-watchdog.ts): the
+ * agent's thread arms it with a module's process id and a deadline before
+ * each exchange and disarms it after; the watchdog thread looks every few
+ * milliseconds and, past the deadline, takes the arm (so that exactly one side wins) and kills the module.
+ */
+
+const ARMED_PID = 0;
+/** Byte offset of the Float64 deadline (epoch milliseconds). */
+const DEADLINE_OFFSET = 8;
+export const SHARED_BYTES = 16;
+
+export class SharedState {
+  private readonly ints: Int32Array;
+  private readonly deadline: Float64Array;
+
+  constructor(readonly buffer: SharedArrayBuffer) {
+    this.ints = new Int32Array(buffer, 0, 1);
+    this.deadline = new Float64Array(buffer, DEADLINE_OFFSET, 1);
+  }
+
+  arm(pid: number, timeoutMs: number): void {
+    this.deadline[0] = Date.now() + timeoutMs;
+    Atomics.store(this.ints, ARMED_PID, pid);
+  }
+
+  /** Disarms; false when the watchdog fired first (the module was killed). */
+  disarm(pid: number): boolean {
+    return Atomics.compareExchange(this.ints, ARMED_PID, pid, 0) === pid;
+  }
+
+  /** The armed process id once its deadline has passed (taking the arm), else 0. */
+  takeExpired(): number {
+    const pid = Atomics.load(this.ints, ARMED_PID);
+    if (pid === 0 || Date.now() <= this.deadline[0]) return 0;
+    return Atomics.compareExchange(this.ints, ARMED_PID, pid, 0) === pid ? pid : 0;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The watchdog (src/promises/custom/watchdog.ts) ends an exchange with a
+ * module that does not answer by its deadline, whichever watches: the perl
+ * timer process, the thread, or the thread standing in for a timer that
+ * could not start. The modules are one-line shell scripts.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ExchangeResult } from "../../../src/promises/custom/exchange.js";
+import { ModuleChannel } from "../../../src/promises/custom/module-channel.js";
+import { TimerProcess } from "../../../src/promises/custom/timer-process.js";
+import { ModuleWatchdog } from "../../../src/promises/custom/watchdog.js";
+
+const LIMITS = { timeout: 30_000 };
+
+const watchdogs: Record<string, () => ModuleWatchdog> = {
+  "the timer process": () => new ModuleWatchdog(TimerProcess.start()),
+  "the thread": () => new ModuleWatchdog(undefined),
+  "the thread, the timer having failed": () =>
+    new ModuleWatchdog(TimerProcess.start([], ["/bin/sh", "-c", "exit 3"])),
+};
+
+/** Runs `script` as a module and asks it once, with a limit of `timeoutMs`. */
+function exchangeWith(watchdog: ModuleWatchdog, script: string, timeoutMs: number) {
+  const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", script]);
+  if (typeof channel === "string") assert.fail(channel);
+  const started = Date.now();
+  const result = channel.exchange("request\n\n", timeoutMs, 1024);
+  return { result, ms: Date.now() - started };
+}
+
+for (const [name, make] of Object.entries(watchdogs)) {
+  test(`${name}: a module that never answers is killed at the deadline`, LIMITS, () => {
+    const watchdog = make();
+    try {
+      const { result, ms } = exchangeWith(watchdog, "read -r line; exec sleep 60", 300);
+      assert.equal(result.status, "timeout");
+      assert.equal(result.signal, "SIGKILL");
+      assert.ok(ms >= 290 && ms < 5_000, `${ms} ms`);
+    } finally {
+      watchdog.shutdown();
+    }
+  });
+
+  test(`${name}: the read ends even when a process outside the group holds the output open`, LIMITS, () => {
+    const watchdog = make();
+    try {
+      const { result, ms } = exchangeWith(watchdog, "setsid sleep 5 & read -r line; exec sleep 60", 300);
+      assert.equal(result.status, "timeout");
+      assert.ok(ms < 4_000, `${ms} ms`);
+    } finally {
+      watchdog.shutdown();
+    }
+  });
+
+  test(`${name}: answers in time pass, one exchange after another`, LIMITS, () => {
+    const watchdog = make();
+    try {
+      const script = 'while read -r line; do [ -z "$line" ] && printf "ok\\n\\n"; done';
+      const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", script]);
+      if (typeof channel === "string") assert.fail(channel);
+      for (let i = 0; i < 50; i++) {
+        const answer: ExchangeResult = channel.exchange("request\n\n", 5_000, 1024);
+        assert.deepEqual([answer.status, answer.lines], ["ok", ["ok"]]);
+      }
+      channel.close(1_000);
+    } finally {
+      watchdog.shutdown();
+    }
+  });
+}
+
+test("the timer process makes the FIFOs it is given, then watches", LIMITS, async () => {
+  const { mkdtempSync, rmSync, statSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const dir = mkdtempSync(join(tmpdir(), "tend-timer-test-"));
+  const fifos = [join(dir, "a"), join(dir, "b")];
+  const timer = TimerProcess.start(fifos);
+  try {
+    assert.ok(timer?.ready());
+    for (const fifo of fifos) assert.ok(statSync(fifo).isFIFO());
+  } finally {
+    timer?.shutdown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
