@@ -14,6 +14,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 
 const SIGNAL_NAMES = new Map<number, string>(Object.entries(constants.signals).map(([name, n]) => [n, name]));
+/**
+ * How often a wait for a module's end looks: often at first, since a module
+ * told to end usually does within milliseconds (and the agent waits for it,
+ * as cf-agent does), then less.
+ */
+const FIRST_POLL_MS = 0.25;
 const POLL_MS = 2;
 
 export interface ExitStatus {
@@ -75,10 +81,10 @@ export function waitForExit(pid: number, ms: number): ExitStatus {
     return { exited: false };
   }
   const deadline = Date.now() + ms;
-  for (;;) {
+  for (let pause = FIRST_POLL_MS; ; pause = Math.min(pause * 1.5, POLL_MS)) {
     const status = exitStatus(pid);
     if (status.exited || Date.now() >= deadline) return status;
-    sleep(POLL_MS);
+    sleep(pause);
   }
 }
 
