@@ -153,6 +153,15 @@ export class Engine implements PromiseEnvironment {
     this.hooks.forgetPersistentClass?.(name);
   }
 
+  findBody(type: string, name: string): BodyInstance | undefined {
+    const ref = { kind: "symbol", name, span: [0, 0] } as const;
+    return resolveBody(this.ctx, this.index, type, ref, () => {});
+  }
+
+  acquireLock(name: string, ifelapsedMinutes = this.options.control.ifelapsed): boolean {
+    return this.options.locks?.acquire(name, ifelapsedMinutes) ?? true;
+  }
+
   controlValue(type: string, name: string): Value | undefined {
     const rval = controlAttribute(this.ctx, this.index, type, name);
     return rval && expandRval(this.ctx, rval);
@@ -334,6 +343,7 @@ export class Engine implements PromiseEnvironment {
       for (const type of [...order, ...custom]) {
         if (!editing && hasPromises(bundle, type)) typeBanner(this.log, type, pass);
         outcome = combineOutcomes(outcome, this.runSections(located, type, pass));
+        if (!editing && hasPromises(bundle, type)) this.types.get(type)?.sectionFinished?.(this);
         if (this.stopped()) break;
         if (type === "classes" && hasPromises(bundle, "classes")) {
           // Evaluated again, silently (3.21's BundleResolve, after a bundle's classes).

@@ -93,6 +93,14 @@ export interface PromiseEnvironment {
   defineClass(name: string, scope: "bundle" | "namespace", persistMinutes?: number, meta?: EntryMeta): void;
   /** Forgets a class kept across runs (`persistence`), if it was. */
   cancelPersistentClass?(name: string): void;
+  /** A body of the policy by type and name (`package_module => "name"` in body common control names one). */
+  findBody?(type: string, name: string): BodyInstance | undefined;
+  /**
+   * Takes a named lock kept across runs unless it was taken less than
+   * `ifelapsedMinutes` ago (default: `ifelapsed` of body agent control);
+   * always granted with `-K`.
+   */
+  acquireLock?(name: string, ifelapsedMinutes?: number): boolean;
 }
 
 /** How a bundle is being called, beyond its arguments. */
@@ -148,4 +156,9 @@ export interface PromiseType {
    */
   bundleStarted?(bundle: string, env: PromiseEnvironment): void;
   evaluate(promise: ActivePromise, env: PromiseEnvironment): Outcome;
+  /**
+   * Called after each pass over a bundle's promises of this type, as 3.21
+   * does for package_method operations it scheduled (they run then).
+   */
+  sectionFinished?(env: PromiseEnvironment): void;
 }

@@ -12,6 +12,7 @@ import { insertLinesPromiseType } from "./edit/insert.js";
 import { replacePatternsPromiseType } from "./edit/replace.js";
 import { filesPromiseType } from "./files/files.js";
 import { methodsPromiseType } from "./methods.js";
+import { packagesPromiseType } from "./packages/index.js";
 import { processesPromiseType } from "./processes/index.js";
 import { reportsPromiseType } from "./reports.js";
 import { metaPromiseType, varsPromiseType } from "./vars.js";
@@ -47,6 +48,7 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     filesPromiseType,
     commandsPromiseType,
     processesPromiseType,
+    packagesPromiseType,
     deleteLinesPromiseType,
     fieldEditsPromiseType,
     insertLinesPromiseType,

@@ -1,0 +1,36 @@
+/**
+ * `policy => "absent"` with a package module, as 3.21 does it: when the
+ * installed cache lists the package (of the promised version and
+ * architecture, if given), ask the module to `remove` it, then check the
+ * fresh cache no longer lists it.
+ */
+import type { Outcome } from "../../agent/outcome.js";
+import type { ActivePromise, PromiseEnvironment } from "../contract.js";
+import { makingChanges } from "../edit/common.js";
+import { isInCache } from "./module-cache.js";
+import { type ModulePolicy, removePackage, validateChange } from "./module-changes.js";
+import type { ModuleCommand } from "./module-process.js";
+
+/** Makes the promised package absent; the outcome before the promise's closing message. */
+export function makeAbsent(
+  promise: ActivePromise,
+  env: PromiseEnvironment,
+  module: ModuleCommand,
+  policy: ModulePolicy,
+): Outcome {
+  const name = promise.promiser;
+  if (policy.version === "latest") {
+    env.log.error("Package version 'latest' not supported forabsent package promise");
+    return "failed";
+  }
+  if (!isInCache(env, module, name, policy.version, policy.architecture, true)) {
+    env.log.debug(`Package '${name}' not installed. Skipping removing.`);
+    return "kept";
+  }
+  let outcome: Outcome = "failed";
+  if (!makingChanges(promise, env, `remove package '${name}'`, (o) => (outcome = o))) return outcome;
+  outcome = removePackage(env, module, policy, name);
+  if (outcome !== "repaired") return outcome;
+  const data = { name, version: policy.version, arch: policy.architecture };
+  return validateChange(env, module, policy.options, data, "absent");
+}

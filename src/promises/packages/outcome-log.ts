@@ -1,0 +1,25 @@
+/**
+ * 3.21's cfPS for package promises: a message at a level (verbose and
+ * debug ones after the promise's "Additional promise info"), then the
+ * `classes` body applied for the outcome at once.
+ */
+import type { LogLevel } from "../../agent/logger.js";
+import type { Outcome } from "../../agent/outcome.js";
+import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import type { ActivePromise, PromiseEnvironment } from "../contract.js";
+import { logPromiseContext } from "../promise-context.js";
+
+export function recordOutcome(
+  promise: ActivePromise,
+  env: PromiseEnvironment,
+  level: LogLevel,
+  outcome: Outcome,
+  message?: string,
+): Outcome {
+  if (message !== undefined) {
+    if (level === "verbose" || level === "debug") logPromiseContext(promise, env);
+    env.log.log(level, message);
+  }
+  if (outcome !== "skipped") applyOutcomeClasses(promise, env, outcome);
+  return outcome;
+}
