@@ -12,6 +12,7 @@
  * Both kinds at once, or neither with a usable body, fail.
  */
 import type { Outcome } from "../../agent/outcome.js";
+import { writes } from "./promise-attributes.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { evaluateMethodPromise, runScheduledOperations } from "./method-promise.js";
 import { evaluateModulePromise } from "./module-promise.js";
@@ -42,8 +43,7 @@ function kindOf(promise: ActivePromise, env: PromiseEnvironment): PromiseKind {
   const method = hasMethodAttributes(promise);
   if (module && method) return "mixed";
   if (module) return MODULE_POLICIES.has(promise.text("policy") ?? "") ? "module" : "module-error";
-  const hasMethod =
-    promise.raw("package_method") !== undefined || env.findBody?.("package_method", "generic");
+  const hasMethod = writes(promise, "package_method") || env.findBody?.("package_method", "generic");
   return hasMethod ? "method" : "method-error";
 }
 

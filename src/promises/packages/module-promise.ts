@@ -7,6 +7,7 @@
  */
 import type { Outcome } from "../../agent/outcome.js";
 import { asStrings, asText } from "../values.js";
+import { writes } from "./promise-attributes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { logInvalidIfelapsed } from "./module-cache.js";
 import { makeAbsent } from "./module-absent.js";
@@ -21,7 +22,7 @@ import { acquirePromiseLock } from "./promise-lock.js";
 function moduleBodyOf(promise: ActivePromise, env: PromiseEnvironment): PackageModuleBody | undefined {
   const own = promise.body("package_module");
   if (own) return readModuleBody(env.ctx, own);
-  if (promise.raw("package_module") !== undefined) return undefined;
+  if (writes(promise, "package_module")) return undefined;
   const name = asText(env.controlValue?.("common", "package_module"));
   const body = name === undefined ? undefined : env.findBody?.("package_module", name);
   return body && readModuleBody(env.ctx, body);
