@@ -29,7 +29,7 @@ import { finishBackgroundCommands } from "../promises/commands/process.js";
 import { startCommandRunnerEarly } from "../promises/commands/early-start.js";
 import { warnSharedAnchors } from "../promises/edit/anchors.js";
 import { builtinPromiseTypes } from "../promises/registry.js";
-import { asBoolean, asText } from "../promises/values.js";
+import { asBoolean, asStrings, asText } from "../promises/values.js";
 import { type AgentControl, controlAttribute, readAgentControl } from "./agent-control.js";
 import { canonifyClassName } from "../eval/class-expression.js";
 import { Engine } from "./engine.js";
@@ -198,6 +198,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   if (fatalBeforeRun) return fail();
   // Read after the pre-evaluation (which still caches), as 3.21 resolves its control bodies.
   ctx.cacheSystemFunctions = asBoolean(expandControl(ctx, index, "cache_system_functions"), true);
+  ctx.packageInventory = asStrings(expandControl(ctx, index, "package_inventory"));
   const recorder = new RunRecorder(
     loaded.set.files.map((f) => f.source),
     options.record ?? false,
@@ -260,6 +261,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       outcome = combineOutcomes(outcome, engine.runBundle(bundle, item.args, false, undefined, { argsText }));
       engine.endBundleBanner(bundle.block.name.text);
     }
+    if (!engine.failedFatally) for (const type of types.all()) type.runFinished?.(engine);
   } catch (error) {
     // A run that breaks off leaves no copies behind.
     chroot?.remove();

@@ -68,6 +68,11 @@ export class EvalContext {
    */
   cacheSystemFunctions = true;
   /**
+   * `package_inventory` of body common control: the package modules whose
+   * inventories packagesmatching() reads (none: the package_method one).
+   */
+  packageInventory: readonly string[] = [];
+  /**
    * The directory cf-agent would be in: it changes into the directory of
    * each file a files promise names (without a depth search) and stays
    * there, so later relative paths (`filesexist()`) are read from it.

@@ -161,4 +161,6 @@ export interface PromiseType {
    * does for package_method operations it scheduled (they run then).
    */
   sectionFinished?(env: PromiseEnvironment): void;
+  /** Called once the bundlesequence has run (3.21 refreshes the package inventories then). */
+  runFinished?(env: PromiseEnvironment): void;
 }

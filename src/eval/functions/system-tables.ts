@@ -5,6 +5,12 @@
  * and processexists (the `ps` table), network_connections (/proc/net).
  */
 import { readFileSync, statSync } from "node:fs";
+import {
+  formatEntry,
+  legacyInventoryPath,
+  readInventoryLines,
+  readModuleInventory,
+} from "../package-inventory.js";
 import { posix } from "node:path";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonValue, type Value, data, scalar } from "../values.js";
@@ -73,6 +79,20 @@ function stateDirectory(fc: FunctionContext): string {
   return posix.join(root, "state");
 }
 
+/** The `name,version,arch,method` lines of the inventory packagesmatching() reads. */
+function inventoryLines(fc: FunctionContext, installed: boolean): string[] | undefined {
+  const statedir = stateDirectory(fc);
+  const kind = installed ? "installed" : "updates";
+  const modules = fc.ctx.packageInventory;
+  // Without `package_inventory`, the package_method inventory (v1), as 3.21.
+  if (modules.length === 0) return readInventoryLines(legacyInventoryPath(statedir, kind)) ?? [];
+  const resolved = modules.filter((name) => !name.includes("$(") && !name.includes("${"));
+  if (resolved.length === 0) return undefined;
+  return resolved.flatMap((module) =>
+    (readModuleInventory(statedir, kind, module) ?? []).map((e) => `${formatEntry(e)},${module}`),
+  );
+}
+
 /** Packages from the inventory whose `name,version,arch,method` line matches the four regexes. */
 function packagesMatching(installed: boolean): BuiltinFunction["evaluate"] {
   return (args, fc) => {
@@ -80,16 +100,11 @@ function packagesMatching(installed: boolean): BuiltinFunction["evaluate"] {
     if (parts.some((p) => p === undefined)) return undefined;
     const pattern = parts.join(",");
     if (!compileRegex(`^${pattern}$`)) return undefined;
-    const file = installed ? "software_packages.csv" : "software_patches_avail.csv";
-    let content: string;
-    try {
-      content = readFileSync(posix.join(stateDirectory(fc), file), "utf8");
-    } catch {
-      // No inventory yet is not an error: the inventory policy may not have run.
-      return data([]);
-    }
+    const lines = inventoryLines(fc, installed);
+    if (lines === undefined) return undefined;
     const out: JsonValue[] = [];
-    for (const line of content.split(/\r?\n/)) {
+    for (const raw of lines) {
+      const line = raw.replace(/\r$/, "");
       if (line === "" || !fullMatch(pattern, line)) continue;
       const fields = parseCsvLine(line);
       if (fields.length !== 4) continue;

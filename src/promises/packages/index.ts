@@ -17,6 +17,7 @@ import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract
 import { evaluateMethodPromise, runScheduledOperations } from "./method-promise.js";
 import { evaluateModulePromise } from "./module-promise.js";
 import { recordOutcome } from "./outcome-log.js";
+import { updateDefaultInventory } from "./default-inventory.js";
 
 type PromiseKind = "module" | "method" | "mixed" | "module-error" | "method-error";
 
@@ -59,8 +60,12 @@ function evaluate(promise: ActivePromise, env: PromiseEnvironment): Outcome {
   switch (kind) {
     case "module":
       return evaluateModulePromise(promise, env);
-    case "method":
-      return evaluateMethodPromise(promise, env);
+    case "method": {
+      const outcome = evaluateMethodPromise(promise, env);
+      // Inventories of package modules may have changed too.
+      if (outcome === "repaired" || outcome === "failed") updateDefaultInventory(env);
+      return outcome;
+    }
     case "module-error":
       return fail("New package promise failed sanity check.");
     case "method-error":
@@ -91,4 +96,5 @@ export const packagesPromiseType: PromiseType = {
   everyPass: announceKind,
   evaluate,
   sectionFinished: runScheduledOperations,
+  runFinished: updateDefaultInventory,
 };

@@ -48,7 +48,7 @@ function sanityCheck(
   return true;
 }
 
-function workdirOf(env: PromiseEnvironment): string {
+export function workdirOf(env: PromiseEnvironment): string {
   const value = env.ctx.getVariable({ ns: null, scope: "sys", name: "workdir", indices: [] });
   return value?.type === "string" ? value.value : "/var/lib/cfengine3";
 }
