@@ -16,7 +16,7 @@
  * late. Either way no answer is used from a module that is being killed.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, constants, openSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitStatus, sleep } from "./module-process.js";
@@ -38,10 +38,25 @@ function monotonicMs(): number {
 
 let created = 0;
 
+/**
+ * Where the state file goes: /dev/shm (tmpfs) where there is one, since a
+ * write to a file on a journalling file system also journals the file's
+ * new modification time, which made each arm or disarm several times dearer.
+ */
+function stateDirectory(): string {
+  try {
+    accessSync("/dev/shm", constants.W_OK | constants.X_OK);
+    return "/dev/shm";
+  } catch {
+    return tmpdir();
+  }
+}
+
 /** A new state file, open read-write; removed again once the timer holds it. */
 function createStateFile(): { readonly fd: number; readonly path: string } {
+  const dir = stateDirectory();
   for (;;) {
-    const path = join(tmpdir(), `tend-timer-${process.pid}-${Date.now()}-${created++}`);
+    const path = join(dir, `tend-timer-${process.pid}-${Date.now()}-${created++}`);
     try {
       return { fd: openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600), path };
     } catch (error) {
