@@ -77,9 +77,43 @@ const FAKE_PLATFORM_HEADER = `#ifndef TEND_CONFORMANCE_PLATFORM_H
 #endif
 `;
 
+// Stands in for the CFEngine headers mock_package_manager.c includes: the
+// few library calls it makes (a growing array, allocation that cannot fail,
+// a help printer), written for the C library alone.
+const FAKE_CF3_DEFS_HEADER = `#ifndef TEND_CONFORMANCE_CF3_DEFS_H
+#define TEND_CONFORMANCE_CF3_DEFS_H
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static void *xcalloc(size_t n, size_t size) { void *p = calloc(n, size); if (!p) abort(); return p; }
+static char *xstrdup(const char *s) { char *p = strdup(s); if (!p) abort(); return p; }
+static int xasprintf(char **out, const char *format, ...)
+{ va_list ap; va_start(ap, format); int n = vasprintf(out, format, ap); va_end(ap); if (n < 0) abort(); return n; }
+#define xsnprintf snprintf
+typedef struct { void **items; size_t length, room; } Seq;
+static Seq *SeqNew(size_t room, void (*destroy)(void *))
+{ (void) destroy; Seq *s = xcalloc(1, sizeof(Seq)); s->room = room ? room : 1; s->items = xcalloc(s->room, sizeof(void *)); return s; }
+static void SeqAppend(Seq *s, void *item)
+{ if (s->length == s->room) { s->room *= 2; s->items = realloc(s->items, s->room * sizeof(void *)); if (!s->items) abort(); } s->items[s->length++] = item; }
+static size_t SeqLength(const Seq *s) { return s->length; }
+static void *SeqAt(const Seq *s, size_t i) { return s->items[i]; }
+typedef FILE Writer;
+static Writer *FileWriter(FILE *f) { return f; }
+static void FileWriterDetach(Writer *w) { (void) w; }
+static void WriterWriteHelp(Writer *w, const char *what, const struct option options[], const char **hints, ...)
+{ fprintf(w, "%s\\n", what); for (int i = 0; options[i].name; i++) fprintf(w, "  --%s  %s\\n", options[i].name, hints[i]); }
+#endif
+`;
+
 const HELPERS: readonly { name: string; source: string; libs: readonly string[] }[] = [
   { name: "xml-c14nize", source: "xml-c14nize.c", libs: ["libxml-2.0"] },
   { name: "no_fds", source: "no_fds.c", libs: [] },
+  { name: "mock_package_manager", source: "mock_package_manager.c", libs: [] },
   { name: "custom_promise_binary", source: "30_custom_promise_types/custom_promise_binary.c", libs: [] },
 ];
 
@@ -101,6 +135,9 @@ export function buildHelpers(suite: string, scratch: string): string[] {
   mkdirSync(include, { recursive: true });
   for (const header of ["platform.h", "logging.h"])
     writeFileSync(join(include, header), FAKE_PLATFORM_HEADER);
+  writeFileSync(join(include, "cf3.defs.h"), FAKE_CF3_DEFS_HEADER);
+  for (const header of ["rlist.h", "generic_agent.h", "cf-windows-functions.h"])
+    writeFileSync(join(include, header), "");
   const notes: string[] = [];
   for (const helper of HELPERS) {
     // TEND_XML_C14NIZE=script uses the script even where the C helper builds.
