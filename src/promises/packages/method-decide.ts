@@ -303,6 +303,20 @@ function scheduleUpdate(d: Decision, t: Target, id: string, inRange: boolean): O
   return combineOutcomes(scheduleOp(d, del, "delete", deleteId), scheduleOp(d, add, "add", target));
 }
 
+function schedulePatch(d: Decision, t: Target, id: string): Outcome {
+  if (!t.matched || t.installed) {
+    const message = `Package patch state of '${d.promise.promiser}' is as promised -- already installed`;
+    return record(d, "verbose", "kept", message);
+  }
+  d.env.log.verbose("Schedule package for patching");
+  const command = d.a.text.package_patch_command;
+  if (command === undefined) {
+    d.env.log.error("Attempted to create a package manager with no name");
+    return "failed";
+  }
+  return scheduleOp(d, command, "patch", id);
+}
+
 function scheduleVerify(d: Decision, t: Target, id: string, inRange: boolean): Outcome {
   if (!((t.matched && inRange) || (t.installed && t.noVersion)))
     return record(d, "info", "failed", `Package '${d.promise.promiser}' cannot be verified -- no match`);
@@ -338,7 +352,7 @@ function schedulePackageOp(d: Decision, t: Target): Outcome {
     case "verify":
       return scheduleVerify(d, t, id, inRange);
     default:
-      return "kept";
+      return schedulePatch(d, t, id);
   }
 }
 
@@ -393,4 +407,59 @@ export function checkPackageState(
     noVersion,
   };
   return schedulePackageOp(d, target);
+}
+
+/** Whether an installed patch is the name (a regex here) or (name, version, arch). */
+function patchMatch(d: Decision, name: string, version: string, arch: string): VersionVerdict {
+  const list = installedLists(d.env).find((l) => l.command === (d.a.text.package_list_command ?? ""));
+  for (const item of list?.patches ?? []) {
+    if (fullTextMatch(name, item.name)) {
+      d.env.log.verbose(`PatchMatch: regular expression match succeeded for ${name} against ${item.name}`);
+      return "match";
+    }
+    if (!sameName(name, item.name) || (arch !== "*" && arch !== item.arch)) continue;
+    if (version === "*") return "match";
+    const verdict = versionsCompare(d, item.version, version, "==");
+    if (verdict !== "no-match") return verdict;
+  }
+  d.env.log.verbose(
+    `PatchMatch did not match the constraints of promise (${name},${version},${arch}) [name,version,arch]`,
+  );
+  return "no-match";
+}
+
+/** 3.21's VerifyPromisedPatch: counts matching installed patches, then schedules; kept as far as the promise goes. */
+export function verifyPromisedPatch(d: Decision): Outcome {
+  const { promise, a } = d;
+  let name = promise.promiser;
+  let version = a.version ?? "*";
+  let arch = "*";
+  let installed = 0;
+  let matches = 0;
+  const count = (n: string, v: string, ar: string): boolean => {
+    const one = patchMatch(d, n, "*", "*");
+    const all = patchMatch(d, n, v, ar);
+    if (one === "error" || all === "error") return false;
+    installed += Number(one === "match");
+    matches += Number(all === "match");
+    return true;
+  };
+  const failed = () => record(d, "error", "failed", "Failure trying to compare package versions");
+  if (a.version === undefined && a.text.package_version_regex !== undefined) {
+    version = extractFirstReference(a.text.package_version_regex, promise.promiser);
+    name = extractFirstReference(a.text.package_name_regex, promise.promiser);
+    arch = extractFirstReference(a.text.package_arch_regex, promise.promiser);
+    if (!count(name, version, arch)) return failed();
+  } else {
+    for (const each of [...a.architectures, undefined]) {
+      arch = each ?? "*";
+      if (!count(name, version, arch)) return failed();
+      if (each === undefined) break;
+    }
+  }
+  d.env.log.verbose(`${installed} patch(es) matching the name '${name}' already installed`);
+  d.env.log.verbose(`${matches} patch(es) match the promise body's criteria fully`);
+  const noVersion = a.version === undefined && a.text.package_version_regex === undefined;
+  schedulePackageOp(d, { name, version, arch, installed: installed > 0, matched: matches > 0, noVersion });
+  return "kept";
 }

@@ -17,6 +17,7 @@ import { legacyInventoryPath, readInventoryLines } from "../../eval/package-inve
 import { parseCsvLine } from "../../eval/functions/system-tables.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { writeFileAtomically } from "../files/atomic.js";
+import { isExecutable } from "../commands/executable.js";
 import { stateDirectory } from "./module-cache.js";
 import type { MethodAttributes } from "./method-body.js";
 import { extractFirstReference, fullTextMatch, runMethodCommand } from "./method-commands.js";
@@ -33,6 +34,9 @@ export interface InstalledList {
   readonly command: string;
   /** Newest first, as 3.21 prepends. */
   items: PackageItem[];
+  /** Patches `package_patch_list_command` lists as installed, and as available. */
+  patches: PackageItem[];
+  availablePatches: PackageItem[];
 }
 
 /** The lists of the pass (3.21 forgets them after each packages section). */
@@ -244,7 +248,7 @@ export function verifyInstalledPackages(
   const lists = installedLists(env);
   let list = lists.find((l) => l.command === command);
   if (!list) {
-    list = { command, items: [] };
+    list = { command, items: [], patches: [], availablePatches: [] };
     lists.unshift(list);
   }
   if (list.items.length > 0) {
@@ -265,6 +269,55 @@ export function verifyInstalledPackages(
     return false;
   }
   reportSoftware(env);
+  if (!readPatches(env, a, list, defaultArch)) return false;
   env.log.verbose("Done checking packages and patches");
+  return true;
+}
+
+/** A patch line's (name, version, arch), added unless unmatched or already in `installed`. */
+function prependPatch(
+  env: PromiseEnvironment,
+  a: MethodAttributes,
+  target: PackageItem[],
+  line: string,
+  installed: readonly PackageItem[],
+  defaultArch: string,
+): boolean {
+  const t = a.text;
+  const name = firstWord(extractFirstReference(t.package_patch_name_regex, line));
+  const version = firstWord(extractFirstReference(t.package_patch_version_regex, line));
+  const arch = t.package_patch_arch_regex
+    ? firstWord(extractFirstReference(t.package_patch_arch_regex, line))
+    : defaultArch;
+  if ([name, version, arch].includes("CF_NOMATCH")) return false;
+  if (
+    name &&
+    version &&
+    arch &&
+    installed.some((p) => p.name === name && p.version === version && p.arch === arch)
+  ) {
+    env.log.verbose(
+      `Patch for (${name},${version},${arch}) [name,version,arch] found, but it appears to be installed already`,
+    );
+    return false;
+  }
+  return prependItem(target, { name, version, arch }, env);
+}
+
+/** Reads `package_patch_list_command`: installed patches match `package_patch_installed_regex`. */
+function readPatches(env: PromiseEnvironment, a: MethodAttributes, list: InstalledList, defaultArch: string) {
+  const command = a.text.package_patch_list_command;
+  if (command === undefined) return true;
+  env.log.verbose(`Reading patches from '${commandArg0(command)}'`);
+  if (!a.useShell && !isExecutable(commandArg0(command), env)) {
+    env.log.error(`The proposed patch list command '${command}' was not executable`);
+    return false;
+  }
+  const installedRegex = a.text.package_patch_installed_regex;
+  for (const line of runMethodCommand(command, a.useShell).lines) {
+    const installed = installedRegex !== undefined && fullTextMatch(installedRegex, line);
+    const target = installed ? list.patches : list.availablePatches;
+    prependPatch(env, a, target, line, list.patches, defaultArch);
+  }
   return true;
 }

@@ -13,7 +13,7 @@ import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { type MethodAttributes, readMethodAttributes } from "./method-body.js";
 import { extractFirstReference, runMethodCommand } from "./method-commands.js";
-import { type Decision, checkPackageState } from "./method-decide.js";
+import { type Decision, checkPackageState, verifyPromisedPatch } from "./method-decide.js";
 import { verifyInstalledPackages } from "./method-inventory.js";
 import { methodSanityProblem } from "./method-sanity.js";
 import { recordOutcome } from "./outcome-log.js";
@@ -102,8 +102,7 @@ function act(promise: ActivePromise, env: PromiseEnvironment, a: MethodAttribute
     return fail("Unable to obtain a list of installed packages - aborting");
   if (a.policy === "patch") {
     env.log.verbose(`Verifying patch action for promise ${promise.promiser}`);
-    env.log.error('Patching packages (package_policy => "patch") is not supported by tend');
-    return "failed";
+    return verifyPromisedPatch({ promise, env, a });
   }
   env.log.verbose(`Verifying action for promise ${promise.promiser}`);
   return verifyPromisedPackage({ promise, env, a });

@@ -126,9 +126,43 @@ const OPERATION_WORDS: Readonly<Record<Operation, [string, string | undefined]>>
   patch: ["patch", undefined],
 };
 
+/** Patches: one promise's attributes for all, and a command ending in `$` loses it. */
+function runPatchManager(env: PromiseEnvironment, manager: Manager, first: ScheduledItem): void {
+  env.log.verbose("Execute scheduled package patch");
+  if (manager.command.endsWith("$")) {
+    env.log.verbose("Command does not allow arguments");
+    if (execPackageCommand(env, manager.command.slice(0, -1), false, first))
+      env.log.verbose("Package patching seemed to succeed (outcome cannot be promised by cf-agent)");
+    else env.log.error("Package patching failed");
+    return;
+  }
+  const prefix = `${manager.command} `;
+  env.log.verbose(`Command prefix '${prefix}'`);
+  const names = manager.items.map((item) => item.name);
+  const runs =
+    manager.changes === "individual" ? names.map((n) => [n]) : manager.changes === "bulk" ? [names] : [];
+  for (const run of runs) {
+    const command =
+      manager.changes === "bulk" ? `${prefix}${run.map((n) => `${n} `).join("")}` : prefix + run[0];
+    const ok = execPackageCommand(env, command, false, first);
+    for (const name of run) {
+      if (name === "cfe_internal_non_existing_package") continue;
+      const bulk = manager.changes === "bulk" ? "Bulk package" : "Package";
+      if (ok)
+        env.log.verbose(
+          `${bulk} schedule execution ok for '${name}' (outcome cannot be promised by cf-agent)`,
+        );
+      else if (manager.changes === "bulk")
+        env.log.error(`Bulk package schedule execution failed somewhere - unknown outcome for '${name}'`);
+      else env.log.error(`Package schedule execution failed for '${name}'`);
+    }
+  }
+}
+
 function runManager(env: PromiseEnvironment, manager: Manager): void {
   const first = manager.items[0];
   if (!first) return;
+  if (manager.operation === "patch") return runPatchManager(env, manager, first);
   const [noun, verb] = OPERATION_WORDS[manager.operation];
   env.log.verbose(`Execute scheduled package ${noun}`);
   if (verb) env.log.info(`${verb} ${first.promise.promiser.slice(0, 39)}...`);
@@ -185,7 +219,7 @@ function executeOperation(env: PromiseEnvironment, managers: readonly Manager[],
     verified ||= operation === "verify";
   }
   // Something may have changed: the list of installed packages is stale.
-  if (!verified) invalidateSoftwareCache(env);
+  if (!verified || operation === "patch") invalidateSoftwareCache(env);
 }
 
 /** Runs what the pass scheduled, then forgets it and the pass's package lists. */

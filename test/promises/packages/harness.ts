@@ -77,6 +77,16 @@ body package_method pm_convention
   package_name_convention => "$(name)-$(version)-$(arch)";
   package_delete_convention => "$(name)";
 }
+body package_method pm_patch
+{
+  inherit_from => pm;
+  package_patch_list_command => "$(main.r)/fake-pm.sh $(main.d) patches";
+  package_patch_name_regex => "^([^-]+)-";
+  package_patch_version_regex => "^[^-]+-([^-]+)-";
+  package_patch_arch_regex => "^[^-]+-[^-]+-(\\S+) ";
+  package_patch_installed_regex => ".* installed";
+  package_patch_command => "$(main.r)/fake-pm.sh $(main.d) patch";
+}
 body action warn_only { action_policy => "warn"; }
 body action immediate { ifelapsed => "0"; }
 body classes outcome(p) { promise_kept => { "$(p)_kept" }; promise_repaired => { "$(p)_repaired" }; repair_failed => { "$(p)_failed" }; }

@@ -146,6 +146,18 @@ ${REPORT_CLASSES}`,
     extra: `body package_method incomplete { package_list_command => "/bin/true"; package_list_name_regex => "(.*)"; }`,
   },
   {
+    name: "method-patch",
+    system: {
+      installed: "bash-5.0-x86_64\n",
+      patches: "bash-5.1-x86_64 installed\nssl-3.0-x86_64 available\nssl-3.0-x86_64 installed\n",
+    },
+    main: `packages:
+  "bash" package_policy => "patch", package_method => pm_patch, classes => outcome("bash");
+  "ssl" package_policy => "patch", package_version => "3.1", package_method => pm_patch, classes => outcome("ssl");
+  "zlib" package_policy => "patch", package_method => pm_patch, classes => outcome("zlib");
+${REPORT_CLASSES}`,
+  },
+  {
     name: "method-warn-and-inventory",
     system: { installed: "bash-5.0-x86_64\n" },
     main: `packages:
