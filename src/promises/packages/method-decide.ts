@@ -2,142 +2,23 @@
  * What a package_method promise asks of one (name, version, arch), as
  * 3.21 decides it: whether a package of that name is installed, whether
  * one of that version is, and from that the operation to schedule (add,
- * delete, update — or delete then add —, reinstall, verify). Package
- * names are given to the manager by `package_name_convention` (or
+ * delete, update — or delete then add —, reinstall, verify, patch).
+ * Package names are given to the manager by `package_name_convention` (or
  * `package_delete_convention` for deletions), with `$(name)`,
  * `$(version)` and `$(arch)` filled in; with `package_file_repositories`
  * additions and updates take the largest version found there.
  */
-import { readdirSync } from "node:fs";
 import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
-import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { asText } from "../values.js";
-import type { MethodAttributes, VersionSelect } from "./method-body.js";
-import { extractFirstReference, fullTextMatch, runMethodCommand } from "./method-commands.js";
-import { type PackageItem, installedLists } from "./method-inventory.js";
+import {
+  type Decision,
+  fillIn,
+  largestInRepositories,
+  olderInstalled,
+  packageMatch,
+  record,
+} from "./method-match.js";
 import { type Operation, prefixLocalRepository, schedule } from "./method-schedule.js";
-import { type VersionVerdict, compareVersions } from "./method-versions.js";
-import { recordOutcome } from "./outcome-log.js";
-
-export interface Decision {
-  readonly promise: ActivePromise;
-  readonly env: PromiseEnvironment;
-  readonly a: MethodAttributes;
-}
-
-const reported = (d: Decision) => !d.promise.promiser.startsWith("cfe_internal_");
-
-type Level = "error" | "warning" | "info" | "verbose";
-
-function record(d: Decision, level: Level, outcome: Outcome, message: string): Outcome {
-  return reported(d) ? recordOutcome(d.promise, d.env, level, outcome, message) : outcome;
-}
-
-/** `$(key)` and `${key}` replaced by the values (3.21 expands these in its packages scope). */
-export function fillIn(template: string, values: Readonly<Record<string, string>>): string {
-  return template.replace(
-    /\$(?:\(([a-z0-9_]+)\)|\{([a-z0-9_]+)\})/g,
-    (whole, round?: string, curly?: string) => {
-      const key = round ?? curly ?? "";
-      return values[key] ?? whole;
-    },
-  );
-}
-
-function runComparison(d: Decision, command: string, v1: string, v2: string): VersionVerdict {
-  const line = fillIn(command, { v1, v2 });
-  d.env.log.verbose(`Executing '${line}'`);
-  const result = runMethodCommand(line, d.a.useShell);
-  d.env.log.verbose(`returned: ${result.exitCode ?? -1}`);
-  if (result.exitCode === null) {
-    record(d, "error", "failed", `Error during package version comparison command execution '${line}'.`);
-    return "error";
-  }
-  return result.exitCode === 0 ? "match" : "no-match";
-}
-
-export function versionsCompare(d: Decision, v1: string, v2: string, select: VersionSelect | undefined) {
-  const commands = {
-    less: d.a.text.package_version_less_command,
-    equal: d.a.text.package_version_equal_command,
-  };
-  const verdict = compareVersions(v1, v2, select, commands, (c, x, y) => runComparison(d, c, x, y));
-  const text =
-    verdict === "match" ? "yes" : verdict === "no-match" ? "no" : "Incompatible version format. Can't decide";
-  d.env.log.verbose(
-    `CompareVersions: Checked whether package version ${v1} ${select ?? "=="} ${v2}: ${text}`,
-  );
-  return verdict;
-}
-
-/** Names equal, commas counting as underscores (3.21's CompareCSVName). */
-const sameName = (a: string, b: string) => a.replaceAll(",", "_") === b.replaceAll(",", "_");
-
-function installedItems(d: Decision): PackageItem[] {
-  return installedLists(d.env).find((l) => l.command === (d.a.text.package_list_command ?? ""))?.items ?? [];
-}
-
-/** Whether an installed package is (name, version, arch); versions compared for equality. */
-function packageMatch(d: Decision, name: string, version: string, arch: string): VersionVerdict {
-  for (const item of installedItems(d)) {
-    if (!sameName(name, item.name)) continue;
-    if (arch !== "*" && arch !== item.arch) continue;
-    if (version === "*") return "match";
-    const verdict = versionsCompare(d, item.version, version, "==");
-    if (verdict !== "no-match") return verdict;
-  }
-  return "no-match";
-}
-
-/** The installed version older than `version` (`<` compared), if one of that name and arch is installed. */
-function olderInstalled(d: Decision, name: string, version: string, arch: string) {
-  const item = installedItems(d).find((i) => i.name === name && (arch === "*" || arch === i.arch));
-  if (!item) {
-    d.env.log.verbose(`Package (${name},${arch}) [name,arch] is not installed`);
-    return { older: false, version: "", arch: "" };
-  }
-  d.env.log.verbose(
-    `Found installed package (${item.name},${item.version},${item.arch}) [name,version,arch]`,
-  );
-  return {
-    older: versionsCompare(d, item.version, version, "<") === "match",
-    version: item.version,
-    arch: item.arch,
-  };
-}
-
-/** Escapes a name pattern for a regex, leaving `(.*)` as is. */
-function escapeExceptAnyVersion(text: string): string {
-  return text
-    .split("(.*)")
-    .map((part) => part.replace(/[^a-zA-Z0-9]/g, (c) => `\\${c}`))
-    .join("(.*)");
-}
-
-/** The largest version in the repositories whose file name fits the name convention. */
-function largestInRepositories(d: Decision, name: string, version: string, arch: string) {
-  const convention = d.a.text.package_name_convention;
-  const pattern = escapeExceptAnyVersion(
-    convention ? fillIn(convention, { name, version: "(.*)", arch }) : "",
-  );
-  let best = { file: "", version: version === "*" ? "" : version, found: false };
-  for (const repository of d.a.fileRepositories) {
-    let entries: string[];
-    try {
-      entries = readdirSync(repository);
-    } catch (error) {
-      d.env.log.error(`Can't open local directory '${repository}'. (opendir: ${(error as Error).message})`);
-      continue;
-    }
-    for (const entry of [".", "..", ...entries]) {
-      if (!fullTextMatch(pattern, entry)) continue;
-      const found = extractFirstReference(pattern, entry);
-      if (versionsCompare(d, found, best.version, d.a.select) === "match")
-        best = { file: entry, version: found, found: true };
-    }
-  }
-  return best;
-}
 
 const ACTION_WORDS: Readonly<Record<Operation, string>> = {
   add: "installing",
@@ -176,7 +57,7 @@ function packageId(d: Decision, name: string, version: string, arch: string): st
   return name;
 }
 
-interface Target {
+export interface Target {
   readonly name: string;
   readonly version: string;
   readonly arch: string;
@@ -325,7 +206,7 @@ function scheduleVerify(d: Decision, t: Target, id: string, inRange: boolean): O
 }
 
 /** 3.21's SchedulePackageOp for everything but patches. */
-function schedulePackageOp(d: Decision, t: Target): Outcome {
+export function schedulePackageOp(d: Decision, t: Target): Outcome {
   d.env.log.verbose(
     `Checking if package (${t.name},${t.version},${t.arch}) [name,version,arch] is at the desired state (installed=${Number(t.installed)},matched=${Number(t.matched)})`,
   );
@@ -407,59 +288,4 @@ export function checkPackageState(
     noVersion,
   };
   return schedulePackageOp(d, target);
-}
-
-/** Whether an installed patch is the name (a regex here) or (name, version, arch). */
-function patchMatch(d: Decision, name: string, version: string, arch: string): VersionVerdict {
-  const list = installedLists(d.env).find((l) => l.command === (d.a.text.package_list_command ?? ""));
-  for (const item of list?.patches ?? []) {
-    if (fullTextMatch(name, item.name)) {
-      d.env.log.verbose(`PatchMatch: regular expression match succeeded for ${name} against ${item.name}`);
-      return "match";
-    }
-    if (!sameName(name, item.name) || (arch !== "*" && arch !== item.arch)) continue;
-    if (version === "*") return "match";
-    const verdict = versionsCompare(d, item.version, version, "==");
-    if (verdict !== "no-match") return verdict;
-  }
-  d.env.log.verbose(
-    `PatchMatch did not match the constraints of promise (${name},${version},${arch}) [name,version,arch]`,
-  );
-  return "no-match";
-}
-
-/** 3.21's VerifyPromisedPatch: counts matching installed patches, then schedules; kept as far as the promise goes. */
-export function verifyPromisedPatch(d: Decision): Outcome {
-  const { promise, a } = d;
-  let name = promise.promiser;
-  let version = a.version ?? "*";
-  let arch = "*";
-  let installed = 0;
-  let matches = 0;
-  const count = (n: string, v: string, ar: string): boolean => {
-    const one = patchMatch(d, n, "*", "*");
-    const all = patchMatch(d, n, v, ar);
-    if (one === "error" || all === "error") return false;
-    installed += Number(one === "match");
-    matches += Number(all === "match");
-    return true;
-  };
-  const failed = () => record(d, "error", "failed", "Failure trying to compare package versions");
-  if (a.version === undefined && a.text.package_version_regex !== undefined) {
-    version = extractFirstReference(a.text.package_version_regex, promise.promiser);
-    name = extractFirstReference(a.text.package_name_regex, promise.promiser);
-    arch = extractFirstReference(a.text.package_arch_regex, promise.promiser);
-    if (!count(name, version, arch)) return failed();
-  } else {
-    for (const each of [...a.architectures, undefined]) {
-      arch = each ?? "*";
-      if (!count(name, version, arch)) return failed();
-      if (each === undefined) break;
-    }
-  }
-  d.env.log.verbose(`${installed} patch(es) matching the name '${name}' already installed`);
-  d.env.log.verbose(`${matches} patch(es) match the promise body's criteria fully`);
-  const noVersion = a.version === undefined && a.text.package_version_regex === undefined;
-  schedulePackageOp(d, { name, version, arch, installed: installed > 0, matched: matches > 0, noVersion });
-  return "kept";
 }

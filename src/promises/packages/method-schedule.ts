@@ -162,7 +162,10 @@ function runPatchManager(env: PromiseEnvironment, manager: Manager, first: Sched
 function runManager(env: PromiseEnvironment, manager: Manager): void {
   const first = manager.items[0];
   if (!first) return;
-  if (manager.operation === "patch") return runPatchManager(env, manager, first);
+  if (manager.operation === "patch") {
+    runPatchManager(env, manager, first);
+    return;
+  }
   const [noun, verb] = OPERATION_WORDS[manager.operation];
   env.log.verbose(`Execute scheduled package ${noun}`);
   if (verb) env.log.info(`${verb} ${first.promise.promiser.slice(0, 39)}...`);

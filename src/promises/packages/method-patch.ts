@@ -1,0 +1,67 @@
+/**
+ * `package_policy => "patch"`, as 3.21's VerifyPromisedPatch: the
+ * patches `package_patch_list_command` lists as installed are matched by
+ * the promised name (as a regex) or by (name, version, arch); what it
+ * finds is handed to the scheduler, and the promise itself stays kept.
+ */
+import type { Outcome } from "../../agent/outcome.js";
+import { extractFirstReference, fullTextMatch } from "./method-commands.js";
+import { schedulePackageOp } from "./method-decide.js";
+import { installedLists } from "./method-inventory.js";
+import { type Decision, record, sameName, versionsCompare } from "./method-match.js";
+import type { VersionVerdict } from "./method-versions.js";
+
+/** Whether an installed patch is the name (a regex here) or (name, version, arch). */
+function patchMatch(d: Decision, name: string, version: string, arch: string): VersionVerdict {
+  const list = installedLists(d.env).find((l) => l.command === (d.a.text.package_list_command ?? ""));
+  for (const item of list?.patches ?? []) {
+    if (fullTextMatch(name, item.name)) {
+      d.env.log.verbose(`PatchMatch: regular expression match succeeded for ${name} against ${item.name}`);
+      return "match";
+    }
+    if (!sameName(name, item.name) || (arch !== "*" && arch !== item.arch)) continue;
+    if (version === "*") return "match";
+    const verdict = versionsCompare(d, item.version, version, "==");
+    if (verdict !== "no-match") return verdict;
+  }
+  d.env.log.verbose(
+    `PatchMatch did not match the constraints of promise (${name},${version},${arch}) [name,version,arch]`,
+  );
+  return "no-match";
+}
+
+/** 3.21's VerifyPromisedPatch: counts matching installed patches, then schedules; kept as far as the promise goes. */
+export function verifyPromisedPatch(d: Decision): Outcome {
+  const { promise, a } = d;
+  let name = promise.promiser;
+  let version = a.version ?? "*";
+  let arch = "*";
+  let installed = 0;
+  let matches = 0;
+  const count = (n: string, v: string, ar: string): boolean => {
+    const one = patchMatch(d, n, "*", "*");
+    const all = patchMatch(d, n, v, ar);
+    if (one === "error" || all === "error") return false;
+    installed += Number(one === "match");
+    matches += Number(all === "match");
+    return true;
+  };
+  const failed = () => record(d, "error", "failed", "Failure trying to compare package versions");
+  if (a.version === undefined && a.text.package_version_regex !== undefined) {
+    version = extractFirstReference(a.text.package_version_regex, promise.promiser);
+    name = extractFirstReference(a.text.package_name_regex, promise.promiser);
+    arch = extractFirstReference(a.text.package_arch_regex, promise.promiser);
+    if (!count(name, version, arch)) return failed();
+  } else {
+    for (const each of [...a.architectures, undefined]) {
+      arch = each ?? "*";
+      if (!count(name, version, arch)) return failed();
+      if (each === undefined) break;
+    }
+  }
+  d.env.log.verbose(`${installed} patch(es) matching the name '${name}' already installed`);
+  d.env.log.verbose(`${matches} patch(es) match the promise body's criteria fully`);
+  const noVersion = a.version === undefined && a.text.package_version_regex === undefined;
+  schedulePackageOp(d, { name, version, arch, installed: installed > 0, matched: matches > 0, noVersion });
+  return "kept";
+}
