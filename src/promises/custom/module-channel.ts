@@ -8,18 +8,27 @@
  * that wrote them.
  */
 import type { ChildProcess } from "node:child_process";
-import { closeSync, readSync, rmSync, truncateSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, readSync, rmSync, truncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import type { ExchangeResult } from "./exchange.js";
 import { openDescriptors, takePipes } from "./module-pipes.js";
-import { type ExitStatus, killGroup, startProcess, waitForExit } from "./module-process.js";
+import {
+  type ExitStatus,
+  killGroup,
+  monotonicMs,
+  sleep,
+  startProcess,
+  waitForExit,
+} from "./module-process.js";
 import type { ModuleWatchdog } from "./watchdog.js";
 
 /** Standard error kept per exchange; more is cut (and said so). */
 const MAX_STDERR = 64 * 1024;
 /** The size at which the standard error file is emptied. */
 const STDERR_FILE_LIMIT = 1024 * 1024;
+/** How often the output is read while the watchdog starts. */
+const POLL_MS = 0.5;
 /** After the module's output ends, how long to wait for its exit status. */
 const EXIT_WAIT_MS = 500;
 
@@ -35,6 +44,8 @@ export class ModuleChannel {
   /** Output not yet taken as an answer (a module may write ahead). */
   private buffer = "";
   private stderrOffset = 0;
+  /** A non-blocking descriptor of the output, for reading while the watchdog starts. */
+  private polling: number | undefined;
   private closed = false;
   private readonly stderrPath: string;
   private readonly outPath: string;
@@ -73,7 +84,7 @@ export class ModuleChannel {
    */
   exchange(input: string, timeoutMs: number, maxBytes: number): ExchangeResult {
     if (this.closed) return { status: "failed", lines: [], stderr: "", error: "the module is not running" };
-    this.watchdog.arm(this.pid, this.outPath, timeoutMs);
+    const deadline = this.watchdog.arm(this.pid, this.outPath, timeoutMs);
     let outcome: "ok" | "exited" | "too-large";
     let frame: string[] | undefined;
     let written = true;
@@ -83,9 +94,8 @@ export class ModuleChannel {
       // The module stopped reading (EPIPE): an answer it wrote ahead may still be there.
       written = false;
     }
-    this.watchdog.watching();
     try {
-      frame = this.readFrame(maxBytes);
+      frame = this.readFrame(maxBytes, deadline);
       outcome = frame ? "ok" : this.buffer.length > maxBytes ? "too-large" : "exited";
     } catch {
       outcome = "exited";
@@ -124,8 +134,11 @@ export class ModuleChannel {
     }
   }
 
-  /** Reads until a complete answer is buffered; undefined at the end of output or past `maxBytes`. */
-  private readFrame(maxBytes: number): string[] | undefined {
+  /**
+   * Reads until a complete answer is buffered; undefined at the end of
+   * output, past `maxBytes`, or past `deadline` while nothing watched.
+   */
+  private readFrame(maxBytes: number, deadline: number): string[] | undefined {
     let scanned = 0;
     for (;;) {
       const frame = this.takeFrame(scanned);
@@ -133,13 +146,34 @@ export class ModuleChannel {
       scanned = this.buffer.length;
       // Characters, not bytes: cheap to check, and never more than the bytes.
       if (this.buffer.length > maxBytes) return undefined;
-      const count = readSync(this.fds.output, this.chunk, 0, this.chunk.length, null);
+      const count = this.readOutput(deadline);
+      if (count === undefined) return undefined;
       if (count === 0) {
         this.buffer += this.decoder.end();
         return this.takeFrame(0);
       }
       this.buffer += this.decoder.write(this.chunk.subarray(0, count));
     }
+  }
+
+  /**
+   * Reads what the module writes next (0 at the end of its output). Once
+   * the watchdog watches, with a blocking read, which wakes the moment the
+   * module writes; until then (the timer process is starting) by polling,
+   * giving up (undefined) past `deadline`.
+   */
+  private readOutput(deadline: number): number | undefined {
+    while (!this.watchdog.watchingNow()) {
+      if (monotonicMs() > deadline) return undefined;
+      this.polling ??= openSync(this.outPath, constants.O_RDONLY | constants.O_NONBLOCK);
+      try {
+        return readSync(this.polling, this.chunk, 0, this.chunk.length, null);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      }
+      sleep(POLL_MS);
+    }
+    return readSync(this.fds.output, this.chunk, 0, this.chunk.length, null);
   }
 
   /** The lines up to the first empty line, taken out of the buffer. */
@@ -194,6 +228,7 @@ export class ModuleChannel {
     this.watchdog.forget?.(this.pid);
     closeSync(this.fds.output);
     closeSync(this.fds.stderr);
+    if (this.polling !== undefined) closeSync(this.polling);
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

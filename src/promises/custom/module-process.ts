@@ -69,6 +69,12 @@ export function exitStatus(pid: number): ExitStatus {
     : { exited: true, exitCode: null, signal: SIGNAL_NAMES.get(signal) ?? `signal ${signal}` };
 }
 
+/** Milliseconds of CLOCK_MONOTONIC (libuv's hrtime reads that clock; so does the timer process). */
+export function monotonicMs(): number {
+  const [seconds, nanoseconds] = process.hrtime();
+  return seconds * 1000 + nanoseconds / 1e6;
+}
+
 /** Blocks the agent's thread for `ms` (fractions too). */
 export function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);

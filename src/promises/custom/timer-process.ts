@@ -19,7 +19,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, closeSync, constants, openSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exitStatus, sleep } from "./module-process.js";
+import { exitStatus, monotonicMs, sleep } from "./module-process.js";
 import { TIMER_LAUNCH, TIMER_SCRIPT } from "./timer-script.js";
 import type { Watchdog } from "./watchdog.js";
 
@@ -27,14 +27,8 @@ const READY = "tend-ok\n";
 const RECORD_OFFSET = 8;
 /** The longest output FIFO path the timer accepts (it is a temporary path, far shorter). */
 const MAX_PATH_BYTES = 4096;
-/** How long the first exchange waits for the timer to say it watches. */
+/** How long after its start the timer must say it watches (else the thread is used). */
 const READY_WAIT_MS = 2_000;
-
-/** Milliseconds of CLOCK_MONOTONIC, the clock the timer reads (libuv's hrtime is that clock). */
-function monotonicMs(): number {
-  const [seconds, nanoseconds] = process.hrtime();
-  return seconds * 1000 + nanoseconds / 1e6;
-}
 
 let created = 0;
 
@@ -73,6 +67,7 @@ export class TimerProcess implements Watchdog {
   private sequence = 0;
   private deadline = 0;
   private readonly zero = Buffer.alloc(4);
+  private readonly readyBy = Date.now() + READY_WAIT_MS;
 
   private constructor(
     private readonly fd: number,
@@ -117,24 +112,28 @@ export class TimerProcess implements Watchdog {
    * has ended (perl without Time::HiRes, say), or a while has passed.
    */
   ready(): boolean {
-    const deadline = Date.now() + READY_WAIT_MS;
-    while (!this.settled()) {
-      if (Date.now() >= deadline) this.shutdown();
-      else sleep(0.5);
-    }
+    while (!this.settled()) sleep(0.5);
     return this.state === "watching";
   }
 
-  /** Whether the timer is past its start: it watches, or never will (and the FIFOs it was to make are made or not). */
+  /**
+   * Whether the timer is past its start, without waiting: it watches, or
+   * never will (it ended, or is late), and the FIFOs it was to make are
+   * made or never will be.
+   */
   settled(): boolean {
     if (this.state !== "starting") return true;
     const mark = Buffer.alloc(READY.length);
     if (readSync(this.fd, mark, 0, mark.length, 0) === mark.length && mark.toString("latin1") === READY) {
       this.state = "watching";
-    } else if (exitStatus(this.child.pid as number).exited) {
+    } else if (exitStatus(this.child.pid as number).exited || Date.now() >= this.readyBy) {
       this.shutdown();
     }
     return this.state !== "starting";
+  }
+
+  get watching(): boolean {
+    return this.state === "watching";
   }
 
   arm(pid: number, outPath: string, timeoutMs: number): void {

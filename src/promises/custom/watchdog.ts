@@ -24,6 +24,7 @@
  * The thread remains for machines where the perl timer cannot run.
  */
 
+import { monotonicMs } from "./module-process.js";
 import { ThreadWatchdog } from "./thread-watchdog.js";
 import type { TimerProcess } from "./timer-process.js";
 
@@ -41,7 +42,12 @@ export interface Watchdog {
   shutdown(): void;
 }
 
-/** The perl timer if it starts and says it watches, else the thread. */
+/**
+ * The perl timer once it says it watches, else the thread. Until the timer
+ * has started, the agent does not block on an answer (see
+ * module-channel.ts): it polls, so that a module answering before the
+ * timer is up need not wait for it.
+ */
 export class ModuleWatchdog implements Watchdog {
   private chosen: Watchdog | undefined;
   /** The exchange armed before the choice, to hand to the thread if the timer fails. */
@@ -50,35 +56,42 @@ export class ModuleWatchdog implements Watchdog {
   /** `timer`: a started timer process, or none to use the thread. */
   constructor(private timer: TimerProcess | undefined) {}
 
-  arm(pid: number, outPath: string, timeoutMs: number): void {
+  /** Watches the next exchange; returns its deadline (CLOCK_MONOTONIC milliseconds, see monotonicMs). */
+  arm(pid: number, outPath: string, timeoutMs: number): number {
+    const until = monotonicMs() + timeoutMs;
     if (this.chosen) {
       this.chosen.arm(pid, outPath, timeoutMs);
-      return;
+    } else {
+      this.pending = { pid, outPath, until };
+      this.timer?.arm(pid, outPath, timeoutMs);
     }
-    this.pending = { pid, outPath, until: Date.now() + timeoutMs };
-    this.timer?.arm(pid, outPath, timeoutMs);
+    return until;
   }
 
   /**
-   * Makes sure something watches before the agent blocks on an armed
-   * exchange. Called after the request is written, so that the first
-   * exchange's wait for the timer to start overlaps the module's work.
+   * Whether something watches the armed exchange, so that the agent may
+   * block on it: true once the timer has said so, or, when it never will,
+   * once the thread has taken over; false while the timer is starting.
    */
-  watching(): void {
-    if (this.chosen) return;
-    if (this.timer?.ready()) {
+  watchingNow(): boolean {
+    if (this.chosen) return true;
+    if (this.timer && !this.timer.settled()) return false;
+    if (this.timer?.watching) {
       this.chosen = this.timer;
-      return;
+      return true;
     }
     this.timer = undefined;
     this.chosen = new ThreadWatchdog();
     const pending = this.pending;
-    if (pending) this.chosen.arm(pending.pid, pending.outPath, Math.max(0, pending.until - Date.now()));
+    if (pending) this.chosen.arm(pending.pid, pending.outPath, Math.max(0, pending.until - monotonicMs()));
+    return true;
   }
 
   disarm(pid: number): boolean {
-    this.watching();
-    return (this.chosen as Watchdog).disarm(pid);
+    if (this.chosen) return this.chosen.disarm(pid);
+    // Answered while the timer was starting: it must not act on this exchange later.
+    const inTime = this.timer?.disarm() ?? true;
+    return inTime && monotonicMs() <= (this.pending?.until ?? Number.POSITIVE_INFINITY);
   }
 
   forget(pid: number): void {

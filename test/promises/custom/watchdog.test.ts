@@ -85,3 +85,35 @@ test("the timer process makes the FIFOs it is given, then watches", LIMITS, asyn
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** A timer process that takes `seconds` to start. */
+function slowTimer(seconds: number): TimerProcess | undefined {
+  return TimerProcess.start([], ["/bin/sh", "-c", `sleep ${seconds}; exec /usr/bin/perl -e "$0"`]);
+}
+
+test("a module that answers while the timer is starting is not kept waiting for it", LIMITS, () => {
+  const watchdog = new ModuleWatchdog(slowTimer(2));
+  try {
+    const script = 'while read -r line; do [ -z "$line" ] && printf "ok\\n\\n"; done';
+    const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", script]);
+    if (typeof channel === "string") assert.fail(channel);
+    const started = Date.now();
+    for (let i = 0; i < 3; i++) assert.equal(channel.exchange("request\n\n", 5_000, 1024).status, "ok");
+    assert.ok(Date.now() - started < 1_500, `${Date.now() - started} ms`);
+    channel.close(1_000);
+  } finally {
+    watchdog.shutdown();
+  }
+});
+
+test("a module silent while the timer is starting is killed at its deadline all the same", LIMITS, () => {
+  const watchdog = new ModuleWatchdog(slowTimer(3));
+  try {
+    const { result, ms } = exchangeWith(watchdog, "read -r line; exec sleep 60", 300);
+    assert.equal(result.status, "timeout");
+    assert.equal(result.signal, "SIGKILL");
+    assert.ok(ms >= 290 && ms < 2_500, `${ms} ms`);
+  } finally {
+    watchdog.shutdown();
+  }
+});
