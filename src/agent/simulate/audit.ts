@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { groupName, userName } from "../../promises/files/accounts.js";
 import type { Logger } from "../logger.js";
 import type { ChangesChroot } from "./changes-chroot.js";
+import { auditPackageOperations } from "../../promises/packages/simulate-audit.js";
 import { lstatOrUndefined } from "../../promises/files/stat.js";
 
 export interface AuditOptions {
@@ -52,7 +53,7 @@ export function auditChanges(
       audit.list(chroot.evaluated, "unmodified", "manifest", "Manifesting", (p) => audit.manifest(p, true));
     }
   }
-  log.info("No package operations done by the agent run");
+  auditPackageOperations(chroot.root, chroot.mode === "diff" ? "diff" : "manifest", log, write);
 }
 
 class Audit {

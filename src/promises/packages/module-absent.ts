@@ -6,7 +6,7 @@
  */
 import type { Outcome } from "../../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
-import { makingChanges } from "../edit/common.js";
+import { recordOperation, refuseChange } from "./simulate-record.js";
 import { isInCache } from "./module-cache.js";
 import { type ModulePolicy, removePackage, validateChange } from "./module-changes.js";
 import type { ModuleCommand } from "./module-process.js";
@@ -25,11 +25,16 @@ export function makeAbsent(
   }
   if (!isInCache(env, module, name, policy.version, policy.architecture, true)) {
     env.log.debug(`Package '${name}' not installed. Skipping removing.`);
+    recordOperation(env, "absent", name, policy.version, policy.architecture);
     return "kept";
   }
-  let outcome: Outcome = "failed";
-  if (!makingChanges(promise, env, `remove package '${name}'`, (o) => (outcome = o))) return outcome;
-  outcome = removePackage(env, module, policy, name);
+  const refused = refuseChange(promise, env, `remove package '${name}'`);
+  if (refused) return refused;
+  if (env.changesChroot) {
+    recordOperation(env, "remove", name, policy.version, policy.architecture);
+    return "repaired";
+  }
+  const outcome = removePackage(env, module, policy, name);
   if (outcome !== "repaired") return outcome;
   const data = { name, version: policy.version, arch: policy.architecture };
   return validateChange(env, module, policy.options, data, "absent");

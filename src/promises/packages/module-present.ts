@@ -9,11 +9,11 @@
 import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
 import type { InventoryEntry } from "../../eval/package-inventory.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
-import { makingChanges } from "../edit/common.js";
 import { isInCache, updateCacheIfDue, updatesOf } from "./module-cache.js";
 import { type ModuleCommand, askModule } from "./module-process.js";
 import { type PackageData, optionLines, readPackageData, versionArchLines } from "./module-replies.js";
 import { type ModulePolicy, installPackages, validateChange } from "./module-changes.js";
+import { recordOperation, refuseChange } from "./simulate-record.js";
 
 function packageData(env: PromiseEnvironment, module: ModuleCommand, policy: ModulePolicy, file: string) {
   const request =
@@ -66,13 +66,17 @@ function installFile(t: Target, data: PackageData, installed: boolean): Outcome 
   const { promise, env } = t;
   if (installed) {
     env.log.verbose("Package exists in cache. Skipping installation.");
+    recordOperation(env, "present", promise.promiser);
     return "kept";
   }
-  let outcome: Outcome = "failed";
-  if (!makingChanges(promise, env, `install file type package: ${promise.promiser}`, (o) => (outcome = o)))
-    return outcome;
+  const refused = refuseChange(promise, env, `install file type package: ${promise.promiser}`);
+  if (refused) return refused;
+  if (env.changesChroot) {
+    recordOperation(env, "install", promise.promiser);
+    return "repaired";
+  }
   const request = `File=${promise.promiser}\n`;
-  outcome = installPackages(env, t.module, t.policy.options, "file-install", request);
+  const outcome = installPackages(env, t.module, t.policy.options, "file-install", request);
   if (outcome !== "repaired") return outcome;
   return validateChange(env, t.module, t.policy.options, data, "present");
 }
@@ -83,20 +87,26 @@ function installFromRepo(t: Target, data: PackageData, installed: boolean): Outc
   if (!installed) {
     if (!updateCacheIfDue(env, t.module, "updates")) env.log.info("Can not update packages cache.");
     const version = data.version === "latest" ? undefined : data.version;
-    let outcome: Outcome = "failed";
-    if (!makingChanges(promise, env, `install repo type package: ${name}`, (o) => (outcome = o)))
-      return outcome;
+    const refused = refuseChange(promise, env, `install repo type package: ${name}`);
+    if (refused) return refused;
+    if (env.changesChroot) {
+      recordOperation(env, "install", name, data.version, data.arch);
+      // As 3.21, the simulated installation is still checked (and found missing).
+      return validateChange(env, t.module, t.policy.options, data, "present");
+    }
     const request = `Name=${name}\n${versionArchLines(version, data.arch)}`;
-    outcome = installPackages(env, t.module, t.policy.options, "repo-install", request);
+    const outcome = installPackages(env, t.module, t.policy.options, "repo-install", request);
     if (outcome !== "repaired") return outcome;
     return validateChange(env, t.module, t.policy.options, data, "present");
   }
   if (data.version !== "latest") {
+    recordOperation(env, "present", name, data.version, data.arch);
     env.log.verbose(`Package '${name}' already installed`);
     return "kept";
   }
   const updates = updatesOf(env, t.module, name);
   if (!updates) {
+    recordOperation(env, "present", name, data.version, data.arch);
     env.log.verbose(`Package '${name}' is already in the latest version. Skipping installation.`);
     return "kept";
   }
@@ -116,15 +126,15 @@ function installLatest(
   for (const update of updates) {
     if (arch !== undefined && arch !== update.arch) continue;
     if (isInCache(env, t.module, name, update.version, update.arch, true)) {
+      recordOperation(env, "present", name, update.version, update.arch);
       env.log.verbose("Package version from updates matches one installed. Skipping package installation.");
       continue;
     }
-    let refused: Outcome = "failed";
-    if (!makingChanges(promise, env, `install repo type package: ${name}`, (o) => (refused = o))) {
-      outcome = combineOutcomes(outcome, refused);
-      continue;
-    }
-    wanted.push(update);
+    const refused = refuseChange(promise, env, `install repo type package: ${name}`);
+    if (refused) outcome = combineOutcomes(outcome, refused);
+    // Simulated, the installation is only recorded (and 3.21 counts nothing for it).
+    else if (env.changesChroot) recordOperation(env, "install", name, update.version, update.arch);
+    else wanted.push(update);
   }
   if (wanted.length === 0) return outcome;
   const request = wanted.map((u) => `Name=${name}\nVersion=${u.version}\nArchitecture=${u.arch}\n`).join("");

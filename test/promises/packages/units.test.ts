@@ -4,11 +4,15 @@
  * manager name an inventory line carries, and the reading of module answers.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { silentLogger } from "../../../src/agent/logger.js";
 import { managerName } from "../../../src/promises/packages/method-inventory.js";
 import { compareVersionsBuiltin } from "../../../src/promises/packages/method-versions.js";
 import { readInventoryAnswer, readPackageData } from "../../../src/promises/packages/module-replies.js";
+import { auditPackageOperations } from "../../../src/promises/packages/simulate-audit.js";
 
 test("built-in version comparison compares parts as strings, left to right", () => {
   assert.equal(compareVersionsBuiltin("1.2.3", "1.2.3", "=="), "match");
@@ -64,4 +68,30 @@ test("package data with a second name is refused; an unknown type is refused", (
     version: "1",
     arch: undefined,
   });
+});
+
+test("--simulate folds the recorded package operations as cf-agent 3.21 reported them", () => {
+  const root = mkdtempSync(join(tmpdir(), "tend-pkgs-ops-"));
+  try {
+    // The operations of a run installing zsh, vim 9.0 (latest) and a file package, removing bash.
+    const ops = ["p,bash,,", "i,zsh,,", "i,vim,9.0,x86_64", "a,nano,,", "r,bash,,", "i,/tmp/x/joe_2.1.pkg,,"];
+    writeFileSync(join(root, "pkgs_ops"), ops.map((op) => `${op}\r\n`).join(""));
+    const shown = (mode: "diff" | "manifest") => {
+      const out: string[] = [];
+      auditPackageOperations(root, mode, silentLogger, (text) => out.push(text));
+      return out.join("");
+    };
+    assert.equal(
+      shown("diff"),
+      "Package 'zsh' would be installed\n\nPackage 'vim-x86_64 [9.0]' would be installed\n\n" +
+        "Package '/tmp/x/joe_2.1.pkg' would be installed\n\nPackage 'bash' would be removed\n\n",
+    );
+    assert.equal(
+      shown("manifest"),
+      "Package 'zsh' would be present\n\nPackage 'vim-x86_64 [9.0]' would be present\n\n" +
+        "Package '/tmp/x/joe_2.1.pkg' would be present\n\nPackage 'nano' would be absent\n\nPackage 'bash' would be absent\n\n",
+    );
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
