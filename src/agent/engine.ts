@@ -518,7 +518,10 @@ export class Engine implements PromiseEnvironment {
     if (!turn.resolving && !this.failedFatally) {
       if (!this.editing) bannerStatus(this.log, typeName, promiser, outcome);
       // A report handing a value back acts before 3.21's audit.
-      if (!(typeName === "reports" && active.raw("bundle_return_value_index") !== undefined))
+      if (
+        !(typeName === "reports" && active.raw("bundle_return_value_index") !== undefined) &&
+        !handler.auditsItself
+      )
         this.trail.count(typeName, outcome);
     }
     if (outcome !== "skipped") {

@@ -161,6 +161,11 @@ export interface PromiseType {
    * does for package_method operations it scheduled (they run then).
    */
   sectionFinished?(env: PromiseEnvironment): void;
+  /**
+   * The type counts its outcomes in the run's accounting itself (through
+   * `env.audit`, once per verdict as 3.21's cfPS does), not the engine.
+   */
+  readonly auditsItself?: boolean;
   /** Called once the bundlesequence has run (3.21 refreshes the package inventories then). */
   runFinished?(env: PromiseEnvironment): void;
 }

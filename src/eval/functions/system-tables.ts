@@ -4,10 +4,11 @@
  * inventory CSV files cf-agent keeps in its state directory), findprocesses
  * and processexists (the `ps` table), network_connections (/proc/net).
  */
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
 import {
   formatEntry,
   legacyInventoryPath,
+  moduleInventoryPath,
   readInventoryLines,
   readModuleInventory,
 } from "../package-inventory.js";
@@ -79,18 +80,41 @@ function stateDirectory(fc: FunctionContext): string {
   return posix.join(root, "state");
 }
 
+/** 3.21's words (run together as it prints them) for a package_method inventory not written yet. */
+function missingInventory(installed: boolean, path: string): string {
+  return `Cannot open the ${installed ? "installed" : "available"} packages inventory '${path}' - This is not necessarily an error. Either the inventory policy has not been included, or it has not had time to have an effect yet or you are usingnew package promise and check for legacy promise is made.A future call may still succeed. (fopen: No such file or directory)`;
+}
+
+function createEmptyInventory(path: string): void {
+  try {
+    mkdirSync(posix.dirname(path), { recursive: true });
+    closeSync(openSync(path, "wx", 0o600));
+  } catch {
+    // Not writable, or made meanwhile: the inventory simply stays as it is.
+  }
+}
+
 /** The `name,version,arch,method` lines of the inventory packagesmatching() reads. */
 function inventoryLines(fc: FunctionContext, installed: boolean): string[] | undefined {
   const statedir = stateDirectory(fc);
   const kind = installed ? "installed" : "updates";
   const modules = fc.ctx.packageInventory;
   // Without `package_inventory`, the package_method inventory (v1), as 3.21.
-  if (modules.length === 0) return readInventoryLines(legacyInventoryPath(statedir, kind)) ?? [];
+  if (modules.length === 0) {
+    const path = legacyInventoryPath(statedir, kind);
+    const lines = readInventoryLines(path);
+    if (lines === undefined)
+      emitFunctionMessage(fc.ctx, "verbose", fc.call.name, missingInventory(installed, path));
+    return lines ?? [];
+  }
   const resolved = modules.filter((name) => !name.includes("$(") && !name.includes("${"));
   if (resolved.length === 0) return undefined;
-  return resolved.flatMap((module) =>
-    (readModuleInventory(statedir, kind, module) ?? []).map((e) => `${formatEntry(e)},${module}`),
-  );
+  return resolved.flatMap((module) => {
+    const entries = readModuleInventory(statedir, kind, module);
+    // Opening a missing inventory creates it empty in 3.21 (its database does): the next refresh is not forced.
+    if (!entries) createEmptyInventory(moduleInventoryPath(statedir, kind, module));
+    return (entries ?? []).map((e) => `${formatEntry(e)},${module}`);
+  });
 }
 
 /** Packages from the inventory whose `name,version,arch,method` line matches the four regexes. */

@@ -94,6 +94,7 @@ export const packagesPromiseType: PromiseType = {
   waitsForResolution: true,
   oncePerRun: false,
   everyPass: announceKind,
+  auditsItself: true,
   evaluate,
   sectionFinished: runScheduledOperations,
   runFinished: updateDefaultInventory,

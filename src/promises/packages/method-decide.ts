@@ -241,12 +241,20 @@ export function schedulePackageOp(d: Decision, t: Target): Outcome {
 function willSchedule(d: Decision, matched: boolean, installed: boolean): boolean {
   const promiser = d.promise.promiser;
   if (d.a.policy === "delete") {
-    if (matched && installed) return true;
+    if (matched && installed) {
+      d.env.log.verbose(`WillSchedulePackageOperation: Package ${promiser} to be deleted is installed.`);
+      return true;
+    }
     record(d, "verbose", "kept", `Package ${promiser} to be deleted does not exist anywhere`);
     return false;
   }
   if (d.a.policy === "reinstall") {
-    if (matched && installed) return true;
+    if (matched && installed) {
+      d.env.log.verbose(
+        `WillSchedulePackageOperation: Package ${promiser} to be reinstalled is already installed.`,
+      );
+      return true;
+    }
     record(d, "verbose", "kept", `Package '${promiser}' already installed and matches criteria`);
     return false;
   }
@@ -263,13 +271,13 @@ export function checkPackageState(
   arch: string,
   noVersion: boolean,
 ): Outcome {
-  const installed = packageMatch(d, name, "*", arch);
+  const installed = packageMatch(d, name, "*", arch, "[installed]");
   d.env.log.verbose(
     `CheckPackageState: Installed package match for (${name},*,${arch}) [name,version,arch] was decisive: ${installed === "match" ? "MATCH" : "ERROR-OR-NOMATCH"}`,
   );
   if (installed === "error")
     return record(d, "error", "failed", "Failure trying to compare installed package versions");
-  const matches = packageMatch(d, name, version, arch);
+  const matches = packageMatch(d, name, version, arch, "[available]");
   d.env.log.verbose(
     `CheckPackageState: Available package match for (${name},${version},${arch}) [name,version,arch] was decisive: ${matches === "match" ? "MATCH" : "ERROR-OR-NOMATCH"}`,
   );

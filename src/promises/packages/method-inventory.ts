@@ -245,6 +245,7 @@ export function verifyInstalledPackages(
   defaultArch: string,
 ): boolean {
   const command = a.text.package_list_command ?? "";
+  env.log.verbose(`Looking for a package manager called '${command}'`);
   const lists = installedLists(env);
   let list = lists.find((l) => l.command === command);
   if (!list) {
@@ -270,6 +271,8 @@ export function verifyInstalledPackages(
   }
   reportSoftware(env);
   if (!readPatches(env, a, list, defaultArch)) return false;
+  if (a.text.package_patch_list_command !== undefined)
+    env.log.verbose("Patch reporting feature is only available in the enterprise version");
   env.log.verbose("Done checking packages and patches");
   return true;
 }

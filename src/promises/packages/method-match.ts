@@ -56,7 +56,8 @@ export function versionsCompare(d: Decision, v1: string, v2: string, select: Ver
     less: d.a.text.package_version_less_command,
     equal: d.a.text.package_version_equal_command,
   };
-  const verdict = compareVersions(v1, v2, select, commands, (c, x, y) => runComparison(d, c, x, y));
+  const note = (message: string) => d.env.log.verbose(message);
+  const verdict = compareVersions(v1, v2, select, commands, (c, x, y) => runComparison(d, c, x, y), note);
   const text =
     verdict === "match" ? "yes" : verdict === "no-match" ? "no" : "Incompatible version format. Can't decide";
   d.env.log.verbose(
@@ -73,19 +74,68 @@ function installedItems(d: Decision): PackageItem[] {
 }
 
 /** Whether an installed package is (name, version, arch); versions compared for equality. */
-export function packageMatch(d: Decision, name: string, version: string, arch: string): VersionVerdict {
+export function packageMatch(
+  d: Decision,
+  name: string,
+  version: string,
+  arch: string,
+  mode: string,
+): VersionVerdict {
+  const manager = d.a.text.package_list_command ?? "";
+  const log = d.env.log;
+  log.verbose(
+    `PackageMatch: looking for ${mode} (${name},${version},${arch}) [name,version,arch] in package manager ${manager}`,
+  );
   for (const item of installedItems(d)) {
-    if (!sameName(name, item.name)) continue;
-    if (arch !== "*" && arch !== item.arch) continue;
-    if (version === "*") return "match";
-    const verdict = versionsCompare(d, item.version, version, "==");
-    if (verdict !== "no-match") return verdict;
+    const verdict = comparePackage(d, name, version, arch, item, mode);
+    if (verdict === "no-match") continue;
+    const shown = verdict === "match" ? "MATCH" : "ERROR";
+    log.verbose(`PackageMatch: package comparison for ${mode} ${item.name} was decisive: ${shown}`);
+    return verdict;
   }
+  log.verbose(
+    `PackageMatch did not find ${mode} packages to match the constraints of promise (${name},${version},${arch}) [name,version,arch]`,
+  );
   return "no-match";
+}
+
+/** 3.21's ComparePackages: an item against (name, version, arch), versions compared for equality. */
+export function comparePackage(
+  d: Decision,
+  name: string,
+  version: string,
+  arch: string,
+  item: PackageItem,
+  mode: string,
+): VersionVerdict {
+  const log = d.env.log;
+  const given = `(${name},${version},${arch}) [name,version,arch]`;
+  log.verbose(
+    `Comparing ${mode} package (${item.name},${item.version},${item.arch}) to [==] with given ${given}`,
+  );
+  if (!sameName(name, item.name)) return "no-match";
+  log.verbose(`Matched ${mode} name '${name}'`);
+  if (arch !== "*") {
+    if (arch !== item.arch) return "no-match";
+    log.verbose(`Matched ${mode} arch '${arch}'`);
+  } else log.verbose(`Matched ${mode} wildcard arch '${arch}'`);
+  if (version === "*") {
+    log.verbose(`Matched ${mode} wildcard version '${version}'`);
+    return "match";
+  }
+  const verdict = versionsCompare(d, item.version, version, "==");
+  const shown = verdict === "match" ? "MATCH" : verdict === "no-match" ? "NO_MATCH" : "ERROR";
+  log.verbose(
+    `Version comparison returned ${shown} for ${mode} package (${item.name},${item.version},${item.arch}) to [==] with given ${given}`,
+  );
+  return verdict;
 }
 
 /** The installed version older than `version` (`<` compared), if one of that name and arch is installed. */
 export function olderInstalled(d: Decision, name: string, version: string, arch: string) {
+  d.env.log.verbose(
+    `Looking for an installed package older than (${name},${version},${arch}) [name,version,arch]`,
+  );
   const item = installedItems(d).find((i) => i.name === name && (arch === "*" || arch === i.arch));
   if (!item) {
     d.env.log.verbose(`Package (${name},${arch}) [name,arch] is not installed`);

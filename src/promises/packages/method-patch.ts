@@ -8,21 +8,26 @@ import type { Outcome } from "../../agent/outcome.js";
 import { extractFirstReference, fullTextMatch } from "./method-commands.js";
 import { schedulePackageOp } from "./method-decide.js";
 import { installedLists } from "./method-inventory.js";
-import { type Decision, record, sameName, versionsCompare } from "./method-match.js";
+import { type Decision, comparePackage, record } from "./method-match.js";
 import type { VersionVerdict } from "./method-versions.js";
 
 /** Whether an installed patch is the name (a regex here) or (name, version, arch). */
-function patchMatch(d: Decision, name: string, version: string, arch: string): VersionVerdict {
-  const list = installedLists(d.env).find((l) => l.command === (d.a.text.package_list_command ?? ""));
+function patchMatch(d: Decision, name: string, version: string, arch: string, mode: string): VersionVerdict {
+  const manager = d.a.text.package_list_command ?? "";
+  const list = installedLists(d.env).find((l) => l.command === manager);
+  d.env.log.verbose(
+    `PatchMatch: looking for ${mode} to [==] with given (${name},${version},${arch}) [name,version,arch] in package manager ${manager}`,
+  );
   for (const item of list?.patches ?? []) {
     if (fullTextMatch(name, item.name)) {
       d.env.log.verbose(`PatchMatch: regular expression match succeeded for ${name} against ${item.name}`);
       return "match";
     }
-    if (!sameName(name, item.name) || (arch !== "*" && arch !== item.arch)) continue;
-    if (version === "*") return "match";
-    const verdict = versionsCompare(d, item.version, version, "==");
-    if (verdict !== "no-match") return verdict;
+    const verdict = comparePackage(d, name, version, arch, item, mode);
+    if (verdict === "no-match") continue;
+    const shown = verdict === "match" ? "MATCH" : "ERROR";
+    d.env.log.verbose(`PatchMatch: patch comparison for ${item.name} was decisive: ${shown}`);
+    return verdict;
   }
   d.env.log.verbose(
     `PatchMatch did not match the constraints of promise (${name},${version},${arch}) [name,version,arch]`,
@@ -38,9 +43,9 @@ export function verifyPromisedPatch(d: Decision): Outcome {
   let arch = "*";
   let installed = 0;
   let matches = 0;
-  const count = (n: string, v: string, ar: string): boolean => {
-    const one = patchMatch(d, n, "*", "*");
-    const all = patchMatch(d, n, v, ar);
+  const count = (n: string, v: string, ar: string, suffix = ""): boolean => {
+    const one = patchMatch(d, n, "*", "*", `[installed${suffix}]`);
+    const all = patchMatch(d, n, v, ar, `[available${suffix}]`);
     if (one === "error" || all === "error") return false;
     installed += Number(one === "match");
     matches += Number(all === "match");
@@ -55,7 +60,7 @@ export function verifyPromisedPatch(d: Decision): Outcome {
   } else {
     for (const each of [...a.architectures, undefined]) {
       arch = each ?? "*";
-      if (!count(name, version, arch)) return failed();
+      if (!count(name, version, arch, "1")) return failed();
       if (each === undefined) break;
     }
   }

@@ -45,6 +45,7 @@ export function schedule(
   const managers = schedules.get(env) ?? [];
   schedules.set(env, managers);
   const changes = item.attributes.changes;
+  env.log.verbose(`Looking for a package manager called '${command}'`);
   let manager = managers.find((m) => m.command === command && m.changes === changes);
   if (!manager) {
     manager = { command, operation, changes, items: [] };

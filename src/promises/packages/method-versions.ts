@@ -61,11 +61,24 @@ function decide(cmp: VersionSelect, order: number, equal: boolean): "match" | "s
   }
 }
 
+/** Where the built-in comparison says what it found (verbose lines). */
+export type VersionNote = (message: string) => void;
+
 /** The built-in comparison: whether `v1 cmp v2`. */
-export function compareVersionsBuiltin(v1: string, v2: string, cmp: VersionSelect): VersionVerdict {
+export function compareVersionsBuiltin(
+  v1: string,
+  v2: string,
+  cmp: VersionSelect,
+  note: VersionNote = () => {},
+): VersionVerdict {
   const left = parts(v1);
   const right = parts(v2);
-  if (!compatible(left.separators, right.separators)) return "error";
+  note(`Check for compatible versioning model in (${v1},${v2})`);
+  if (!compatible(left.separators, right.separators)) {
+    note(`Versioning models for (${v1},${v2}) were incompatible`);
+    return "error";
+  }
+  note("Verified that versioning models are compatible");
   const equal = v1 === v2;
   let verdict: VersionVerdict = "no-match";
   let i = 0;
@@ -99,13 +112,14 @@ export function compareVersions(
   cmp: VersionSelect | undefined,
   commands: VersionCommands,
   run: (command: string, v1: string, v2: string) => VersionVerdict,
+  note?: VersionNote,
 ): VersionVerdict {
   const less = (a: string, b: string): VersionVerdict =>
-    commands.less !== undefined ? run(commands.less, a, b) : compareVersionsBuiltin(a, b, "<");
+    commands.less !== undefined ? run(commands.less, a, b) : compareVersionsBuiltin(a, b, "<", note);
   const equal = (a: string, b: string): VersionVerdict => {
     if (commands.equal !== undefined) return run(commands.equal, a, b);
     if (commands.less !== undefined) return both(invert(less(a, b)), invert(less(b, a)));
-    return compareVersionsBuiltin(a, b, "==");
+    return compareVersionsBuiltin(a, b, "==", note);
   };
   switch (cmp ?? "==") {
     case "==":

@@ -1,7 +1,8 @@
 /**
  * 3.21's cfPS for package promises: a message at a level (verbose and
  * debug ones after the promise's "Additional promise info"), then the
- * `classes` body applied for the outcome at once.
+ * `classes` body applied for the outcome at once, and the outcome counted
+ * in the run's accounting.
  */
 import type { LogLevel } from "../../agent/logger.js";
 import type { Outcome } from "../../agent/outcome.js";
@@ -20,6 +21,10 @@ export function recordOutcome(
     if (level === "verbose" || level === "debug") logPromiseContext(promise, env);
     env.log.log(level, message);
   }
-  if (outcome !== "skipped") applyOutcomeClasses(promise, env, outcome);
+  if (outcome !== "skipped") {
+    applyOutcomeClasses(promise, env, outcome);
+    // Counted as 3.21 counts: each verdict once (packages promises count for themselves).
+    env.audit?.(outcome);
+  }
   return outcome;
 }

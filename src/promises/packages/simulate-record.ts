@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { Outcome } from "../../agent/outcome.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { makingChanges } from "../edit/common.js";
+import { logPromiseContext } from "../promise-context.js";
 import { asText } from "../values.js";
 
 export type PackageOperation = "present" | "absent" | "install" | "remove";
@@ -63,6 +64,8 @@ export function refuseChange(
   const warnOnly = asText(promise.bodyValue("action", "action_policy")) === "warn";
   // Under --simulate the run is no dry run for package modules: operations are recorded instead.
   if (env.changesChroot && !warnOnly) return undefined;
+  // 3.21 says where the promise is before saying what it should do.
+  if (warnOnly || env.dryRun) logPromiseContext(promise, env);
   let outcome: Outcome = "warn";
   return makingChanges(promise, env, what, (o) => (outcome = o)) ? undefined : outcome;
 }
