@@ -15,16 +15,9 @@
  * classes of the promise's `classes` body.
  */
 import { basename, dirname } from "node:path";
-import type {
-  Attribute,
-  Bundle,
-  ClassGuard,
-  Promise as PromiseNode,
-  PromiseSection,
-  Rval,
-} from "../language/ast.js";
+import type { Bundle, ClassGuard, Promise as PromiseNode, PromiseSection, Rval } from "../language/ast.js";
 import { bundleToJson } from "../language/print/json.js";
-import { getFunction, getPromiseAttribute, promiseTypeOrder } from "../language/syntax/index.js";
+import { getFunction, promiseTypeOrder } from "../language/syntax/index.js";
 import { canonify } from "../eval/class-expression.js";
 import type { EntryMeta, EvalContext } from "../eval/context.js";
 import { type ExpandOptions, expandRval, expandString } from "../eval/expand.js";
@@ -32,18 +25,18 @@ import { absolutePolicyPath, isGuardTrue, simulateOptions } from "../eval/resolv
 import { type JsonValue, type Value, isList, isScalar, scalar } from "../eval/values.js";
 import type { BundleCallInfo, EditSession, PromiseEnvironment } from "../promises/contract.js";
 import type { PromiseTypeRegistry } from "../promises/registry.js";
-import { asStrings, asText, isUnresolved } from "../promises/values.js";
+import { asText, isUnresolved } from "../promises/values.js";
 import { parseCfInt } from "../eval/numbers.js";
 import { ActivePromiseImpl, type DerefPromise } from "./active-promise.js";
 import { type BodyInstance, resolveBody } from "./bodies.js";
-import { callsIfelse, collectIterationTexts, iterate } from "../eval/iteration.js";
+import { callsIfelse, iterate } from "../eval/iteration.js";
 import { type AgentControl, controlAttribute } from "./agent-control.js";
 import type { LockStore } from "./locks.js";
 import type { Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { applyFinalOutcomeClasses } from "./outcome-classes.js";
 import { recheckConstraints } from "./recheck.js";
-import { addDefaultBodies, defaultBodyNames } from "./default-bodies.js";
+import { defaultBodyNames } from "./default-bodies.js";
 import { logVariableComment } from "../promises/vars.js";
 import type { ChangesChroot } from "./simulate/changes-chroot.js";
 import { summarizeTransaction } from "./transaction-log.js";
@@ -56,12 +49,13 @@ import {
   formatArguments,
   promiseBanner,
   quoteArgument,
-  rvalText,
   typeBanner,
 } from "./ornaments.js";
 import type { Located, PolicyIndex } from "./policy-index.js";
 import type { RunRecorder } from "./recorder.js";
 import { isStaticPromise } from "./static-promise.js";
+import { type ConditionState, conditionsHold } from "./promise-conditions.js";
+import { derefPromise, promiseIterationTexts, setsIfElapsedZero } from "./promise-deref.js";
 
 const NO_BINDINGS: ReadonlyMap<string, string> = new Map();
 
@@ -111,6 +105,12 @@ export class Engine implements PromiseEnvironment {
   editing: EditSession | undefined;
   /** What the verbose log needs to know: pass, stack path, bundle arguments, counters. */
   readonly trail: RunTrail;
+  /** What `conditionsHold` asks, in the first passes and in the last (built once: it runs per iteration). */
+  private readonly passState: ConditionState = {
+    lastPass: false,
+    dependencyDone: (handle) => this.dependencyDone(handle),
+  };
+  private readonly lastPassState: ConditionState = { ...this.passState, lastPass: true };
 
   constructor(
     readonly ctx: EvalContext,
@@ -438,7 +438,12 @@ export class Engine implements PromiseEnvironment {
       // A static promise has nothing to iterate over.
       for (const bindings of fixed
         ? [NO_BINDINGS]
-        : iterate(this.ctx, iterationTexts(deref), callsIfelse(deref.attributes.values()), onEmptyList)) {
+        : iterate(
+            this.ctx,
+            promiseIterationTexts(deref),
+            callsIfelse(deref.attributes.values()),
+            onEmptyList,
+          )) {
         this.iterationIndex = index++;
         outcome = combineOutcomes(
           outcome,
@@ -469,7 +474,7 @@ export class Engine implements PromiseEnvironment {
     if (!handler) return "skipped";
     const options = simulateOptions(this.ctx, deref.node, {
       bindings,
-      bypassFunctionCache: this.ifElapsedZero(deref, bindings),
+      bypassFunctionCache: setsIfElapsedZero(this.ctx, deref, bindings),
     });
     const ctx = this.ctx;
     const frame = ctx.currentFrame();
@@ -482,7 +487,8 @@ export class Engine implements PromiseEnvironment {
     // As 3.21 (ExpandDeRefPromise): a class already defined is not evaluated again.
     if (typeName === "classes" && ctx.isClassDefined(canonify(promiser))) return "skipped";
     const active = new ActivePromiseImpl(ctx, deref, promiser, pass, handle, options, line);
-    if (!this.conditionsHold(active, pass)) return "skipped";
+    if (!conditionsHold(ctx, this.log, active, pass === PASSES ? this.lastPassState : this.passState))
+      return "skipped";
     if (
       handler.waitsForResolution &&
       pass < PASSES &&
@@ -529,14 +535,6 @@ export class Engine implements PromiseEnvironment {
       this.recorder.record(active, outcome, classes, line);
     }
     return outcome;
-  }
-
-  /** Whether the promise's action body sets `ifelapsed => "0"` (its cached function calls run again). */
-  private ifElapsedZero(deref: DerefPromise, bindings: ReadonlyMap<string, string>): boolean {
-    const attribute = deref.bodies.get("action")?.attributes.get("ifelapsed");
-    if (!attribute) return false;
-    const value = expandRval(this.ctx, attribute.value, { bindings });
-    return value !== undefined && isScalar(value) && parseCfInt(value.value) === 0;
   }
 
   private isStatic(deref: DerefPromise): boolean {
@@ -609,64 +607,6 @@ export class Engine implements PromiseEnvironment {
       frame.thisVars.set("with", value);
   }
 
-  /** `if`/`ifvarclass` must hold, `unless` must not, dependencies must be done. */
-  private conditionsHold(promise: ActivePromiseImpl, pass: number): boolean {
-    const varClass = promise.deref.varClass;
-    if (varClass !== undefined) {
-      const expression = expandString(this.ctx, varClass, promise.options);
-      if (isUnresolved(expression) || !this.ctx.checkExpression(expression)) {
-        this.log.verbose(
-          `Skipping promise '${promise.node.promiser.value}' because constraint 'ifvarclass => ${varClass}' is not met`,
-        );
-        return false;
-      }
-    }
-    for (const name of IF_ATTRIBUTES) {
-      if (promise.raw(name) !== undefined && this.condition(promise, name) !== true) {
-        this.logSkip(promise, name);
-        return false;
-      }
-    }
-    const unless = promise.raw("unless");
-    if (unless !== undefined) {
-      const value = this.condition(promise, "unless");
-      // An unresolvable `unless` skips, except in the last pass (where `if` would skip).
-      if (value === undefined && pass === PASSES) {
-        this.log.verbose(
-          `Not skipping ${promise.type} promise '${promise.node.promiser.value}' with constraint 'unless => ${rvalText(unless)}' in last evaluation pass (since if would skip)`,
-        );
-      } else if (value !== false) {
-        this.logSkip(promise, "unless");
-        return false;
-      }
-    }
-    const depends = promise.raw("depends_on");
-    if (depends) {
-      const missing = asStrings(promise.value("depends_on")).find((h) => !this.dependencyDone(h));
-      if (missing !== undefined) {
-        this.log.verbose(
-          `Skipping promise '${promise.node.promiser.value}', as promise dependency '${missing}' has not yet been kept`,
-        );
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private logSkip(promise: ActivePromiseImpl, name: string): void {
-    if (!this.log.wouldLog("verbose")) return;
-    const rval = promise.raw(name);
-    this.log.verbose(
-      `Skipping promise '${promise.node.promiser.value}' because constraint '${name} => ${rval ? rvalText(rval) : ""}' is not met`,
-    );
-  }
-
-  private condition(promise: ActivePromiseImpl, name: string): boolean | undefined {
-    const value = promise.value(name);
-    if (!value || !isScalar(value) || isUnresolved(value.value)) return undefined;
-    return this.ctx.classExpressionValue(value.value);
-  }
-
   private dependencyDone(handle: string): boolean {
     const outcome = this.handles.get(canonify(handle));
     return outcome === "kept" || outcome === "repaired";
@@ -725,42 +665,14 @@ export class Engine implements PromiseEnvironment {
     node: PromiseNode,
     varClass?: string,
   ): DerefPromise {
-    const attributes = new Map<string, Attribute>();
-    const bodies = new Map<string, BodyInstance>();
-    for (const attribute of node.attributes) {
-      const name = attribute.name.text;
-      if (this.isBodyReference(located.block.type.text, type, attribute)) {
-        const body = resolveBody(this.ctx, this.index, name, attribute.value, (message, fatal) =>
-          fatal ? this.fatal(message) : this.log.error(message),
-        );
-        if (body) bodies.set(name, body);
-        continue;
-      }
-      attributes.set(name, attribute);
-    }
-    addDefaultBodies(
-      this.ctx,
-      this.index,
-      this.defaultBodies,
-      located.block.type.text,
-      type,
-      bodies,
-      (name) => bodies.has(name) || attributes.has(name),
-      (message) => this.log.verbose(message),
-    );
-    return { type, node, bundle: located, attributes, bodies, varClass };
-  }
-
-  private isBodyReference(bundleType: string, type: string, attribute: Attribute): boolean {
-    const value = attribute.value;
-    if (value.kind !== "symbol" && value.kind !== "call") return false;
-    const name = attribute.name.text;
-    const syntax = getPromiseAttribute(bundleType, type, name);
-    if (syntax) return syntax.type === "body";
-    // Custom promise types: the agent still handles these common bodies, and
-    // as in 3.21 any other name takes a body of its type when one exists.
-    if (name === "classes" || name === "action") return true;
-    return this.index.findBody(name, value.name, this.ctx.currentNamespace()) !== undefined;
+    const sources = {
+      ctx: this.ctx,
+      index: this.index,
+      defaultBodies: this.defaultBodies,
+      problem: (message: string, fatal?: boolean) => (fatal ? this.fatal(message) : this.log.error(message)),
+      verbose: (message: string) => this.log.verbose(message),
+    };
+    return derefPromise(sources, located, type, node, varClass);
   }
 
   private lineOf(located: Located<Bundle>, node: PromiseNode): number {
@@ -774,23 +686,7 @@ export class Engine implements PromiseEnvironment {
   }
 }
 
-/** The texts whose list references a promise iterates over. */
-function iterationTexts(deref: DerefPromise): string[] {
-  const { node } = deref;
-  const texts = [node.promiser.value];
-  if (deref.varClass) texts.push(deref.varClass);
-  if (node.promisee) collectIterationTexts(node.promisee, texts);
-  for (const attribute of deref.attributes.values()) collectIterationTexts(attribute.value, texts);
-  for (const body of deref.bodies.values()) {
-    for (const attribute of body.attributes.values()) collectIterationTexts(attribute.value, texts);
-  }
-  return texts;
-}
-
 /** Where an iteration of a promise stands in the run. */
-/** The attributes that must hold for a promise to act (`unless` is checked apart). */
-const IF_ATTRIBUTES: readonly string[] = ["ifvarclass", "if"];
-
 interface IterationContext {
   readonly pass: number;
   readonly line: number;

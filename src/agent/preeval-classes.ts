@@ -1,8 +1,10 @@
 /**
- * The `classes` body of vars promises during pre-evaluation. 3.21 applies
- * it whenever a vars promise is evaluated, pre-evaluation included (so a
- * bundle that is never called still defines the classes of its vars'
- * `promise_kept`, and `persist_time` keeps them).
+ * The bodies pre-evaluation needs from the agent. The `classes` body of vars
+ * promises: 3.21 applies it whenever a vars promise is evaluated,
+ * pre-evaluation included (so a bundle that is never called still defines
+ * the classes of its vars' `promise_kept`, and `persist_time` keeps them).
+ * The `action` body: with `ifelapsed => "0"` cached functions (execresult,
+ * ...) run again at each evaluation, pre-evaluation included.
  */
 import type { EvalContext } from "../eval/context.js";
 import { canonifyClassName } from "../eval/class-expression.js";
@@ -13,6 +15,7 @@ import { valueToStrings } from "../eval/values.js";
 import type { Promise as PromiseNode } from "../language/ast.js";
 import { type BodyInstance, resolveBody } from "./bodies.js";
 import type { PolicyIndex } from "./policy-index.js";
+import { isIfElapsedZero } from "./promise-deref.js";
 
 /** Hooks that define the kept classes of vars promises' `classes` bodies. */
 export function preEvaluationClassHooks(
@@ -27,6 +30,15 @@ export function preEvaluationClassHooks(
       if (!reference) return;
       const body = resolveBody(ctx, index, "classes", reference.value, () => {});
       if (body) applyKept(ctx, body, options, persist);
+    },
+    bypassesFunctionCache(promise: PromiseNode, bindings: ReadonlyMap<string, string>): boolean {
+      const reference = promise.attributes.find((a) => a.name.text === "action");
+      if (!reference) return false;
+      return isIfElapsedZero(
+        ctx,
+        resolveBody(ctx, index, "action", reference.value, () => {}),
+        bindings,
+      );
     },
   };
 }

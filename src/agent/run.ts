@@ -6,7 +6,8 @@
  * 3. Loading (inputs followed, each file pre-evaluated) and validation;
  *    an invalid policy is not run (cf-agent would fall back to failsafe.cf;
  *    tend refuses and says why).
- * 4. Pre-evaluation once more over all files.
+ * 4. Every promise of every bundle expanded once (load-expansion.ts), then
+ *    pre-evaluation once more over all files.
  * 5. The bundlesequence: `-b`, else `body common control`, else `main`.
  *
  * Nothing is printed: reports and log lines go to the injected sinks.
@@ -34,6 +35,7 @@ import { type AgentControl, controlAttribute, readAgentControl } from "./agent-c
 import { canonifyClassName } from "../eval/class-expression.js";
 import { Engine } from "./engine.js";
 import { ensureFailsafePolicy } from "./failsafe.js";
+import { expandEveryPromise } from "./load-expansion.js";
 import { endOfRun, formatArguments, quoteArgument, waitingForBackground } from "./ornaments.js";
 import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "./logger.js";
@@ -182,6 +184,14 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   startCommandRunnerEarly(loaded.set);
   setClassPersister(ctx, (name, minutes, tags) => persistent.add(name, minutes, tags));
   warnSharedAnchors(ctx, index, log);
+  const classHooks = preEvaluationClassHooks(ctx, index, (name, minutes, tags) =>
+    persistent.add(name, minutes, tags),
+  );
+  const sources = new Map(loaded.set.files.map((f) => [f.source.path, f.source]));
+  const lineOf = (file: string, offset: number) => sources.get(file)?.positionAt(offset).line ?? 0;
+  // Between the per-file pre-evaluations and the last one, as 3.21 (see load-expansion.ts).
+  if (!expandEveryPromise({ ctx, index, log, lineOf, hooks: classHooks })) return fail();
+  if (fatalBeforeRun) return fail();
   resolvePolicies(
     ctx,
     loaded.set.files.map((f) => ({
@@ -190,10 +200,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       lineOf: (o: number) => f.source.positionAt(o).line,
     })),
     // cf-agent (unlike cf-promises) also evaluates every bundle's meta promises while loading.
-    {
-      ...preEvaluationClassHooks(ctx, index, (name, minutes, tags) => persistent.add(name, minutes, tags)),
-      metaPromises: true,
-    },
+    { ...classHooks, metaPromises: true },
   );
   if (fatalBeforeRun) return fail();
   // Read after the pre-evaluation (which still caches), as 3.21 resolves its control bodies.

@@ -41,6 +41,11 @@ export interface ResolveHooks {
   readonly lineOf?: (offset: number) => number;
   /** A classes promise with `persistence` defined its class: the agent keeps it across runs. */
   persistClass?(name: string, minutes: number, tags: readonly string[]): void;
+  /**
+   * Whether the promise's cached function calls run again in this turn
+   * (its action body says `ifelapsed => "0"`; bodies are the agent's).
+   */
+  bypassesFunctionCache?(promise: PromiseNode, bindings: ReadonlyMap<string, string>): boolean;
 }
 
 /** Pre-evaluates one bundle; `sourcePath` gives `this.promise_filename`. */
@@ -176,21 +181,60 @@ function resolveVarPromise(
   hooks: ResolveHooks,
   scope: string | null = null,
 ): void {
-  const typed = promise.attributes.find((a) => VAR_TYPES.has(a.name.text));
+  const typed = typedVarAttribute(promise);
   if (!typed) return;
   for (const bindings of iterate(ctx, iterationTexts(promise), callsIfelse(promise.attributes))) {
-    const options = simulateOptions(ctx, promise, { bindings });
+    const options = simulateOptions(ctx, promise, turnOptions(promise, bindings, hooks));
     if (!isPromiseEnabled(ctx, promise, options)) continue;
     const lval = expandString(ctx, promise.promiser.value, options);
     if (hasUnresolvedReference(lval)) continue;
-    const ref = parseVarRef(lval);
-    const target = { ns: null, scope, name: ref.name, indices: ref.indices };
-    const computed = expandFinalValue(ctx, expandRval(ctx, typed.value, options), options);
-    const value = computed && isVarType(typed.name.text) ? coerce(typed.name.text, computed) : undefined;
-    if (!value) continue;
-    ctx.setVariable(target, value, promiseMeta(ctx, promise, options));
-    hooks.varPromiseKept?.(promise, options);
+    storeVarValue(
+      ctx,
+      promise,
+      { lval, type: typed.name.text, scope },
+      expandRval(ctx, typed.value, options),
+      {
+        options,
+        hooks,
+      },
+    );
   }
+}
+
+/** The attribute that gives a vars or meta promise its type and value (`string => ...`). */
+export function typedVarAttribute(promise: PromiseNode): Attribute | undefined {
+  return promise.attributes.find((a) => VAR_TYPES.has(a.name.text));
+}
+
+/**
+ * Sets the variable of one iteration of a vars (or meta) promise from the
+ * value its typed attribute evaluated to (undefined: a function failed, and
+ * nothing is set), then applies its `classes` body through the hooks.
+ */
+export function storeVarValue(
+  ctx: EvalContext,
+  promise: PromiseNode,
+  target: { readonly lval: string; readonly type: string; readonly scope: string | null },
+  evaluated: Value | undefined,
+  how: { readonly options: ExpandOptions; readonly hooks: ResolveHooks },
+): void {
+  const { options, hooks } = how;
+  const ref = parseVarRef(target.lval);
+  const computed = expandFinalValue(ctx, evaluated, options);
+  const value = computed && isVarType(target.type) ? coerce(target.type, computed) : undefined;
+  if (!value) return;
+  ctx.setVariable(
+    { ns: null, scope: target.scope, name: ref.name, indices: ref.indices },
+    value,
+    promiseMeta(ctx, promise, options),
+  );
+  hooks.varPromiseKept?.(promise, options);
+}
+
+function turnOptions(promise: PromiseNode, bindings: ReadonlyMap<string, string>, hooks: ResolveHooks) {
+  return hooks.bypassesFunctionCache?.(promise, bindings)
+    ? { bindings, bypassFunctionCache: true }
+    : { bindings };
 }
 
 /**
@@ -243,7 +287,7 @@ function resolveClassPromise(
   hooks: ResolveHooks,
 ): void {
   for (const bindings of iterate(ctx, iterationTexts(promise))) {
-    const options = simulateOptions(ctx, promise, { bindings });
+    const options = simulateOptions(ctx, promise, turnOptions(promise, bindings, hooks));
     if (!isPromiseEnabled(ctx, promise, options)) continue;
     verifyClassPromise(
       ctx,
