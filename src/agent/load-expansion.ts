@@ -23,7 +23,7 @@
  * as 3.21 does (a misfit is fatal). Nothing acts and nothing is reported.
  */
 import { basename, dirname } from "node:path";
-import type { Bundle, ClassGuard, Promise as PromiseNode } from "../language/ast.js";
+import type { Bundle, ClassGuard, Promise as PromiseNode, Rval } from "../language/ast.js";
 import { getFunction, getPromiseAttribute } from "../language/syntax/index.js";
 import { canonify } from "../eval/class-expression.js";
 import type { EvalContext } from "../eval/context.js";
@@ -83,7 +83,15 @@ export function expandEveryPromise(load: LoadExpansion): boolean {
     },
     verbose: (message) => load.log.verbose(message),
   };
-  const expansion = { ...load, sources, failed: () => fatal, fail: () => (fatal = true) };
+  const expansion: Expansion = {
+    ...load,
+    sources,
+    canonicalFileNames: new Map(),
+    failed: () => fatal,
+    fail: () => {
+      fatal = true;
+    },
+  };
   for (const located of load.index.allBundles()) {
     expandBundle(expansion, located);
     if (fatal) return false;
@@ -93,6 +101,8 @@ export function expandEveryPromise(load: LoadExpansion): boolean {
 
 interface Expansion extends LoadExpansion {
   readonly sources: DerefSources;
+  /** Policy file names canonified, for default handles. */
+  readonly canonicalFileNames: Map<string, string>;
   failed(): boolean;
   fail(): void;
 }
@@ -150,7 +160,7 @@ function expandPromise(
   const frame = ctx.currentFrame();
   frame.thisVars.set("promise_linenumber", scalar(String(line)));
   frame.thisVars.delete("promiser");
-  const handle = handleOf(ctx, deref, line);
+  const handle = handleOf(expansion, deref, line);
   frame.thisVars.set("handle", scalar(handle));
   evaluateBodyArguments(expansion, node, deref);
   const texts = promiseIterationTexts(deref);
@@ -210,7 +220,10 @@ function expandIteration(
   if (deref.type === "vars" || deref.type === "meta") storeVariable(expansion, active, promiser);
 }
 
-/** Every attribute, in the order written, a body's in place of its reference; default bodies last. */
+/**
+ * Every attribute that calls a function, in the order written, a body's in
+ * place of its reference; default bodies last.
+ */
 function evaluateAttributes(active: ActivePromiseImpl, log: Logger): void {
   const { deref } = active;
   const bundleType = deref.bundle.block.type.text;
@@ -218,7 +231,8 @@ function evaluateAttributes(active: ActivePromiseImpl, log: Logger): void {
     const name = attribute.name.text;
     if (CONDITIONS.has(name)) continue;
     if (deref.attributes.get(name) === attribute) {
-      if (!isBundleReference(bundleType, deref.type, name, attribute.value)) active.value(name);
+      if (callsFunction(attribute.value) && !isBundleReference(bundleType, deref.type, name, attribute.value))
+        active.value(name);
       if (name === "comment") checkComment(log, active);
       continue;
     }
@@ -240,16 +254,18 @@ function checkComment(log: Logger, active: ActivePromiseImpl): void {
 function evaluateBody(active: ActivePromiseImpl, name: string): void {
   const body = active.deref.bodies.get(name);
   if (!body) return;
-  for (const attribute of body.attributes.keys()) active.bodyValue(name, attribute);
+  for (const [attribute, { value }] of body.attributes)
+    if (callsFunction(value)) active.bodyValue(name, attribute);
+}
+
+/** Whether a value holds a call: only calls can have effects (a string's expansion has none). */
+function callsFunction(rval: Rval): boolean {
+  if (rval.kind === "call") return true;
+  return rval.kind === "list" && rval.items.some(callsFunction);
 }
 
 /** A bundle named with its arguments (`usebundle => b(x)`): 3.21 expands, never calls, the arguments here. */
-function isBundleReference(
-  bundleType: string,
-  type: string,
-  name: string,
-  value: DerefPromise["node"]["attributes"][number]["value"],
-): boolean {
+function isBundleReference(bundleType: string, type: string, name: string, value: Rval): boolean {
   const syntax = getPromiseAttribute(bundleType, type, name);
   if (syntax) return syntax.type === "bundle";
   return value.kind === "call" && getFunction(value.name) === undefined;
@@ -272,9 +288,15 @@ function storeVariable(expansion: Expansion, active: ActivePromiseImpl, lval: st
 }
 
 /** `this.handle`: the promise's own handle (canonified), else 3.21's `promise_<file>_<line>`. */
-function handleOf(ctx: EvalContext, deref: DerefPromise, line: number): string {
+function handleOf(expansion: Expansion, deref: DerefPromise, line: number): string {
   const own = deref.attributes.get("handle");
-  const value = own ? expandRval(ctx, own.value) : undefined;
+  const value = own ? expandRval(expansion.ctx, own.value) : undefined;
   if (value && isScalar(value)) return canonify(value.value);
-  return `promise_${canonify(basename(deref.bundle.file))}_${line}`;
+  const file = deref.bundle.file;
+  let canonical = expansion.canonicalFileNames.get(file);
+  if (canonical === undefined) {
+    canonical = canonify(basename(file));
+    expansion.canonicalFileNames.set(file, canonical);
+  }
+  return `promise_${canonical}_${line}`;
 }
