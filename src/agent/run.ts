@@ -189,6 +189,9 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   );
   const sources = new Map(loaded.set.files.map((f) => [f.source.path, f.source]));
   const lineOf = (file: string, offset: number) => sources.get(file)?.positionAt(offset).line ?? 0;
+  // Read after the per-file pre-evaluations (which still cache): 3.21 sets it
+  // as it resolves the control body, after that file's bundles.
+  ctx.cacheSystemFunctions = asBoolean(expandControl(ctx, index, "cache_system_functions"), true);
   // Between the per-file pre-evaluations and the last one, as 3.21 (see load-expansion.ts).
   if (!expandEveryPromise({ ctx, index, log, lineOf, hooks: classHooks })) return fail();
   if (fatalBeforeRun) return fail();
@@ -203,8 +206,6 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     { ...classHooks, metaPromises: true },
   );
   if (fatalBeforeRun) return fail();
-  // Read after the pre-evaluation (which still caches), as 3.21 resolves its control bodies.
-  ctx.cacheSystemFunctions = asBoolean(expandControl(ctx, index, "cache_system_functions"), true);
   ctx.packageInventory = asStrings(expandControl(ctx, index, "package_inventory"));
   const recorder = new RunRecorder(
     loaded.set.files.map((f) => f.source),
