@@ -61,8 +61,10 @@ function createStateFile(): { readonly fd: number; readonly path: string } {
 
 export class TimerProcess implements Watchdog {
   private state: "starting" | "watching" | "failed" = "starting";
-  /** The armed exchange's record, kept to patch the sequence and deadline. */
-  private record = Buffer.alloc(0);
+  /** The armed exchange's record, kept to patch the sequence and deadline (views of one buffer). */
+  private record = new Uint8Array(0);
+  private words = new Uint32Array(0);
+  private doubles = new Float64Array(0);
   private recordPid = 0;
   private sequence = 0;
   private deadline = 0;
@@ -141,11 +143,11 @@ export class TimerProcess implements Watchdog {
     if (pid !== this.recordPid) this.prepareRecord(pid, outPath);
     this.sequence = this.sequence === 0xffffffff ? 1 : this.sequence + 1;
     this.deadline = monotonicMs() + timeoutMs;
-    const record = this.record;
-    record.writeUInt32LE(this.sequence, 0);
-    record.writeDoubleLE(this.deadline, 8);
-    record.writeUInt32LE(this.sequence, record.length - 4);
-    writeSync(this.fd, record, 0, record.length, RECORD_OFFSET);
+    const words = this.words;
+    words[0] = this.sequence;
+    words[words.length - 1] = this.sequence;
+    this.doubles[1] = this.deadline;
+    writeSync(this.fd, this.record, 0, this.record.length, RECORD_OFFSET);
   }
 
   disarm(): boolean {
@@ -164,13 +166,21 @@ export class TimerProcess implements Watchdog {
     closeSync(this.fd);
   }
 
+  /**
+   * The record for module `pid`, in the machine's byte order (as perl's
+   * native formats read it), the path padded so that the closing sequence
+   * is aligned.
+   */
   private prepareRecord(pid: number, outPath: string): void {
     const path = Buffer.from(outPath, "utf8").subarray(0, MAX_PATH_BYTES);
-    const record = Buffer.alloc(24 + path.length);
-    record.writeUInt32LE(pid, 4);
-    record.writeUInt32LE(path.length, 16);
-    path.copy(record, 20);
-    this.record = record;
+    const padded = (path.length + 3) & ~3;
+    const buffer = new ArrayBuffer(24 + padded);
+    this.record = new Uint8Array(buffer);
+    this.words = new Uint32Array(buffer);
+    this.doubles = new Float64Array(buffer, 0, 2);
+    this.words[1] = pid;
+    this.words[4] = path.length;
+    this.record.set(path, 20);
     this.recordPid = pid;
   }
 }

@@ -7,8 +7,9 @@
  *   bytes 0-7   "tend-ok\n", written here once the timer watches
  *   bytes 8-    the armed exchange: u32 sequence (0 = none), u32 process
  *               id, f64 deadline (CLOCK_MONOTONIC milliseconds), u32
- *               length of the output FIFO's path, the path, and the
- *               sequence again (all little-endian)
+ *               length of the output FIFO's path, the path (padded to
+ *               a multiple of 4 bytes), and the sequence again (all in
+ *               the machine's byte order)
  *
  * Every 20 ms it reads the exchange; one whose two sequences agree (not
  * torn by a write in progress) and whose deadline has passed is read once
@@ -30,9 +31,10 @@ sub armed {
   sysseek($state, 8, 0) or return;
   my $n = sysread($state, my $buf, 4120);
   return unless defined($n) && $n >= 24;
-  my ($seq, $pid, $deadline, $len) = unpack('V V d< V', $buf);
-  return if $seq == 0 || $len > 4096 || $n < 24 + $len;
-  return if unpack('V', substr($buf, 20 + $len, 4)) != $seq;
+  my ($seq, $pid, $deadline, $len) = unpack('L L d L', $buf);
+  my $padded = ($len + 3) & ~3;
+  return if $seq == 0 || $len > 4096 || $n < 24 + $padded;
+  return if unpack('L', substr($buf, 20 + $padded, 4)) != $seq;
   return ($seq, $pid, $deadline, substr($buf, 20, $len));
 }
 my $fired = 0;

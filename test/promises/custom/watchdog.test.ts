@@ -14,7 +14,12 @@ import { ModuleWatchdog } from "../../../src/promises/custom/watchdog.js";
 const LIMITS = { timeout: 30_000 };
 
 const watchdogs: Record<string, () => ModuleWatchdog> = {
-  "the timer process": () => new ModuleWatchdog(TimerProcess.start()),
+  // Started and watching before the exchange: only the timer can end a blocked read.
+  "the timer process": () => {
+    const timer = TimerProcess.start();
+    assert.ok(timer?.ready(), "the timer did not start");
+    return new ModuleWatchdog(timer);
+  },
   "the thread": () => new ModuleWatchdog(undefined),
   "the thread, the timer having failed": () =>
     new ModuleWatchdog(TimerProcess.start([], ["/bin/sh", "-c", "exit 3"])),
