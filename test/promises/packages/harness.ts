@@ -87,6 +87,20 @@ body package_method pm_patch
   package_patch_installed_regex => ".* installed";
   package_patch_command => "$(main.r)/fake-pm.sh $(main.d) patch";
 }
+body package_method pm_multiline
+{
+  inherit_from => pm;
+  package_list_command => "/bin/cat $(main.d)/multi";
+  package_multiline_start => "Package:.*";
+  package_list_name_regex => "Package: (\\S+)";
+  package_list_version_regex => "Version: (\\S+)";
+  package_list_arch_regex => "Arch: (\\S+)";
+}
+body package_method pm_numeric
+{
+  inherit_from => pm;
+  package_version_less_command => "/usr/bin/test $(v1) -lt $(v2)";
+}
 body action warn_only { action_policy => "warn"; }
 body action immediate { ifelapsed => "0"; }
 body classes outcome(p) { promise_kept => { "$(p)_kept" }; promise_repaired => { "$(p)_repaired" }; repair_failed => { "$(p)_failed" }; }

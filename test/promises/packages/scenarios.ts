@@ -158,6 +158,30 @@ ${REPORT_CLASSES}`,
 ${REPORT_CLASSES}`,
   },
   {
+    name: "method-multiline-list",
+    system: {
+      multi: "Package: bash\nVersion: 5.0\nArch: x86_64\nPackage: vim\nVersion: 8.0\nPackage: joe\n",
+    },
+    main: `packages:
+  "bash" package_policy => "delete", package_method => pm_multiline, classes => outcome("bash");
+  "vim" package_policy => "add", package_method => pm_multiline, classes => outcome("vim");
+  "joe" package_policy => "add", package_method => pm_multiline, classes => outcome("joe");
+vars:
+  "p" data => packagesmatching(".*", ".*", ".*", ".*");
+reports:
+  "inventory $(with)" with => format("%S", p);
+${REPORT_CLASSES}`,
+  },
+  {
+    name: "method-version-commands-and-reinstall",
+    system: { installed: "app-9-x86_64\ntool-3-x86_64\n", available: "app-10-x86_64\ntool-3-x86_64\n" },
+    main: `packages:
+  "app" package_policy => "update", package_version => "10", package_select => ">=", package_method => pm_numeric, classes => outcome("app");
+  "tool" package_policy => "reinstall", package_version => "3", package_method => pm, classes => outcome("tool");
+  "tool" package_policy => "addupdate", package_version => "2", package_select => "<=", package_method => pm_numeric, classes => outcome("old");
+${REPORT_CLASSES}`,
+  },
+  {
     name: "method-warn-and-inventory",
     system: { installed: "bash-5.0-x86_64\n" },
     main: `packages:
