@@ -45,6 +45,7 @@ export type DiagnosticCode =
   | "out-of-range"
   | "quoted-body-reference"
   | "invalid-json"
+  | "json-number-conversion"
   | "invalid-regex"
   // references
   | "undefined-body"

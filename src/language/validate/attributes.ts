@@ -7,6 +7,7 @@ import type { Attribute } from "../ast.js";
 import type { AttributeSyntax } from "../syntax/types.js";
 import { findClassExpressionError } from "./class-expressions.js";
 import { type ValidationContext, hasVariable, listChoices } from "./context.js";
+import { checkJsonNumbers } from "./json-numbers.js";
 import { formatSuggestion } from "./suggest.js";
 
 /** Reports an attribute that `where` does not know, with a suggestion. */
@@ -91,6 +92,8 @@ function checkClassExpressionValue(attribute: Attribute, file: string, ctx: Vali
 function checkInlineJson(attribute: Attribute, file: string, ctx: ValidationContext): void {
   const value = attribute.value;
   if (value.kind !== "string" || hasVariable(value.value) || value.value.startsWith("---")) return;
+  // 3.21 copies the parsed value while it loads the policy.
+  checkJsonNumbers(value.value, value.span, "error", file, ctx);
   const problem = findJsonProblem(value.value);
   if (problem)
     ctx.report(

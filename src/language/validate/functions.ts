@@ -13,6 +13,7 @@ import type { Severity } from "../diagnostics.js";
 import { getFunction } from "../syntax/index.js";
 import type { FunctionSyntax } from "../syntax/types.js";
 import type { ValidationContext } from "./context.js";
+import { checkJsonNumbers } from "./json-numbers.js";
 import { checkScalar, getScalarText, isScalar, unknownFunction } from "./values.js";
 
 /** How a value's calls are treated. */
@@ -53,6 +54,16 @@ function checkCall(call: FunctionCall, place: CallPlace, topLevel: boolean, ctx:
   }
   checkArity(call, fn.parameters.length, fn.variadic, place, ctx);
   checkArguments(call, fn, place, ctx);
+  if (call.name === "parsejson" && call.args[0]?.kind === "string") {
+    // Its result is copied into a variable: cf-promises stops where it evaluates the call, cf-agent too.
+    checkJsonNumbers(
+      call.args[0].value,
+      call.args[0].span,
+      place.evaluatedAtLoad ? "error" : "warning",
+      place.file,
+      ctx,
+    );
+  }
   if (fn.delayedEvaluation) return;
   for (const arg of call.args) if (arg.kind === "call") checkCall(arg, place, false, ctx);
 }
