@@ -46,6 +46,7 @@ export const FILES: Readonly<Record<string, string>> = {
   "list.txt": "a\nb\n# c\n\nd\n",
   "nums.txt": "1\n2\n x\n3.5\n",
   "reals-list.txt": "1.5\n2\n-3.25\n",
+  "whole-reals.json": "[1.0, 2.50, -0.0, 3]\n",
   "empty.txt": "",
   "data.unknown": '{"z": 1}',
   "env.txt": "X=1\nY=2\n",
@@ -536,6 +537,53 @@ const REALS: readonly DataCase[] = [
   "storejson('[0.125, 1e-3, 2.5e2]')",
 ].map((expr) => c(expr, REAL_SETUP));
 
+/**
+ * JSON numbers whose text 3.21 does not keep once stored: a real with a
+ * whole value stays a real (`1.0000`, `1.00`), `-0.0` keeps its sign and an
+ * integer passes through a C int (12345678901 wraps). Inline JSON handed
+ * straight to a function keeps the text as written; a function's result
+ * handed to another is copied first.
+ */
+const WHOLE_SETUP = [
+  `"wr" data => parsejson('[1.0, 2.50, -0.0, 12345678901, 0.125, 3, {"k": 4.0}, -2147483649]');`,
+];
+const WHOLE_REALS: readonly DataCase[] = [
+  ...[
+    'format("%S", wr)',
+    "storejson(wr)",
+    'join(",", wr)',
+    'nth(wr, "0")',
+    'nth(wr, "3")',
+    "getvalues(wr)",
+    'maplist("<$(this)>", wr)',
+    'maparray("$(this.k)=$(this.v)", wr)',
+    'mapdata("none", "$(this.k)=$(this.v)", wr)',
+    'string_mustache("{{%-top-}} {{$-top-}} {{#-top-}}<{{.}}>{{/-top-}}", wr)',
+    'type("wr[0]", "true")',
+    'type("wr[1]", "true")',
+    'type("wr[3]", "true")',
+    "storejson(mergedata(wr))",
+    "storejson(data_expand(wr))",
+    'sort(wr, "int")',
+    'sort(wr, "lex")',
+    "unique(wr)",
+    "reverse(wr)",
+    "sum(wr)",
+    'some("1\\.00", wr)',
+    'some("1\\.0000", wr)',
+    'every("[0-9.-]+", wr)',
+  ].map((expr) => c(expr, WHOLE_SETUP)),
+  c(`join(",", '[1.0, 2.50, -0, 1.5e2, 7]')`),
+  c(`nth('[1.0, 2.50]', "1")`),
+  c(`maplist("<$(this)>", '[1.0, 2.50, -0, 1.5e2]')`),
+  c(`getvalues('[1.0, 2.50, -0, 1.5e2]')`),
+  c(`string_mustache("{{%-top-}} {{#-top-}}<{{.}}>{{/-top-}}", '[1.0, 2.50, -0.0]')`),
+  c(`storejson(parsejson('[1.0, 2.50, -0.0]'))`),
+  c('storejson(readjson("{DIR}/whole-reals.json"))'),
+  c(`product('[-0.0, 2]')`),
+  c('format("%S", big)', [`"big" data => '{"a": 12345678901, "b": -9876543210, "c": 2147483648}';`]),
+];
+
 export const CASES: readonly DataCase[] = [
   ...LISTS,
   ...SCALARS,
@@ -545,4 +593,5 @@ export const CASES: readonly DataCase[] = [
   ...READERS,
   ...STATE,
   ...REALS,
+  ...WHOLE_REALS,
 ];
