@@ -12,6 +12,7 @@ import {
   data,
   isJsonContainer,
   list,
+  primitiveToScalar,
   primitiveToString,
   scalar,
 } from "./values.js";
@@ -39,11 +40,15 @@ export function isPrimitiveArray(json: JsonValue | undefined): json is JsonPrimi
   return Array.isArray(json) && json.every(isPrimitive);
 }
 
-/** A JSON value as a variable: a primitive is a string, an array of primitives an slist, else data. */
+/**
+ * A JSON value as a variable: a primitive is a string, an array of
+ * primitives an slist (a real in either with two decimals, as 3.21 writes
+ * it there), else data.
+ */
 export function jsonToVariable(json: JsonValue): { value: Value; kind: "" | "slist " | "data container " } {
-  if (isPrimitive(json)) return { value: scalar(primitiveToString(json) ?? ""), kind: "" };
+  if (isPrimitive(json)) return { value: scalar(primitiveToScalar(json) ?? ""), kind: "" };
   if (isPrimitiveArray(json))
-    return { value: list(json.map((v) => primitiveToString(v) ?? "")), kind: "slist " };
+    return { value: list(json.map((v) => primitiveToScalar(v) ?? "")), kind: "slist " };
   return { value: data(json), kind: "data container " };
 }
 

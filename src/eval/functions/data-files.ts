@@ -6,11 +6,12 @@
  * 3.21's wording; CSV and ENV files that cannot be opened fail quietly.
  */
 import { createRequire } from "node:module";
+import { type JsonNumber, parsedJsonNumber } from "../json-numbers.js";
 import { type JsonValue, type Value, data, isJsonContainer } from "../values.js";
 import { text } from "./args.js";
 import { csvRecords, parseCsv, parseCsvRecord } from "./csv.js";
 import { readFileResult } from "./file-read.js";
-import { parseJsonText } from "./json-text.js";
+import { parseJsonText, unstorableNumberIn } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
 import { CF_INFINITY, intFromString } from "./numbers.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
@@ -83,13 +84,14 @@ function yamlScalar(value: string, plainStyle: boolean, tag: string | undefined)
 
 /**
  * The JSON number at the start of a text, up to a blank, `,`, `]` or `}`,
- * as 3.21's JSON number reader takes it; undefined when that part is not a
- * valid number.
+ * as 3.21's JSON number reader takes it and a variable holds it (`1.0`
+ * stays a real); undefined when that part is not a valid number.
  */
-function leadingJsonNumber(text: string): number | undefined {
+function leadingJsonNumber(text: string): JsonNumber | undefined {
   const end = text.search(/[ \t\n\r,\]}]/);
   const token = end === -1 ? text : text.slice(0, end);
-  return /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(token) ? Number(token) : undefined;
+  const valid = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(token);
+  return valid ? parsedJsonNumber(token, false) : undefined;
 }
 
 /** Like `parseYamlValue`, but only an array or an object counts (parseyaml, readyaml). */
@@ -193,6 +195,12 @@ function readDataFile(
   if (json === undefined) {
     const message = `${fn}: error parsing ${format} file '${path}': ${jsonErrorReason(read.text)}`;
     emitFunctionMessage(fc.ctx, "error", fn, message);
+    return undefined;
+  }
+  // 3.21 stops when it copies a number it cannot store into the variable.
+  const problem = format === "YAML" ? undefined : unstorableNumberIn(read.text);
+  if (problem) {
+    emitFunctionMessage(fc.ctx, "fatal", fn, problem);
     return undefined;
   }
   if (!isJsonContainer(json)) {
