@@ -21,7 +21,8 @@ import {
 import { parseVarRef } from "../var-ref.js";
 import { text } from "./args.js";
 import { byteRegex, collectContainer, variableLookup } from "./containers.js";
-import { parseJsonContainer, parseJsonText, renderPrettyJson } from "./json-text.js";
+import { parseJsonContainer, parseJsonText, renderPrettyJson, unstorableNumberIn } from "./json-text.js";
+import { emitFunctionMessage } from "./messages.js";
 import { parseYamlText } from "./data-files.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 import { inVariableTableOrder } from "./variable-order.js";
@@ -129,7 +130,11 @@ export const dataFunctions: readonly BuiltinFunction[] = [
   defineFunction("storejson", 1, 1, storeJson),
   defineFunction("parsejson", 1, 1, ([raw], fc) => {
     const json = parseJsonContainer(text(raw) ?? "", variableLookup(fc));
-    return json === undefined ? undefined : data(json);
+    if (json === undefined) return undefined;
+    // 3.21 stops when it copies a number it cannot store into the variable.
+    const problem = unstorableNumberIn(text(raw) ?? "");
+    if (problem) emitFunctionMessage(fc.ctx, "fatal", "parsejson", problem);
+    return problem ? undefined : data(json);
   }),
   defineFunction("parseyaml", 1, 1, ([raw]) => {
     const json = parseYamlText(text(raw) ?? "");

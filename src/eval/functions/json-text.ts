@@ -6,6 +6,7 @@
  * as `{` newline `}` and leaves non-ASCII text unescaped.
  */
 import { toMustacheNode, writeCompactJson, writePrettyJson } from "../../mustache/json-model.js";
+import { findUnstorableJsonNumber } from "../../language/validate/json-numbers.js";
 import { jsonNumberText, parsedJsonNumber } from "../json-numbers.js";
 import { type JsonValue, isJsonContainer } from "../values.js";
 
@@ -38,6 +39,17 @@ export function parseJsonText(
 export interface JsonReadOptions {
   readonly keepNumberText?: boolean;
 }
+
+/**
+ * 3.21's message for a number of parsed JSON text it cannot store (an
+ * integer with an exponent or beyond 64 bits, see validate/json-numbers.ts),
+ * which stops cf-agent; undefined for almost all text after one quick test.
+ */
+export function unstorableNumberIn(text: string): string | undefined {
+  return MAYBE_UNSTORABLE.test(text) ? findUnstorableJsonNumber(text) : undefined;
+}
+
+const MAYBE_UNSTORABLE = /\d[eE]|\d{19}/;
 
 /** Like `parseJsonText`, but only an array or an object counts. */
 export function parseJsonContainer(
