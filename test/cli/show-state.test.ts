@@ -22,6 +22,7 @@ const cases: readonly [file: string, option: string, expected: string][] = [
   ["vars.cf", "--show-classes=^(cls|not_me|agent_class)", "vars.show-classes.expected"],
   ["aug/p.cf", "--show-vars=(def|other|main)\\.(from|list|obj|x|v1)|ns1:", "aug.show-vars.expected"],
   ["aug/p.cf", "--show-classes=aug_", "aug.show-classes.expected"],
+  ["augreal/p.cf", "--show-vars=def\\.(real|half|big|list|obj)", "augreal.show-vars.expected"],
 ];
 
 for (const [file, option, expected] of cases) {
