@@ -583,7 +583,7 @@ const WHOLE_REALS: readonly DataCase[] = [
   c(`product('[-0.0, 2]')`),
   c('format("%S", big)', [`"big" data => '{"a": 12345678901, "b": -9876543210, "c": 2147483648}';`]),
   c('format("%S", y)', [`"y" data => parseyaml('a: 1.0\nb: 2.50\nc: -0.0\nd: 12345678901\ne: 7');`]),
-  c('getvalues(y)', [`"y" data => parseyaml('- 1.0\n- 2.50\n- -0.0\n- 7');`]),
+  c("getvalues(y)", [`"y" data => parseyaml('- 1.0\n- 2.50\n- -0.0\n- 7');`]),
 ];
 
 export const CASES: readonly DataCase[] = [
