@@ -164,7 +164,9 @@ function expandPromise(
   frame.thisVars.set("handle", scalar(handle));
   evaluateBodyArguments(expansion, node, deref);
   const texts = promiseIterationTexts(deref);
-  for (const bindings of iterate(ctx, texts, callsIfelse(deref.attributes.values()))) {
+  const onEmptyList = (name: string) =>
+    expansion.log.verbose(`Skipping iteration since variable '${name}' resolves to an empty list`);
+  for (const bindings of iterate(ctx, texts, callsIfelse(deref.attributes.values()), onEmptyList)) {
     const options = simulateOptions(ctx, node, {
       bindings,
       bypassFunctionCache: setsIfElapsedZero(ctx, deref, bindings),
