@@ -131,11 +131,11 @@ export function prepare(scenario: PackagesScenario): { root: string; dir: string
   return { root, dir, policy };
 }
 
-/** The fake system's files, each with its lines. */
+/** The fake system's files, each with its lines (the directory's own path reads `D`). */
 export function snapshot(dir: string): string[] {
   return readdirSync(dir)
     .sort()
-    .map((name) => `${name}: ${JSON.stringify(readFileSync(join(dir, name), "utf8"))}`);
+    .map((name) => `${name}: ${JSON.stringify(readFileSync(join(dir, name), "utf8").split(dir).join("D"))}`);
 }
 
 function relative(text: string, dir: string): string {
