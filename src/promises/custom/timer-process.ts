@@ -101,7 +101,11 @@ export class TimerProcess implements Watchdog {
     } catch {
       child = undefined;
     }
-    unlinkSync(file.path);
+    try {
+      unlinkSync(file.path);
+    } catch {
+      // Both hold it open now; a file left behind is harmless, and one already gone as good.
+    }
     if (child?.pid === undefined) {
       closeSync(file.fd);
       return undefined;
