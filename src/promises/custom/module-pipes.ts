@@ -38,7 +38,7 @@ function awaitReady(dir: string, maker: PipeMaker): boolean {
     // A maker that is done without making them never will.
     if (maker.settled()) return fifosReady(dir);
     if (Date.now() >= deadline) return false;
-    sleep(1);
+    sleep(0.25);
   }
 }
 
