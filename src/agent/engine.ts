@@ -101,6 +101,8 @@ export class Engine implements PromiseEnvironment {
   private readonly defaultBodies: ReadonlySet<string>;
   /** The index of the iteration of the promise being evaluated (for the call stack). */
   private iterationIndex = 0;
+  /** The banner a type that announces its promises itself has not shown yet. */
+  private pendingBanner: (() => void) | undefined;
   /** The file the edit bundle being run edits, if any. */
   editing: EditSession | undefined;
   /** What the verbose log needs to know: pass, stack path, bundle arguments, counters. */
@@ -156,6 +158,13 @@ export class Engine implements PromiseEnvironment {
   findBody(type: string, name: string): BodyInstance | undefined {
     const ref = { kind: "symbol", name, span: [0, 0] } as const;
     return resolveBody(this.ctx, this.index, type, ref, () => {});
+  }
+
+  /** The banner of the promise being evaluated, for types that announce it themselves; once. */
+  promiseBanner(): void {
+    const banner = this.pendingBanner;
+    this.pendingBanner = undefined;
+    banner?.();
   }
 
   acquireLock(name: string, ifelapsedMinutes = this.options.control.ifelapsed): boolean {
@@ -511,8 +520,13 @@ export class Engine implements PromiseEnvironment {
       this.fatal("Fatal CFEngine error: Cannot continue");
       return "failed";
     }
-    if (!turn.resolving) this.announce(active, turn, stackPath);
+    if (!turn.resolving) {
+      const announce = () => this.announce(active, turn, stackPath);
+      if (handler.announcesItself) this.pendingBanner = announce;
+      else announce();
+    }
     const outcome = handler.evaluate(active, this);
+    this.pendingBanner = undefined;
     // 3.21 applies no `classes` body to `classes` promises.
     const classes = typeName === "classes" ? [] : applyFinalOutcomeClasses(active, this, outcome);
     // 3.21 evaluates a variable twice in the type loop (its classes body too).

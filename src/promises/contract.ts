@@ -101,6 +101,8 @@ export interface PromiseEnvironment {
    * always granted with `-K`.
    */
   acquireLock?(name: string, ifelapsedMinutes?: number): boolean;
+  /** Shows the promise's verbose banner now (types with `announcesItself`); once. */
+  promiseBanner?(): void;
 }
 
 /** How a bundle is being called, beyond its arguments. */
@@ -166,6 +168,11 @@ export interface PromiseType {
    * `env.audit`, once per verdict as 3.21's cfPS does), not the engine.
    */
   readonly auditsItself?: boolean;
+  /**
+   * The type shows the promise's banner itself (`env.promiseBanner`), as
+   * 3.21 does for packages promises only once their checks pass.
+   */
+  readonly announcesItself?: boolean;
   /** Called once the bundlesequence has run (3.21 refreshes the package inventories then). */
   runFinished?(env: PromiseEnvironment): void;
 }

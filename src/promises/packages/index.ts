@@ -95,6 +95,7 @@ export const packagesPromiseType: PromiseType = {
   oncePerRun: false,
   everyPass: announceKind,
   auditsItself: true,
+  announcesItself: true,
   evaluate,
   sectionFinished: runScheduledOperations,
   runFinished: updateDefaultInventory,

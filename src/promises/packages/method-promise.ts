@@ -95,6 +95,7 @@ function act(promise: ActivePromise, env: PromiseEnvironment, a: MethodAttribute
     env.log.verbose(`Package promise ${promise.promiser} failed sanity check`);
     return "failed";
   }
+  env.promiseBanner?.();
   const lock = `package-${promise.promiser}-${a.text.package_list_command ?? ""}`;
   if (!acquirePromiseLock(promise, env, lock)) return "skipped";
   const arch = defaultArch(env, a);

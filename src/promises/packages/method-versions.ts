@@ -118,7 +118,11 @@ export function compareVersions(
     commands.less !== undefined ? run(commands.less, a, b) : compareVersionsBuiltin(a, b, "<", note);
   const equal = (a: string, b: string): VersionVerdict => {
     if (commands.equal !== undefined) return run(commands.equal, a, b);
-    if (commands.less !== undefined) return both(invert(less(a, b)), invert(less(b, a)));
+    if (commands.less !== undefined) {
+      // cf-agent (as built by gcc) runs the second comparison first.
+      const reverse = invert(less(b, a));
+      return both(invert(less(a, b)), reverse);
+    }
     return compareVersionsBuiltin(a, b, "==", note);
   };
   switch (cmp ?? "==") {

@@ -72,6 +72,7 @@ export function evaluateModulePromise(promise: ActivePromise, env: PromiseEnviro
   if (!sanityCheck(env, body, policyWord) || !body)
     return recordOutcome(promise, env, "error", "failed", "New package promise failed sanity check.");
   const name = promise.promiser;
+  env.promiseBanner?.();
   if (!acquirePromiseLock(promise, env, `new-package-${name}-${body.name}`)) return "skipped";
   const module = startModule(env, body);
   if (!module) {
