@@ -10,7 +10,7 @@
  *   ^meta=a,b          tags of later variables and classes
  *   ^persistence=min   later classes persist that many minutes
  */
-import { parseJsonText } from "../../eval/functions/json-text.js";
+import { parseJsonText, unstorableNumberIn } from "../../eval/functions/json-text.js";
 import { type JsonValue, isJsonContainer } from "../../eval/values.js";
 
 export type ModuleDirective =
@@ -26,6 +26,8 @@ export type ModuleDirective =
   /** A line that is not part of the protocol. */
   | { readonly kind: "text"; readonly line: string }
   | { readonly kind: "none" }
+  /** A line 3.21 cannot take, which stops cf-agent. */
+  | { readonly kind: "fatal"; readonly message: string }
   | { readonly kind: "problem"; readonly level: "error" | "info"; readonly messages: readonly string[] };
 
 /** 3.21's limits on protocol lines. */
@@ -109,6 +111,8 @@ function decodeData(name: string, text: string): ModuleDirective {
     const message = "Module protocol JSON '' should be object or array; wasn't";
     return { kind: "problem", level: "info", messages: [message] };
   }
+  const unstorable = unstorableNumberIn(text);
+  if (unstorable) return { kind: "fatal", message: unstorable };
   return { kind: "data", name, json };
 }
 

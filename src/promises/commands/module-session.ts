@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { canonify, canonifyClassName } from "../../eval/class-expression.js";
 import { commandArg0 } from "../../eval/functions/exec.js";
-import { parseJsonText } from "../../eval/functions/json-text.js";
+import { parseJsonText, unstorableNumberIn } from "../../eval/functions/json-text.js";
 import { type Value, data, list, scalar } from "../../eval/values.js";
 import { parseVarRef } from "../../eval/var-ref.js";
 import type { LogLevel } from "../../agent/logger.js";
@@ -44,6 +44,8 @@ export class ModuleSession {
   private context: string;
   private tags: readonly string[] = [];
   private persistence = 0;
+  /** Set by a line that stops cf-agent: the lines after it are not read. */
+  private stopped = false;
 
   constructor(
     private readonly host: ModuleHost,
@@ -57,7 +59,7 @@ export class ModuleSession {
 
   /** Applies one output line of the module. */
   accept(line: string): void {
-    this.apply(decodeModuleLine(line));
+    if (!this.stopped) this.apply(decodeModuleLine(line));
   }
 
   private apply(directive: ModuleDirective): void {
@@ -106,6 +108,10 @@ export class ModuleSession {
         return;
       case "none":
         return;
+      case "fatal":
+        this.stopped = true;
+        this.host.fatal(directive.message);
+        return;
     }
   }
 
@@ -152,6 +158,11 @@ export class ModuleSession {
     const json = parseJsonText(text);
     if (json === undefined) {
       this.host.log("error", `Module file '${path}' does not hold valid JSON`);
+      return;
+    }
+    const unstorable = unstorableNumberIn(text);
+    if (unstorable) {
+      this.apply({ kind: "fatal", message: unstorable });
       return;
     }
     this.setVariable(name, data(json));

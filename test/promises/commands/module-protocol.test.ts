@@ -31,6 +31,11 @@ test("directives", () => {
   assert.deepEqual(decodeModuleLine("+a class"), { kind: "define", name: "a class" });
   assert.deepEqual(decodeModuleLine("-a,b"), { kind: "undefine", names: ["a", "b"] });
   assert.deepEqual(decodeModuleLine('%d={"x":1}'), { kind: "data", name: "d", json: { x: 1 } });
+  // cf-agent 3.21 stops on `%d=[1e3]` with this message and exit code 1.
+  assert.deepEqual(decodeModuleLine("%d=[1e3]"), {
+    kind: "fatal",
+    message: "Conversion error (-83 - Not terminated) on '1e3' (StringToLongExitOnError)",
+  });
   assert.deepEqual(decodeModuleLine("^context=abc_1"), { kind: "context", name: "abc_1" });
   assert.deepEqual(decodeModuleLine("^meta=a,b"), { kind: "meta", tags: ["a", "b", "source=module"] });
   assert.deepEqual(decodeModuleLine("^persistence=10"), { kind: "persistence", minutes: 10 });
