@@ -12,7 +12,7 @@ import type { PolicySet } from "./language/policy-set.js";
 import { SourceFile } from "./language/source.js";
 import { validatePolicy } from "./language/validate/index.js";
 import { resolvePolicies } from "./loader/control.js";
-import { type LoadResult, loadPolicy } from "./loader/load.js";
+import { type EvaluationMessageSinks, type LoadResult, loadPolicy } from "./loader/load.js";
 
 export interface CheckOptions {
   /** The entry file, e.g. `promises.cf`; relative paths are taken from the process's directory. */
@@ -33,6 +33,8 @@ export interface CheckOptions {
   readonly ignoreMissingInputs?: boolean;
   /** Persistent classes in force (cf-promises loads them too), with their tags. */
   readonly persistentClasses?: readonly { readonly name: string; readonly tags: readonly string[] }[];
+  /** Where evaluation's messages go as they happen (function errors, ...); else they are dropped. */
+  readonly messages?: EvaluationMessageSinks;
 }
 
 export interface CheckResult {
@@ -62,6 +64,7 @@ export function loadAsCfPromises(options: Omit<CheckOptions, "fullCheck" | "bund
     ignoreMissingInputs: options.ignoreMissingInputs,
     persistentClasses: options.persistentClasses,
     cacheSystemFunctions: false,
+    messages: options.messages,
   });
   if (!hasErrors(loaded.diagnostics)) {
     const files = loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy }));

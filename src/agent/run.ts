@@ -18,11 +18,10 @@ import type { Body, ListValue } from "../language/ast.js";
 import { type Diagnostic, type DiagnosticCode, hasErrors } from "../language/diagnostics.js";
 import { validatePolicy } from "../language/validate/index.js";
 import { resolvePolicies } from "../loader/control.js";
-import { loadPolicy } from "../loader/load.js";
+import { type EvaluationMessageSinks, loadPolicy } from "../loader/load.js";
 import type { EvalContext } from "../eval/context.js";
 import { expandRval } from "../eval/expand.js";
 import { setClassPersister } from "../eval/functions/class-persistence.js";
-import { setFunctionMessageSink } from "../eval/functions/messages.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
 import { registerCustomPromiseTypes } from "../promises/custom/index.js";
@@ -124,24 +123,46 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     ...dirs,
   };
   const checkDue = isPolicyCheckDue(checkPlace, log);
+  // A function's fatal error stops the run: the engine's once it runs, else this flag.
+  let fatalTarget: { fatal(message: string): void } | undefined;
+  let fatalBeforeRun = false;
+  // Evaluation's messages are logged as they happen, while loading too (as 3.21).
+  const messages: EvaluationMessageSinks = {
+    note: (level, message) => log.log(level, message),
+    fromFunction: (m) => {
+      if (m.level === "output") sinks.output?.(m.message);
+      else if (m.level === "output-info") {
+        if (log.wouldLog("info")) sinks.output?.(m.message);
+      } else if (m.level === "fatal") {
+        if (fatalTarget) fatalTarget.fatal(m.message);
+        else {
+          log.error(m.message);
+          fatalBeforeRun = true;
+        }
+      } else log.log(m.level, m.message);
+    },
+  };
   const load = (file: string, extra: readonly string[] = []) =>
     loadAndValidate(
       file,
       [...(options.defines ?? []), ...extra],
-      { persistent, persistentClasses },
+      { persistent, persistentClasses, messages },
       options,
       dirs,
       log,
     );
   if (checkDue && options.simulate === undefined)
-    evaluateAsPolicyCheck({
-      entry,
-      defines: [...(options.defines ?? [])],
-      negates: [...(options.negates ?? [])],
-      persistentClasses,
-      workDir: dirs.workdir,
-      inputDir: dirs.inputdir,
-    });
+    evaluateAsPolicyCheck(
+      {
+        entry,
+        defines: [...(options.defines ?? [])],
+        negates: [...(options.negates ?? [])],
+        persistentClasses,
+        workDir: dirs.workdir,
+        inputDir: dirs.inputdir,
+      },
+      log,
+    );
   // The failsafe policy is not checked (no cf-promises run for it in 3.21).
   let { loaded, diagnostics } = load(entry);
   if (checkDue && !hasErrors(diagnostics)) tagValidatedPolicy(checkPlace, log);
@@ -164,22 +185,6 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     loaded = fallback.loaded;
   }
   const ctx = loaded.context;
-  ctx.setNoteSink((level, message) => log.log(level, message));
-  // A function's fatal error stops the run: the engine's once it runs, else this flag.
-  let fatalTarget: { fatal(message: string): void } | undefined;
-  let fatalBeforeRun = false;
-  setFunctionMessageSink(ctx, (m) => {
-    if (m.level === "output") sinks.output?.(m.message);
-    else if (m.level === "output-info") {
-      if (log.wouldLog("info")) sinks.output?.(m.message);
-    } else if (m.level === "fatal") {
-      if (fatalTarget) fatalTarget.fatal(m.message);
-      else {
-        log.error(m.message);
-        fatalBeforeRun = true;
-      }
-    } else log.log(m.level, m.message);
-  });
   const index = new PolicyIndex(loaded.set, entry);
   startCommandRunnerEarly(loaded.set);
   setClassPersister(ctx, (name, minutes, tags) => persistent.add(name, minutes, tags));
@@ -334,6 +339,7 @@ function loadAndValidate(
   state: {
     persistent: PersistentClasses;
     persistentClasses: ReturnType<PersistentClasses["load"]>;
+    messages: EvaluationMessageSinks;
   },
   options: AgentOptions,
   dirs: { workdir: string; inputdir: string },
@@ -348,6 +354,7 @@ function loadAndValidate(
     workDir: dirs.workdir,
     inputDir: dirs.inputdir,
     skipUnsafeFunctions: options.simulate !== undefined,
+    messages: state.messages,
   });
   for (const message of loaded.messages) log.log(message.level, message.text);
   const diagnostics = [...loaded.diagnostics];

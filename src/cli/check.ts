@@ -53,7 +53,11 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
   const entry = resolveEntryFile(options, inputDir);
   if (options.verbose) io.stderr(`tend check: checking ${entry} (input directory ${inputDir})\n`);
   const { checkPolicy } = await import("../check.js");
+  const { Logger, formatLogLine } = await import("../agent/logger.js");
+  const { checkMessages } = await import("../agent/policy-check.js");
   const result = checkPolicy({
+    // Function errors and the like, as cf-promises logs them while it evaluates.
+    messages: checkMessages(new Logger((record) => io.stderr(`${formatLogLine(record)}\n`))),
     entry,
     inputDir,
     workDir,

@@ -67,6 +67,8 @@ export class EvalContext {
    * is loaded, as 3.21 does): off, those functions run at every call.
    */
   cacheSystemFunctions = true;
+  /** The program evaluating: cf-agent, or cf-promises (`common`); some functions' messages differ. */
+  agentType: "agent" | "common" = "common";
   /**
    * `package_inventory` of body common control: the package modules whose
    * inventories packagesmatching() reads (none: the package_method one).

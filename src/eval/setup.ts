@@ -34,6 +34,7 @@ export interface ContextOptions extends AgentDirectories {
 
 export function createEvalContext(options: ContextOptions = {}): EvalContext {
   const ctx = new EvalContext();
+  ctx.agentType = options.agentType ?? "common";
   const facts = options.facts ?? getHostFacts();
   const now = options.now ?? new Date();
   for (const name of options.negates ?? []) ctx.negateClass(name);

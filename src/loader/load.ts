@@ -23,6 +23,7 @@
  * errors; tend's parser recovers, so it follows them (the policy is invalid
  * anyway, and the user sees every problem at once).
  */
+import { type FunctionMessageSink, setFunctionMessageSink } from "../eval/functions/messages.js";
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Rval, Span } from "../language/ast.js";
@@ -69,6 +70,16 @@ export interface LoadOptions {
    * command such a function runs runs at every evaluation of the call.
    */
   cacheSystemFunctions?: boolean;
+  /**
+   * Where evaluation's messages go as they happen, in their order (without,
+   * notes wait for a sink and function messages are only collected).
+   */
+  messages?: EvaluationMessageSinks;
+}
+
+export interface EvaluationMessageSinks {
+  note(level: "error" | "verbose", message: string): void;
+  fromFunction: FunctionMessageSink;
 }
 
 export interface LoadResult {
@@ -268,6 +279,10 @@ export function loadPolicy(entryPath: string, options: LoadOptions = {}): LoadRe
   });
   if (options.skipUnsafeFunctions) ctx.skipUnsafeFunctions = true;
   if (options.cacheSystemFunctions === false) ctx.cacheSystemFunctions = false;
+  if (options.messages) {
+    ctx.setNoteSink(options.messages.note);
+    setFunctionMessageSink(ctx, options.messages.fromFunction);
+  }
   const entryDir = dirname(entryPath);
   const loader = new Loader(ctx, entryDir, options);
   const messages: LoadMessage[] = [];

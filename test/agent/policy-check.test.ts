@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { runAgent } from "../../src/agent/run.js";
+import { Logger } from "../../src/agent/logger.js";
+import { checkMessages } from "../../src/agent/policy-check.js";
 import { checkPolicy } from "../../src/check.js";
 
 function workdir(): string {
@@ -110,4 +112,21 @@ test("under --simulate the check runs no command (cf-agent's cf-promises would)"
     { log: () => {}, report: () => {} },
   );
   assert.equal(existsSync(log), false);
+});
+
+test("the check's function errors are logged, worded as cf-promises words them, before the agent's own", () => {
+  const dir = workdir();
+  const policy = join(dir, "missing-file.cf");
+  const missing = join(dir, "no-such-file");
+  writeFileSync(policy, `bundle agent main { vars: "x" string => readfile("${missing}", 100); }\n`);
+  const lines = run(dir, policy).filter((line) => line.includes("Could not examine file"));
+  const fromCheck = `Could not examine file '${missing}'`;
+  const fromAgent = `CfReadFile: Could not examine file '${missing}' (stat: No such file or directory)`;
+  assert.ok(lines.length >= 2, lines.join("\n"));
+  assert.equal(lines[0], fromCheck);
+  assert.equal(lines.at(-1), fromAgent);
+  const logged: string[] = [];
+  const messages = checkMessages(new Logger((record) => logged.push(record.message)));
+  assert.ok(checkPolicy({ entry: policy, workDir: dir, messages }).valid);
+  assert.ok(logged.length > 0 && logged.every((line) => line === fromCheck), logged.join("\n"));
 });

@@ -85,7 +85,10 @@ export function cfReadFile(fc: FunctionContext, path: string, max = 0): string |
   try {
     statSync(path);
   } catch (error) {
-    if (hasUnresolvedReference(path)) {
+    if (fc.ctx.agentType === "common") {
+      // cf-promises words it so, unresolved variables or not.
+      emitFunctionMessage(fc.ctx, "error", fc.call.name, `Could not examine file '${path}'`);
+    } else if (hasUnresolvedReference(path)) {
       const message = `Cannot converge/reduce variable '${path}' yet .. assuming it will resolve later`;
       emitFunctionMessage(fc.ctx, "verbose", fc.call.name, message);
     } else {

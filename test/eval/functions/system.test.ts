@@ -160,6 +160,7 @@ test("returnszero lets a shell command's output through, as cf-agent prints it",
 
 test("failures say why, in cf-agent's words", () => {
   const ctx = makeContext();
+  ctx.agentType = "agent";
   assert.equal(call('readfile("/nonexistent/x")', ctx), undefined);
   assert.deepEqual(call('countlinesmatching(".*", "/nonexistent/x")', ctx), scalar("0", "int"));
   assert.equal(call('getuid("no_such_user_xyz")', ctx), undefined);
@@ -170,6 +171,15 @@ test("failures say why, in cf-agent's words", () => {
       "File '/nonexistent/x' could not be read in countlinesmatching(). (fopen: No such file or directory)",
       "Could not get UID for user 'no_such_user_xyz', (getpwnam: not found)",
     ],
+  );
+});
+
+test("cf-promises words a file it cannot examine its own way", () => {
+  const ctx = makeContext();
+  assert.equal(call('readfile("/nonexistent/x")', ctx), undefined);
+  assert.deepEqual(
+    collectedFunctionMessages(ctx).map((m) => m.message),
+    ["Could not examine file '/nonexistent/x'"],
   );
 });
 
