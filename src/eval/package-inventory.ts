@@ -65,3 +65,8 @@ function parseEntry(line: string): InventoryEntry {
 export function formatEntry(entry: InventoryEntry): string {
   return `${entry.name},${entry.version},${entry.arch}`;
 }
+
+/** A CSV field as 3.21's CSV writer writes it: quoted when it holds a quote, comma or line end. */
+export function formatCsvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}

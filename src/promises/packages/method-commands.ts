@@ -46,3 +46,26 @@ export function extractFirstReference(regex: string | undefined, text: string): 
   const value = group === undefined ? "" : fromByteString(group);
   return value === "" ? "CF_NOMATCH" : value;
 }
+
+/** A word as sscanf's `%s` takes it: the first run of non-blanks. */
+export function firstWord(text: string): string {
+  return /\S+/.exec(text)?.[0] ?? "";
+}
+
+/**
+ * (name, version, arch) picked out of a line by the first group of each
+ * regex (without an arch regex, `defaultArch`); undefined when one of them
+ * does not match, as 3.21 drops such lines.
+ */
+export function pickPackage(
+  line: string,
+  [name, version, arch]: readonly [string | undefined, string | undefined, string | undefined],
+  defaultArch: string,
+): { name: string; version: string; arch: string } | undefined {
+  const item = {
+    name: firstWord(extractFirstReference(name, line)),
+    version: firstWord(extractFirstReference(version, line)),
+    arch: arch ? firstWord(extractFirstReference(arch, line)) : defaultArch,
+  };
+  return [item.name, item.version, item.arch].includes("CF_NOMATCH") ? undefined : item;
+}

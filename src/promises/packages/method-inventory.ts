@@ -13,14 +13,20 @@
 import { closeSync, openSync, statSync, utimesSync } from "node:fs";
 import { posix } from "node:path";
 import { commandArg0 } from "../../eval/functions/exec.js";
-import { legacyInventoryPath, readInventoryLines } from "../../eval/package-inventory.js";
+import { formatCsvField, legacyInventoryPath, readInventoryLines } from "../../eval/package-inventory.js";
 import { parseCsvLine } from "../../eval/functions/system-tables.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { writeFileAtomically } from "../files/atomic.js";
-import { isExecutable } from "../commands/executable.js";
 import { stateDirectory } from "./module-cache.js";
 import type { MethodAttributes } from "./method-body.js";
-import { extractFirstReference, fullTextMatch, runMethodCommand } from "./method-commands.js";
+import {
+  extractFirstReference,
+  firstWord,
+  fullTextMatch,
+  pickPackage,
+  runMethodCommand,
+} from "./method-commands.js";
+import { readPatches } from "./method-patch-list.js";
 
 /** One package: installed, available, or scheduled for an operation by a promise. */
 export interface PackageItem {
@@ -76,17 +82,13 @@ export function prependItem(list: PackageItem[], item: PackageItem, env: Promise
   return true;
 }
 
-function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
 /** Rewrites software_packages.csv with every list of the pass. */
 function reportSoftware(env: PromiseEnvironment): void {
   const lines: string[] = [];
   for (const list of installedLists(env)) {
     for (const item of list.items) {
       const fields = [item.name, item.version, item.arch, managerName(list.command)];
-      lines.push(`${fields.map(csvField).join(",")}\r\n`);
+      lines.push(`${fields.map(formatCsvField).join(",")}\r\n`);
     }
   }
   const path = legacyInventoryPath(stateDirectory(env), "installed");
@@ -128,20 +130,14 @@ function cachedList(env: PromiseEnvironment, a: MethodAttributes, command: strin
   return items.length > 0 ? items : undefined;
 }
 
-/** A word as sscanf's `%s` takes it: the first run of non-blanks. */
-function firstWord(text: string): string {
-  return /\S+/.exec(text)?.[0] ?? "";
-}
-
 function listItem(line: string, a: MethodAttributes, defaultArch: string): PackageItem | undefined {
   const t = a.text;
-  const name = firstWord(extractFirstReference(t.package_list_name_regex, line));
-  const version = firstWord(extractFirstReference(t.package_list_version_regex, line));
-  const arch = t.package_list_arch_regex
-    ? firstWord(extractFirstReference(t.package_list_arch_regex, line))
-    : defaultArch;
-  if ([name, version, arch].includes("CF_NOMATCH")) return undefined;
-  return { name, version, arch };
+  const regexes = [
+    t.package_list_name_regex,
+    t.package_list_version_regex,
+    t.package_list_arch_regex,
+  ] as const;
+  return pickPackage(line, regexes, defaultArch);
 }
 
 /** Groups of lines, each starting at a `package_multiline_start` line. */
@@ -274,53 +270,5 @@ export function verifyInstalledPackages(
   if (a.text.package_patch_list_command !== undefined)
     env.log.verbose("Patch reporting feature is only available in the enterprise version");
   env.log.verbose("Done checking packages and patches");
-  return true;
-}
-
-/** A patch line's (name, version, arch), added unless unmatched or already in `installed`. */
-function prependPatch(
-  env: PromiseEnvironment,
-  a: MethodAttributes,
-  target: PackageItem[],
-  line: string,
-  installed: readonly PackageItem[],
-  defaultArch: string,
-): boolean {
-  const t = a.text;
-  const name = firstWord(extractFirstReference(t.package_patch_name_regex, line));
-  const version = firstWord(extractFirstReference(t.package_patch_version_regex, line));
-  const arch = t.package_patch_arch_regex
-    ? firstWord(extractFirstReference(t.package_patch_arch_regex, line))
-    : defaultArch;
-  if ([name, version, arch].includes("CF_NOMATCH")) return false;
-  if (
-    name &&
-    version &&
-    arch &&
-    installed.some((p) => p.name === name && p.version === version && p.arch === arch)
-  ) {
-    env.log.verbose(
-      `Patch for (${name},${version},${arch}) [name,version,arch] found, but it appears to be installed already`,
-    );
-    return false;
-  }
-  return prependItem(target, { name, version, arch }, env);
-}
-
-/** Reads `package_patch_list_command`: installed patches match `package_patch_installed_regex`. */
-function readPatches(env: PromiseEnvironment, a: MethodAttributes, list: InstalledList, defaultArch: string) {
-  const command = a.text.package_patch_list_command;
-  if (command === undefined) return true;
-  env.log.verbose(`Reading patches from '${commandArg0(command)}'`);
-  if (!a.useShell && !isExecutable(commandArg0(command), env)) {
-    env.log.error(`The proposed patch list command '${command}' was not executable`);
-    return false;
-  }
-  const installedRegex = a.text.package_patch_installed_regex;
-  for (const line of runMethodCommand(command, a.useShell).lines) {
-    const installed = installedRegex !== undefined && fullTextMatch(installedRegex, line);
-    const target = installed ? list.patches : list.availablePatches;
-    prependPatch(env, a, target, line, list.patches, defaultArch);
-  }
   return true;
 }

@@ -9,6 +9,7 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Outcome } from "../../agent/outcome.js";
+import { formatCsvField } from "../../eval/package-inventory.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { makingChanges } from "../edit/common.js";
 import { logPromiseContext } from "../promise-context.js";
@@ -28,10 +29,6 @@ export function operationsFile(chrootRoot: string): string {
   return join(chrootRoot, "pkgs_ops");
 }
 
-function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
 /** Records an operation when the run simulates (nothing happens otherwise). */
 export function recordOperation(
   env: PromiseEnvironment,
@@ -42,7 +39,7 @@ export function recordOperation(
 ): void {
   const chroot = env.changesChroot;
   if (!chroot) return;
-  const line = [CODES[operation], name, version ?? "", arch ?? ""].map(csvField).join(",");
+  const line = [CODES[operation], name, version ?? "", arch ?? ""].map(formatCsvField).join(",");
   try {
     mkdirSync(chroot.root, { recursive: true });
     appendFileSync(operationsFile(chroot.root), `${line}\r\n`);
