@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnAndWait, startRunnerEarly } from "../../promises/commands/spawn-client.js";
 
 export type ShellMode = "noshell" | "useshell" | "powershell";
 export type OutputSelect = "both" | "stdout" | "stderr";
@@ -70,6 +71,32 @@ export function cleanOutput(raw: string): string {
 }
 
 /**
+ * Starting a program from Node (spawnSync forks the whole Node process)
+ * costs milliseconds; the commands runner (spawn-client.ts) starts one far
+ * more cheaply, but is a process of its own to start. A policy that calls
+ * execresult() or returnszero() many times (and cf-promises' evaluation of
+ * it before the agent's: commands uncached) gets the runner from its third
+ * command on; it is started at the first, to be ready by then.
+ */
+const DIRECT_COMMANDS = 2;
+let commandsStarted = 0;
+
+/** Whether this command goes through the runner: it runs argv as given, stdout and stderr merged. */
+function throughRunner(shell: ShellMode, select: OutputSelect): boolean {
+  commandsStarted++;
+  if (commandsStarted === 1) startRunnerEarly();
+  return commandsStarted > DIRECT_COMMANDS && shell === "noshell" && select === "both";
+}
+
+/** The runner caps what it keeps of a program's output; execresult keeps it all in practice. */
+const RUNNER_OUTPUT_LIMIT = 64 * 1024 * 1024;
+
+function runThroughRunner(argv: readonly string[], timeoutMs: number) {
+  const reply = spawnAndWait({ argv, umask: process.umask(), timeoutMs, maxOutput: RUNNER_OUTPUT_LIMIT });
+  return { reply, output: Buffer.from(reply.output).toString("utf8") };
+}
+
+/**
  * Runs a command and captures the selected output. `both` interleaves stdout
  * and stderr in write order (they share one file, as they share a pipe in 3.21).
  */
@@ -84,6 +111,14 @@ export function runCommand(
   }
   const [program, ...args] = shell === "useshell" ? ["/bin/sh", "-c", command] : splitCommand(command);
   if (program === undefined) return { command, exitCode: -1, output: "", error: "empty command" };
+  if (throughRunner(shell, select)) {
+    const { reply, output } = runThroughRunner([program, ...args], timeoutMs);
+    const exitCode = reply.exitCode ?? -1;
+    const cleaned = cleanOutput(output);
+    return reply.error
+      ? { command, exitCode, output: cleaned, error: reply.error }
+      : { command, exitCode, output: cleaned };
+  }
   // stdout and stderr share one file so that "both" keeps their write order.
   const dir = mkdtempSync(join(tmpdir(), "tend-exec-"));
   const file = join(dir, "out");
@@ -126,6 +161,10 @@ export function commandSucceeds(
   if (shell === "powershell") return { succeeded: false, passthrough: "", informOnly };
   const [program, ...args] = shell === "useshell" ? ["/bin/sh", "-c", command] : splitCommand(command);
   if (program === undefined) return { succeeded: false, passthrough: "", informOnly };
+  if (throughRunner(shell, "both")) {
+    const { reply, output } = runThroughRunner([program, ...args], timeoutMs);
+    return { succeeded: reply.exitCode === 0, passthrough: output, informOnly };
+  }
   const run = spawnSync(program, args, {
     argv0: shell === "useshell" ? "sh" : program,
     stdio: ["ignore", "pipe", "pipe"],
