@@ -23,7 +23,6 @@
  * errors; tend's parser recovers, so it follows them (the policy is invalid
  * anyway, and the user sees every problem at once).
  */
-import { type FunctionMessageSink, setFunctionMessageSink } from "../eval/functions/messages.js";
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Rval, Span } from "../language/ast.js";
@@ -34,6 +33,7 @@ import { SourceFile } from "../language/source.js";
 import { loadAugments } from "../eval/augments.js";
 import type { LoadMessage } from "../eval/augments-install.js";
 import { loadHostSpecificData } from "../eval/cmdb.js";
+import { type FunctionMessageSink, setFunctionMessageSink } from "../eval/functions/messages.js";
 import type { EvalContext } from "../eval/context.js";
 import { expandRval, hasUnresolvedReference } from "../eval/expand.js";
 import { bundlesOf } from "../eval/policy-bundles.js";

@@ -92,7 +92,14 @@ function throughRunner(shell: ShellMode, select: OutputSelect): boolean {
 const RUNNER_OUTPUT_LIMIT = 64 * 1024 * 1024;
 
 function runThroughRunner(argv: readonly string[], timeoutMs: number) {
-  const reply = spawnAndWait({ argv, umask: process.umask(), timeoutMs, maxOutput: RUNNER_OUTPUT_LIMIT });
+  const reply = spawnAndWait({
+    argv,
+    // As spawnSync would: this process's directory and umask at the call.
+    cwd: process.cwd(),
+    umask: process.umask(),
+    timeoutMs,
+    maxOutput: RUNNER_OUTPUT_LIMIT,
+  });
   return { reply, output: Buffer.from(reply.output).toString("utf8") };
 }
 
