@@ -16,9 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { median, childCpuMs, benchWorkdir, TEND, timeAgent } from "./measure.js";
-
-const CF_AGENT = "/usr/bin/cf-agent";
+import { benchWorkdir, CF_AGENT, childCpuMs, median, TEND, timeAgent } from "./measure.js";
 
 interface AgentComparison {
   readonly name: string;

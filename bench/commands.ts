@@ -15,9 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { median, benchWorkdir, TEND, timeAgent } from "./measure.js";
-
-const CF_AGENT = "/usr/bin/cf-agent";
+import { benchWorkdir, CF_AGENT, median, TEND, timeAgent } from "./measure.js";
 
 export interface CommandsComparison {
   readonly promises: number;

@@ -16,9 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { median, benchWorkdir, TEND, timeAgent } from "./measure.js";
+import { benchWorkdir, CF_AGENT, median, TEND, timeAgent } from "./measure.js";
 
-const CF_AGENT = "/usr/bin/cf-agent";
 const PYTHON = "/usr/bin/python3";
 
 /** The module: header, then one JSON answer per request, `kept` for every promise. */

@@ -15,15 +15,12 @@
  * machine hits both.
  * Skipped, with the reason, when cf-agent is not installed.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { benchWorkdir, childCpuMs, median, TEND } from "./measure.js";
-
-const CF_AGENT = "/usr/bin/cf-agent";
+import { benchAgent, CF_AGENT, median, medianCpu, type TimedRun, timeRun } from "./measure.js";
 
 export interface FilesComparison {
   readonly files: number;
@@ -36,11 +33,6 @@ export interface FilesComparison {
   readonly tendCpuMs: number | null;
   readonly cfAgentCpuMs: number | null;
   readonly cpuRatio: number | null;
-}
-
-interface Timing {
-  readonly wall: number;
-  readonly cpu: number | null;
 }
 
 /** N files promises on files in `dir`: created, mode 0644, one line of content. */
@@ -58,34 +50,6 @@ export function filesPolicy(dir: string, count: number): string {
   return `${lines.join("\n")}\n`;
 }
 
-interface Agent {
-  readonly name: "tend" | "cf-agent";
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly workdir: string;
-}
-
-function makeAgent(name: Agent["name"], policy: string): Agent {
-  const workdir = benchWorkdir(`files-${name}`, name === "cf-agent");
-  if (name === "tend") return { name, command: TEND, args: ["agent", "-Kf", policy], workdir };
-  return { name, command: CF_AGENT, args: ["-Kf", policy], workdir };
-}
-
-function time(agent: Agent): Timing {
-  const cpuBefore = childCpuMs();
-  const started = performance.now();
-  const result = spawnSync(agent.command, agent.args, {
-    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: agent.workdir },
-    stdio: ["ignore", "ignore", "pipe"],
-    encoding: "utf8",
-  });
-  const wall = performance.now() - started;
-  const cpuAfter = childCpuMs();
-  if (result.status !== 0)
-    throw new Error(`${agent.name} exited ${result.status}: ${result.stderr.slice(0, 400)}`);
-  return { wall, cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
-}
-
 function resetDirectory(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir);
@@ -98,14 +62,19 @@ export function compareFiles(count: number, iterations: number): FilesComparison
     const dir = join(root, name);
     const policy = join(root, `${name}.cf`);
     writeFileSync(policy, filesPolicy(dir, count));
-    return { agent: makeAgent(name, policy), dir, first: [] as Timing[], steady: [] as Timing[] };
+    return {
+      agent: benchAgent("files", name, policy),
+      dir,
+      first: [] as TimedRun[],
+      steady: [] as TimedRun[],
+    };
   });
   try {
     for (let i = 0; i < iterations; i++) {
       for (const a of agents) {
         resetDirectory(a.dir);
-        a.first.push(time(a.agent));
-        a.steady.push(time(a.agent));
+        a.first.push(timeRun(a.agent));
+        a.steady.push(timeRun(a.agent));
       }
     }
   } finally {
@@ -118,10 +87,8 @@ export function compareFiles(count: number, iterations: number): FilesComparison
     const cfRuns = phase === "first run" ? cf.first : cf.steady;
     const tendMs = median(tendRuns.map((t) => t.wall));
     const cfAgentMs = median(cfRuns.map((t) => t.wall));
-    const cpu = (runs: Timing[]) =>
-      runs.every((t) => t.cpu !== null) ? median(runs.map((t) => t.cpu as number)) : null;
-    const tendCpuMs = cpu(tendRuns);
-    const cfAgentCpuMs = cpu(cfRuns);
+    const tendCpuMs = medianCpu(tendRuns);
+    const cfAgentCpuMs = medianCpu(cfRuns);
     const cpuRatio = tendCpuMs !== null && cfAgentCpuMs ? tendCpuMs / cfAgentCpuMs : null;
     return {
       files: count,

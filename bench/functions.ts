@@ -27,16 +27,14 @@
  * CPU time (user + system, from /proc: steadier on a busy machine).
  * Skipped, with the reason, when cf-agent is not installed.
  */
-import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { benchWorkdir, childCpuMs, median, TEND } from "./measure.js";
+import { benchAgent, CF_AGENT, median, medianCpu, type TimedRun, timeRun } from "./measure.js";
 
 const countsFile = fileURLToPath(new URL("../../bench/masterfiles-functions.json", import.meta.url));
-const CF_AGENT = "/usr/bin/cf-agent";
 
 /** Files made in the temporary directory: f0 … f49, lines.txt, sub/s0 … s4. */
 const FILES = 50;
@@ -256,46 +254,6 @@ export function makeFiles(dir: string): void {
   );
 }
 
-interface Agent {
-  readonly name: "tend" | "cf-agent";
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly workdir: string;
-}
-
-function makeAgent(name: Agent["name"], policy: string): Agent {
-  const workdir = benchWorkdir(`functions-${name}`, name === "cf-agent");
-  if (name === "tend") return { name, command: TEND, args: ["agent", "-Kf", policy], workdir };
-  return { name, command: CF_AGENT, args: ["-Kf", policy], workdir };
-}
-
-interface Run {
-  readonly wall: number;
-  readonly cpu: number | null;
-  readonly stdout: string;
-}
-
-function run(agent: Agent, cwd: string): Run {
-  const cpuBefore = childCpuMs();
-  const started = performance.now();
-  const result = spawnSync(agent.command, agent.args, {
-    cwd,
-    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: agent.workdir, NO_COLOR: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  const wall = performance.now() - started;
-  const cpuAfter = childCpuMs();
-  if (result.status !== 0)
-    throw new Error(`${agent.name} exited ${result.status}: ${result.stderr.slice(0, 400)}`);
-  return {
-    wall,
-    cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
-    stdout: result.stdout,
-  };
-}
-
 /** The report lines and messages, without time stamps and `R: ` prefixes, sorted. */
 function reported(stdout: string): string[] {
   return stdout
@@ -329,19 +287,21 @@ export function compareFunctions(
   makeFiles(dir);
   const policy = functionsPolicy(dir, total, false);
   writeFileSync(join(root, "functions.cf"), policy.text);
-  const agents = (["tend", "cf-agent"] as const).map((name) => makeAgent(name, "./functions.cf"));
-  const runs = new Map<string, Run[]>(agents.map((a) => [a.name, []]));
+  const agents = (["tend", "cf-agent"] as const).map((name) =>
+    benchAgent("functions", name, "./functions.cf"),
+  );
+  const runs = new Map<string, TimedRun[]>(agents.map((a) => [a.name, []]));
   let differences: string[] | undefined;
   try {
     if (check) {
       writeFileSync(join(root, "functions-report.cf"), functionsPolicy(dir, total, true).text);
       const outputs = agents.map((a) =>
-        reported(run({ ...a, args: [...a.args.slice(0, -1), "./functions-report.cf"] }, root).stdout),
+        reported(timeRun({ ...a, args: [...a.args.slice(0, -1), "./functions-report.cf"] }, root).stdout),
       );
       differences = diff(outputs[0] as string[], outputs[1] as string[]);
     }
-    for (const a of agents) run(a, root); // warm the file cache
-    for (let k = 0; k < iterations; k++) for (const a of agents) runs.get(a.name)?.push(run(a, root));
+    for (const a of agents) timeRun(a, root); // warm the file cache
+    for (let k = 0; k < iterations; k++) for (const a of agents) runs.get(a.name)?.push(timeRun(a, root));
   } finally {
     if (!keep) rmSync(root, { recursive: true, force: true });
     for (const a of agents) rmSync(a.workdir, { recursive: true, force: true });
@@ -350,10 +310,8 @@ export function compareFunctions(
   const cf = runs.get("cf-agent") ?? [];
   const tendMs = median(tend.map((r) => r.wall));
   const cfAgentMs = median(cf.map((r) => r.wall));
-  const cpu = (rs: Run[]) =>
-    rs.every((r) => r.cpu !== null) ? median(rs.map((r) => r.cpu as number)) : null;
-  const tendCpuMs = cpu(tend);
-  const cfAgentCpuMs = cpu(cf);
+  const tendCpuMs = medianCpu(tend);
+  const cfAgentCpuMs = medianCpu(cf);
   return {
     calls: policy.calls,
     tendMs,

@@ -85,3 +85,54 @@ export function timeAgent(
     throw new Error(`${command} exited ${result.status}: ${result.stderr.slice(0, 400)}`);
   return elapsed;
 }
+
+export const CF_AGENT = "/usr/bin/cf-agent";
+
+/** One of the two agents a benchmark runs on one policy, with its own work directory. */
+export interface BenchAgent {
+  readonly name: "tend" | "cf-agent";
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly workdir: string;
+}
+
+/** `tend agent -Kf policy` or `cf-agent -Kf policy`, each in a fresh work directory named after `label`. */
+export function benchAgent(label: string, name: BenchAgent["name"], policy: string): BenchAgent {
+  const workdir = benchWorkdir(`${label}-${name}`, name === "cf-agent");
+  if (name === "tend") return { name, command: TEND, args: ["agent", "-Kf", policy], workdir };
+  return { name, command: CF_AGENT, args: ["-Kf", policy], workdir };
+}
+
+/** One timed run: wall time, CPU time of the run where /proc tells it, and its output. */
+export interface TimedRun {
+  readonly wall: number;
+  readonly cpu: number | null;
+  readonly stdout: string;
+}
+
+/** Runs an agent once in `cwd` (this process's by default); a failed run throws. */
+export function timeRun(agent: BenchAgent, cwd?: string): TimedRun {
+  const cpuBefore = childCpuMs();
+  const started = performance.now();
+  const result = spawnSync(agent.command, agent.args, {
+    cwd,
+    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: agent.workdir, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const wall = performance.now() - started;
+  const cpuAfter = childCpuMs();
+  if (result.status !== 0)
+    throw new Error(`${agent.name} exited ${result.status}: ${result.stderr.slice(0, 400)}`);
+  return {
+    wall,
+    cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+    stdout: result.stdout,
+  };
+}
+
+/** The median CPU time of runs, when every run has one. */
+export function medianCpu(runs: readonly TimedRun[]): number | null {
+  return runs.every((r) => r.cpu !== null) ? median(runs.map((r) => r.cpu as number)) : null;
+}

@@ -5,17 +5,17 @@
  * release ID only on a policy hub).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { runAgent } from "../../src/agent/run.js";
 import { Logger } from "../../src/agent/logger.js";
 import { checkMessages } from "../../src/agent/policy-check.js";
 import { checkPolicy } from "../../src/check.js";
+import { scratchDirectory } from "../scratch.js";
 
 function workdir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "tend-policy-check-"));
+  const dir = scratchDirectory("tend-policy-check-");
   mkdirSync(join(dir, "inputs"));
   writeFileSync(join(dir, "inputs", "promises.cf"), 'bundle agent main { reports: "hi"; }\n');
   return dir;
