@@ -1,8 +1,14 @@
 /**
- * What one exchange with a promise module gives, and the messages the
- * agent's thread sends the watchdog thread. A failed exchange is a result
+ * What one exchange with a promise module gives, and what the watchdogs
+ * say to the agent's thread and it to them. A failed exchange is a result
  * like a successful one.
  */
+
+/**
+ * What a watchdog writes to a module's output to wake the agent's read at
+ * a deadline (see watchdog.ts): NUL, which the protocol never carries.
+ */
+export const WAKE_BYTE = 0;
 
 /** Tells the watchdog about a module (the FIFO it writes to end a read that waits), or that it is gone. */
 export type WatchdogMessage =

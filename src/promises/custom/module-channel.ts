@@ -2,16 +2,17 @@
  * A running promise module as the agent's thread talks to it: requests are
  * written to its standard input and answers read from its standard output
  * synchronously, through FIFOs (Node gives no synchronous access to a
- * child's pipes), with the watchdog armed for each exchange (see
- * watchdog.ts). Standard error goes to a file, read after each exchange,
- * so a module can never block on it and its lines stay with the exchange
- * that wrote them.
+ * child's pipes). Each exchange has a deadline, which this judges: the
+ * watchdog only wakes a read that waits past it (see watchdog.ts), and
+ * writes never block. Standard error goes to a file, read after each
+ * exchange, so a module can never block on it and its lines stay with the
+ * exchange that wrote them.
  */
 import type { ChildProcess } from "node:child_process";
 import { closeSync, constants, openSync, readSync, rmSync, truncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import type { ExchangeResult } from "./exchange.js";
+import { type ExchangeResult, type ExchangeStatus, WAKE_BYTE } from "./exchange.js";
 import { openDescriptors, takePipes } from "./module-pipes.js";
 import {
   type ExitStatus,
@@ -27,10 +28,13 @@ import type { ModuleWatchdog } from "./watchdog.js";
 const MAX_STDERR = 64 * 1024;
 /** The size at which the standard error file is emptied. */
 const STDERR_FILE_LIMIT = 1024 * 1024;
-/** How often the output is read while the watchdog starts. */
+/** How often the output is read while the watchdog starts, and a full input written again. */
 const POLL_MS = 0.5;
 /** After the module's output ends, how long to wait for its exit status. */
 const EXIT_WAIT_MS = 500;
+
+/** How an exchange that got no answer ended. */
+type Unanswered = Exclude<ExchangeStatus, "ok" | "failed">;
 
 interface Descriptors {
   readonly input: number;
@@ -79,33 +83,29 @@ export class ModuleChannel {
 
   /**
    * Writes `input` and reads the next answer: the lines up to an empty
-   * line. Past `timeoutMs` the watchdog kills the module; past `maxBytes`
-   * of answer this does.
+   * line. Past `timeoutMs`, or past `maxBytes` of answer, the module is
+   * killed.
    */
   exchange(input: string, timeoutMs: number, maxBytes: number): ExchangeResult {
     if (this.closed) return { status: "failed", lines: [], stderr: "", error: "the module is not running" };
-    const deadline = this.watchdog.arm(this.pid, this.outPath, timeoutMs);
-    let outcome: "ok" | "exited" | "too-large";
-    let frame: string[] | undefined;
-    let written = true;
-    try {
-      this.write(input);
-    } catch {
-      // The module stopped reading (EPIPE): an answer it wrote ahead may still be there.
-      written = false;
+    const deadline = this.watchdog.watch(this.pid, this.outPath, timeoutMs);
+    const written = this.write(input, deadline);
+    let answer: string[] | Unanswered;
+    if (written === "timeout") {
+      answer = "timeout";
+    } else {
+      try {
+        answer = this.readFrame(maxBytes, deadline);
+      } catch {
+        answer = "exited";
+      }
     }
-    try {
-      frame = this.readFrame(maxBytes, deadline);
-      outcome = frame ? "ok" : this.buffer.length > maxBytes ? "too-large" : "exited";
-    } catch {
-      outcome = "exited";
-    }
-    const fired = !this.watchdog.disarm(this.pid);
-    if (frame && outcome === "ok" && !fired) return { status: "ok", lines: frame, stderr: this.takeStderr() };
+    this.watchdog.done(this.pid);
+    if (typeof answer !== "string") return { status: "ok", lines: answer, stderr: this.takeStderr() };
     // Complete lines received so far: log lines among them are worth showing.
-    const received = frame ?? this.buffer.split("\n").slice(0, -1);
-    const undelivered = !written && outcome === "exited" && this.buffer === "";
-    const result = this.failure(fired || outcome === "ok" ? "timeout" : outcome, received);
+    const received = this.buffer.split("\n").slice(0, -1);
+    const undelivered = written === "closed" && answer === "exited" && this.buffer === "";
+    const result = this.failure(answer, received);
     return undelivered ? { ...result, undelivered } : result;
   }
 
@@ -125,42 +125,59 @@ export class ModuleChannel {
     this.release();
   }
 
-  private write(input: string): void {
-    // A blocking write of a pipe writes everything (the module may take its time reading).
-    const written = writeSync(this.fds.input, input);
-    if (written < Buffer.byteLength(input)) {
-      const bytes = Buffer.from(input, "utf8");
-      for (let done = written; done < bytes.length; ) done += writeSync(this.fds.input, bytes, done);
+  /**
+   * Writes all of `input` to the module's input, which does not block: a
+   * module that stops reading cannot hold the agent past the deadline.
+   * "closed" when the module no longer reads at all (it exited): an answer
+   * it wrote ahead may still be there.
+   */
+  private write(input: string, deadline: number): "written" | "closed" | "timeout" {
+    const bytes = Buffer.from(input, "utf8");
+    for (let done = 0; done < bytes.length; ) {
+      try {
+        done += writeSync(this.fds.input, bytes, done);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return "closed";
+        if (monotonicMs() > deadline) return "timeout";
+        sleep(POLL_MS);
+      }
     }
+    return "written";
   }
 
   /**
-   * Reads until a complete answer is buffered; undefined at the end of
-   * output, past `maxBytes`, or past `deadline` while nothing watched.
+   * Reads until a complete answer is buffered, or why none came: the end
+   * of output, more than `maxBytes`, or a wake past `deadline`.
    */
-  private readFrame(maxBytes: number, deadline: number): string[] | undefined {
+  private readFrame(maxBytes: number, deadline: number): string[] | Unanswered {
     let scanned = 0;
+    let woken = false;
     for (;;) {
       const frame = this.takeFrame(scanned);
       if (frame) return frame;
       scanned = this.buffer.length;
       // Characters, not bytes: cheap to check, and never more than the bytes.
-      if (this.buffer.length > maxBytes) return undefined;
+      if (this.buffer.length > maxBytes) return "too-large";
+      // A wake from before this exchange (or early) is no reason to stop.
+      if (woken && monotonicMs() > deadline) return "timeout";
       const count = this.readOutput(deadline);
-      if (count === undefined) return undefined;
+      if (count === undefined) return "timeout";
       if (count === 0) {
         this.buffer += this.decoder.end();
-        return this.takeFrame(0);
+        return this.takeFrame(0) ?? "exited";
       }
-      this.buffer += this.decoder.write(this.chunk.subarray(0, count));
+      let bytes: Buffer = this.chunk.subarray(0, count);
+      woken = bytes.indexOf(WAKE_BYTE) !== -1;
+      if (woken) bytes = withoutWakes(bytes);
+      this.buffer += this.decoder.write(bytes);
     }
   }
 
   /**
    * Reads what the module writes next (0 at the end of its output). Once
    * the watchdog watches, with a blocking read, which wakes the moment the
-   * module writes; until then (the timer process is starting) by polling,
-   * giving up (undefined) past `deadline`.
+   * module writes or the watchdog wakes it; until then (the timer process
+   * is starting) by polling, giving up (undefined) past `deadline`.
    */
   private readOutput(deadline: number): number | undefined {
     while (!this.watchdog.watchingNow()) {
@@ -190,7 +207,7 @@ export class ModuleChannel {
   }
 
   /** The module is killed (unless it has exited); what it managed to say, and how it ended. */
-  private failure(status: "timeout" | "exited" | "too-large", lines: readonly string[]): ExchangeResult {
+  private failure(status: Unanswered, lines: readonly string[]): ExchangeResult {
     this.buffer = "";
     // An exit explains itself; otherwise (or if it lingers) the module is killed.
     let ended: ExitStatus = status === "exited" ? waitForExit(this.pid, EXIT_WAIT_MS) : { exited: false };
@@ -231,4 +248,12 @@ export class ModuleChannel {
     if (this.polling !== undefined) closeSync(this.polling);
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** `bytes` without its wake bytes (a copy). */
+function withoutWakes(bytes: Buffer): Buffer {
+  const kept = Buffer.allocUnsafe(bytes.length);
+  let length = 0;
+  for (const byte of bytes) if (byte !== WAKE_BYTE) kept[length++] = byte;
+  return kept.subarray(0, length);
 }

@@ -109,7 +109,8 @@ export function openDescriptors(dir: string): ModuleDescriptors {
     openSync(join(dir, "out"), constants.O_WRONLY),
     openSync(join(dir, "err"), constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600),
   ] as const;
-  const input = openSync(join(dir, "in"), constants.O_WRONLY);
+  // Never blocks the agent on a module that stops reading (see module-channel.ts).
+  const input = openSync(join(dir, "in"), constants.O_WRONLY | constants.O_NONBLOCK);
   const output = openSync(join(dir, "out"), constants.O_RDONLY);
   const stderr = openSync(join(dir, "err"), constants.O_RDONLY);
   for (const fd of holds) closeSync(fd);

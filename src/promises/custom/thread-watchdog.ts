@@ -48,7 +48,7 @@ export class ThreadWatchdog implements Watchdog {
     return true;
   }
 
-  arm(pid: number, outPath: string, timeoutMs: number): void {
+  watch(pid: number, outPath: string, timeoutMs: number): void {
     if (!this.told.has(pid)) {
       this.told.add(pid);
       this.tell({ op: "watch", pid, outPath });
@@ -56,8 +56,8 @@ export class ThreadWatchdog implements Watchdog {
     this.state.arm(pid, timeoutMs);
   }
 
-  disarm(pid: number): boolean {
-    return this.state.disarm(pid);
+  done(pid: number): void {
+    this.state.disarm(pid);
   }
 
   forget(pid: number): void {

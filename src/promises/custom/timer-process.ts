@@ -1,19 +1,12 @@
 /**
- * The watchdog as a small perl process (timer-script.ts), armed through a
- * file both hold open: before each exchange the agent writes the module's
- * process id and the deadline, after it a zero. That is two positional
- * writes (~1.5 µs each) per exchange and no message, no wake-up of the
- * timer and no thread; the timer looks every 20 ms.
- *
- * Exactly one side decides an exchange that ends near its deadline,
- * without a compare-and-swap between processes: both read CLOCK_MONOTONIC.
- * The timer kills only after it has seen the deadline pass and then found
- * the exchange still armed; the agent disarms, then reads the clock, and
- * takes the exchange for timed out (killing the module itself) when the
- * deadline has passed. If the agent's clock says "in time", its disarm
- * came before the deadline, hence before the timer's second look, so the
- * timer does not kill; otherwise the agent itself treats the answer as
- * late. Either way no answer is used from a module that is being killed.
+ * The watchdog as a small perl process (timer-script.ts), told through a
+ * file both hold open when to wake the agent's read of a module's output.
+ * The agent does not write per exchange: a watch it writes lasts a lease
+ * past the time limit, and is written again only when an exchange starts
+ * with less than its limit left, or far more (a shorter limit), so that
+ * 1,000 exchanges in a second cost a few writes. A wake that comes while
+ * no read waits is read, and ignored, at the next exchange (see
+ * module-channel.ts): it kills nothing.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, closeSync, constants, openSync, readSync, unlinkSync, writeSync } from "node:fs";
@@ -31,6 +24,15 @@ const MAX_PATH_BYTES = 4096;
 const READY_WAIT_MS = 2_000;
 
 let created = 0;
+
+/**
+ * How much later than its time limit an exchange may be woken: a tenth of
+ * the limit, within 10 ms and 1 s. This is also how often, at most, a run
+ * of quick exchanges rewrites the watch.
+ */
+export function leaseMs(timeoutMs: number): number {
+  return Math.min(1_000, Math.max(10, timeoutMs / 10));
+}
 
 /**
  * Where the state file goes: /dev/shm (tmpfs) where there is one, since a
@@ -61,13 +63,15 @@ function createStateFile(): { readonly fd: number; readonly path: string } {
 
 export class TimerProcess implements Watchdog {
   private state: "starting" | "watching" | "failed" = "starting";
-  /** The armed exchange's record, kept to patch the sequence and deadline (views of one buffer). */
+  /** The watch's record, kept to patch the sequence and wake time (views of one buffer). */
   private record = new Uint8Array(0);
   private words = new Uint32Array(0);
   private doubles = new Float64Array(0);
+  /** The module whose output the record names. */
   private recordPid = 0;
   private sequence = 0;
-  private deadline = 0;
+  /** When the timer wakes the read (CLOCK_MONOTONIC milliseconds); 0 while nothing is watched. */
+  private wakeAt = 0;
   private readonly zero = Buffer.alloc(4);
   private readonly readyBy = Date.now() + READY_WAIT_MS;
 
@@ -142,21 +146,35 @@ export class TimerProcess implements Watchdog {
     return this.state === "watching";
   }
 
-  arm(pid: number, outPath: string, timeoutMs: number): void {
+  /**
+   * Makes sure the read of module `pid` is woken no sooner than
+   * `timeoutMs` from now, and at most a lease later.
+   */
+  watch(pid: number, outPath: string, timeoutMs: number): void {
     if (this.state === "failed") return;
+    const now = monotonicMs();
+    const earliest = now + timeoutMs;
+    const lease = leaseMs(timeoutMs);
+    if (pid === this.recordPid && this.wakeAt >= earliest && this.wakeAt <= earliest + lease) return;
     if (pid !== this.recordPid) this.prepareRecord(pid, outPath);
     this.sequence = this.sequence === 0xffffffff ? 1 : this.sequence + 1;
-    this.deadline = monotonicMs() + timeoutMs;
+    this.wakeAt = earliest + lease;
     const words = this.words;
     words[0] = this.sequence;
     words[words.length - 1] = this.sequence;
-    this.doubles[1] = this.deadline;
+    this.doubles[1] = this.wakeAt;
     writeSync(this.fd, this.record, 0, this.record.length, RECORD_OFFSET);
   }
 
-  disarm(): boolean {
-    if (this.state !== "failed") writeSync(this.fd, this.zero, 0, 4, RECORD_OFFSET);
-    return monotonicMs() <= this.deadline;
+  /** Nothing to do: a watch that outlives its exchange only wakes a read that ignores it. */
+  done(): void {}
+
+  /** The module is gone: its output is not watched any more. */
+  forget(pid: number): void {
+    if (this.state === "failed" || pid !== this.recordPid) return;
+    writeSync(this.fd, this.zero, 0, 4, RECORD_OFFSET);
+    this.recordPid = 0;
+    this.wakeAt = 0;
   }
 
   shutdown(): void {
@@ -171,9 +189,9 @@ export class TimerProcess implements Watchdog {
   }
 
   /**
-   * The record for module `pid`, in the machine's byte order (as perl's
-   * native formats read it), the path padded so that the closing sequence
-   * is aligned.
+   * The record for module `pid`'s output, in the machine's byte order (as
+   * perl's native formats read it), the path padded so that the closing
+   * sequence is aligned.
    */
   private prepareRecord(pid: number, outPath: string): void {
     const path = Buffer.from(outPath, "utf8").subarray(0, MAX_PATH_BYTES);
@@ -182,7 +200,6 @@ export class TimerProcess implements Watchdog {
     this.record = new Uint8Array(buffer);
     this.words = new Uint32Array(buffer);
     this.doubles = new Float64Array(buffer, 0, 2);
-    this.words[1] = pid;
     this.words[4] = path.length;
     this.record.set(path, 20);
     this.recordPid = pid;

@@ -5,18 +5,17 @@
  * with positional writes:
  *
  *   bytes 0-7   "tend-ok\n", written here once the timer watches
- *   bytes 8-    the armed exchange: u32 sequence (0 = none), u32 process
- *               id, f64 deadline (CLOCK_MONOTONIC milliseconds), u32
- *               length of the output FIFO's path, the path (padded to
- *               a multiple of 4 bytes), and the sequence again (all in
- *               the machine's byte order)
+ *   bytes 8-    the watch: u32 sequence (0 = none), u32 unused, f64 wake
+ *               time (CLOCK_MONOTONIC milliseconds), u32 length of the
+ *               output FIFO's path, the path (padded to a multiple of 4
+ *               bytes), and the sequence again (all in the machine's
+ *               byte order)
  *
- * Every 20 ms it reads the exchange; one whose two sequences agree (not
- * torn by a write in progress) and whose deadline has passed is read once
- * more after the clock, and only if it is still armed is the module's
- * process group killed and "\n\n" written to its output FIFO (so that the
- * agent's read returns even if something the module started holds the
- * FIFO open). The timer ends when the agent does (its parent changes).
+ * Every 20 ms it reads the watch; once one whose two sequences agree (not
+ * torn by a write in progress) is past its wake time, it writes the wake
+ * byte, one NUL, to that FIFO, once per sequence. It kills nothing: the
+ * agent, woken, decides (see watchdog.ts). The timer ends when the agent
+ * does (its parent changes).
  */
 export const TIMER_SCRIPT = String.raw`
 use strict;
@@ -27,29 +26,26 @@ open(my $state, '+<&=', 0) or exit 2;
 binmode($state);
 sysseek($state, 0, 0) or exit 2;
 syswrite($state, "tend-ok\n") == 8 or exit 2;
-sub armed {
+sub watched {
   sysseek($state, 8, 0) or return;
   my $n = sysread($state, my $buf, 4120);
   return unless defined($n) && $n >= 24;
-  my ($seq, $pid, $deadline, $len) = unpack('L L d L', $buf);
+  my ($seq, $unused, $wake, $len) = unpack('L L d L', $buf);
   my $padded = ($len + 3) & ~3;
   return if $seq == 0 || $len > 4096 || $n < 24 + $padded;
   return if unpack('L', substr($buf, 20 + $padded, 4)) != $seq;
-  return ($seq, $pid, $deadline, substr($buf, 20, $len));
+  return ($seq, $wake, substr($buf, 20, $len));
 }
-my $fired = 0;
+my $woken = 0;
 for (;;) {
   select(undef, undef, undef, 0.02);
   exit 0 if getppid() != $parent;
-  my ($seq, $pid, $deadline, $path) = armed();
-  next unless defined($seq) && $seq != $fired;
-  next unless clock_gettime(CLOCK_MONOTONIC) * 1000 > $deadline;
-  my ($again) = armed();
-  next unless defined($again) && $again == $seq;
-  $fired = $seq;
-  kill('-KILL', $pid);
+  my ($seq, $wake, $path) = watched();
+  next unless defined($seq) && $seq != $woken;
+  next unless clock_gettime(CLOCK_MONOTONIC) * 1000 > $wake;
+  $woken = $seq;
   if (sysopen(my $out, $path, O_WRONLY | O_NONBLOCK)) {
-    syswrite($out, "\n\n");
+    syswrite($out, "\0");
     close($out);
   }
 }

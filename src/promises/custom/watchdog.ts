@@ -1,11 +1,17 @@
 /**
- * What kills a promise module that overruns the deadline of an exchange.
+ * What ends an exchange with a promise module that overruns its time limit.
  *
  * The agent's thread reads a module's answer with a blocking read of a
  * FIFO (module-channel.ts): it wakes the moment the answer arrives, as
- * cf-agent does, but it cannot wake itself at a deadline. Something else
- * must then kill the module's process group (which ends the read), and
- * it must never let an answer through from a module it is killing.
+ * cf-agent does, but it cannot wake itself at a deadline. The watchdog
+ * does that: at the deadline, or a little after, it writes one wake byte
+ * (NUL, which the protocol never carries) to the module's output. The
+ * agent drops wake bytes from what it reads; having read one, it looks at
+ * its own clock, and past the exchange's deadline it kills the module
+ * itself. So only the agent decides an exchange, a wake that comes early
+ * or late (or while no exchange runs) does no harm, and the watchdog
+ * needs to hear of an exchange only when its deadline moves out of the
+ * range it watches.
  *
  * Measured on Node 20 (2 cores), the choices were:
  * - a worker thread armed through shared memory (thread-watchdog.ts):
@@ -15,12 +21,11 @@
  *   between tries: a failed read costs ~9 µs and the shortest wait ~65 µs,
  *   so each exchange (~50 µs with a Python module) would come back late
  *   by tens of microseconds, +60 to +120 ms per 1,000 promises;
- * - a small perl process armed through a file (timer-process.ts): ~7 ms
+ * - a small perl process told through a file (timer-process.ts): ~7 ms
  *   of CPU to start (with the shell that makes the FIFOs), off the agent's
- *   thread, and two positional writes per exchange (~3 µs idle, up to
- *   ~8 µs on a loaded machine). This is the one used: a run with one
- *   custom promise takes ~23 ms less CPU than with the thread, and 1,000
- *   promises (2,000 exchanges) about as much.
+ *   thread. Told of every exchange (two positional writes, ~6 µs each on
+ *   the agent's thread), it cost ~30 ms per 1,000 promises; told only
+ *   when a lease runs out, a few writes a second. This is the one used.
  * The thread remains for machines where the perl timer cannot run.
  */
 
@@ -29,14 +34,13 @@ import { ThreadWatchdog } from "./thread-watchdog.js";
 import type { TimerProcess } from "./timer-process.js";
 
 export interface Watchdog {
-  /** Watches the next exchange with module `pid`, which writes to the FIFO `outPath`. */
-  arm(pid: number, outPath: string, timeoutMs: number): void;
   /**
-   * Ends the watch of the exchange. False when its deadline passed: the
-   * module is (or may at any moment be) killed, and the answer must not
-   * be used.
+   * Wakes the next read of module `pid`'s output FIFO `outPath` no sooner
+   * than `timeoutMs` from now, and not much later.
    */
-  disarm(pid: number): boolean;
+  watch(pid: number, outPath: string, timeoutMs: number): void;
+  /** The exchange is over. */
+  done(pid: number): void;
   /** The module is gone. */
   forget?(pid: number): void;
   shutdown(): void;
@@ -48,30 +52,35 @@ export interface Watchdog {
  * module-channel.ts): it polls, so that a module answering before the
  * timer is up need not wait for it.
  */
-export class ModuleWatchdog implements Watchdog {
+export class ModuleWatchdog {
   private chosen: Watchdog | undefined;
-  /** The exchange armed before the choice, to hand to the thread if the timer fails. */
+  /** The exchange watched before the choice, to hand to the thread if the timer fails. */
   private pending: { readonly pid: number; readonly outPath: string; readonly until: number } | undefined;
 
   /** `timer`: a started timer process, or none to use the thread. */
   constructor(private timer: TimerProcess | undefined) {}
 
-  /** Watches the next exchange; returns its deadline (CLOCK_MONOTONIC milliseconds, see monotonicMs). */
-  arm(pid: number, outPath: string, timeoutMs: number): number {
+  /**
+   * Starts watching an exchange with module `pid` whose time limit is
+   * `timeoutMs`; returns its deadline (CLOCK_MONOTONIC milliseconds, see
+   * monotonicMs), read before the watchdog's own clock, so that a wake for
+   * this exchange never comes before it.
+   */
+  watch(pid: number, outPath: string, timeoutMs: number): number {
     const until = monotonicMs() + timeoutMs;
     if (this.chosen) {
-      this.chosen.arm(pid, outPath, timeoutMs);
+      this.chosen.watch(pid, outPath, timeoutMs);
     } else {
       this.pending = { pid, outPath, until };
-      this.timer?.arm(pid, outPath, timeoutMs);
+      this.timer?.watch(pid, outPath, timeoutMs);
     }
     return until;
   }
 
   /**
-   * Whether something watches the armed exchange, so that the agent may
-   * block on it: true once the timer has said so, or, when it never will,
-   * once the thread has taken over; false while the timer is starting.
+   * Whether something watches the exchange, so that the agent may block
+   * on it: true once the timer has said so, or, when it never will, once
+   * the thread has taken over; false while the timer is starting.
    */
   watchingNow(): boolean {
     if (this.chosen) return true;
@@ -83,19 +92,17 @@ export class ModuleWatchdog implements Watchdog {
     this.timer = undefined;
     this.chosen = new ThreadWatchdog();
     const pending = this.pending;
-    if (pending) this.chosen.arm(pending.pid, pending.outPath, Math.max(0, pending.until - monotonicMs()));
+    if (pending) this.chosen.watch(pending.pid, pending.outPath, Math.max(0, pending.until - monotonicMs()));
     return true;
   }
 
-  disarm(pid: number): boolean {
-    if (this.chosen) return this.chosen.disarm(pid);
-    // Answered while the timer was starting: it must not act on this exchange later.
-    const inTime = this.timer?.disarm() ?? true;
-    return inTime && monotonicMs() <= (this.pending?.until ?? Number.POSITIVE_INFINITY);
+  done(pid: number): void {
+    this.pending = undefined;
+    this.chosen?.done(pid);
   }
 
   forget(pid: number): void {
-    this.chosen?.forget?.(pid);
+    (this.chosen ?? this.timer)?.forget?.(pid);
   }
 
   shutdown(): void {

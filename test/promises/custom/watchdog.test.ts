@@ -2,12 +2,14 @@
  * The watchdog (src/promises/custom/watchdog.ts) ends an exchange with a
  * module that does not answer by its deadline, whichever watches: the perl
  * timer process, the thread, or the thread standing in for a timer that
- * could not start. The modules are one-line shell scripts.
+ * could not start; and a wake that comes between exchanges harms nobody.
+ * The modules are one-line shell scripts.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ExchangeResult } from "../../../src/promises/custom/exchange.js";
 import { ModuleChannel } from "../../../src/promises/custom/module-channel.js";
+import { sleep } from "../../../src/promises/custom/module-process.js";
 import { TimerProcess } from "../../../src/promises/custom/timer-process.js";
 import { ModuleWatchdog } from "../../../src/promises/custom/watchdog.js";
 
@@ -53,6 +55,45 @@ for (const [name, make] of Object.entries(watchdogs)) {
       const { result, ms } = exchangeWith(watchdog, "setsid sleep 5 & read -r line; exec sleep 60", 300);
       assert.equal(result.status, "timeout");
       assert.ok(ms < 4_000, `${ms} ms`);
+    } finally {
+      watchdog.shutdown();
+    }
+  });
+
+  test(
+    `${name}: a module that stops reading its input cannot hold the agent past the deadline`,
+    LIMITS,
+    () => {
+      const watchdog = make();
+      try {
+        const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", "exec sleep 60"]);
+        if (typeof channel === "string") assert.fail(channel);
+        const started = Date.now();
+        // Far more than a pipe holds.
+        const result = channel.exchange(`${"x".repeat(1024 * 1024)}\n\n`, 300, 1024);
+        const ms = Date.now() - started;
+        assert.equal(result.status, "timeout");
+        assert.ok(ms >= 290 && ms < 5_000, `${ms} ms`);
+      } finally {
+        watchdog.shutdown();
+      }
+    },
+  );
+
+  test(`${name}: a wake that comes between exchanges leaves the module alone`, LIMITS, () => {
+    const watchdog = make();
+    try {
+      const script = 'while read -r line; do [ -z "$line" ] && printf "ok\\n\\n"; done';
+      const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", script]);
+      if (typeof channel === "string") assert.fail(channel);
+      assert.equal(channel.exchange("request\n\n", 50, 1024).status, "ok");
+      // Idle well past that exchange's deadline: the watchdog wakes a read nobody is doing.
+      sleep(300);
+      for (let i = 0; i < 3; i++) {
+        const answer: ExchangeResult = channel.exchange("request\n\n", 5_000, 1024);
+        assert.deepEqual([answer.status, answer.lines], ["ok", ["ok"]]);
+      }
+      channel.close(1_000);
     } finally {
       watchdog.shutdown();
     }
