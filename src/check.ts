@@ -12,7 +12,7 @@ import type { PolicySet } from "./language/policy-set.js";
 import { SourceFile } from "./language/source.js";
 import { validatePolicy } from "./language/validate/index.js";
 import { resolvePolicies } from "./loader/control.js";
-import { type EvaluationMessageSinks, type LoadResult, loadPolicy } from "./loader/load.js";
+import { type EvaluationMessageSinks, type LoadResult, type ParseCache, loadPolicy } from "./loader/load.js";
 
 export interface CheckOptions {
   /** The entry file, e.g. `promises.cf`; relative paths are taken from the process's directory. */
@@ -35,6 +35,8 @@ export interface CheckOptions {
   readonly persistentClasses?: readonly { readonly name: string; readonly tags: readonly string[] }[];
   /** Where evaluation's messages go as they happen (function errors, ...); else they are dropped. */
   readonly messages?: EvaluationMessageSinks;
+  /** Files parsed already, to reuse, and where to keep those parsed here (see LoadOptions). */
+  readonly parsed?: ParseCache;
 }
 
 export interface CheckResult {
@@ -65,6 +67,7 @@ export function loadAsCfPromises(options: Omit<CheckOptions, "fullCheck" | "bund
     persistentClasses: options.persistentClasses,
     cacheSystemFunctions: false,
     messages: options.messages,
+    parsed: options.parsed,
   });
   if (!hasErrors(loaded.diagnostics)) {
     const files = loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy }));

@@ -57,12 +57,24 @@ const VERDICTS_PER_SYNTAX = 1000;
 function checkExpanded(syntax: AttributeSyntax, value: Value): string | undefined {
   if (value.type === "data") return undefined;
   if (isList(value)) return checkItems(syntax, value.value);
+  return checkText(syntax, value.value);
+}
+
+/**
+ * Whether the literal `text`, given to attribute `name` of a `type`
+ * promise, passes this check (as it must to have been parsed at all).
+ */
+export function literalFits(bundleType: string, type: string, name: string, text: string): boolean {
+  const syntax = getPromiseAttribute(bundleType, type, name);
+  return !isCheckable(syntax) || checkText(syntax, text) === undefined;
+}
+
+function checkText(syntax: AttributeSyntax, text: string): string | undefined {
   let known = verdicts.get(syntax);
   if (!known) {
     known = new Map();
     verdicts.set(syntax, known);
   }
-  const text = value.value;
   const verdict = known.get(text);
   if (verdict !== undefined || known.has(text)) return verdict;
   const found = checkItems(syntax, [text]);

@@ -18,7 +18,7 @@ import type { Body, ListValue } from "../language/ast.js";
 import { type Diagnostic, type DiagnosticCode, hasErrors } from "../language/diagnostics.js";
 import { validatePolicy } from "../language/validate/index.js";
 import { resolvePolicies } from "../loader/control.js";
-import { type EvaluationMessageSinks, loadPolicy } from "../loader/load.js";
+import { type EvaluationMessageSinks, type ParseCache, loadPolicy } from "../loader/load.js";
 import type { EvalContext } from "../eval/context.js";
 import { expandRval } from "../eval/expand.js";
 import { setClassPersister } from "../eval/functions/class-persistence.js";
@@ -142,11 +142,13 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       } else log.log(m.level, m.message);
     },
   };
+  // The policy check and the load read the same files: each is parsed once.
+  const parsed: ParseCache = new Map();
   const load = (file: string, extra: readonly string[] = []) =>
     loadAndValidate(
       file,
       [...(options.defines ?? []), ...extra],
-      { persistent, persistentClasses, messages },
+      { persistent, persistentClasses, messages, parsed },
       options,
       dirs,
       log,
@@ -160,6 +162,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
         persistentClasses,
         workDir: dirs.workdir,
         inputDir: dirs.inputdir,
+        parsed,
       },
       log,
     );
@@ -340,6 +343,7 @@ function loadAndValidate(
     persistent: PersistentClasses;
     persistentClasses: ReturnType<PersistentClasses["load"]>;
     messages: EvaluationMessageSinks;
+    parsed: ParseCache;
   },
   options: AgentOptions,
   dirs: { workdir: string; inputdir: string },
@@ -355,6 +359,7 @@ function loadAndValidate(
     inputDir: dirs.inputdir,
     skipUnsafeFunctions: options.simulate !== undefined,
     messages: state.messages,
+    parsed: state.parsed,
   });
   for (const message of loaded.messages) log.log(message.level, message.text);
   const diagnostics = [...loaded.diagnostics];

@@ -27,7 +27,7 @@ import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Rval, Span } from "../language/ast.js";
 import { type Diagnostic, makeDiagnostic } from "../language/diagnostics.js";
-import { parse } from "../language/parser.js";
+import { type ParseResult, parse } from "../language/parser.js";
 import type { ParsedFile, PolicySet } from "../language/policy-set.js";
 import { SourceFile } from "../language/source.js";
 import { loadAugments } from "../eval/augments.js";
@@ -75,7 +75,16 @@ export interface LoadOptions {
    * notes wait for a sink and function messages are only collected).
    */
   messages?: EvaluationMessageSinks;
+  /**
+   * Files parsed by an earlier load in the same run (the agent's policy
+   * check, then its own load), which this one reuses where the text read
+   * is the same, and adds to.
+   */
+  parsed?: ParseCache;
 }
+
+/** Parsed files by absolute path. The syntax trees are never changed once parsed, so sharing them is safe. */
+export type ParseCache = Map<string, { readonly source: SourceFile; readonly result: ParseResult }>;
 
 export interface EvaluationMessageSinks {
   note(level: "error" | "verbose", message: string): void;
@@ -110,6 +119,7 @@ class Loader {
   private readonly seenTexts = new Set<string>();
   private ignoreMissing: boolean;
   private readonly hooks: ResolveHooks;
+  private readonly parsed: ParseCache | undefined;
 
   constructor(
     readonly ctx: EvalContext,
@@ -118,6 +128,7 @@ class Loader {
   ) {
     this.ignoreMissing = options.ignoreMissingInputs ?? false;
     this.hooks = options.persistClass ? { persistClass: options.persistClass } : {};
+    this.parsed = options.parsed;
   }
 
   /** Loads one file and, depth first, its inputs. Returns the files it added. */
@@ -129,8 +140,7 @@ class Loader {
     this.seenPaths.add(key);
     if (this.seenTexts.has(text)) return [];
     this.seenTexts.add(text);
-    const source = new SourceFile(path, text);
-    const parsed = parse(source);
+    const { source, result: parsed } = this.parse(key, path, text);
     this.files.push({ source, policy: parsed.policy });
     // bundlesmatching() during pre-evaluation sees the bundles read so far, as in 3.21.
     this.ctx.policyBundles = [...this.ctx.policyBundles, ...bundlesOf(parsed.policy)];
@@ -145,6 +155,16 @@ class Loader {
       }
     }
     return added;
+  }
+
+  /** The file parsed, or as an earlier load parsed the same text. */
+  private parse(key: string, path: string, text: string): { source: SourceFile; result: ParseResult } {
+    const earlier = this.parsed?.get(key);
+    if (earlier && earlier.source.path === path && earlier.source.text === text) return earlier;
+    const source = new SourceFile(path, text);
+    const parsed = { source, result: parse(source) };
+    this.parsed?.set(key, parsed);
+    return parsed;
   }
 
   private applyIgnoreMissing(setting: boolean | undefined): void {
