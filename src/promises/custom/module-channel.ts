@@ -12,6 +12,7 @@ import type { ChildProcess } from "node:child_process";
 import { closeSync, constants, openSync, readSync, rmSync, truncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
+import { AnswerPoll } from "./answer-poll.js";
 import { type ExchangeResult, type ExchangeStatus, WAKE_BYTE } from "./exchange.js";
 import { openDescriptors, takePipes } from "./module-pipes.js";
 import {
@@ -45,10 +46,11 @@ interface Descriptors {
 export class ModuleChannel {
   private readonly decoder = new StringDecoder("utf8");
   private readonly chunk = Buffer.allocUnsafe(64 * 1024);
+  private readonly answerPoll = new AnswerPoll();
   /** Output not yet taken as an answer (a module may write ahead). */
   private buffer = "";
   private stderrOffset = 0;
-  /** A non-blocking descriptor of the output, for reading while the watchdog starts. */
+  /** A non-blocking descriptor of the output, for polling (see readOutput). */
   private polling: number | undefined;
   private closed = false;
   private readonly stderrPath: string;
@@ -95,7 +97,7 @@ export class ModuleChannel {
       answer = "timeout";
     } else {
       try {
-        answer = this.readFrame(maxBytes, deadline);
+        answer = this.readFrame(maxBytes, deadline, monotonicMs());
       } catch {
         answer = "exited";
       }
@@ -149,9 +151,10 @@ export class ModuleChannel {
    * Reads until a complete answer is buffered, or why none came: the end
    * of output, more than `maxBytes`, or a wake past `deadline`.
    */
-  private readFrame(maxBytes: number, deadline: number): string[] | Unanswered {
+  private readFrame(maxBytes: number, deadline: number, sentAt: number): string[] | Unanswered {
     let scanned = 0;
     let woken = false;
+    let first = true;
     for (;;) {
       const frame = this.takeFrame(scanned);
       if (frame) return frame;
@@ -160,8 +163,10 @@ export class ModuleChannel {
       if (this.buffer.length > maxBytes) return "too-large";
       // A wake from before this exchange (or early) is no reason to stop.
       if (woken && monotonicMs() > deadline) return "timeout";
-      const count = this.readOutput(deadline);
+      const count = this.readOutput(deadline, first ? this.answerPoll.budgetUs() : 0);
       if (count === undefined) return "timeout";
+      if (first) this.answerPoll.observe((monotonicMs() - sentAt) * 1000);
+      first = false;
       if (count === 0) {
         this.buffer += this.decoder.end();
         return this.takeFrame(0) ?? "exited";
@@ -174,23 +179,53 @@ export class ModuleChannel {
   }
 
   /**
-   * Reads what the module writes next (0 at the end of its output). Once
+   * Reads what the module writes next (0 at the end of its output): first
+   * by polling for `pollUs` microseconds (see answer-poll.ts); then, once
    * the watchdog watches, with a blocking read, which wakes the moment the
    * module writes or the watchdog wakes it; until then (the timer process
    * is starting) by polling, giving up (undefined) past `deadline`.
    */
-  private readOutput(deadline: number): number | undefined {
+  private readOutput(deadline: number, pollUs: number): number | undefined {
+    if (pollUs > 0) {
+      const count = this.poll(pollUs);
+      if (count !== undefined) return count;
+    }
     while (!this.watchdog.watchingNow()) {
       if (monotonicMs() > deadline) return undefined;
-      this.polling ??= openSync(this.outPath, constants.O_RDONLY | constants.O_NONBLOCK);
       try {
-        return readSync(this.polling, this.chunk, 0, this.chunk.length, null);
+        return readSync(this.pollingDescriptor(), this.chunk, 0, this.chunk.length, null);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
       }
       sleep(POLL_MS);
     }
     return readSync(this.fds.output, this.chunk, 0, this.chunk.length, null);
+  }
+
+  private pollingDescriptor(): number {
+    this.polling ??= openSync(this.outPath, constants.O_RDONLY | constants.O_NONBLOCK);
+    return this.polling;
+  }
+
+  /** Reads what is there, trying for up to `us` microseconds; undefined if nothing came. */
+  private poll(us: number): number | undefined {
+    const fd = this.pollingDescriptor();
+    const until = monotonicMs() + us / 1000;
+    const stackTraceLimit = Error.stackTraceLimit;
+    // A read that finds nothing throws: without a stack, the error costs a third.
+    Error.stackTraceLimit = 0;
+    try {
+      do {
+        try {
+          return readSync(fd, this.chunk, 0, this.chunk.length, null);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+        }
+      } while (monotonicMs() < until);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+    return undefined;
   }
 
   /** The lines up to the first empty line, taken out of the buffer. */
