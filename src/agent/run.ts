@@ -24,7 +24,7 @@ import { expandRval } from "../eval/expand.js";
 import { setClassPersister } from "../eval/functions/class-persistence.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
-import { registerCustomPromiseTypes } from "../promises/custom/index.js";
+import { registerCustomPromiseTypes, startModulesEarly } from "../promises/custom/index.js";
 import { finishBackgroundCommands } from "../promises/commands/process.js";
 import { startCommandRunnerEarly } from "../promises/commands/early-start.js";
 import { warnSharedAnchors } from "../promises/edit/anchors.js";
@@ -190,6 +190,13 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   const ctx = loaded.context;
   const index = new PolicyIndex(loaded.set, entry);
   startCommandRunnerEarly(loaded.set);
+  const types = builtinPromiseTypes();
+  // From here on, a run that ends must end its promise modules too.
+  const modules = registerCustomPromiseTypes(types, index);
+  const failWithModules = (): AgentResult => {
+    modules.shutdown(log);
+    return fail();
+  };
   setClassPersister(ctx, (name, minutes, tags) => persistent.add(name, minutes, tags));
   warnSharedAnchors(ctx, index, log);
   const classHooks = preEvaluationClassHooks(ctx, index, (name, minutes, tags) =>
@@ -201,8 +208,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   // as it resolves the control body, after that file's bundles.
   ctx.cacheSystemFunctions = asBoolean(expandControl(ctx, index, "cache_system_functions"), true);
   // Between the per-file pre-evaluations and the last one, as 3.21 (see load-expansion.ts).
-  if (!expandEveryPromise({ ctx, index, log, lineOf, hooks: classHooks })) return fail();
-  if (fatalBeforeRun) return fail();
+  if (!expandEveryPromise({ ctx, index, log, lineOf, hooks: classHooks })) return failWithModules();
+  if (fatalBeforeRun) return failWithModules();
   resolvePolicies(
     ctx,
     loaded.set.files.map((f) => ({
@@ -213,7 +220,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     // cf-agent (unlike cf-promises) also evaluates every bundle's meta promises while loading.
     { ...classHooks, metaPromises: true },
   );
-  if (fatalBeforeRun) return fail();
+  if (fatalBeforeRun) return failWithModules();
+  startModulesEarly(modules, index, ctx);
   ctx.packageInventory = asStrings(expandControl(ctx, index, "package_inventory"));
   const recorder = new RunRecorder(
     loaded.set.files.map((f) => f.source),
@@ -221,8 +229,6 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   );
   const lockStore = new LockStore(dirs.statedir);
   const locks = options.ignoreLocks ? undefined : lockStore;
-  const types = builtinPromiseTypes();
-  const modules = registerCustomPromiseTypes(types, index);
   const control = readAgentControl(ctx, index);
   applyLogControl(log, control);
   const engine = new Engine(
@@ -261,7 +267,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   }
   if (missing.length > 0 && !ignoreMissing) {
     log.error("Fatal CFEngine error: Errors in agent bundles");
-    return fail();
+    return failWithModules();
   }
   // 3.21 evaluates (and audits) every meta promise once while loading.
   engine.trail.counters.note("kept", countMetaPromises(ctx, index));

@@ -7,6 +7,8 @@ import type { PromiseTypeRegistry } from "../registry.js";
 import { customPromiseType } from "./promise-type.js";
 import { CustomPromiseRuntime } from "./runtime.js";
 
+export { startModulesEarly } from "./early-start.js";
+
 /** Registers the policy's custom promise types; the runtime must be shut down when the run ends. */
 export function registerCustomPromiseTypes(
   registry: PromiseTypeRegistry,
@@ -17,6 +19,7 @@ export function registerCustomPromiseTypes(
     // A built-in type keeps its name (the validator refuses such declarations).
     if (registry.get(declaration.block.name.text)) continue;
     registry.register(customPromiseType(declaration, runtime));
+    runtime.declarations.push(declaration.block);
   }
   // Types sharing a module share its process: the count of types is the most modules there can be.
   const declared = index.promiseTypeDeclarations().length;

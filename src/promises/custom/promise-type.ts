@@ -12,6 +12,7 @@
 import type { Located } from "../../agent/policy-index.js";
 import type { Outcome } from "../../agent/outcome.js";
 import type { CustomPromiseBlock, Rval } from "../../language/ast.js";
+import type { EvalContext } from "../../eval/context.js";
 import { expandRval } from "../../eval/expand.js";
 import { isGuardTrue } from "../../eval/resolve.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
@@ -35,18 +36,18 @@ import type { CustomPromiseRuntime } from "./runtime.js";
 import { type ModuleSession, type ModuleSpec, logStderr } from "./session.js";
 
 /** The `promise agent NAME` declaration's attribute, guards honoured. */
-function blockAttribute(block: CustomPromiseBlock, env: PromiseEnvironment, name: string): Rval | undefined {
+export function blockAttribute(block: CustomPromiseBlock, ctx: EvalContext, name: string): Rval | undefined {
   let found: Rval | undefined;
   for (const group of block.groups) {
-    if (!isGuardTrue(env.ctx, group.guard)) continue;
+    if (!isGuardTrue(ctx, group.guard)) continue;
     for (const attribute of group.attributes) if (attribute.name.text === name) found = attribute.value;
   }
   return found;
 }
 
-function blockText(block: CustomPromiseBlock, env: PromiseEnvironment, name: string): string | undefined {
-  const rval = blockAttribute(block, env, name);
-  return rval ? asText(expandRval(env.ctx, rval)) : undefined;
+export function blockText(block: CustomPromiseBlock, ctx: EvalContext, name: string): string | undefined {
+  const rval = blockAttribute(block, ctx, name);
+  return rval ? asText(expandRval(ctx, rval)) : undefined;
 }
 
 interface Evaluation {
@@ -71,7 +72,7 @@ export function customPromiseType(
     oncePerRun: true,
     isUnresolved: holdsUnresolvedValues,
     evaluate(promise: ActivePromise, env: PromiseEnvironment): Outcome {
-      const path = blockText(block, env, "path");
+      const path = blockText(block, env.ctx, "path");
       if (path === undefined) {
         env.log.error(`Custom promise type '${name}' missing path`);
         return "failed";
@@ -84,7 +85,7 @@ export function customPromiseType(
         return "failed";
       }
       const timeoutMs = runtime.timeoutSeconds(name, env) * 1000;
-      const spec = { path, interpreter: blockText(block, env, "interpreter") };
+      const spec = { path, interpreter: blockText(block, env.ctx, "interpreter") };
       const session = runtime.session(spec, timeoutMs);
       if (typeof session === "string") {
         env.log.error(`${session} for promise '${promise.promiser}' of type '${name}')`);

@@ -6,6 +6,7 @@
  * promise types.
  */
 import type { Logger } from "../../agent/logger.js";
+import type { CustomPromiseBlock } from "../../language/ast.js";
 import type { PromiseEnvironment } from "../contract.js";
 import { discardPipes, preparePipes } from "./module-pipes.js";
 import { type ModuleSpec, ModuleSession } from "./session.js";
@@ -14,6 +15,8 @@ import { TimerProcess } from "./timer-process.js";
 import { ModuleWatchdog } from "./watchdog.js";
 
 export class CustomPromiseRuntime {
+  /** The declarations of the promise types this runtime runs modules for. */
+  readonly declarations: CustomPromiseBlock[] = [];
   private watchdog: ModuleWatchdog | undefined;
   private readonly sessions = new Map<string, ModuleSession>();
   /** The longest time limit in use, for terminating. */
@@ -49,6 +52,12 @@ export class CustomPromiseRuntime {
     const session = new ModuleSession(spec, () => this.moduleWatchdog());
     this.sessions.set(spec.path, session);
     return session;
+  }
+
+  /** Starts the module at `spec` ahead of its first promise (see early-start.ts). */
+  startEarly(spec: ModuleSpec): void {
+    const session = this.session(spec, 0);
+    if (typeof session !== "string") session.startEarly();
   }
 
   /** Terminates every module and ends the watchdog. */

@@ -9,7 +9,7 @@
  * promise can receive an answer meant for another. A module that fails to
  * start three times is not started again in the run.
  */
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import type { Logger } from "../../agent/logger.js";
 import type { ExchangeResult } from "./exchange.js";
 import { ModuleChannel } from "./module-channel.js";
@@ -55,6 +55,8 @@ export class ModuleSession {
   /** Whether the module ever started (a path then keeps its interpreter). */
   everStarted = false;
   private channel: ModuleChannel | undefined;
+  /** The process started ahead (startEarly), not yet spoken to, and what its files were then. */
+  private early: { readonly channel: ModuleChannel; readonly files: string } | undefined;
   private startFailures = 0;
 
   constructor(
@@ -75,9 +77,9 @@ export class ModuleSession {
     }
     const unusable = this.checkFiles();
     if (unusable) return unusable;
-    const argv = this.spec.interpreter ? [this.spec.interpreter, path] : [path];
+    const argv = this.argv();
     log.verbose(`Starting custom promise module '${path}' with command '${argv.join(" ")}'`);
-    const channel = ModuleChannel.start(this.watchdog(), argv);
+    const channel = this.takeEarly() ?? ModuleChannel.start(this.watchdog(), argv);
     if (typeof channel === "string")
       return this.startFailed(`Could not start promise module '${path}': ${channel}`);
     this.channel = channel;
@@ -97,6 +99,18 @@ export class ModuleSession {
     this.everStarted = true;
     this.startFailures = 0;
     return undefined;
+  }
+
+  /**
+   * Starts the module's process ahead of its first promise, which then
+   * takes it over (ensureStarted) if its files are still those it was
+   * started from. Nothing is sent to it until then. See early-start.ts.
+   */
+  startEarly(): void {
+    if (this.channel || this.early || this.startFailures > 0 || this.checkFiles() !== undefined) return;
+    const files = this.fileIdentity();
+    const channel = ModuleChannel.start(this.watchdog(), this.argv());
+    if (typeof channel !== "string") this.early = { channel, files };
   }
 
   /**
@@ -138,6 +152,7 @@ export class ModuleSession {
 
   /** Says `terminate`, then closes the module's input; a module that lingers is killed. */
   terminate(timeoutMs: number, log: Logger): void {
+    this.dropEarly();
     if (!this.channel || !this.header) return;
     const path = this.spec.path;
     const limit = Math.min(timeoutMs, TERMINATE_LIMIT_MS);
@@ -153,8 +168,38 @@ export class ModuleSession {
 
   /** Kills the module; the next request starts a fresh one. */
   stop(): void {
+    this.dropEarly();
     this.channel?.kill();
     this.channel = undefined;
+  }
+
+  private argv(): string[] {
+    return this.spec.interpreter ? [this.spec.interpreter, this.spec.path] : [this.spec.path];
+  }
+
+  /** The process started ahead, if its files are still those it was started from. */
+  private takeEarly(): ModuleChannel | undefined {
+    const early = this.early;
+    this.early = undefined;
+    if (early && early.files === this.fileIdentity()) return early.channel;
+    early?.channel.kill();
+    return undefined;
+  }
+
+  /** A process started ahead and never used is killed: it was told nothing. */
+  private dropEarly(): void {
+    this.early?.channel.kill();
+    this.early = undefined;
+  }
+
+  /** What tells the module's files apart from others put in their place (device, inode, size, times). */
+  private fileIdentity(): string {
+    return [this.spec.interpreter, this.spec.path]
+      .map((file) => {
+        const stats = file === undefined ? undefined : statSync(file, { throwIfNoEntry: false });
+        return stats ? `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}` : "-";
+      })
+      .join(" ");
   }
 
   private exchange(input: string, timeoutMs: number): ExchangeResult {
