@@ -86,9 +86,10 @@ export class ModuleChannel {
   /**
    * Writes `input` and reads the next answer: the lines up to an empty
    * line. Past `timeoutMs`, or past `maxBytes` of answer, the module is
-   * killed.
+   * killed. With `stderrLater`, an answer comes without the standard
+   * error written meanwhile, which the next look takes (a read saved).
    */
-  exchange(input: string, timeoutMs: number, maxBytes: number): ExchangeResult {
+  exchange(input: string, timeoutMs: number, maxBytes: number, stderrLater = false): ExchangeResult {
     if (this.closed) return { status: "failed", lines: [], stderr: "", error: "the module is not running" };
     const deadline = this.watchdog.watch(this.pid, this.outPath, timeoutMs);
     const written = this.write(input, deadline);
@@ -103,7 +104,8 @@ export class ModuleChannel {
       }
     }
     this.watchdog.done(this.pid);
-    if (typeof answer !== "string") return { status: "ok", lines: answer, stderr: this.takeStderr() };
+    if (typeof answer !== "string")
+      return { status: "ok", lines: answer, stderr: stderrLater ? "" : this.takeStderr() };
     // Complete lines received so far: log lines among them are worth showing.
     const received = this.buffer.split("\n").slice(0, -1);
     const undelivered = written === "closed" && answer === "exited" && this.buffer === "";
@@ -134,8 +136,16 @@ export class ModuleChannel {
    * it wrote ahead may still be there.
    */
   private write(input: string, deadline: number): "written" | "closed" | "timeout" {
+    let done = 0;
+    try {
+      // Most requests fit the pipe: written whole, without a buffer made for them.
+      done = writeSync(this.fds.input, input);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return "closed";
+    }
+    if (done === Buffer.byteLength(input)) return "written";
     const bytes = Buffer.from(input, "utf8");
-    for (let done = 0; done < bytes.length; ) {
+    while (done < bytes.length) {
       try {
         done += writeSync(this.fds.input, bytes, done);
       } catch (error) {
@@ -254,7 +264,7 @@ export class ModuleChannel {
   }
 
   /** What the module wrote to standard error since the last look. */
-  private takeStderr(): string {
+  takeStderr(): string {
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {

@@ -112,9 +112,13 @@ function run(e: Evaluation): Outcome {
   }
   if (header.form === "line" && !lineBasedSendable(e)) return "failed";
   const validated = emptyCounts();
+  // What the module writes to standard error while validating is shown with the evaluation's.
   const validation = exchange(e, "validate_promise", validated);
   if (validation === undefined) return "failed";
-  if (!judgeValidation(e.promise, e.env, validation.result, validated)) return "failed";
+  if (!judgeValidation(e.promise, e.env, validation.result, validated)) {
+    logPromiseStderr(e, e.session.takeStderr(), false);
+    return "failed";
+  }
   const evaluated = emptyCounts();
   const evaluation = exchange(e, "evaluate_promise", evaluated);
   if (evaluation === undefined) return "failed";
@@ -124,6 +128,15 @@ function run(e: Evaluation): Outcome {
     e.env.ctx.setClassTags(name, ["source=promise-module"]);
   }
   return judgeEvaluation(e.promise, e.env, e.spec.path, evaluation.result, e.warnOnly, evaluated);
+}
+
+function logPromiseStderr(e: Evaluation, stderr: string, failed: boolean): void {
+  logStderr(
+    e.env.log,
+    `Promise module '${e.spec.path}' (${e.promise.type} promise '${e.promise.promiser}')`,
+    stderr,
+    failed,
+  );
 }
 
 /** The line-based protocol carries only one-line strings: anything else is refused, not sent. */
@@ -159,9 +172,9 @@ function exchange(
     filename: promise.bundle.file,
     attributes: e.attrs.attributes,
   };
-  const answer = e.session.request(request, e.timeoutMs, env.log);
+  const answer = e.session.request(request, e.timeoutMs, env.log, operation === "validate_promise");
   const source = `Promise module '${e.spec.path}'`;
-  logStderr(env.log, `${source} (${promise.type} promise '${promise.promiser}')`, answer.stderr, !answer.ok);
+  logPromiseStderr(e, answer.stderr, !answer.ok);
   emitModuleLogs(answer.ok ? answer.reply.log : answer.log, env.log, source, level, counts);
   if (answer.ok) return answer.reply;
   const doing = operation === "validate_promise" ? "validating" : "evaluating";

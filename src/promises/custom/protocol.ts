@@ -125,16 +125,26 @@ const SORTED_FIELDS = [...REQUEST_FIELDS].sort();
  */
 function encodeJson(request: ModuleRequest): string {
   const parts: string[] = [];
-  if (request.attributes && request.attributes.size > 0) {
-    const names = [...request.attributes.keys()].sort();
-    const members = names.map((n) => `${JSON.stringify(n)}:${encodeValue(request.attributes!.get(n)!)}`);
-    parts.push(`"attributes":{${members.join(",")}}`);
-  }
+  if (request.attributes && request.attributes.size > 0) parts.push(encodedAttributes(request.attributes));
   for (const field of SORTED_FIELDS) {
     const value = request[field];
     if (value !== undefined) parts.push(`"${field}":${JSON.stringify(value)}`);
   }
   return `{${parts.join(",")}}`;
+}
+
+/** Attributes encoded already: a promise's validate and evaluate requests carry the same. */
+const encoded = new WeakMap<ReadonlyMap<string, JsonValue>, string>();
+
+function encodedAttributes(attributes: ReadonlyMap<string, JsonValue>): string {
+  let text = encoded.get(attributes);
+  if (text === undefined) {
+    const names = [...attributes.keys()].sort();
+    const members = names.map((n) => `${JSON.stringify(n)}:${encodeValue(attributes.get(n)!)}`);
+    text = `"attributes":{${members.join(",")}}`;
+    encoded.set(attributes, text);
+  }
+  return text;
 }
 
 function encodeValue(value: JsonValue): string {

@@ -115,22 +115,23 @@ export class ModuleSession {
 
   /**
    * Sends one request and reads its answer; on any failure the module is
-   * stopped. A module found to have exited before a promise's first request
+   * stopped. With `stderrLater`, a successful answer comes without the
+   * module's standard error, left for the next request or `takeStderr`. A module found to have exited before a promise's first request
    * reached it (it had answered and ended, as some do) is started again and
    * asked again, once.
    */
-  request(request: ModuleRequest, timeoutMs: number, log: Logger): RequestResult {
+  request(request: ModuleRequest, timeoutMs: number, log: Logger, stderrLater = false): RequestResult {
     const header = this.header;
     if (!this.channel || !header)
       return { ok: false, error: "the module is not running", log: [], stderr: "" };
-    let answer = this.exchange(encodeRequest(request, header.form), timeoutMs);
+    let answer = this.exchange(encodeRequest(request, header.form), timeoutMs, stderrLater);
     if (answer.undelivered && request.operation === "validate_promise") {
       logStderr(log, `Promise module '${this.spec.path}'`, answer.stderr, false);
       const how = answer.signal ? `killed by ${answer.signal}` : `exit code ${answer.exitCode ?? "unknown"}`;
       log.verbose(`Promise module '${this.spec.path}' had exited (${how}); starting it again`);
       const restarted = this.ensureStarted(timeoutMs, log);
       if (restarted !== undefined) return { ok: false, error: restarted, log: [], stderr: "" };
-      answer = this.exchange(encodeRequest(request, this.header!.form), timeoutMs);
+      answer = this.exchange(encodeRequest(request, this.header!.form), timeoutMs, stderrLater);
     }
     if (answer.status !== "ok") {
       this.stop();
@@ -202,10 +203,15 @@ export class ModuleSession {
       .join(" ");
   }
 
-  private exchange(input: string, timeoutMs: number): ExchangeResult {
+  /** Standard error the last request left for later (see `request`). */
+  takeStderr(): string {
+    return this.channel?.takeStderr() ?? "";
+  }
+
+  private exchange(input: string, timeoutMs: number, stderrLater = false): ExchangeResult {
     const channel = this.channel;
     if (!channel) return { status: "failed", lines: [], stderr: "", error: "the module is not running" };
-    const answer = channel.exchange(input, timeoutMs, MAX_ANSWER_BYTES);
+    const answer = channel.exchange(input, timeoutMs, MAX_ANSWER_BYTES, stderrLater);
     if (answer.status !== "ok") this.channel = undefined;
     return answer;
   }
