@@ -9,12 +9,12 @@
  * exchange that wrote them.
  */
 import type { ChildProcess } from "node:child_process";
-import { closeSync, constants, openSync, readSync, rmSync, truncateSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, readSync, truncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { AnswerPoll } from "./answer-poll.js";
 import { type ExchangeResult, type ExchangeStatus, WAKE_BYTE } from "./exchange.js";
-import { openDescriptors, takePipes } from "./module-pipes.js";
+import { STDERR_FILE, openDescriptors, removePipes, takePipes } from "./module-pipes.js";
 import {
   type ExitStatus,
   killGroup,
@@ -64,7 +64,7 @@ export class ModuleChannel {
     private readonly dir: string,
     private readonly fds: Descriptors,
   ) {
-    this.stderrPath = join(dir, "err");
+    this.stderrPath = join(dir, STDERR_FILE);
     this.outPath = join(dir, "out");
   }
 
@@ -77,7 +77,7 @@ export class ModuleChannel {
     for (const fd of fds.child) closeSync(fd);
     if (typeof child === "string") {
       for (const fd of [fds.input, fds.output, fds.stderr]) closeSync(fd);
-      rmSync(dir, { recursive: true, force: true });
+      removePipes(dir);
       return child;
     }
     return new ModuleChannel(watchdog, child, child.pid as number, dir, fds);
@@ -291,7 +291,7 @@ export class ModuleChannel {
     closeSync(this.fds.output);
     closeSync(this.fds.stderr);
     if (this.polling !== undefined) closeSync(this.polling);
-    rmSync(this.dir, { recursive: true, force: true });
+    removePipes(this.dir);
   }
 }
 
