@@ -115,10 +115,11 @@ export class ModuleSession {
 
   /**
    * Sends one request and reads its answer; on any failure the module is
-   * stopped. With `stderrLater`, a successful answer comes without the
-   * module's standard error, left for the next request or `takeStderr`. A module found to have exited before a promise's first request
+   * stopped. A module found to have exited before a promise's first request
    * reached it (it had answered and ended, as some do) is started again and
-   * asked again, once.
+   * asked again, once. With `stderrLater`, a successful answer comes
+   * without the module's standard error, left for the next request or
+   * `takeStderr`.
    */
   request(request: ModuleRequest, timeoutMs: number, log: Logger, stderrLater = false): RequestResult {
     const header = this.header;
