@@ -248,15 +248,32 @@ function networkValues(facts: HostFacts): SysEntry[] {
   return out;
 }
 
+/**
+ * What /proc/net said lately: reading it costs ~5 ms, and an agent run
+ * that checks its policy first sets these variables twice, milliseconds
+ * apart. Read again once a second old (a long-lived process sees today's
+ * routes and counters).
+ */
+let procNet: { readonly at: number; readonly found: [string, JsonValue | undefined][] } | undefined;
+const PROC_NET_REUSE_MS = 1_000;
+
 /** `sys.inet`, `sys.inet6`, `sys.interfaces_data` from /proc/net (Linux only). */
 function procNetValues(): SysEntry[] {
   const out: SysEntry[] = [];
-  const found: [string, JsonValue | undefined][] = [
-    ["inet", inetData()],
-    ["inet6", inet6Data()],
-    ["interfaces_data", interfacesData()],
-  ];
-  for (const [name, json] of found) if (json !== undefined) out.push([name, data(json), AGENT]);
+  const now = Date.now();
+  if (procNet === undefined || now - procNet.at > PROC_NET_REUSE_MS || now < procNet.at) {
+    procNet = {
+      at: now,
+      found: [
+        ["inet", inetData()],
+        ["inet6", inet6Data()],
+        ["interfaces_data", interfacesData()],
+      ],
+    };
+  }
+  // Each context gets its own copy: nothing one evaluation does to a container can show in another.
+  for (const [name, json] of procNet.found)
+    if (json !== undefined) out.push([name, data(structuredClone(json)), AGENT]);
   return out;
 }
 
