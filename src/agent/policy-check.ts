@@ -23,7 +23,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadAsCfPromises } from "../check.js";
-import type { EvaluationMessageSinks } from "../loader/load.js";
+import type { EvaluationMessageSinks, LoadResult } from "../loader/load.js";
 import type { Logger } from "./logger.js";
 import { tagReleaseDirectory, validatedAt } from "./release-tag.js";
 
@@ -114,10 +114,14 @@ export function tagValidatedPolicy(place: PolicyCheckPlace, log: Logger): void {
  * The evaluation cf-promises makes of a policy cf-agent checks, for what it
  * does to the world: the commands functions run, and the errors and warnings
  * it logs (cf-agent runs it without -I, and its output shows). What it
- * finds is not used otherwise: the agent's own load reports the same problems.
+ * finds serves only to start promise modules early: the agent's own load
+ * reports the same problems.
  */
-export function evaluateAsPolicyCheck(options: Parameters<typeof loadAsCfPromises>[0], log: Logger): void {
-  loadAsCfPromises({ ...options, messages: checkMessages(log) });
+export function evaluateAsPolicyCheck(
+  options: Parameters<typeof loadAsCfPromises>[0],
+  log: Logger,
+): LoadResult {
+  return loadAsCfPromises({ ...options, messages: checkMessages(log) });
 }
 
 /** Messages of an evaluation as cf-promises shows them at its default level. */

@@ -24,7 +24,12 @@ import { expandRval } from "../eval/expand.js";
 import { setClassPersister } from "../eval/functions/class-persistence.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
-import { registerCustomPromiseTypes, startModulesEarly } from "../promises/custom/index.js";
+import {
+  CustomPromiseRuntime,
+  countPromiseTypeDeclarations,
+  registerCustomPromiseTypes,
+  startModulesEarly,
+} from "../promises/custom/index.js";
 import { finishBackgroundCommands } from "../promises/commands/process.js";
 import { startCommandRunnerEarly } from "../promises/commands/early-start.js";
 import { warnSharedAnchors } from "../promises/edit/anchors.js";
@@ -144,6 +149,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   };
   // The policy check and the load read the same files: each is parsed once.
   const parsed: ParseCache = new Map();
+  // Promise modules; from here on, a run that ends must end them too.
+  const modules = new CustomPromiseRuntime();
   const load = (file: string, extra: readonly string[] = []) =>
     loadAndValidate(
       file,
@@ -153,23 +160,33 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       dirs,
       log,
     );
-  if (checkDue && options.simulate === undefined)
-    evaluateAsPolicyCheck(
-      {
-        entry,
-        defines: [...(options.defines ?? [])],
-        negates: [...(options.negates ?? [])],
-        persistentClasses,
-        workDir: dirs.workdir,
-        inputDir: dirs.inputdir,
-        parsed,
-      },
-      log,
-    );
+  const types = builtinPromiseTypes();
+  const checked =
+    checkDue && options.simulate === undefined
+      ? evaluateAsPolicyCheck(
+          {
+            entry,
+            defines: [...(options.defines ?? [])],
+            negates: [...(options.negates ?? [])],
+            persistentClasses,
+            workDir: dirs.workdir,
+            inputDir: dirs.inputdir,
+            parsed,
+          },
+          log,
+        )
+      : undefined;
+  // Promise modules start while the policy loads (see promises/custom/early-start.ts).
+  modules.prepare(countPromiseTypeDeclarations([...parsed.values()].map((file) => file.result.policy)));
+  if (checked && !hasErrors(checked.diagnostics))
+    startModulesEarly(modules, types, new PolicyIndex(checked.set, entry), checked.context);
   // The failsafe policy is not checked (no cf-promises run for it in 3.21).
   let { loaded, diagnostics } = load(entry);
   if (checkDue && !hasErrors(diagnostics)) tagValidatedPolicy(checkPlace, log);
-  const fail = (): AgentResult => ({ exitCode: 1, diagnostics, outcome: "failed", records: [], classes: [] });
+  const fail = (): AgentResult => {
+    modules.shutdown(log);
+    return { exitCode: 1, diagnostics, outcome: "failed", records: [], classes: [] };
+  };
   if (hasErrors(diagnostics)) {
     sinks.invalidPolicy?.(diagnostics);
     if (diagnostics.some(isSyntaxError)) log.error("There are syntax errors in policy files");
@@ -190,13 +207,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   const ctx = loaded.context;
   const index = new PolicyIndex(loaded.set, entry);
   startCommandRunnerEarly(loaded.set);
-  const types = builtinPromiseTypes();
-  // From here on, a run that ends must end its promise modules too.
-  const modules = registerCustomPromiseTypes(types, index);
-  const failWithModules = (): AgentResult => {
-    modules.shutdown(log);
-    return fail();
-  };
+  registerCustomPromiseTypes(types, index, modules);
+  startModulesEarly(modules, types, index, ctx);
   setClassPersister(ctx, (name, minutes, tags) => persistent.add(name, minutes, tags));
   warnSharedAnchors(ctx, index, log);
   const classHooks = preEvaluationClassHooks(ctx, index, (name, minutes, tags) =>
@@ -208,8 +220,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   // as it resolves the control body, after that file's bundles.
   ctx.cacheSystemFunctions = asBoolean(expandControl(ctx, index, "cache_system_functions"), true);
   // Between the per-file pre-evaluations and the last one, as 3.21 (see load-expansion.ts).
-  if (!expandEveryPromise({ ctx, index, log, lineOf, hooks: classHooks })) return failWithModules();
-  if (fatalBeforeRun) return failWithModules();
+  if (!expandEveryPromise({ ctx, index, log, lineOf, hooks: classHooks })) return fail();
+  if (fatalBeforeRun) return fail();
   resolvePolicies(
     ctx,
     loaded.set.files.map((f) => ({
@@ -220,8 +232,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     // cf-agent (unlike cf-promises) also evaluates every bundle's meta promises while loading.
     { ...classHooks, metaPromises: true },
   );
-  if (fatalBeforeRun) return failWithModules();
-  startModulesEarly(modules, index, ctx);
+  if (fatalBeforeRun) return fail();
   ctx.packageInventory = asStrings(expandControl(ctx, index, "package_inventory"));
   const recorder = new RunRecorder(
     loaded.set.files.map((f) => f.source),
@@ -267,7 +278,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   }
   if (missing.length > 0 && !ignoreMissing) {
     log.error("Fatal CFEngine error: Errors in agent bundles");
-    return failWithModules();
+    return fail();
   }
   // 3.21 evaluates (and audits) every meta promise once while loading.
   engine.trail.counters.note("kept", countMetaPromises(ctx, index));

@@ -24,13 +24,22 @@ import { hasUnresolvedReference } from "../../eval/expand.js";
 import { absolutePolicyPath } from "../../eval/resolve.js";
 import { scalar } from "../../eval/values.js";
 import type { Bundle, CustomPromiseBlock } from "../../language/ast.js";
-import { blockAttribute, blockText } from "./promise-type.js";
+import type { PromiseTypeRegistry } from "../registry.js";
+import { blockAttribute, blockText, customDeclarations } from "./promise-type.js";
 import type { CustomPromiseRuntime } from "./runtime.js";
 import type { ModuleSpec } from "./session.js";
 
-/** Starts the modules of the runtime's promise types that the policy has promises for. */
-export function startModulesEarly(runtime: CustomPromiseRuntime, index: PolicyIndex, ctx: EvalContext): void {
-  for (const block of runtime.declarations) {
+/**
+ * Starts the modules of the policy's custom promise types (not built into
+ * `registry`) that it has promises for, their paths evaluated in `ctx`.
+ */
+export function startModulesEarly(
+  runtime: CustomPromiseRuntime,
+  registry: PromiseTypeRegistry,
+  index: PolicyIndex,
+  ctx: EvalContext,
+): void {
+  for (const { block } of customDeclarations(registry, index)) {
     const user = firstBundleUsing(index, block.name.text);
     if (!user) continue;
     const spec = specIn(ctx, block, user.block, absolutePolicyPath(user.file));

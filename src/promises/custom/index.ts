@@ -3,26 +3,33 @@
  * agent NAME` declaration of the policy, run by one runtime per agent run.
  */
 import type { PolicyIndex } from "../../agent/policy-index.js";
+import type { PolicyFile } from "../../language/ast.js";
 import type { PromiseTypeRegistry } from "../registry.js";
-import { customPromiseType } from "./promise-type.js";
+import { customDeclarations, customPromiseType } from "./promise-type.js";
 import { CustomPromiseRuntime } from "./runtime.js";
 
 export { startModulesEarly } from "./early-start.js";
+export { CustomPromiseRuntime };
 
-/** Registers the policy's custom promise types; the runtime must be shut down when the run ends. */
+/** How many `promise agent` declarations the files hold (as many modules at most). */
+export function countPromiseTypeDeclarations(files: readonly PolicyFile[]): number {
+  let count = 0;
+  for (const file of files) for (const block of file.blocks) if (block.kind === "promise-block") count++;
+  return count;
+}
+
+/**
+ * Registers the policy's custom promise types, run by `runtime` (a new one
+ * by default); the runtime must be shut down when the run ends.
+ */
 export function registerCustomPromiseTypes(
   registry: PromiseTypeRegistry,
   index: PolicyIndex,
+  runtime = new CustomPromiseRuntime(),
 ): CustomPromiseRuntime {
-  const runtime = new CustomPromiseRuntime();
-  for (const declaration of index.promiseTypeDeclarations()) {
-    // A built-in type keeps its name (the validator refuses such declarations).
-    if (registry.get(declaration.block.name.text)) continue;
+  for (const declaration of customDeclarations(registry, index))
     registry.register(customPromiseType(declaration, runtime));
-    runtime.declarations.push(declaration.block);
-  }
   // Types sharing a module share its process: the count of types is the most modules there can be.
-  const declared = index.promiseTypeDeclarations().length;
-  if (declared > 0) runtime.prepare(declared);
+  runtime.prepare(index.promiseTypeDeclarations().length);
   return runtime;
 }

@@ -9,13 +9,14 @@
  * tend adds a time limit per exchange, five minutes by default, set per
  * promise type in the `tend_control` bundle (see settings.ts).
  */
-import type { Located } from "../../agent/policy-index.js";
+import type { Located, PolicyIndex } from "../../agent/policy-index.js";
 import type { Outcome } from "../../agent/outcome.js";
 import type { CustomPromiseBlock, Rval } from "../../language/ast.js";
 import type { EvalContext } from "../../eval/context.js";
 import { expandRval } from "../../eval/expand.js";
 import { isGuardTrue } from "../../eval/resolve.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
+import type { PromiseTypeRegistry } from "../registry.js";
 import { asText } from "../values.js";
 import {
   type PromiseAttributes,
@@ -48,6 +49,17 @@ export function blockAttribute(block: CustomPromiseBlock, ctx: EvalContext, name
 export function blockText(block: CustomPromiseBlock, ctx: EvalContext, name: string): string | undefined {
   const rval = blockAttribute(block, ctx, name);
   return rval ? asText(expandRval(ctx, rval)) : undefined;
+}
+
+/**
+ * The policy's `promise agent` declarations of types that are not built in
+ * (a built-in type keeps its name; the validator refuses such declarations).
+ */
+export function customDeclarations(
+  registry: PromiseTypeRegistry,
+  index: PolicyIndex,
+): Located<CustomPromiseBlock>[] {
+  return index.promiseTypeDeclarations().filter((declaration) => !registry.get(declaration.block.name.text));
 }
 
 interface Evaluation {
@@ -131,6 +143,7 @@ function run(e: Evaluation): Outcome {
 }
 
 function logPromiseStderr(e: Evaluation, stderr: string, failed: boolean): void {
+  if (stderr === "") return;
   logStderr(
     e.env.log,
     `Promise module '${e.spec.path}' (${e.promise.type} promise '${e.promise.promiser}')`,

@@ -124,13 +124,19 @@ const SORTED_FIELDS = [...REQUEST_FIELDS].sort();
  * Written out directly: this runs twice per promise.
  */
 function encodeJson(request: ModuleRequest): string {
-  const parts: string[] = [];
-  if (request.attributes && request.attributes.size > 0) parts.push(encodedAttributes(request.attributes));
+  let out = "{";
+  let empty = true;
+  if (request.attributes && request.attributes.size > 0) {
+    out += encodedAttributes(request.attributes);
+    empty = false;
+  }
   for (const field of SORTED_FIELDS) {
     const value = request[field];
-    if (value !== undefined) parts.push(`"${field}":${JSON.stringify(value)}`);
+    if (value === undefined) continue;
+    out += `${empty ? "" : ","}"${field}":${typeof value === "number" && Number.isFinite(value) ? String(value) : JSON.stringify(value)}`;
+    empty = false;
   }
-  return `{${parts.join(",")}}`;
+  return `${out}}`;
 }
 
 /** Attributes encoded already: a promise's validate and evaluate requests carry the same. */

@@ -6,7 +6,6 @@
  * promise types.
  */
 import type { Logger } from "../../agent/logger.js";
-import type { CustomPromiseBlock } from "../../language/ast.js";
 import type { PromiseEnvironment } from "../contract.js";
 import { discardPipes, preparePipes } from "./module-pipes.js";
 import { type ModuleSpec, ModuleSession } from "./session.js";
@@ -15,9 +14,8 @@ import { TimerProcess } from "./timer-process.js";
 import { ModuleWatchdog } from "./watchdog.js";
 
 export class CustomPromiseRuntime {
-  /** The declarations of the promise types this runtime runs modules for. */
-  readonly declarations: CustomPromiseBlock[] = [];
   private watchdog: ModuleWatchdog | undefined;
+  private prepared = false;
   private readonly sessions = new Map<string, ModuleSession>();
   /** The longest time limit in use, for terminating. */
   private longestTimeoutMs = 0;
@@ -72,9 +70,11 @@ export class CustomPromiseRuntime {
   /**
    * Starts the watchdog's timer process, which first makes FIFOs for
    * `modules` modules, in the background, so that modules start without
-   * waiting for them.
+   * waiting for them. Once per run; nothing for no modules.
    */
   prepare(modules: number): void {
+    if (modules === 0 || this.prepared) return;
+    this.prepared = true;
     preparePipes(modules, (paths) => {
       if (this.watchdog) return undefined;
       const timer = TimerProcess.start(paths);
