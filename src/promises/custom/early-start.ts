@@ -3,8 +3,9 @@
  *
  * Why: a module's interpreter takes a while to start (Python, ~20 ms of a
  * run of 1,000 promises that takes ~300), and the agent waited for it at
- * the first promise of its type. Started once the policy is loaded, it
- * starts while the agent sets up its run. Nothing is said to it yet: the
+ * the first promise of its type. Started once the policy check has
+ * evaluated the policy (or, without a check, once it is loaded), it starts
+ * while the agent loads the policy and sets up its run. Nothing is said to it yet: the
  * header, and the "Starting custom promise module" line, come at the first
  * promise, as they did. A module whose path or interpreter is by then
  * another, or whose files have changed (a policy may write the module it
