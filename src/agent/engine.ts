@@ -14,14 +14,14 @@
  * per run for each distinct expansion, and the outcome defines the
  * classes of the promise's `classes` body.
  */
-import { basename, dirname } from "node:path";
+import { basename } from "node:path";
 import type { Bundle, ClassGuard, Promise as PromiseNode, PromiseSection, Rval } from "../language/ast.js";
 import { bundleToJson } from "../language/print/json.js";
 import { getFunction, promiseTypeOrder } from "../language/syntax/index.js";
 import { canonify } from "../eval/class-expression.js";
 import type { EntryMeta, EvalContext } from "../eval/context.js";
 import { type ExpandOptions, expandRval, expandString } from "../eval/expand.js";
-import { absolutePolicyPath, isGuardTrue, simulateOptions } from "../eval/resolve.js";
+import { bundleThisVars, isGuardTrue, simulateOptions } from "../eval/resolve.js";
 import { type JsonValue, type Value, isList, isScalar, scalar } from "../eval/values.js";
 import type { BundleCallInfo, EditSession, PromiseEnvironment } from "../promises/contract.js";
 import type { PromiseTypeRegistry } from "../promises/registry.js";
@@ -227,11 +227,7 @@ export class Engine implements PromiseEnvironment {
       inherit && caller
         ? [...caller.localClasses].flatMap((c) => (c.includes(":") ? [c] : [c, `${caller.ns}:${c}`]))
         : [];
-    const file = absolutePolicyPath(located.file);
-    const thisVars = new Map<string, Value>([
-      ["promise_filename", scalar(file)],
-      ["promise_dirname", scalar(dirname(file))],
-    ]);
+    const thisVars = bundleThisVars(located.file);
     // 3.21's banners and accounting are for agent bundles, not edit bundles.
     if (!edit) bundleBanner(this.log, bundle.name.text, argsText);
     // A call without arguments runs a bundle with parameters too, leaving them unset, as in 3.21.

@@ -22,7 +22,7 @@
  * in place of their reference, and the values checked against the syntax
  * as 3.21 does (a misfit is fatal). Nothing acts and nothing is reported.
  */
-import { basename, dirname } from "node:path";
+import { basename } from "node:path";
 import type { Bundle, ClassGuard, Promise as PromiseNode, Rval } from "../language/ast.js";
 import { getFunction, getPromiseAttribute } from "../language/syntax/index.js";
 import { canonify } from "../eval/class-expression.js";
@@ -31,7 +31,7 @@ import { type ExpandOptions, expandRval, expandString, hasUnresolvedReference } 
 import { callsIfelse, iterate } from "../eval/iteration.js";
 import {
   type ResolveHooks,
-  absolutePolicyPath,
+  bundleThisVars,
   isGuardTrue,
   simulateOptions,
   storeVarValue,
@@ -111,15 +111,7 @@ interface Expansion extends LoadExpansion {
 function expandBundle(expansion: Expansion, located: Located<Bundle>): void {
   const { ctx } = expansion;
   const bundle = located.block;
-  const file = absolutePolicyPath(located.file);
-  ctx.pushFrame(
-    bundle.namespace,
-    bundle.name.text,
-    new Map([
-      ["promise_filename", scalar(file)],
-      ["promise_dirname", scalar(dirname(file))],
-    ]),
-  );
+  ctx.pushFrame(bundle.namespace, bundle.name.text, bundleThisVars(located.file));
   try {
     const types = [...new Set(bundle.sections.map((s) => s.type.text))];
     for (const type of types) {

@@ -55,12 +55,7 @@ export function resolveBundle(
   sourcePath: string,
   hooks: ResolveHooks = {},
 ): void {
-  const filename = absolutePolicyPath(sourcePath);
-  const thisVars = new Map<string, Value>([
-    ["promise_filename", scalar(filename)],
-    ["promise_dirname", scalar(dirname(filename))],
-  ]);
-  ctx.pushFrame(bundle.namespace, bundle.name.text, thisVars);
+  ctx.pushFrame(bundle.namespace, bundle.name.text, bundleThisVars(sourcePath));
   ctx.callStack.push({ type: "bundle", json: () => bundleJson(bundle, sourcePath) });
   try {
     const common = bundle.type.text === "common";
@@ -318,6 +313,15 @@ function resolveClassPromise(
  */
 export function absolutePolicyPath(path: string): string {
   return isAbsolute(path) ? path : `${process.cwd()}/${path}`;
+}
+
+/** `this.promise_filename` and `this.promise_dirname` of a bundle of the policy file `sourcePath`. */
+export function bundleThisVars(sourcePath: string): Map<string, Value> {
+  const file = absolutePolicyPath(sourcePath);
+  return new Map<string, Value>([
+    ["promise_filename", scalar(file)],
+    ["promise_dirname", scalar(dirname(file))],
+  ]);
 }
 
 /** The texts the iteration engine scans for a promise: promiser, then attribute values. */

@@ -18,12 +18,10 @@
  * declarations whose path and interpreter are strings: a function call
  * there is not run an extra time.
  */
-import { dirname } from "node:path";
 import type { PolicyIndex } from "../../agent/policy-index.js";
 import type { EvalContext } from "../../eval/context.js";
 import { hasUnresolvedReference } from "../../eval/expand.js";
-import { absolutePolicyPath } from "../../eval/resolve.js";
-import { scalar } from "../../eval/values.js";
+import { bundleThisVars } from "../../eval/resolve.js";
 import type { Bundle, CustomPromiseBlock } from "../../language/ast.js";
 import type { PromiseTypeRegistry } from "../registry.js";
 import { blockAttribute, blockText, customDeclarations } from "./promise-type.js";
@@ -43,7 +41,7 @@ export function startModulesEarly(
   for (const { block } of customDeclarations(registry, index)) {
     const user = firstBundleUsing(index, block.name.text);
     if (!user) continue;
-    const spec = specIn(ctx, block, user.block, absolutePolicyPath(user.file));
+    const spec = specIn(ctx, block, user.block, user.file);
     if (spec) runtime.startEarly(spec);
   }
 }
@@ -70,14 +68,7 @@ function specIn(
     const rval = blockAttribute(block, ctx, name);
     if (rval !== undefined && rval.kind !== "string") return undefined;
   }
-  ctx.pushFrame(
-    bundle.namespace,
-    bundle.name.text,
-    new Map([
-      ["promise_filename", scalar(file)],
-      ["promise_dirname", scalar(dirname(file))],
-    ]),
-  );
+  ctx.pushFrame(bundle.namespace, bundle.name.text, bundleThisVars(file));
   try {
     const path = blockText(block, ctx, "path");
     const interpreter = blockText(block, ctx, "interpreter");
