@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import type { LoadMessage } from "./eval/augments-install.js";
 import type { EvalContext } from "./eval/context.js";
+import type { PolicyFile } from "./language/ast.js";
 import { type Diagnostic, hasErrors, makeDiagnostic } from "./language/diagnostics.js";
 import type { PolicySet } from "./language/policy-set.js";
 import { SourceFile } from "./language/source.js";
@@ -37,6 +38,8 @@ export interface CheckOptions {
   readonly messages?: EvaluationMessageSinks;
   /** Files parsed already, to reuse, and where to keep those parsed here (see LoadOptions). */
   readonly parsed?: ParseCache;
+  /** Told of each file as soon as it is parsed (see LoadOptions). */
+  readonly onParsed?: (file: PolicyFile) => void;
 }
 
 export interface CheckResult {
@@ -68,6 +71,7 @@ export function loadAsCfPromises(options: Omit<CheckOptions, "fullCheck" | "bund
     cacheSystemFunctions: false,
     messages: options.messages,
     parsed: options.parsed,
+    onParsed: options.onParsed,
   });
   if (!hasErrors(loaded.diagnostics)) {
     const files = loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy }));

@@ -14,7 +14,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { Body, ListValue } from "../language/ast.js";
+import type { Body, ListValue, PolicyFile } from "../language/ast.js";
 import { type Diagnostic, type DiagnosticCode, hasErrors } from "../language/diagnostics.js";
 import { validatePolicy } from "../language/validate/index.js";
 import { resolvePolicies } from "../loader/control.js";
@@ -149,13 +149,15 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   };
   // The policy check and the load read the same files: each is parsed once.
   const parsed: ParseCache = new Map();
-  // Promise modules; from here on, a run that ends must end them too.
+  // Promise modules; from here on, a run that ends must end them too. The
+  // helper that makes their pipes starts as soon as a file declares one.
   const modules = new CustomPromiseRuntime();
+  const prepareModules = (file: PolicyFile) => modules.prepare(countPromiseTypeDeclarations([file]));
   const load = (file: string, extra: readonly string[] = []) =>
     loadAndValidate(
       file,
       [...(options.defines ?? []), ...extra],
-      { persistent, persistentClasses, messages, parsed },
+      { persistent, persistentClasses, messages, parsed, onParsed: prepareModules },
       options,
       dirs,
       log,
@@ -172,12 +174,12 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
             workDir: dirs.workdir,
             inputDir: dirs.inputdir,
             parsed,
+            onParsed: prepareModules,
           },
           log,
         )
       : undefined;
   // Promise modules start while the policy loads (see promises/custom/early-start.ts).
-  modules.prepare(countPromiseTypeDeclarations([...parsed.values()].map((file) => file.result.policy)));
   if (checked && !hasErrors(checked.diagnostics))
     startModulesEarly(modules, types, new PolicyIndex(checked.set, entry), checked.context);
   // The failsafe policy is not checked (no cf-promises run for it in 3.21).
@@ -296,13 +298,15 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     }
     if (!engine.failedFatally) for (const type of types.all()) type.runFinished?.(engine);
   } catch (error) {
-    // A run that breaks off leaves no copies behind.
+    // A run that breaks off leaves no copies behind, and no modules.
     chroot?.remove();
+    modules.shutdown(log);
     throw error;
   } finally {
-    // Promise modules are terminated when the run ends, however it ends;
-    // then, as cf-agent, the run waits for its background commands.
-    modules.shutdown(log);
+    // Promise modules are told to terminate when the run ends, however it
+    // ends (the run waits for their exits last, while they exit); then, as
+    // cf-agent, the run waits for its background commands.
+    modules.terminate(log);
     finishBackgroundCommands();
   }
   // After a fatal error 3.21 exits at once, with only its compliance line.
@@ -314,6 +318,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   if (!persistent.save()) log.warning(`Could not write persistent classes under '${dirs.statedir}'`);
   if (!lockStore.save()) log.warning(`Could not write promise locks under '${dirs.statedir}'`);
   if (chroot) showSimulatedChanges(chroot, log, sinks, dirs.workdir);
+  modules.awaitExits();
   // cf-agent exits 1 after a fatal error, 6 when an abort class stopped the run.
   const exitCode = engine.failedFatally ? 1 : engine.aborted ? 6 : 0;
   return {
@@ -361,6 +366,7 @@ function loadAndValidate(
     persistentClasses: ReturnType<PersistentClasses["load"]>;
     messages: EvaluationMessageSinks;
     parsed: ParseCache;
+    onParsed: (file: PolicyFile) => void;
   },
   options: AgentOptions,
   dirs: { workdir: string; inputdir: string },
@@ -377,6 +383,7 @@ function loadAndValidate(
     skipUnsafeFunctions: options.simulate !== undefined,
     messages: state.messages,
     parsed: state.parsed,
+    onParsed: state.onParsed,
   });
   for (const message of loaded.messages) log.log(message.level, message.text);
   const diagnostics = [...loaded.diagnostics];

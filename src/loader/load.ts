@@ -25,7 +25,7 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import type { Rval, Span } from "../language/ast.js";
+import type { PolicyFile, Rval, Span } from "../language/ast.js";
 import { type Diagnostic, makeDiagnostic } from "../language/diagnostics.js";
 import { type ParseResult, parse } from "../language/parser.js";
 import type { ParsedFile, PolicySet } from "../language/policy-set.js";
@@ -81,6 +81,8 @@ export interface LoadOptions {
    * is the same, and adds to.
    */
   parsed?: ParseCache;
+  /** Told of each file as soon as it is parsed (before its evaluation), to start what it will need. */
+  onParsed?: (file: PolicyFile) => void;
 }
 
 /** Parsed files by absolute path. The syntax trees are never changed once parsed, so sharing them is safe. */
@@ -120,6 +122,7 @@ class Loader {
   private ignoreMissing: boolean;
   private readonly hooks: ResolveHooks;
   private readonly parsed: ParseCache | undefined;
+  private readonly onParsed: ((file: PolicyFile) => void) | undefined;
 
   constructor(
     readonly ctx: EvalContext,
@@ -129,6 +132,7 @@ class Loader {
     this.ignoreMissing = options.ignoreMissingInputs ?? false;
     this.hooks = options.persistClass ? { persistClass: options.persistClass } : {};
     this.parsed = options.parsed;
+    this.onParsed = options.onParsed;
   }
 
   /** Loads one file and, depth first, its inputs. Returns the files it added. */
@@ -141,6 +145,7 @@ class Loader {
     if (this.seenTexts.has(text)) return [];
     this.seenTexts.add(text);
     const { source, result: parsed } = this.parse(key, path, text);
+    this.onParsed?.(parsed.policy);
     this.files.push({ source, policy: parsed.policy });
     // bundlesmatching() during pre-evaluation sees the bundles read so far, as in 3.21.
     this.ctx.policyBundles = [...this.ctx.policyBundles, ...bundlesOf(parsed.policy)];

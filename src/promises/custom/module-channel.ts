@@ -53,6 +53,7 @@ export class ModuleChannel {
   /** A non-blocking descriptor of the output, for polling (see readOutput). */
   private polling: number | undefined;
   private closed = false;
+  private inputEnded = false;
   private readonly stderrPath: string;
   private readonly outPath: string;
 
@@ -116,16 +117,23 @@ export class ModuleChannel {
   /** Ends the module's input and waits `graceMs` for it to exit, then kills it. */
   close(graceMs: number): void {
     if (this.closed) return;
-    closeSync(this.fds.input);
+    this.endInput();
     if (!waitForExit(this.pid, graceMs).exited) killGroup(this.pid);
     this.release();
+  }
+
+  /** Ends the module's input (it sees the end of it), leaving `close` to wait for its exit. */
+  endInput(): void {
+    if (this.inputEnded) return;
+    this.inputEnded = true;
+    closeSync(this.fds.input);
   }
 
   /** Kills the module (its whole process group) at once. */
   kill(): void {
     if (this.closed) return;
     killGroup(this.pid);
-    closeSync(this.fds.input);
+    this.endInput();
     this.release();
   }
 
@@ -258,7 +266,7 @@ export class ModuleChannel {
     let ended: ExitStatus = status === "exited" ? waitForExit(this.pid, EXIT_WAIT_MS) : { exited: false };
     if (!ended.exited) ended = killGroup(this.pid);
     const stderr = this.takeStderr();
-    closeSync(this.fds.input);
+    this.endInput();
     this.release();
     return { status, lines, stderr, exitCode: ended.exitCode, signal: ended.signal };
   }

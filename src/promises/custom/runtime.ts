@@ -60,7 +60,22 @@ export class CustomPromiseRuntime {
 
   /** Terminates every module and ends the watchdog. */
   shutdown(log: Logger): void {
-    for (const session of this.sessions.values()) session.terminate(this.longestTimeoutMs, log);
+    this.terminate(log);
+    this.awaitExits();
+  }
+
+  /**
+   * Says `terminate` to every module and ends its input, without waiting
+   * for it to exit: the run finishes its work meanwhile, then calls
+   * `awaitExits` (which `shutdown` does at once).
+   */
+  terminate(log: Logger): void {
+    for (const session of this.sessions.values()) session.terminate(this.longestTimeoutMs, log, false);
+  }
+
+  /** Waits for the terminated modules to exit (killing any that lingers), then ends the watchdog. */
+  awaitExits(): void {
+    for (const session of this.sessions.values()) session.awaitExit();
     this.sessions.clear();
     this.watchdog?.shutdown();
     this.watchdog = undefined;

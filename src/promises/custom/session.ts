@@ -152,8 +152,12 @@ export class ModuleSession {
     return { ok: true, reply: reply.value, stderr: answer.stderr };
   }
 
-  /** Says `terminate`, then closes the module's input; a module that lingers is killed. */
-  terminate(timeoutMs: number, log: Logger): void {
+  /**
+   * Says `terminate`, then ends the module's input; with `wait`, waits for
+   * it to exit, and kills one that lingers. Without, `awaitExit` does that
+   * (the agent finishes its run meanwhile).
+   */
+  terminate(timeoutMs: number, log: Logger, wait = true): void {
     this.dropEarly();
     if (!this.channel || !this.header) return;
     const path = this.spec.path;
@@ -164,6 +168,12 @@ export class ModuleSession {
     if (reply?.ok && reply.value.result === "failure")
       log.warning(`Promise module '${path}' failed to terminate`);
     else if (!reply?.ok) log.verbose(`Promise module '${path}' did not answer 'terminate' properly`);
+    this.channel?.endInput();
+    if (wait) this.awaitExit();
+  }
+
+  /** Waits for a terminated module to exit; one that lingers is killed. */
+  awaitExit(): void {
     this.channel?.close(EXIT_GRACE_MS);
     this.channel = undefined;
   }
