@@ -217,6 +217,7 @@ export class ModuleChannel {
       }
       sleep(POLL_MS);
     }
+    this.watchdog.beforeBlocking(this.pid, this.outPath, deadline);
     return readSync(this.fds.output, this.chunk, 0, this.chunk.length, null);
   }
 

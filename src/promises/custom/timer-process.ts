@@ -146,6 +146,16 @@ export class TimerProcess implements Watchdog {
     return this.state === "watching";
   }
 
+  /** The timer's process id. */
+  get pid(): number {
+    return this.child.pid as number;
+  }
+
+  /** Whether the timer still runs (someone may have killed it): a look at /proc. */
+  alive(): boolean {
+    return this.state !== "failed" && !exitStatus(this.pid).exited;
+  }
+
   /**
    * Makes sure the read of module `pid` is woken no sooner than
    * `timeoutMs` from now, and at most a lease later.

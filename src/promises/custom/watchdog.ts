@@ -26,12 +26,17 @@
  *   thread. Told of every exchange (two positional writes, ~6 µs each on
  *   the agent's thread), it cost ~30 ms per 1,000 promises; told only
  *   when a lease runs out, a few writes a second. This is the one used.
- * The thread remains for machines where the perl timer cannot run.
+ * The thread remains for machines where the perl timer cannot run, and
+ * takes over from a timer found dead before a read blocks (someone killed
+ * it; the agent looks at most every 100 ms).
  */
 
 import { monotonicMs } from "./module-process.js";
 import { ThreadWatchdog } from "./thread-watchdog.js";
 import type { TimerProcess } from "./timer-process.js";
+
+/** How often, at most, the agent looks whether the timer still runs (a look reads /proc). */
+const TIMER_LOOK_MS = 100;
 
 export interface Watchdog {
   /**
@@ -54,6 +59,8 @@ export interface Watchdog {
  */
 export class ModuleWatchdog {
   private chosen: Watchdog | undefined;
+  /** When the timer was last found alive (see beforeBlocking). */
+  private timerSeenAt = Number.NEGATIVE_INFINITY;
   /** The exchange watched before the choice, to hand to the thread if the timer fails. */
   private pending: { readonly pid: number; readonly outPath: string; readonly until: number } | undefined;
 
@@ -94,6 +101,25 @@ export class ModuleWatchdog {
     const pending = this.pending;
     if (pending) this.chosen.watch(pending.pid, pending.outPath, Math.max(0, pending.until - monotonicMs()));
     return true;
+  }
+
+  /**
+   * Before the agent blocks on module `pid`'s answer (due at `deadline`):
+   * a timer found dead (the agent looks at most every TIMER_LOOK_MS) gives
+   * way to the thread, so that a timer killed during a run leaves reads
+   * unwatched for that long at most (a read that blocks meanwhile waits
+   * for its module).
+   */
+  beforeBlocking(pid: number, outPath: string, deadline: number): void {
+    if (!this.timer || this.chosen !== this.timer) return;
+    const now = monotonicMs();
+    if (now - this.timerSeenAt < TIMER_LOOK_MS) return;
+    this.timerSeenAt = now;
+    if (this.timer.alive()) return;
+    this.timer.shutdown();
+    this.timer = undefined;
+    this.chosen = new ThreadWatchdog();
+    this.chosen.watch(pid, outPath, Math.max(0, deadline - now));
   }
 
   done(pid: number): void {

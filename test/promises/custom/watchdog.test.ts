@@ -116,6 +116,28 @@ for (const [name, make] of Object.entries(watchdogs)) {
   });
 }
 
+test("a timer killed during the run gives way to the thread: a silent module is still killed", LIMITS, () => {
+  const timer = TimerProcess.start();
+  if (!timer?.ready()) assert.fail("the timer did not start");
+  const watchdog = new ModuleWatchdog(timer);
+  const script = 'while read -r line; do [ -z "$line" ] && printf "ok\\n\\n"; done';
+  const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", script]);
+  try {
+    if (typeof channel === "string") assert.fail(channel);
+    assert.equal(channel.exchange("request\n\n", 5_000, 1024).status, "ok");
+    process.kill(timer.pid, "SIGKILL");
+    // Dead by the time the next read blocks (the agent looks before blocking, at most every 100 ms).
+    for (let i = 0; i < 2_000 && timer.alive(); i++) sleep(1);
+    sleep(150);
+    const { result, ms } = exchangeWith(watchdog, "read -r line; exec sleep 60", 300);
+    assert.equal(result.status, "timeout");
+    assert.ok(ms >= 290 && ms < 5_000, `${ms} ms`);
+  } finally {
+    if (typeof channel !== "string") channel.kill();
+    watchdog.shutdown();
+  }
+});
+
 test("the timer process makes the FIFOs it is given, then watches", LIMITS, async () => {
   const { mkdtempSync, rmSync, statSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
