@@ -18,18 +18,14 @@ export function countPromiseTypeDeclarations(files: readonly PolicyFile[]): numb
   return count;
 }
 
-/**
- * Registers the policy's custom promise types, run by `runtime` (a new one
- * by default); the runtime must be shut down when the run ends.
- */
+/** Registers the policy's custom promise types, run by `runtime`, which must be shut down when the run ends. */
 export function registerCustomPromiseTypes(
   registry: PromiseTypeRegistry,
   index: PolicyIndex,
-  runtime = new CustomPromiseRuntime(),
-): CustomPromiseRuntime {
+  runtime: CustomPromiseRuntime,
+): void {
   for (const declaration of customDeclarations(registry, index))
     registry.register(customPromiseType(declaration, runtime));
   // Types sharing a module share its process: the count of types is the most modules there can be.
   runtime.prepare(index.promiseTypeDeclarations().length);
-  return runtime;
 }

@@ -30,7 +30,7 @@ let created = 0;
  * the limit, within 10 ms and 1 s. This is also how often, at most, a run
  * of quick exchanges rewrites the watch.
  */
-export function leaseMs(timeoutMs: number): number {
+function leaseMs(timeoutMs: number): number {
   return Math.min(1_000, Math.max(10, timeoutMs / 10));
 }
 

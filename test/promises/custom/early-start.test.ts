@@ -7,10 +7,10 @@
  * note their process id and when they started.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { scratchDirectory } from "../../scratch.js";
 import { fixtureDir, runPolicy } from "./run-module.js";
 
 const LIMITS = { timeout: 30_000 };
@@ -31,20 +31,11 @@ function declaration(modulePath: string): string {
   return `promise agent fx\n{\n  interpreter => "/bin/sh";\n  path => "${modulePath}";\n}\n`;
 }
 
-function withDirectory(run: (dir: string) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), "tend-early-start-"));
-  try {
-    run(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 test("a module started ahead is taken over by its first promise", LIMITS, () => {
-  withDirectory((dir) => {
-    const module = join(dir, "module.sh");
-    writeFileSync(module, noteTakingModule(dir, "answered"));
-    const run = runPolicy(`${declaration(module)}
+  const dir = scratchDirectory("tend-early-start-");
+  const module = join(dir, "module.sh");
+  writeFileSync(module, noteTakingModule(dir, "answered"));
+  const run = runPolicy(`${declaration(module)}
 bundle agent main
 {
   commands:
@@ -56,26 +47,25 @@ bundle agent main
       "seen" expression => "answered", scope => "namespace";
 }
 `);
-    assert.equal(run.exitCode, 0);
-    assert.deepEqual([run.outcome("one"), run.outcome("two")], ["kept", "kept"]);
-    assert.ok(run.classes.includes("seen"));
-    assert.equal(run.logged(/Starting custom promise module/).length, 1);
-    // It was running while the commands promise before it slept.
-    const started = BigInt(readFileSync(join(dir, "started"), "utf8").trim());
-    const commandsEnded = BigInt(readFileSync(join(dir, "commands-ended"), "utf8").trim());
-    assert.ok(
-      commandsEnded - started > 200_000_000n,
-      `started ${(commandsEnded - started) / 1_000_000n} ms before`,
-    );
-  });
+  assert.equal(run.exitCode, 0);
+  assert.deepEqual([run.outcome("one"), run.outcome("two")], ["kept", "kept"]);
+  assert.ok(run.classes.includes("seen"));
+  assert.equal(run.logged(/Starting custom promise module/).length, 1);
+  // It was running while the commands promise before it slept.
+  const started = BigInt(readFileSync(join(dir, "started"), "utf8").trim());
+  const commandsEnded = BigInt(readFileSync(join(dir, "commands-ended"), "utf8").trim());
+  assert.ok(
+    commandsEnded - started > 200_000_000n,
+    `started ${(commandsEnded - started) / 1_000_000n} ms before`,
+  );
 });
 
 test("a module whose file changes before its first promise is started anew from the new file", LIMITS, () => {
-  withDirectory((dir) => {
-    const module = join(dir, "module.sh");
-    writeFileSync(module, noteTakingModule(dir, "from_old_file"));
-    writeFileSync(join(dir, "new.sh"), noteTakingModule(dir, "from_new_file"));
-    const run = runPolicy(`${declaration(module)}
+  const dir = scratchDirectory("tend-early-start-");
+  const module = join(dir, "module.sh");
+  writeFileSync(module, noteTakingModule(dir, "from_old_file"));
+  writeFileSync(join(dir, "new.sh"), noteTakingModule(dir, "from_new_file"));
+  const run = runPolicy(`${declaration(module)}
 bundle agent main
 {
   commands:
@@ -87,17 +77,16 @@ bundle agent main
       "new" expression => "from_new_file", scope => "namespace";
 }
 `);
-    assert.equal(run.exitCode, 0);
-    assert.equal(run.outcome("one"), "kept");
-    assert.ok(run.classes.includes("new") && !run.classes.includes("old"), run.classes.join(" "));
-  });
+  assert.equal(run.exitCode, 0);
+  assert.equal(run.outcome("one"), "kept");
+  assert.ok(run.classes.includes("new") && !run.classes.includes("old"), run.classes.join(" "));
 });
 
 test("a module no promise comes to ends with the run", LIMITS, () => {
-  withDirectory((dir) => {
-    const module = join(dir, "module.sh");
-    writeFileSync(module, noteTakingModule(dir, "answered"));
-    const run = runPolicy(`${declaration(module)}
+  const dir = scratchDirectory("tend-early-start-");
+  const module = join(dir, "module.sh");
+  writeFileSync(module, noteTakingModule(dir, "answered"));
+  const run = runPolicy(`${declaration(module)}
 bundle agent main
 {
   commands:
@@ -111,17 +100,16 @@ bundle agent never_called
       "one" x => "1";
 }
 `);
-    assert.equal(run.exitCode, 0);
-    assert.deepEqual(run.reports, ["main ran"]);
-    assert.deepEqual(run.logged(/Starting custom promise module|promise module/i), []);
-    // Started ahead (a module should do nothing before the agent's header), and killed since.
-    const pid = readFileSync(join(dir, "pid"), "utf8").trim();
-    let state = "gone";
-    try {
-      state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] ?? "gone";
-    } catch {
-      // Reaped.
-    }
-    assert.ok(state === "gone" || state === "Z", `process ${pid} is in state ${state}`);
-  });
+  assert.equal(run.exitCode, 0);
+  assert.deepEqual(run.reports, ["main ran"]);
+  assert.deepEqual(run.logged(/Starting custom promise module|promise module/i), []);
+  // Started ahead (a module should do nothing before the agent's header), and killed since.
+  const pid = readFileSync(join(dir, "pid"), "utf8").trim();
+  let state = "gone";
+  try {
+    state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] ?? "gone";
+  } catch {
+    // Reaped.
+  }
+  assert.ok(state === "gone" || state === "Z", `process ${pid} is in state ${state}`);
 });

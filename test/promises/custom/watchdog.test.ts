@@ -14,6 +14,8 @@ import { TimerProcess } from "../../../src/promises/custom/timer-process.js";
 import { ModuleWatchdog } from "../../../src/promises/custom/watchdog.js";
 
 const LIMITS = { timeout: 30_000 };
+/** A module that answers "ok" to every request. */
+const ANSWERING = 'while read -r line; do [ -z "$line" ] && printf "ok\\n\\n"; done';
 
 const watchdogs: Record<string, () => ModuleWatchdog> = {
   // Started and watching before the exchange: only the timer can end a blocked read.
@@ -83,8 +85,7 @@ for (const [name, make] of Object.entries(watchdogs)) {
   test(`${name}: a wake that comes between exchanges leaves the module alone`, LIMITS, () => {
     const watchdog = make();
     try {
-      const script = 'while read -r line; do [ -z "$line" ] && printf "ok\\n\\n"; done';
-      const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", script]);
+      const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", ANSWERING]);
       if (typeof channel === "string") assert.fail(channel);
       assert.equal(channel.exchange("request\n\n", 50, 1024).status, "ok");
       // Idle well past that exchange's deadline: the watchdog wakes a read nobody is doing.
@@ -102,8 +103,7 @@ for (const [name, make] of Object.entries(watchdogs)) {
   test(`${name}: answers in time pass, one exchange after another`, LIMITS, () => {
     const watchdog = make();
     try {
-      const script = 'while read -r line; do [ -z "$line" ] && printf "ok\\n\\n"; done';
-      const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", script]);
+      const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", ANSWERING]);
       if (typeof channel === "string") assert.fail(channel);
       for (let i = 0; i < 50; i++) {
         const answer: ExchangeResult = channel.exchange("request\n\n", 5_000, 1024);
@@ -120,8 +120,7 @@ test("a timer killed during the run gives way to the thread: a silent module is 
   const timer = TimerProcess.start();
   if (!timer?.ready()) assert.fail("the timer did not start");
   const watchdog = new ModuleWatchdog(timer);
-  const script = 'while read -r line; do [ -z "$line" ] && printf "ok\\n\\n"; done';
-  const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", script]);
+  const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", ANSWERING]);
   try {
     if (typeof channel === "string") assert.fail(channel);
     assert.equal(channel.exchange("request\n\n", 5_000, 1024).status, "ok");
@@ -162,8 +161,7 @@ function slowTimer(seconds: number): TimerProcess | undefined {
 test("a module that answers while the timer is starting is not kept waiting for it", LIMITS, () => {
   const watchdog = new ModuleWatchdog(slowTimer(2));
   try {
-    const script = 'while read -r line; do [ -z "$line" ] && printf "ok\\n\\n"; done';
-    const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", script]);
+    const channel = ModuleChannel.start(watchdog, ["/bin/sh", "-c", ANSWERING]);
     if (typeof channel === "string") assert.fail(channel);
     const started = Date.now();
     for (let i = 0; i < 3; i++) assert.equal(channel.exchange("request\n\n", 5_000, 1024).status, "ok");
