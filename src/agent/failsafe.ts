@@ -11,7 +11,7 @@
  */
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomically } from "../promises/files/atomic.js";
+import { writeFileAtomically } from "../system/atomic.js";
 import { errorText } from "../promises/files/step.js";
 import type { Logger } from "./logger.js";
 

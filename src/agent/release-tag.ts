@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomically } from "../promises/files/atomic.js";
+import { writeFileAtomically } from "../system/atomic.js";
 
 const POLICY_EXTENSIONS = [".cf", ".dat", ".txt", ".conf", ".mustache", ".json", ".yaml"];
 

@@ -4,6 +4,7 @@
  * limit). With `empty_file_before_editing` the checks still apply but the
  * lines start empty.
  */
+import { mayOpen } from "../files/safe-path.js";
 import { type Stats, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { PromiseEnvironment } from "../contract.js";
@@ -22,6 +23,7 @@ export function loadForEditing(
     env.log.error(`Relative file name '${path}' was marked for editing but has no invariant meaning`);
     return undefined;
   }
+  if (!mayOpen(env, path)) return undefined;
   const lines = checkedLines(env, path, defaults, defaults.emptyBefore);
   return lines && LineList.of(lines);
 }

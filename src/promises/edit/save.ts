@@ -8,21 +8,20 @@
  * (`.cf-before-edit.1`, `.2`, ...), or none. A symbolic link is followed:
  * its target is edited.
  */
+import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
 import {
   copyFileSync,
-  existsSync,
   linkSync,
-  lstatSync,
-  readlinkSync,
+  mayFollow,
   renameSync,
-  statSync,
+  severedLinkError,
   unlinkSync,
-} from "node:fs";
+} from "../../system/safe-fs.js";
 import { dirname, isAbsolute, join } from "node:path";
 import { canonify } from "../../eval/class-expression.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { asText } from "../values.js";
-import { writeFileAtomically } from "../files/atomic.js";
+import { writeFileAtomically } from "../../system/atomic.js";
 import { errorText } from "../files/step.js";
 
 export type BackupOption = "true" | "false" | "timestamp" | "rotate";
@@ -39,7 +38,11 @@ export interface SaveOptions {
 function resolveLinks(path: string): string {
   let current = path;
   for (let hops = 0; hops < 40; hops++) {
-    if (!lstatSync(current).isSymbolicLink()) return current;
+    const link = lstatSync(current);
+    if (!link.isSymbolicLink()) return current;
+    // A link someone else planted to a file of another owner is not followed (safe-fs.ts).
+    const reached = statSync(current, { throwIfNoEntry: false });
+    if (reached && !mayFollow(link, reached)) throw severedLinkError("lstat", current);
     const target = readlinkSync(current);
     current = isAbsolute(target) ? target : join(dirname(current), target);
   }

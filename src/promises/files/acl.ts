@@ -14,7 +14,8 @@
  * so cf-agent also reports a change on its first run where tend finds
  * the bits as promised.
  */
-import { type Stats, chmodSync } from "node:fs";
+import type { Stats } from "node:fs";
+import { chmodSync } from "../../system/safe-fs.js";
 import { asStrings, asText } from "../values.js";
 import { errorText, type FileStep } from "./step.js";
 

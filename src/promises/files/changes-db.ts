@@ -7,11 +7,12 @@
  * `file_changes.log`, one line per change:
  * `<time>,<promise handle>,<file>,<N|R|C|S>,<message>`.
  */
-import { appendFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync } from "../../system/safe-fs.js";
 import { join } from "node:path";
 import type { EvalContext } from "../../eval/context.js";
 import type { PromiseEnvironment } from "../contract.js";
-import { writeFileAtomically } from "./atomic.js";
+import { writeFileAtomically } from "../../system/atomic.js";
 import { stateDir } from "./run-state.js";
 
 /** The stat fields cf-agent compares. */

@@ -5,7 +5,7 @@
  * to tell whether it differs.
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { writeFileAtomically } from "./atomic.js";
+import { writeFileAtomically } from "../../system/atomic.js";
 import { mayOpen } from "./safe-path.js";
 import { errorText, type FileStep } from "./step.js";
 

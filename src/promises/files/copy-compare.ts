@@ -4,7 +4,7 @@
  * time (`ctime` and the default), by content (`digest`, `hash`, `binary`:
  * regular files only, else by time), or by any of these (`atime`).
  */
-import { type Stats, closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readSync, type Stats } from "node:fs";
 import type { Comparator } from "./attributes.js";
 import type { FileStep } from "./step.js";
 

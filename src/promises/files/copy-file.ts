@@ -6,7 +6,8 @@
  * links, `copylink_patterns` turn links into copies.
  */
 import { spawnSync } from "node:child_process";
-import { type Stats, lstatSync, readlinkSync, statSync, unlinkSync } from "node:fs";
+import { type Stats, lstatSync, readlinkSync, statSync } from "node:fs";
+import { unlinkSync } from "../../system/safe-fs.js";
 import { canonify } from "../../eval/class-expression.js";
 import { filesAutoDefine, filesSingleCopy } from "./agent-settings.js";
 import { isOutOfDate } from "./copy-compare.js";

@@ -6,7 +6,8 @@
  * need cf-serverd's protocol, which tend does not speak: such a promise
  * fails, saying no server could be reached.
  */
-import { type Stats, lstatSync, mkdirSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { type Stats, lstatSync, statSync } from "node:fs";
+import { mkdirSync, renameSync, unlinkSync } from "../../system/safe-fs.js";
 import { type CopyContext, newCopyContext } from "./copy-context.js";
 import { copiedPerms, verifyCopiedFileAttributes } from "./copied-attributes.js";
 import { copyFile } from "./copy-file.js";

@@ -7,8 +7,9 @@
  * hard link to the old file made before the rename, where cf-agent 3.21
  * renames the old file away first. Messages are cf-agent's.
  */
-import { type Stats, linkSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync } from "node:fs";
-import { unlinkQuietly } from "./atomic.js";
+import { type Stats, statSync } from "node:fs";
+import { linkSync, renameSync, rmdirSync, unlinkSync, utimesSync } from "../../system/safe-fs.js";
+import { unlinkQuietly } from "../../system/atomic.js";
 import { contentsDiffer } from "./copy-compare.js";
 import type { CopyContext } from "./copy-context.js";
 import { makeHardLink } from "./links.js";

@@ -3,10 +3,11 @@
  * `touch`, `content`): a directory when the promiser's last part is `.`,
  * otherwise an empty file, with any missing parent directories.
  */
-import { closeSync, fchmodSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, fchmodSync, lstatSync, statSync } from "node:fs";
+import { mkdirSync, openSync, renameSync, rmSync } from "../../system/safe-fs.js";
 import { spawnSync } from "node:child_process";
 import { isAbsolute } from "node:path";
-import { writeFileAtomically } from "./atomic.js";
+import { writeFileAtomically } from "../../system/atomic.js";
 import { formatMode, type ModeMasks } from "./modes.js";
 import { mayOpen, SEVERED } from "./safe-path.js";
 import { errorText, type FileStep } from "./step.js";

@@ -5,7 +5,8 @@
  * removed, never followed. `dirlinks` is accepted and, as in 3.21, has no
  * effect.
  */
-import { type Stats, rmdirSync, unlinkSync } from "node:fs";
+import type { Stats } from "node:fs";
+import { rmdirSync, unlinkSync } from "../../system/safe-fs.js";
 import type { FilesAttributes } from "./attributes.js";
 import { errorText, type FileStep } from "./step.js";
 

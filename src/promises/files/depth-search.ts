@@ -20,6 +20,8 @@ import { killGhostLink } from "./links.js";
 import { joinPath, readDirectory } from "./paths.js";
 import { matchesAny } from "./patterns.js";
 import { errorText, type FileStep } from "./step.js";
+import { mayEnter } from "./safe-path.js";
+import { severedLinkError } from "../../system/safe-fs.js";
 
 const RECURSION_LIMIT = 100;
 
@@ -49,6 +51,8 @@ export function depthSearch(
   }
   let names: string[];
   try {
+    // Entered only through links that may be followed (safe-fs.ts), as cf-agent's chdir.
+    if (!mayEnter(job.env, step.path)) throw severedLinkError("chdir", step.path);
     names = readDirectory(step.path);
   } catch (error) {
     const mode = (stats.mode & 0o7777).toString(8).padStart(4, "0");

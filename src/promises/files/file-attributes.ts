@@ -5,7 +5,8 @@
  * except on a symbolic link, which is only checked for being dead — the
  * mode, the ACL, and the time stamps.
  */
-import { type Stats, chmodSync, utimesSync } from "node:fs";
+import type { Stats } from "node:fs";
+import { chmodSync, utimesSync } from "../../system/safe-fs.js";
 import { verifyAcl } from "./acl.js";
 import type { FilesAttributes } from "./attributes.js";
 import { verifyFileChanges, verifyFileIntegrity } from "./changes.js";

@@ -6,7 +6,8 @@
  * (leaving existing files alone unless `when_linking_children =>
  * "override_file"`), recursing as deep as the depth_search allows.
  */
-import { lstatSync, unlinkSync } from "node:fs";
+import { lstatSync } from "node:fs";
+import { unlinkSync } from "../../system/safe-fs.js";
 import { newCopyContext } from "./copy-context.js";
 import { verifyCopy } from "./copy-from.js";
 import { createObject } from "./create.js";

@@ -6,7 +6,8 @@
  * whose target is gone is removed with `when_no_source => "delete"` or
  * `rmdeadlinks`.
  */
-import { linkSync, lstatSync, readlinkSync, statSync, symlinkSync, unlinkSync } from "node:fs";
+import { lstatSync, readlinkSync, statSync } from "node:fs";
+import { linkSync, symlinkSync, unlinkSync } from "../../system/safe-fs.js";
 import type { LinkType, WhenNoSource } from "./attributes.js";
 import { makeParentDirectory } from "./create.js";
 import { type ObstructionOptions, moveObstruction } from "./obstruction.js";

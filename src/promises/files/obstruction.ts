@@ -4,8 +4,9 @@
  * to `<name>.cfsaved` (with a time stamp when backups are time-stamped), a
  * directory to `<name>_<time>.cfsaved.dir`.
  */
-import { lstatSync, renameSync, statSync } from "node:fs";
-import { unlinkQuietly } from "./atomic.js";
+import { lstatSync, statSync } from "node:fs";
+import { renameSync } from "../../system/safe-fs.js";
+import { unlinkQuietly } from "../../system/atomic.js";
 import { archiveToRepository } from "./repository.js";
 import { runStamp } from "./run-state.js";
 import { errorText, type FileStep } from "./step.js";

@@ -5,7 +5,8 @@
  * promised owner that exists; a root-owned setuid program not seen before
  * is announced once and remembered in the state directory.
  */
-import { type Stats, appendFileSync, lchownSync, mkdirSync, readFileSync } from "node:fs";
+import { type Stats, appendFileSync, readFileSync } from "node:fs";
+import { lchownSync, mkdirSync } from "../../system/safe-fs.js";
 import { join } from "node:path";
 import { groupName, userName } from "./accounts.js";
 import type { AccountId, PermsSpec } from "./perms.js";

@@ -3,7 +3,8 @@
  * whatever the destination holds that the source does not is removed, as
  * cf-agent 3.21 does it (only with a depth_search, never `/`).
  */
-import { lstatSync, rmSync, rmdirSync, unlinkSync } from "node:fs";
+import { lstatSync } from "node:fs";
+import { rmSync, rmdirSync, unlinkSync } from "../../system/safe-fs.js";
 import { joinPath, readDirectory } from "./paths.js";
 import { errorText, type FileStep } from "./step.js";
 

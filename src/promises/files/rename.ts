@@ -5,19 +5,16 @@
  * its mode), deleting a symbolic link instead; `rotate => n` keeps n numbered
  * copies and empties the file; `rotate => 0` only empties it.
  */
+import { type Stats, closeSync, lstatSync, statSync } from "node:fs";
 import {
-  type Stats,
   chmodSync,
   chownSync,
-  closeSync,
   copyFileSync,
-  lstatSync,
   openSync,
   renameSync,
-  statSync,
   truncateSync,
   unlinkSync,
-} from "node:fs";
+} from "../../system/safe-fs.js";
 import type { RenameAttributes } from "./attributes.js";
 import { formatMode } from "./modes.js";
 import { chopLastNode, joinPath } from "./paths.js";

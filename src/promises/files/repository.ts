@@ -4,10 +4,11 @@
  * copying or moving an obstruction aside is copied there, under its whole
  * path canonified, and the caller removes the original backup.
  */
-import { copyFileSync, constants, mkdirSync, renameSync, statSync } from "node:fs";
+import { constants, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, renameSync } from "../../system/safe-fs.js";
 import { canonify } from "../../eval/class-expression.js";
 import { defaultRepository } from "./agent-settings.js";
-import { unlinkQuietly } from "./atomic.js";
+import { unlinkQuietly } from "../../system/atomic.js";
 import { joinPath } from "./paths.js";
 import { runState } from "./run-state.js";
 import type { FileStep } from "./step.js";

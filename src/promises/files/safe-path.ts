@@ -7,58 +7,51 @@
  * with cf-agent's messages, wherever it creates or writes files and when
  * it checks an object's directory.
  *
- * Directories are checked once per run (a policy has many files in few
- * directories); the leaf is checked each time.
+ * The checks are safe-fs.ts's, which every change to a file goes through
+ * as well: these only tell beforehand, to log and fail as cf-agent does.
  */
-import { type Stats, statSync } from "node:fs";
-import type { EvalContext } from "../../eval/context.js";
+import { lstatSync, statSync } from "node:fs";
+import { checkedDirectory, checkedPath, mayFollow } from "../../system/safe-fs.js";
 import type { PromiseEnvironment } from "../contract.js";
 import { chopLastNode } from "./paths.js";
-import { lstatOrUndefined } from "./stat.js";
 
 /** cf-agent's text for ENOLINK, the error a refused link gives. */
 export const SEVERED = "Link has been severed";
 
-const trustedDirs = new WeakMap<EvalContext, Map<string, boolean>>();
+function refused(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === "ENOLINK";
+}
 
-/** Whether the link at `path` (lstat `link`) may be followed. */
-function trustedLink(path: string, link: Stats): boolean {
-  if (link.uid === 0 || link.uid === process.getuid?.()) return true;
-  let target: Stats;
+/** Whether the directory `dir` can be reached through links that may be followed. */
+function trustedDirectory(dir: string): boolean {
   try {
-    target = statSync(path);
-  } catch {
-    // A dangling link leads nowhere to write to.
+    checkedDirectory(dir);
     return true;
+  } catch (error) {
+    // A missing directory is the caller's to report (as cf-agent's open would).
+    return !refused(error);
   }
-  return target.uid === link.uid && target.gid === link.gid;
 }
 
-/** Whether every link among the parts of `path` may be followed (uncached). */
-function trustedParts(path: string): boolean {
-  let prefix = "";
-  for (const part of path.split("/")) {
-    if (part === "") continue;
-    prefix += `/${part}`;
-    const stats = lstatOrUndefined(prefix);
-    if (!stats) return true;
-    if (stats.isSymbolicLink() && !trustedLink(prefix, stats)) return false;
+/** Whether a link at `path` (already in a checked directory) may be followed. */
+function trustedLeaf(path: string): boolean {
+  let at: string;
+  try {
+    at = checkedPath(path);
+  } catch (error) {
+    return !refused(error);
   }
-  return true;
+  const link = lstatSync(at, { throwIfNoEntry: false });
+  if (!link?.isSymbolicLink()) return true;
+  // A dangling link leads nowhere to write to.
+  const target = statSync(at, { throwIfNoEntry: false });
+  return !target || mayFollow(link, target);
 }
 
-function trustedDirectory(env: PromiseEnvironment, dir: string): boolean {
-  let cache = trustedDirs.get(env.ctx);
-  if (!cache) {
-    cache = new Map();
-    trustedDirs.set(env.ctx, cache);
-  }
-  let trusted = cache.get(dir);
-  if (trusted === undefined) {
-    trusted = trustedParts(dir);
-    cache.set(dir, trusted);
-  }
-  return trusted;
+function logRefusal(env: PromiseEnvironment, path: string): void {
+  env.log.error(
+    `Cannot follow symlink '${path}'; it is not owned by root or the user running this process, and the target owner and/or group differs from that of the symlink itself.`,
+  );
 }
 
 /**
@@ -68,22 +61,14 @@ function trustedDirectory(env: PromiseEnvironment, dir: string): boolean {
  * `SEVERED` as the system's reason.
  */
 export function mayOpen(env: PromiseEnvironment, path: string): boolean {
-  const leaf = lstatOrUndefined(path);
-  const trusted =
-    trustedDirectory(env, chopLastNode(path)) && !(leaf?.isSymbolicLink() && !trustedLink(path, leaf));
-  if (!trusted) {
-    env.log.error(
-      `Cannot follow symlink '${path}'; it is not owned by root or the user running this process, and the target owner and/or group differs from that of the symlink itself.`,
-    );
-  }
+  const trusted = trustedDirectory(chopLastNode(path)) && trustedLeaf(path);
+  if (!trusted) logRefusal(env, path);
   return trusted;
 }
 
 /** Whether cf-agent could change into directory `dir` (logs its error when not). */
 export function mayEnter(env: PromiseEnvironment, dir: string): boolean {
-  if (trustedDirectory(env, dir)) return true;
-  env.log.error(
-    `Cannot follow symlink '${dir}'; it is not owned by root or the user running this process, and the target owner and/or group differs from that of the symlink itself.`,
-  );
+  if (trustedDirectory(dir)) return true;
+  logRefusal(env, dir);
   return false;
 }

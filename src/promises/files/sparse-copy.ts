@@ -4,7 +4,8 @@
  * sparse copy. The new file is flushed to disk before it is closed, since
  * it is about to be renamed over the file it replaces.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, readSync, writeSync } from "node:fs";
+import { openSync } from "../../system/safe-fs.js";
 
 const CHUNK_BLOCKS = 64;
 

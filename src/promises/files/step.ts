@@ -184,4 +184,5 @@ const SYSTEM_ERRORS: Readonly<Record<string, string>> = {
   EXDEV: "Invalid cross-device link",
   EINVAL: "Invalid argument",
   EBUSY: "Device or resource busy",
+  ENOLINK: "Link has been severed",
 };

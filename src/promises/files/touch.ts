@@ -1,5 +1,5 @@
 /** `touch => "true"`: set the access and modification times to now. */
-import { utimesSync } from "node:fs";
+import { utimesSync } from "../../system/safe-fs.js";
 import { errorText, type FileStep } from "./step.js";
 
 export function touchFile(step: FileStep): void {

@@ -16,7 +16,7 @@ import { commandArg0 } from "../../eval/functions/exec.js";
 import { formatCsvField, legacyInventoryPath, readInventoryLines } from "../../eval/package-inventory.js";
 import { parseCsvLine } from "../../eval/functions/system-tables.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
-import { writeFileAtomically } from "../files/atomic.js";
+import { writeFileAtomically } from "../../system/atomic.js";
 import { stateDirectory } from "./module-cache.js";
 import type { MethodAttributes } from "./method-body.js";
 import {

@@ -19,7 +19,7 @@ import {
   readModuleInventory,
 } from "../../eval/package-inventory.js";
 import type { PromiseEnvironment } from "../contract.js";
-import { writeFileAtomically } from "../files/atomic.js";
+import { writeFileAtomically } from "../../system/atomic.js";
 import { type ModuleCommand, askModule } from "./module-process.js";
 import { optionLines, readInventoryAnswer } from "./module-replies.js";
 

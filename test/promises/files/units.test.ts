@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { writeFileAtomically } from "../../../src/promises/files/atomic.js";
+import { writeFileAtomically } from "../../../src/system/atomic.js";
 import { applyMode, parseModeString } from "../../../src/promises/files/modes.js";
 
 test("mode strings: octal sets every bit, symbolic clauses add, remove or set", () => {

@@ -17,8 +17,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { writeFileAtomically } from "../../../src/promises/files/atomic.js";
-import { sweepStrayTemporaries, writerIsGone } from "../../../src/promises/files/stray-temporaries.js";
+import { writeFileAtomically } from "../../src/system/atomic.js";
+import { sweepStrayTemporaries, writerIsGone } from "../../src/system/stray-temporaries.js";
 
 /** The pid of a process that has ended. */
 function deadPid(): number {

@@ -18,6 +18,7 @@
  */
 import {
   closeSync,
+  constants,
   fchmodSync,
   fchownSync,
   fsyncSync,
@@ -27,15 +28,18 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname } from "node:path";
+import { checkedDirectory, unlinkSync as unlinkChecked } from "./safe-fs.js";
 import { sweepStrayTemporaries } from "./stray-temporaries.js";
 
 let counter = 0;
 
 function temporaryName(path: string): string {
   counter += 1;
-  return join(dirname(path), `.${basename(path)}.tend-${process.pid}-${counter}`);
+  return `.${basename(path)}.tend-${process.pid}-${counter}`;
 }
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
 /**
  * Replaces `path` with `data`, created with `mode`. Throws the system error
@@ -49,10 +53,14 @@ export function writeFileAtomically(
   owner?: { readonly uid: number; readonly gid: number },
 ): void {
   sweepStrayTemporaries(dirname(path));
-  const temporary = temporaryName(path);
-  const replacing = (lstatSync(path, { throwIfNoEntry: false })?.size ?? 0) > 0;
-  // O_EXCL: never write through something another process put there.
-  const fd = openSync(temporary, "wx", 0o600);
+  // Both names in the directory as it was checked (no link another user
+  // controls on the way), however the path changes meanwhile.
+  const dir = checkedDirectory(dirname(path), "open", path);
+  const temporary = `${dir}/${temporaryName(path)}`;
+  const target = `${dir}/${basename(path)}`;
+  const replacing = (lstatSync(target, { throwIfNoEntry: false })?.size ?? 0) > 0;
+  // O_EXCL|O_NOFOLLOW: never write through something another process put there.
+  const fd = openSync(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
   try {
     // The mode exactly, whatever the umask; the owner of the file replaced.
     if (owner && (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.()))
@@ -62,14 +70,14 @@ export function writeFileAtomically(
     if (replacing) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
-    unlinkQuietly(temporary);
+    removeTemporary(temporary);
     throw error;
   }
   closeSync(fd);
   try {
-    renameSync(temporary, path);
+    renameSync(temporary, target);
   } catch (error) {
-    unlinkQuietly(temporary);
+    removeTemporary(temporary);
     throw error;
   }
 }
@@ -79,11 +87,20 @@ function writeAll(fd: number, bytes: Uint8Array): void {
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
-/** Removes a file if it is there; a failure is ignored (nothing to clean up). */
-export function unlinkQuietly(path: string): void {
+/** Removes our temporary file (already a path in the checked directory). */
+function removeTemporary(path: string): void {
   try {
     unlinkSync(path);
   } catch {
     // Already gone: nothing to clean up.
+  }
+}
+
+/** Removes a file if it is there, through a checked directory; a failure is ignored. */
+export function unlinkQuietly(path: string): void {
+  try {
+    unlinkChecked(path);
+  } catch {
+    // Already gone, or behind a refused link: nothing to clean up.
   }
 }

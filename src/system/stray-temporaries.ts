@@ -10,9 +10,9 @@
  * writing is never touched, even one whose pid this process cannot see
  * (another pid namespace sharing the directory): it is newer than the run.
  */
-import { lstatSync, readFileSync, unlinkSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readDirectory } from "./paths.js";
+import { unlinkSync as unlinkChecked } from "./safe-fs.js";
 
 /** tend's temporary names (see atomic.ts): the writer's pid is the first number. */
 const TEMPORARY = /^\..+\.tend-(\d+)-\d+$/;
@@ -29,7 +29,7 @@ export function sweepStrayTemporaries(dir: string): number {
   swept.add(dir);
   let names: string[];
   try {
-    names = readDirectory(dir);
+    names = readdirSync(dir);
   } catch {
     return 0;
   }
@@ -42,7 +42,7 @@ export function sweepStrayTemporaries(dir: string): number {
     if (!stats?.isFile() || stats.mtimeMs >= performance.timeOrigin) continue;
     if (!writerIsGone(pid, stats.mtimeMs)) continue;
     try {
-      unlinkSync(path);
+      unlinkChecked(path);
       removed++;
     } catch {
       // Gone already, or not ours to remove: left as it is.

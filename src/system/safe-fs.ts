@@ -1,0 +1,452 @@
+/**
+ * Changes to the file system that never cross a link an unprivileged user
+ * controls: the primitives every front end's file operations go through.
+ *
+ * A path is opened component by component from `/`, as cf-agent 3.21's
+ * safe_open does: each component is looked at without following it
+ * (lstat), then opened (following it), then looked at again through the
+ * open descriptor (fstat). A symbolic link is followed only when it is
+ * owned by root or by the user running tend, or when its target has the
+ * same owner and group as the link itself; anything else fails with
+ * ENOLINK ("Link has been severed"), cf-agent's error for it.
+ *
+ * The change itself is then made relative to the directory descriptor
+ * that was checked (through `/proc/self/fd/N/leaf`, Linux's way of giving
+ * openat(2) semantics to path-based calls): swapping a directory for a
+ * link after the check cannot redirect it, because the descriptor still
+ * names the directory that was checked. Leaves are never followed where
+ * the call has a form that does not follow (unlink, rename, lchown,
+ * creation with O_EXCL|O_NOFOLLOW); where it must follow (chmod, chown,
+ * utimes, truncation), the leaf is opened with the same checks and the
+ * change made on the descriptor.
+ *
+ * Checked directories are kept open, at most `PINNED_MAX` of them, and
+ * reused only while their path still leads to the same directory (one
+ * stat): the walk costs ~60 µs for a five-component path, and a run
+ * writes many files in few directories. Reusing one is safe even when
+ * the path changed since: the change lands in the directory the walk
+ * trusted. Without /proc (a chroot without it), each component is
+ * checked the same way and the change made by path: refused links are
+ * still refused, but a swap between the check and the change is not
+ * caught.
+ *
+ * Every function throws as its node:fs namesake does (an Error with
+ * `code`, `syscall` and `path`), so callers keep their error handling.
+ */
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  copyFileSync as copyFileByPath,
+  existsSync,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  ftruncateSync,
+  futimesSync,
+  linkSync as linkByPath,
+  lchownSync as lchownByPath,
+  lstatSync,
+  mkdirSync as mkdirByPath,
+  openSync as openByPath,
+  readdirSync,
+  renameSync as renameByPath,
+  rmdirSync as rmdirByPath,
+  type Stats,
+  statSync,
+  symlinkSync as symlinkByPath,
+  unlinkSync as unlinkByPath,
+  chmodSync as chmodByPath,
+  truncateSync as truncateByPath,
+  utimesSync as utimesByPath,
+} from "node:fs";
+
+const {
+  O_RDONLY,
+  O_WRONLY,
+  O_RDWR,
+  O_CREAT,
+  O_EXCL,
+  O_TRUNC,
+  O_APPEND,
+  O_NOFOLLOW,
+  O_NONBLOCK,
+  O_DIRECTORY,
+} = constants;
+
+const PINNED_MAX = 64;
+const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
+
+interface Pinned {
+  readonly fd: number;
+  readonly dev: number;
+  readonly ino: number;
+}
+
+/** Checked directories by path, oldest first (a Map keeps insertion order). */
+const pinned = new Map<string, Pinned>();
+
+/** The error of a link that may not be followed, shaped as node:fs errors are. */
+export function severedLinkError(syscall: string, path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`ENOLINK: link has been severed, ${syscall} '${path}'`), {
+    code: "ENOLINK",
+    errno: -67,
+    syscall,
+    path,
+  });
+}
+
+function effectiveUid(): number {
+  return process.geteuid?.() ?? -1;
+}
+
+/**
+ * Whether what lstat saw (`before`) may be followed to what was opened
+ * (`after`): cf-agent's rule, applied to every component alike (for a
+ * component that is not a link the two are the same object, unless it
+ * was swapped in between).
+ */
+export function mayFollow(before: Stats, after: Stats): boolean {
+  if (before.uid === 0 || before.uid === effectiveUid()) return true;
+  return before.uid === after.uid && before.gid === after.gid;
+}
+
+/** The components of an absolute or relative path, as the kernel walks them. */
+function componentsOf(path: string): { absolute: string; parts: string[] } {
+  const absolute = path.startsWith("/") ? path : `${process.cwd()}/${path}`;
+  return { absolute, parts: absolute.split("/").filter((p) => p !== "" && p !== ".") };
+}
+
+/** Opens the directory `dir` through checked components; the caller closes the descriptor. */
+function walkDirectory(dir: string, syscall: string, reported: string): number {
+  const { parts } = componentsOf(dir);
+  let fd = openByPath("/", O_RDONLY | O_DIRECTORY);
+  try {
+    for (const part of parts) {
+      const at = `${PROC_FD}/${fd}/${part}`;
+      const before = lstatSync(at);
+      const next = openByPath(at, O_RDONLY | O_DIRECTORY);
+      const after = fstatSync(next);
+      closeSync(fd);
+      fd = next;
+      if (!mayFollow(before, after)) throw severedLinkError(syscall, reported);
+    }
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/** Without /proc: the same checks by path (no descriptor to hold the result). */
+function checkDirectoryByPath(dir: string, syscall: string, reported: string): void {
+  const { parts } = componentsOf(dir);
+  let prefix = "";
+  for (const part of parts) {
+    prefix += `/${part}`;
+    const before = lstatSync(prefix);
+    if (!before.isSymbolicLink()) continue;
+    if (!mayFollow(before, statSync(prefix))) throw severedLinkError(syscall, reported);
+  }
+}
+
+function samePlace(a: Pinned, b: Stats | BigIntStats | undefined): boolean {
+  return b !== undefined && Number(b.dev) === a.dev && Number(b.ino) === a.ino;
+}
+
+/**
+ * A path through which `dir` can be reached as it was checked: the
+ * checked directory's descriptor under /proc, or `dir` itself without
+ * /proc. Throws ENOLINK (a refused link), ENOENT, ENOTDIR...
+ */
+export function checkedDirectory(dir: string, syscall = "open", reported = dir): string {
+  const key = dir === "" ? "." : dir;
+  if (!PROC_FD) {
+    checkDirectoryByPath(key, syscall, reported);
+    return key;
+  }
+  const known = pinned.get(key);
+  if (known) {
+    if (samePlace(known, statSync(key, { throwIfNoEntry: false }))) {
+      pinned.delete(key);
+      pinned.set(key, known);
+      return `${PROC_FD}/${known.fd}`;
+    }
+    pinned.delete(key);
+    closeSync(known.fd);
+  }
+  const fd = walkDirectory(key, syscall, reported);
+  const stats = fstatSync(fd);
+  pinned.set(key, { fd, dev: stats.dev, ino: stats.ino });
+  if (pinned.size > PINNED_MAX) evictOldest();
+  return `${PROC_FD}/${fd}`;
+}
+
+function evictOldest(): void {
+  for (const [key, entry] of pinned) {
+    pinned.delete(key);
+    closeSync(entry.fd);
+    return;
+  }
+}
+
+/** Closes every checked directory kept open (the end of a run; later calls check anew). */
+export function releaseCheckedDirectories(): void {
+  for (const entry of pinned.values()) closeSync(entry.fd);
+  pinned.clear();
+}
+
+/** `path` split into its directory and last component (trailing slashes dropped). */
+function splitLeaf(path: string): { dir: string; leaf: string } {
+  let trimmed = path;
+  while (trimmed.length > 1 && trimmed.endsWith("/")) trimmed = trimmed.slice(0, -1);
+  const slash = trimmed.lastIndexOf("/");
+  if (slash < 0) return { dir: ".", leaf: trimmed };
+  return { dir: slash === 0 ? "/" : trimmed.slice(0, slash), leaf: trimmed.slice(slash + 1) };
+}
+
+/**
+ * The path through which the object `path` itself (not followed) is
+ * reached in its checked directory. For `x/.` and `x/..` the object is
+ * the directory reached, opened through the checks.
+ */
+export function checkedPath(path: string, syscall = "open"): string {
+  const { dir, leaf } = splitLeaf(path);
+  if (leaf === "" || leaf === "." || leaf === "..") return checkedDirectory(path, syscall, path);
+  return `${checkedDirectory(dir, syscall, path)}/${leaf}`;
+}
+
+/**
+ * Opens the object at `path` following a trusted link at the leaf (as
+ * cf-agent's safe_open does); the caller closes the descriptor. A FIFO
+ * is opened without blocking. Throws ENOLINK for a refused link.
+ */
+export function openChecked(path: string, flags: number, syscall: string): number {
+  const at = checkedPath(path, syscall);
+  const before = lstatSync(at);
+  const fd = openByPath(at, flags | O_NONBLOCK);
+  try {
+    const after = fstatSync(fd);
+    if (!mayFollow(before, after)) throw severedLinkError(syscall, path);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/**
+ * Runs `onFd` on the object at `path`, opened through the checks. Sockets
+ * cannot be opened, nor can a file this user may not read: `byPath` then
+ * changes it through its checked directory, once the leaf is seen not to
+ * be a link (root reads everything, so only sockets take this way).
+ */
+function onDescriptor(
+  path: string,
+  syscall: string,
+  onFd: (fd: number) => void,
+  byPath: (checked: string) => void,
+  flags = O_RDONLY,
+): void {
+  let fd: number;
+  try {
+    fd = openChecked(path, flags, syscall);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENXIO" && code !== "EACCES") throw error;
+    const at = checkedPath(path, syscall);
+    if (lstatSync(at).isSymbolicLink()) throw error;
+    byPath(at);
+    return;
+  }
+  try {
+    onFd(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** chmod(2) through the checks, following a trusted link at the leaf. */
+export function chmodSync(path: string, mode: number): void {
+  onDescriptor(
+    path,
+    "chmod",
+    (fd) => fchmodSync(fd, mode),
+    (at) => chmodByPath(at, mode),
+  );
+}
+
+/** chown(2) through the checks, following a trusted link at the leaf. */
+export function chownSync(path: string, uid: number, gid: number): void {
+  onDescriptor(
+    path,
+    "chown",
+    (fd) => fchownSync(fd, uid, gid),
+    (at) => lchownByPath(at, uid, gid),
+  );
+}
+
+/** lchown(2) in the checked directory: a link at the leaf is changed itself. */
+export function lchownSync(path: string, uid: number, gid: number): void {
+  lchownByPath(checkedPath(path, "lchown"), uid, gid);
+}
+
+/** utimes(2) through the checks, following a trusted link at the leaf. */
+export function utimesSync(path: string, atime: number | Date, mtime: number | Date): void {
+  onDescriptor(
+    path,
+    "utime",
+    (fd) => futimesSync(fd, atime, mtime),
+    (at) => utimesByPath(at, atime, mtime),
+  );
+}
+
+/** truncate(2) through the checks, following a trusted link at the leaf. */
+export function truncateSync(path: string, length = 0): void {
+  onDescriptor(
+    path,
+    "open",
+    (fd) => ftruncateSync(fd, length),
+    (at) => truncateByPath(at, length),
+    O_WRONLY,
+  );
+}
+
+export function unlinkSync(path: string): void {
+  unlinkByPath(checkedPath(path, "unlink"));
+}
+
+export function rmdirSync(path: string): void {
+  rmdirByPath(checkedPath(path, "rmdir"));
+}
+
+export function renameSync(from: string, to: string): void {
+  const source = checkedPath(from, "rename");
+  renameByPath(source, checkedPath(to, "rename"));
+}
+
+/** link(2): the existing object is not followed (as Linux's link does not). */
+export function linkSync(existing: string, path: string): void {
+  const source = checkedPath(existing, "link");
+  linkByPath(source, checkedPath(path, "link"));
+}
+
+export function symlinkSync(target: string, path: string): void {
+  symlinkByPath(target, checkedPath(path, "symlink"));
+}
+
+/** mkdir(2) in the checked directory; `recursive` makes each missing level the same way. */
+export function mkdirSync(path: string, options?: number | { mode?: number; recursive?: boolean }): void {
+  const mode = typeof options === "number" ? options : (options?.mode ?? 0o777);
+  if (typeof options === "object" && options.recursive) {
+    makeDirectories(path, mode);
+    return;
+  }
+  mkdirByPath(checkedPath(path, "mkdir"), mode);
+}
+
+function makeDirectories(path: string, mode: number): void {
+  const { dir, leaf } = splitLeaf(path);
+  if (leaf === "" || leaf === "." || leaf === "..") return;
+  const at = checkedPath(path, "mkdir");
+  const found = lstatSync(at, { throwIfNoEntry: false });
+  if (found) {
+    if (found.isDirectory() || statSync(at, { throwIfNoEntry: false })?.isDirectory()) return;
+    throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${path}'`), {
+      code: "EEXIST",
+      syscall: "mkdir",
+      path,
+    });
+  }
+  if (dir !== path) makeDirectoriesAbove(dir, mode);
+  try {
+    mkdirByPath(checkedPath(path, "mkdir"), mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+}
+
+function makeDirectoriesAbove(dir: string, mode: number): void {
+  try {
+    checkedDirectory(dir, "mkdir", dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    makeDirectories(dir, mode);
+  }
+}
+
+/** node:fs flag strings of the forms the file code uses. */
+function numericFlags(flags: string | number): number {
+  if (typeof flags === "number") return flags;
+  const table: Record<string, number> = {
+    r: O_RDONLY,
+    "r+": O_RDWR,
+    w: O_WRONLY | O_CREAT | O_TRUNC,
+    wx: O_WRONLY | O_CREAT | O_EXCL,
+    "w+": O_RDWR | O_CREAT | O_TRUNC,
+    a: O_WRONLY | O_CREAT | O_APPEND,
+    ax: O_WRONLY | O_CREAT | O_APPEND | O_EXCL,
+  };
+  const value = table[flags];
+  if (value === undefined) throw new TypeError(`unsupported open flags '${flags}'`);
+  return value;
+}
+
+/**
+ * open(2) through the checks. A new file is created exclusively and
+ * never through a link; an existing one is opened following a trusted
+ * link, and truncated only after the check (as cf-agent's safe_open).
+ */
+export function openSync(path: string, flags: string | number, mode = 0o666): number {
+  const wanted = numericFlags(flags);
+  const at = checkedPath(path, "open");
+  const exists = lstatSync(at, { throwIfNoEntry: false }) !== undefined;
+  if (!exists && wanted & O_CREAT) return openByPath(at, wanted | O_EXCL | O_NOFOLLOW, mode);
+  if (exists && wanted & O_CREAT && wanted & O_EXCL) {
+    throw Object.assign(new Error(`EEXIST: file already exists, open '${path}'`), {
+      code: "EEXIST",
+      syscall: "open",
+      path,
+    });
+  }
+  const fd = openChecked(path, wanted & ~(O_CREAT | O_EXCL | O_TRUNC), "open");
+  if (wanted & O_TRUNC) ftruncateSync(fd, 0);
+  return fd;
+}
+
+/**
+ * copyFile(3): the destination opened through the checks (created, or
+ * replaced in place following a trusted link), the source read as given.
+ */
+export function copyFileSync(source: string, destination: string, mode = 0): void {
+  const exclusive = (mode & constants.COPYFILE_EXCL) !== 0;
+  const fd = openSync(destination, exclusive ? "wx" : "w", 0o666);
+  try {
+    copyFileByPath(source, `${PROC_FD ?? "/dev/fd"}/${fd}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Removes `path` and, for a directory (never a link to one), everything
+ * in it, each level through a checked directory. `force`: a missing
+ * path is no error.
+ */
+export function rmSync(path: string, options?: { recursive?: boolean; force?: boolean }): void {
+  const at = checkedPath(path, "rm");
+  const stats = lstatSync(at, { throwIfNoEntry: false });
+  if (!stats) {
+    if (options?.force) return;
+    lstatSync(at);
+    return;
+  }
+  if (!stats.isDirectory()) {
+    unlinkByPath(at);
+    return;
+  }
+  if (options?.recursive) {
+    for (const name of readdirSync(at)) rmSync(`${path}/${name}`, options);
+  }
+  rmdirByPath(checkedPath(path, "rm"));
+}
