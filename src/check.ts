@@ -40,6 +40,8 @@ export interface CheckOptions {
   readonly parsed?: ParseCache;
   /** Told of each file as soon as it is parsed (see LoadOptions). */
   readonly onParsed?: (file: PolicyFile) => void;
+  /** How a policy file others may write is reported (see LoadOptions); unset: not looked at. */
+  readonly writableByOthers?: "error" | "warning";
 }
 
 export interface CheckResult {
@@ -72,6 +74,7 @@ export function loadAsCfPromises(options: Omit<CheckOptions, "fullCheck" | "bund
     messages: options.messages,
     parsed: options.parsed,
     onParsed: options.onParsed,
+    writableByOthers: options.writableByOthers,
   });
   if (!hasErrors(loaded.diagnostics)) {
     const files = loaded.set.files.map((f) => ({ path: f.source.path, policy: f.policy }));

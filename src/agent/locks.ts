@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "./logger.js";
-import { type TimeTable, readTimeTable, writeTimeTable } from "./state-file.js";
+import { type StateTrust, type TimeTable, readTimeTable, writeTimeTable } from "./state-file.js";
 
 /** How long a lock is kept, and how often old ones are purged: four weeks, as 3.21's CF_LOCKHORIZON. */
 const LOCK_HORIZON_MS = 4 * 7 * 24 * 3600 * 1000;
@@ -25,6 +25,7 @@ export class LockStore {
   constructor(
     statedir: string,
     private readonly now: () => number = Date.now,
+    private readonly trust?: StateTrust,
   ) {
     this.path = join(statedir, "locks.json");
   }
@@ -73,7 +74,7 @@ export class LockStore {
   }
 
   private load(): TimeTable {
-    this.entries ??= readTimeTable(this.path);
+    this.entries ??= readTimeTable(this.path, this.trust);
     return this.entries;
   }
 }

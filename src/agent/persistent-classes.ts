@@ -6,7 +6,7 @@
  * leaves it half-written; an unreadable file counts as empty.
  */
 import { join } from "node:path";
-import { readStateTable, writeTimeTable } from "./state-file.js";
+import { readStateTable, type StateTrust, writeTimeTable } from "./state-file.js";
 
 /** A persistent class still in force, with the tags it was defined with. */
 export interface PersistentClass {
@@ -27,6 +27,7 @@ export class PersistentClasses {
   constructor(
     statedir: string,
     private readonly now: () => number = Date.now,
+    private readonly trust?: StateTrust,
   ) {
     this.path = join(statedir, "persistent-classes.json");
   }
@@ -35,7 +36,7 @@ export class PersistentClasses {
   load(): PersistentClass[] {
     this.entries = {};
     const now = this.now();
-    for (const [name, raw] of Object.entries(readStateTable(this.path))) {
+    for (const [name, raw] of Object.entries(readStateTable(this.path, this.trust))) {
       const entry = toEntry(raw);
       if (entry && entry.expires > now) this.entries[name] = entry;
       else this.changed = true;

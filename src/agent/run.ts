@@ -12,13 +12,17 @@
  *
  * Nothing is printed: reports and log lines go to the injected sinks.
  */
-import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Body, ListValue, PolicyFile } from "../language/ast.js";
 import { type Diagnostic, type DiagnosticCode, hasErrors } from "../language/diagnostics.js";
 import { validatePolicy } from "../language/validate/index.js";
 import { resolvePolicies } from "../loader/control.js";
-import { type EvaluationMessageSinks, type ParseCache, loadPolicy } from "../loader/load.js";
+import {
+  type EvaluationMessageSinks,
+  type ParseCache,
+  loadPolicy,
+  WRITABLE_BY_OTHERS,
+} from "../loader/load.js";
 import type { EvalContext } from "../eval/context.js";
 import { expandRval } from "../eval/expand.js";
 import { setClassPersister } from "../eval/functions/class-persistence.js";
@@ -51,7 +55,7 @@ import { PolicyIndex } from "./policy-index.js";
 import { type PromiseRecord, RunRecorder } from "./recorder.js";
 import { auditChanges } from "./simulate/audit.js";
 import { ChangesChroot, type SimulateMode } from "./simulate/changes-chroot.js";
-import { type AgentDirectories, agentDirectories } from "./workdir.js";
+import { type AgentDirectories, agentDirectories, secureWorkDirectory } from "./workdir.js";
 
 export interface AgentOptions extends AgentDirectories {
   /** The entry file. */
@@ -117,9 +121,9 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   // Log lines name the real files, never their copies in the chroot.
   const logSink: LogSink = chroot ? (r) => sinks.log({ ...r, message: chroot.hide(r.message) }) : sinks.log;
   const log = new Logger(logSink, options.logLevel ?? "notice");
-  makeStateDirectory(dirs.statedir);
+  const trust = secureWorkDirectory(dirs, log);
   if (chroot) log.warning(`All changes in files will be made in the '${chroot.root}' chroot`);
-  const persistent = new PersistentClasses(dirs.statedir);
+  const persistent = new PersistentClasses(dirs.statedir, Date.now, trust);
   const persistentClasses = persistent.load();
   let entry = options.file;
   const checkPlace = {
@@ -175,6 +179,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
             inputDir: dirs.inputdir,
             parsed,
             onParsed: prepareModules,
+            // Unlike cf-promises, the check runs nothing from a file others could have written.
+            writableByOthers: "error",
           },
           log,
         )
@@ -189,6 +195,12 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     modules.shutdown(log);
     return { exitCode: 1, diagnostics, outcome: "failed", records: [], classes: [] };
   };
+  // A policy others could have written is never run, not even its failsafe (as cf-agent).
+  const refused = diagnostics.find((d) => d.code === WRITABLE_BY_OTHERS);
+  if (refused) {
+    log.error(refused.message);
+    return fail();
+  }
   if (hasErrors(diagnostics)) {
     sinks.invalidPolicy?.(diagnostics);
     if (diagnostics.some(isSyntaxError)) log.error("There are syntax errors in policy files");
@@ -240,7 +252,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     loaded.set.files.map((f) => f.source),
     options.record ?? false,
   );
-  const lockStore = new LockStore(dirs.statedir);
+  const lockStore = new LockStore(dirs.statedir, Date.now, trust);
   const locks = options.ignoreLocks ? undefined : lockStore;
   const control = readAgentControl(ctx, index);
   applyLogControl(log, control);
@@ -348,15 +360,6 @@ function applyLogControl(log: Logger, control: AgentControl): void {
   if (control.verbose === false && rank(log.level) >= rank("verbose")) log.setLevel("info");
 }
 
-/** As cf-agent at startup: the state directory exists (policy may write there); a failure is not fatal. */
-function makeStateDirectory(statedir: string): void {
-  try {
-    mkdirSync(statedir, { recursive: true, mode: 0o755 });
-  } catch {
-    // Writing state later reports the problem.
-  }
-}
-
 /** Loads a policy and, if it loaded, validates it as cf-promises would. */
 function loadAndValidate(
   file: string,
@@ -384,6 +387,7 @@ function loadAndValidate(
     messages: state.messages,
     parsed: state.parsed,
     onParsed: state.onParsed,
+    writableByOthers: "error",
   });
   for (const message of loaded.messages) log.log(message.level, message.text);
   const diagnostics = [...loaded.diagnostics];

@@ -66,6 +66,8 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
     fullCheck: options.fullCheck,
     bundlesequence: options.bundlesequence,
     persistentClasses: showing ? await loadPersistentClasses(workDir) : undefined,
+    // cf-promises accepts it; cf-agent will refuse to run it.
+    writableByOthers: "warning",
   });
   if (options.json) {
     io.stdout(JSON.stringify(diagnosticsToJson(result), null, 2) + "\n");

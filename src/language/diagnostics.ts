@@ -60,7 +60,8 @@ export type DiagnosticCode =
   | "unused"
   // loading
   | "input-not-found"
-  | "input-unreadable";
+  | "input-unreadable"
+  | "policy-writable-by-others";
 
 /** A sink that validation and parsing report through. */
 export type DiagnosticSink = (diagnostic: Diagnostic) => void;

@@ -23,10 +23,10 @@
  * errors; tend's parser recovers, so it follows them (the policy is invalid
  * anyway, and the user sees every problem at once).
  */
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { PolicyFile, Rval, Span } from "../language/ast.js";
-import { type Diagnostic, makeDiagnostic } from "../language/diagnostics.js";
+import { type Diagnostic, type DiagnosticCode, makeDiagnostic } from "../language/diagnostics.js";
 import { type ParseResult, parse } from "../language/parser.js";
 import type { ParsedFile, PolicySet } from "../language/policy-set.js";
 import { SourceFile } from "../language/source.js";
@@ -83,6 +83,13 @@ export interface LoadOptions {
   parsed?: ParseCache;
   /** Told of each file as soon as it is parsed (before its evaluation), to start what it will need. */
   onParsed?: (file: PolicyFile) => void;
+  /**
+   * What a policy file others may write (group or world write bits) is:
+   * an error for the agent, which refuses to run it as cf-agent does (it
+   * runs as root); a warning for the check (cf-promises says nothing).
+   * Unset: not looked at.
+   */
+  writableByOthers?: "error" | "warning";
 }
 
 /** Parsed files by absolute path. The syntax trees are never changed once parsed, so sharing them is safe. */
@@ -123,6 +130,7 @@ class Loader {
   private readonly hooks: ResolveHooks;
   private readonly parsed: ParseCache | undefined;
   private readonly onParsed: ((file: PolicyFile) => void) | undefined;
+  private readonly writableByOthers: "error" | "warning" | undefined;
 
   constructor(
     readonly ctx: EvalContext,
@@ -133,6 +141,7 @@ class Loader {
     this.hooks = options.persistClass ? { persistClass: options.persistClass } : {};
     this.parsed = options.parsed;
     this.onParsed = options.onParsed;
+    this.writableByOthers = options.writableByOthers;
   }
 
   /** Loads one file and, depth first, its inputs. Returns the files it added. */
@@ -243,9 +252,26 @@ class Loader {
     return isAbsolute(input) ? input : `${this.inputDir}/${input}`;
   }
 
+  /** Whether a policy file's mode lets it be used (see `writableByOthers`); reported when not. */
+  private mayTrust(path: string, stats: Stats, origin: Origin | null): boolean {
+    if (!(stats.mode & 0o022) || !stats.isFile() || !this.writableByOthers) return true;
+    const where = origin ?? { file: path, span: [0, 0] as const };
+    const message = `File ${path} (owner ${stats.uid}) is writable by others (security exception)`;
+    this.diagnostics.push(
+      makeDiagnostic(where.file, where.span, this.writableByOthers, WRITABLE_BY_OTHERS, message),
+    );
+    return this.writableByOthers === "warning";
+  }
+
   private readText(path: string, origin: Origin | null): string | undefined {
     try {
-      return readFileSync(path, "utf8");
+      const fd = openSync(path, "r");
+      try {
+        if (this.writableByOthers && !this.mayTrust(path, fstatSync(fd), origin)) return undefined;
+        return readFileSync(fd, "utf8");
+      } finally {
+        closeSync(fd);
+      }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const missing = code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
@@ -266,6 +292,8 @@ class Loader {
     }
   }
 }
+
+export const WRITABLE_BY_OTHERS: DiagnosticCode = "policy-writable-by-others";
 
 function mayExpand(rval: Rval): boolean {
   return rval.kind !== "symbol" && hasUnresolvedReference(describeRval(rval));

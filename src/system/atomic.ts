@@ -56,11 +56,9 @@ export function writeFileAtomically(
   // Both names in the directory as it was checked (no link another user
   // controls on the way), however the path changes meanwhile.
   const dir = checkedDirectory(dirname(path), "open", path);
-  const temporary = `${dir}/${temporaryName(path)}`;
   const target = `${dir}/${basename(path)}`;
   const replacing = (lstatSync(target, { throwIfNoEntry: false })?.size ?? 0) > 0;
-  // O_EXCL|O_NOFOLLOW: never write through something another process put there.
-  const fd = openSync(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  const { fd, temporary } = createTemporary(dir, path);
   try {
     // The mode exactly, whatever the umask; the owner of the file replaced.
     if (owner && (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.()))
@@ -79,6 +77,25 @@ export function writeFileAtomically(
   } catch (error) {
     removeTemporary(temporary);
     throw error;
+  }
+}
+
+/** Attempts at a temporary name before giving up: names someone planted are passed over. */
+const NAME_ATTEMPTS = 8;
+
+/**
+ * Creates a new temporary file in the checked directory `dir`: O_EXCL and
+ * O_NOFOLLOW, so nothing another process put there (a file, a link to a
+ * file of root's) is ever opened; a name taken is passed over for the next.
+ */
+function createTemporary(dir: string, path: string): { fd: number; temporary: string } {
+  for (let attempt = 1; ; attempt++) {
+    const temporary = `${dir}/${temporaryName(path)}`;
+    try {
+      return { fd: openSync(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600), temporary };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= NAME_ATTEMPTS) throw error;
+    }
   }
 }
 
