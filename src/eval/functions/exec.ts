@@ -4,9 +4,6 @@
  * of the same shape as a run (exit code, output), with `error` set.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { spawnAndWait, startRunnerEarly } from "../../promises/commands/spawn-client.js";
 
 export type ShellMode = "noshell" | "useshell" | "powershell";
@@ -19,10 +16,19 @@ export interface CommandResult {
   /** Output with trailing whitespace removed, as 3.21 returns it. */
   readonly output: string;
   readonly error?: string;
+  /** The output went past OUTPUT_LIMIT: it was cut there and the program stopped. */
+  readonly truncated?: boolean;
 }
 
-/** How long a command may run; 3.21 waits forever, this bounds a hung command. */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 3_600_000;
+/**
+ * How long a command run by a function may take: 3.21 waits forever;
+ * tend kills it (and its process group, through the runner) and fails
+ * the call. `tend_control.function_timeout` (seconds) sets another.
+ */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 300_000;
+
+/** What a function keeps of a command's output (3.21 stops reading at about 100 MB). */
+export const OUTPUT_LIMIT = 64 * 1024 * 1024;
 
 /**
  * Splits a command line into words as 3.21's `ArgSplitCommand`: blanks
@@ -88,9 +94,6 @@ function throughRunner(shell: ShellMode, select: OutputSelect): boolean {
   return commandsStarted > DIRECT_COMMANDS && shell === "noshell" && select === "both";
 }
 
-/** The runner caps what it keeps of a program's output; execresult keeps it all in practice. */
-const RUNNER_OUTPUT_LIMIT = 64 * 1024 * 1024;
-
 function runThroughRunner(argv: readonly string[], timeoutMs: number) {
   const reply = spawnAndWait({
     argv,
@@ -98,7 +101,7 @@ function runThroughRunner(argv: readonly string[], timeoutMs: number) {
     cwd: process.cwd(),
     umask: process.umask(),
     timeoutMs,
-    maxOutput: RUNNER_OUTPUT_LIMIT,
+    maxOutput: OUTPUT_LIMIT,
   });
   return { reply, output: Buffer.from(reply.output).toString("utf8") };
 }
@@ -122,28 +125,46 @@ export function runCommand(
     const { reply, output } = runThroughRunner([program, ...args], timeoutMs);
     const exitCode = reply.exitCode ?? -1;
     const cleaned = cleanOutput(output);
-    return reply.error
-      ? { command, exitCode, output: cleaned, error: reply.error }
-      : { command, exitCode, output: cleaned };
+    if (reply.error) return { command, exitCode, output: cleaned, error: reply.error };
+    if (reply.timedOut) return { command, exitCode, output: cleaned, error: timedOut(timeoutMs) };
+    if (reply.output.length >= OUTPUT_LIMIT) return { command, exitCode, output: cleaned, truncated: true };
+    return { command, exitCode, output: cleaned };
   }
-  // stdout and stderr share one file so that "both" keeps their write order.
-  const dir = mkdtempSync(join(tmpdir(), "tend-exec-"));
-  const file = join(dir, "out");
-  const fd = openSync(file, "w");
-  let run: ReturnType<typeof spawnSync>;
-  try {
-    run = spawnSync(program, args, {
-      argv0: shell === "useshell" ? "sh" : program,
-      stdio: ["ignore", select === "stderr" ? "ignore" : fd, select === "stdout" ? "ignore" : fd],
-      timeout: timeoutMs,
-    });
-  } finally {
-    closeSync(fd);
-  }
-  const output = cleanOutput(readFileSync(file, "utf8"));
-  rmSync(dir, { recursive: true, force: true });
+  const run = spawnSync("/bin/sh", directArgs(program, args, shell, select), {
+    argv0: "sh",
+    stdio: ["ignore", "pipe", "ignore"],
+    timeout: timeoutMs,
+    killSignal: "SIGKILL",
+    maxBuffer: OUTPUT_LIMIT,
+  });
+  const bytes = run.stdout instanceof Buffer ? run.stdout.subarray(0, OUTPUT_LIMIT) : Buffer.alloc(0);
+  const output = cleanOutput(bytes.toString("utf8"));
   const exitCode = run.status ?? -1;
+  const code = (run.error as NodeJS.ErrnoException | undefined)?.code;
+  // Past the limit the program is stopped and its output so far kept, as 3.21 stops reading.
+  if (code === "ENOBUFS") return { command, exitCode, output, truncated: true };
+  if (code === "ETIMEDOUT") return { command, exitCode, output, error: timedOut(timeoutMs) };
   return run.error ? { command, exitCode, output, error: run.error.message } : { command, exitCode, output };
+}
+
+/**
+ * How `/bin/sh` starts the command with its stdout and stderr on one pipe
+ * (so "both" keeps their write order, as 3.21's one pipe does), or only
+ * the selected one on it. The shell execs the program: no process is added.
+ */
+function directArgs(
+  program: string,
+  args: readonly string[],
+  shell: ShellMode,
+  select: OutputSelect,
+): string[] {
+  const redirect = select === "both" ? "2>&1" : select === "stderr" ? "2>&1 >/dev/null" : "2>/dev/null";
+  if (shell === "useshell") return ["-c", `exec /bin/sh -c "$1" sh ${redirect}`, "sh", args[1] ?? ""];
+  return ["-c", `exec "$0" "$@" ${redirect}`, program, ...args];
+}
+
+function timedOut(timeoutMs: number): string {
+  return `killed after ${timeoutMs / 1000} s (tend_control.function_timeout)`;
 }
 
 /** The outcome of a command run for its exit status. */
@@ -156,6 +177,8 @@ export interface StatusResult {
    */
   readonly passthrough: string;
   readonly informOnly: boolean;
+  /** Why the command was stopped (its time limit), if it was. */
+  readonly error?: string;
 }
 
 /** Runs a command for its exit status only. */
@@ -170,14 +193,23 @@ export function commandSucceeds(
   if (program === undefined) return { succeeded: false, passthrough: "", informOnly };
   if (throughRunner(shell, "both")) {
     const { reply, output } = runThroughRunner([program, ...args], timeoutMs);
-    return { succeeded: reply.exitCode === 0, passthrough: output, informOnly };
+    const error = reply.timedOut ? timedOut(timeoutMs) : undefined;
+    return { succeeded: reply.exitCode === 0, passthrough: output, informOnly, error };
   }
   const run = spawnSync(program, args, {
     argv0: shell === "useshell" ? "sh" : program,
     stdio: ["ignore", "pipe", "pipe"],
     encoding: "utf8",
     timeout: timeoutMs,
+    killSignal: "SIGKILL",
+    maxBuffer: OUTPUT_LIMIT,
   });
   const passthrough = `${run.stdout ?? ""}${run.stderr ?? ""}`;
-  return { succeeded: run.status === 0, passthrough, informOnly };
+  const late = (run.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT";
+  return {
+    succeeded: run.status === 0,
+    passthrough,
+    informOnly,
+    error: late ? timedOut(timeoutMs) : undefined,
+  };
 }

@@ -5,9 +5,17 @@
  * package functions are in system-tables.ts.
  */
 import { hostname } from "node:os";
-import { type JsonValue, type Value, data, list, scalar } from "../values.js";
+import { type JsonValue, type Value, data, isScalar, list, scalar } from "../values.js";
 import { classResult, text } from "./args.js";
-import { type OutputSelect, type ShellMode, commandArg0, commandSucceeds, runCommand } from "./exec.js";
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  OUTPUT_LIMIT,
+  type OutputSelect,
+  type ShellMode,
+  commandArg0,
+  commandSucceeds,
+  runCommand,
+} from "./exec.js";
 import { isExecutable } from "./file-stat.js";
 import { emitFunctionMessage } from "./messages.js";
 import { intFromString } from "./numbers.js";
@@ -37,16 +45,45 @@ function checkCommand(fc: FunctionContext, command: string, shell: ShellMode): b
   return false;
 }
 
+/**
+ * `tend_control.function_timeout` (seconds, in tend's settings bundle,
+ * as module_timeout): how long a command a function runs may take. A
+ * value that is not a positive number is reported and the default used.
+ */
+export function functionTimeoutMs(fc: FunctionContext): number {
+  const value = fc.ctx.getVariable({
+    ns: "default",
+    scope: "tend_control",
+    name: "function_timeout",
+    indices: [],
+  });
+  if (!value) return DEFAULT_COMMAND_TIMEOUT_MS;
+  const setting = isScalar(value) ? value.value.trim() : "";
+  const seconds = /^\d+(\.\d+)?$/.test(setting) ? Number(setting) : Number.NaN;
+  if (seconds > 0) return seconds * 1000;
+  emitFunctionMessage(
+    fc.ctx,
+    "error",
+    fc.call.name,
+    `tend_control.function_timeout = '${setting}' is not a number of seconds; using ${DEFAULT_COMMAND_TIMEOUT_MS / 1000}`,
+  );
+  return DEFAULT_COMMAND_TIMEOUT_MS;
+}
+
 function execResult(asData: boolean): BuiltinFunction["evaluate"] {
   return ([commandArg, shellArg, outputArg], fc) => {
     const command = text(commandArg);
     const shell = shellMode(shellArg);
     if (command === undefined || !checkCommand(fc, command, shell)) return undefined;
     const select = (text(outputArg) ?? "both") as OutputSelect;
-    const result = runCommand(command, shell, select);
+    const result = runCommand(command, shell, select, functionTimeoutMs(fc));
     if (result.error) {
       emitFunctionMessage(fc.ctx, "error", fc.call.name, `could not run '${command}': ${result.error}`);
       return undefined;
+    }
+    if (result.truncated) {
+      const limit = `${OUTPUT_LIMIT / 1024 / 1024} MiB`;
+      emitFunctionMessage(fc.ctx, "warning", fc.call.name, `output of '${command}' cut at ${limit}`);
     }
     if (!asData) return scalar(result.output);
     return data({ exit_code: result.exitCode, output: result.output });
@@ -59,7 +96,8 @@ function returnsZero([commandArg, shellArg]: readonly Value[], fc: FunctionConte
   if (command === undefined) return undefined;
   // Unlike execresult, a command that may not run is "false", not a failure.
   if (!checkCommand(fc, command, shell)) return classResult(false);
-  const result = commandSucceeds(command, shell);
+  const result = commandSucceeds(command, shell, functionTimeoutMs(fc));
+  if (result.error) emitFunctionMessage(fc.ctx, "error", "returnszero", `'${command}' ${result.error}`);
   if (result.passthrough !== "") {
     const level = result.informOnly ? "output-info" : "output";
     emitFunctionMessage(fc.ctx, level, "returnszero", result.passthrough);

@@ -89,6 +89,7 @@ sub read_output {
   if ($n == 0) { end_output($job); return 0 }
   $job->{out} .= substr($chunk, 0, $job->{max} - $job->{kept}) if $job->{kept} < $job->{max};
   $job->{kept} += $n;
+  if ($job->{kept} >= $job->{max}) { end_output($job); return 0 }
   my $stop = $job->{stop};
   return 1 if $stop eq '';
   my $text = $job->{tail} . $chunk;

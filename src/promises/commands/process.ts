@@ -12,7 +12,7 @@ import { chrootCommand, findSetupFailure } from "./child-setup.js";
 import type { SpawnReply } from "./spawn-protocol.js";
 import { type SpawnOrder, finishBackground, spawnAndWait, spawnInBackground } from "./spawn-client.js";
 
-/** More output than this is read and dropped. */
+/** Output past this is not read: the pipe is closed (the program gets SIGPIPE if it writes on). */
 const MAX_OUTPUT = 1 << 30;
 
 /** 3.21 stops reading a command's output at a line holding this. */

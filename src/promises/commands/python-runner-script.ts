@@ -141,6 +141,7 @@ def read_output(job):
     if not chunk: return end_output(job)
     if job.kept < job.max: job.out.append(chunk[:job.max - job.kept])
     job.kept += len(chunk)
+    if job.kept >= job.max: return end_output(job)
     if not job.stop: return True
     text = job.tail + chunk
     if job.stop in text: return end_output(job)

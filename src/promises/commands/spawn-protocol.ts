@@ -18,7 +18,7 @@ export interface SpawnRequest {
   readonly gid?: number;
   /** Milliseconds; the program runs in its own process group, all killed at the limit. */
   readonly timeoutMs?: number;
-  /** Bytes of output kept; more is read and dropped. */
+  /** Bytes of output kept; the output is closed there (the program gets SIGPIPE if it writes on). */
   readonly maxOutput: number;
   /** Stop reading at the first line holding this text (the program then gets SIGPIPE on writing). */
   readonly stopAt?: string;

@@ -155,9 +155,12 @@ function collect(
     finish();
   };
   output.on("data", (chunk: Buffer) => {
-    if (kept < request.maxOutput) {
-      chunks.push(chunk.subarray(0, request.maxOutput - kept));
-      kept += chunk.length;
+    if (kept < request.maxOutput) chunks.push(chunk.subarray(0, request.maxOutput - kept));
+    kept += chunk.length;
+    // Past the limit the pipe is closed: a program that goes on writing gets SIGPIPE.
+    if (kept >= request.maxOutput) {
+      endOutput(true);
+      return;
     }
     if (request.stopAt !== undefined) {
       // Only the current line can newly hold the text: keep its start.
