@@ -269,7 +269,20 @@ function option(args: readonly string[], name: string, fallback: number): number
   return value;
 }
 
+const HELP = `usage: node dist/scripts/crash-safety.js [--kills N] [--files N] [--size BYTES]
+
+Kills tend agent with SIGKILL at random moments while it rewrites big files
+(edit_line, content, edit_xml, copy_from) and checks after every kill that
+each file is either as it was or as promised. Defaults: --kills 500,
+--files 12 (of each kind), --size 1000000. Its scratch directory (under the
+system temporary directory) is removed at the end. Exits 1 on a violation.
+`;
+
 async function main(args: readonly string[]): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write(HELP);
+    return 0;
+  }
   const options: CrashOptions = {
     kills: option(args, "kills", 500),
     files: option(args, "files", 12),

@@ -4,11 +4,12 @@
  *
  * A path is opened component by component from `/`, as cf-agent 3.21's
  * safe_open does: each component is looked at without following it
- * (lstat), then opened (following it), then looked at again through the
- * open descriptor (fstat). A symbolic link is followed only when it is
- * owned by root or by the user running tend, or when its target has the
- * same owner and group as the link itself; anything else fails with
- * ENOLINK ("Link has been severed"), cf-agent's error for it.
+ * (lstat), then opened, then looked at again through the open descriptor
+ * (fstat). A symbolic link is followed only when it is owned by root or
+ * by the user running tend, or when its target has the same owner and
+ * group as the link itself; anything else must be opened without
+ * following (O_NOFOLLOW) and be the very object lstat saw. Otherwise the
+ * call fails with ENOLINK ("Link has been severed"), cf-agent's error.
  *
  * The change itself is then made relative to the directory descriptor
  * that was checked (through `/proc/self/fd/N/leaf`, Linux's way of giving
@@ -101,14 +102,38 @@ function effectiveUid(): number {
 }
 
 /**
- * Whether what lstat saw (`before`) may be followed to what was opened
- * (`after`): cf-agent's rule, applied to every component alike (for a
- * component that is not a link the two are the same object, unless it
- * was swapped in between).
+ * Whether the link lstat saw (`before`) may be followed to what it leads
+ * to (`after`): cf-agent's rule. (A component that is not a link must be
+ * the very object opened: see openSeen.)
  */
 export function mayFollow(before: Stats, after: Stats): boolean {
   if (before.uid === 0 || before.uid === effectiveUid()) return true;
   return before.uid === after.uid && before.gid === after.gid;
+}
+
+/**
+ * Opens `at`, which lstat saw as `before`, and makes sure the object
+ * opened is the one allowed: a link is followed only as mayFollow says;
+ * anything else is opened without following (O_NOFOLLOW) and must be the
+ * very object lstat saw. Otherwise someone swapped it in between: a
+ * directory of root's made here, say, replaced by a link to another of
+ * root's, which the owner rule alone would let through.
+ */
+function openSeen(at: string, before: Stats, flags: number, syscall: string, reported: string): number {
+  const link = before.isSymbolicLink();
+  let fd: number;
+  try {
+    fd = openByPath(at, link ? flags : flags | O_NOFOLLOW);
+  } catch (error) {
+    // It became a link since lstat (or a link that cannot be a directory).
+    if ((error as NodeJS.ErrnoException).code === "ELOOP") throw severedLinkError(syscall, reported);
+    throw error;
+  }
+  const after = fstatSync(fd);
+  const allowed = link ? mayFollow(before, after) : before.dev === after.dev && before.ino === after.ino;
+  if (allowed) return fd;
+  closeSync(fd);
+  throw severedLinkError(syscall, reported);
 }
 
 /** The components of an absolute or relative path, as the kernel walks them. */
@@ -125,11 +150,9 @@ function walkDirectory(dir: string, syscall: string, reported: string): number {
     for (const part of parts) {
       const at = `${PROC_FD}/${fd}/${part}`;
       const before = lstatSync(at);
-      const next = openByPath(at, O_RDONLY | O_DIRECTORY);
-      const after = fstatSync(next);
+      const next = openSeen(at, before, O_RDONLY | O_DIRECTORY, syscall, reported);
       closeSync(fd);
       fd = next;
-      if (!mayFollow(before, after)) throw severedLinkError(syscall, reported);
     }
     return fd;
   } catch (error) {
@@ -212,7 +235,7 @@ function splitLeaf(path: string): { dir: string; leaf: string } {
  */
 export function checkedPath(path: string, syscall = "open"): string {
   const { dir, leaf } = splitLeaf(path);
-  if (leaf === "" || leaf === "." || leaf === "..") return checkedDirectory(path, syscall, path);
+  if (isSelf(leaf)) return checkedDirectory(path, syscall, path);
   return `${checkedDirectory(dir, syscall, path)}/${leaf}`;
 }
 
@@ -223,16 +246,7 @@ export function checkedPath(path: string, syscall = "open"): string {
  */
 export function openChecked(path: string, flags: number, syscall: string): number {
   const at = checkedPath(path, syscall);
-  const before = lstatSync(at);
-  const fd = openByPath(at, flags | O_NONBLOCK);
-  try {
-    const after = fstatSync(fd);
-    if (!mayFollow(before, after)) throw severedLinkError(syscall, path);
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-  return fd;
+  return openSeen(at, lstatSync(at), flags | O_NONBLOCK, syscall, path);
 }
 
 /**
@@ -321,14 +335,33 @@ export function rmdirSync(path: string): void {
 }
 
 export function renameSync(from: string, to: string): void {
-  const source = checkedPath(from, "rename");
-  renameByPath(source, checkedPath(to, "rename"));
+  const [source, destination] = checkedPair(from, to, "rename");
+  renameByPath(source, destination);
+}
+
+/**
+ * Two checked paths at once. One directory named twice is checked once:
+ * checking it again could find it changed and close the descriptor the
+ * first path names.
+ */
+function checkedPair(a: string, b: string, syscall: string): [string, string] {
+  const first = splitLeaf(a);
+  const second = splitLeaf(b);
+  if (first.dir !== second.dir || isSelf(first.leaf) || isSelf(second.leaf)) {
+    return [checkedPath(a, syscall), checkedPath(b, syscall)];
+  }
+  const dir = checkedDirectory(first.dir, syscall, a);
+  return [`${dir}/${first.leaf}`, `${dir}/${second.leaf}`];
+}
+
+function isSelf(leaf: string): boolean {
+  return leaf === "" || leaf === "." || leaf === "..";
 }
 
 /** link(2): the existing object is not followed (as Linux's link does not). */
 export function linkSync(existing: string, path: string): void {
-  const source = checkedPath(existing, "link");
-  linkByPath(source, checkedPath(path, "link"));
+  const [source, destination] = checkedPair(existing, path, "link");
+  linkByPath(source, destination);
 }
 
 export function symlinkSync(target: string, path: string): void {
