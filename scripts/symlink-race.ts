@@ -64,6 +64,8 @@ const app = home + "/app", real = home + "/app.real", link = home + "/app.link";
 let swaps = 0;
 const tryRename = (a, b) => { try { fs.renameSync(a, b); } catch {} };
 while (true) {
+  // A directory the agent made at app (copy_from makes missing parents) would stop the swaps: moved aside.
+  try { if (fs.lstatSync(app).uid !== process.getuid()) fs.renameSync(app, home + "/agent-made-" + swaps); } catch {}
   for (let i = 0; i < 200; i++) {
     tryRename(link, app); tryRename(app, link); tryRename(real, app); tryRename(app, real);
     swaps++;
