@@ -253,21 +253,20 @@ class Loader {
   }
 
   /** Whether a policy file's mode lets it be used (see `writableByOthers`); reported when not. */
-  private mayTrust(path: string, stats: Stats, origin: Origin | null): boolean {
-    if (!(stats.mode & 0o022) || !stats.isFile() || !this.writableByOthers) return true;
+  private mayTrust(path: string, stats: Stats, origin: Origin | null, level: "error" | "warning"): boolean {
+    if (!(stats.mode & 0o022) || !stats.isFile()) return true;
     const where = origin ?? { file: path, span: [0, 0] as const };
     const message = `File ${path} (owner ${stats.uid}) is writable by others (security exception)`;
-    this.diagnostics.push(
-      makeDiagnostic(where.file, where.span, this.writableByOthers, WRITABLE_BY_OTHERS, message),
-    );
-    return this.writableByOthers === "warning";
+    this.diagnostics.push(makeDiagnostic(where.file, where.span, level, WRITABLE_BY_OTHERS, message));
+    return level === "warning";
   }
 
   private readText(path: string, origin: Origin | null): string | undefined {
     try {
       const fd = openSync(path, "r");
       try {
-        if (this.writableByOthers && !this.mayTrust(path, fstatSync(fd), origin)) return undefined;
+        const level = this.writableByOthers;
+        if (level && !this.mayTrust(path, fstatSync(fd), origin, level)) return undefined;
         return readFileSync(fd, "utf8");
       } finally {
         closeSync(fd);

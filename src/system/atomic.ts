@@ -1,5 +1,6 @@
 /**
- * Safe writes for files promises: the new content goes to a temporary file
+ * Safe writes, for promised files and the agent's own state alike: the
+ * new content goes to a temporary file
  * in the same directory and is renamed over the target, so a reader (and
  * the file after a crash of the agent) has the old file or the new one,
  * never half of one.

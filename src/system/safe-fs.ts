@@ -35,7 +35,6 @@
  * `code`, `syscall` and `path`), so callers keep their error handling.
  */
 import {
-  type BigIntStats,
   closeSync,
   constants,
   copyFileSync as copyFileByPath,
@@ -106,9 +105,18 @@ function effectiveUid(): number {
  * to (`after`): cf-agent's rule. (A component that is not a link must be
  * the very object opened: see openSeen.)
  */
-export function mayFollow(before: Stats, after: Stats): boolean {
+function mayFollow(before: Stats, after: Stats): boolean {
   if (before.uid === 0 || before.uid === effectiveUid()) return true;
   return before.uid === after.uid && before.gid === after.gid;
+}
+
+/**
+ * Whether the link lstat saw at `path` as `link` may be followed to where
+ * it leads now (a dangling link leads nowhere to write to: it may).
+ */
+export function mayFollowLinkAt(path: string, link: Stats): boolean {
+  const reached = statSync(path, { throwIfNoEntry: false });
+  return !reached || mayFollow(link, reached);
 }
 
 /**
@@ -137,14 +145,14 @@ function openSeen(at: string, before: Stats, flags: number, syscall: string, rep
 }
 
 /** The components of an absolute or relative path, as the kernel walks them. */
-function componentsOf(path: string): { absolute: string; parts: string[] } {
+function componentsOf(path: string): string[] {
   const absolute = path.startsWith("/") ? path : `${process.cwd()}/${path}`;
-  return { absolute, parts: absolute.split("/").filter((p) => p !== "" && p !== ".") };
+  return absolute.split("/").filter((p) => p !== "" && p !== ".");
 }
 
 /** Opens the directory `dir` through checked components; the caller closes the descriptor. */
 function walkDirectory(dir: string, syscall: string, reported: string): number {
-  const { parts } = componentsOf(dir);
+  const parts = componentsOf(dir);
   let fd = openByPath("/", O_RDONLY | O_DIRECTORY);
   try {
     for (const part of parts) {
@@ -163,7 +171,7 @@ function walkDirectory(dir: string, syscall: string, reported: string): number {
 
 /** Without /proc: the same checks by path (no descriptor to hold the result). */
 function checkDirectoryByPath(dir: string, syscall: string, reported: string): void {
-  const { parts } = componentsOf(dir);
+  const parts = componentsOf(dir);
   let prefix = "";
   for (const part of parts) {
     prefix += `/${part}`;
@@ -173,8 +181,8 @@ function checkDirectoryByPath(dir: string, syscall: string, reported: string): v
   }
 }
 
-function samePlace(a: Pinned, b: Stats | BigIntStats | undefined): boolean {
-  return b !== undefined && Number(b.dev) === a.dev && Number(b.ino) === a.ino;
+function samePlace(a: Pinned, b: Stats | undefined): boolean {
+  return b !== undefined && b.dev === a.dev && b.ino === a.ino;
 }
 
 /**
@@ -211,12 +219,6 @@ function evictOldest(): void {
     closeSync(entry.fd);
     return;
   }
-}
-
-/** Closes every checked directory kept open (the end of a run; later calls check anew). */
-export function releaseCheckedDirectories(): void {
-  for (const entry of pinned.values()) closeSync(entry.fd);
-  pinned.clear();
 }
 
 /** `path` split into its directory and last component (trailing slashes dropped). */
@@ -380,31 +382,19 @@ export function mkdirSync(path: string, options?: number | { mode?: number; recu
 
 function makeDirectories(path: string, mode: number): void {
   const { dir, leaf } = splitLeaf(path);
-  if (leaf === "" || leaf === "." || leaf === "..") return;
-  const at = checkedPath(path, "mkdir");
-  const found = lstatSync(at, { throwIfNoEntry: false });
-  if (found) {
-    if (found.isDirectory() || statSync(at, { throwIfNoEntry: false })?.isDirectory()) return;
-    throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${path}'`), {
-      code: "EEXIST",
-      syscall: "mkdir",
-      path,
-    });
-  }
-  if (dir !== path) makeDirectoriesAbove(dir, mode);
+  if (isSelf(leaf)) return;
   try {
-    mkdirByPath(checkedPath(path, "mkdir"), mode);
+    checkedDirectory(dir, "mkdir", path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-}
-
-function makeDirectoriesAbove(dir: string, mode: number): void {
-  try {
-    checkedDirectory(dir, "mkdir", dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT" || dir === path) throw error;
     makeDirectories(dir, mode);
+  }
+  const at = checkedPath(path, "mkdir");
+  try {
+    mkdirByPath(at, mode);
+  } catch (error) {
+    // Already there as a directory (or a link to one): as node:fs's recursive mkdir.
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !statSync(at).isDirectory()) throw error;
   }
 }
 

@@ -12,7 +12,7 @@ import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
 import {
   copyFileSync,
   linkSync,
-  mayFollow,
+  mayFollowLinkAt,
   renameSync,
   severedLinkError,
   unlinkSync,
@@ -41,8 +41,7 @@ function resolveLinks(path: string): string {
     const link = lstatSync(current);
     if (!link.isSymbolicLink()) return current;
     // A link someone else planted to a file of another owner is not followed (safe-fs.ts).
-    const reached = statSync(current, { throwIfNoEntry: false });
-    if (reached && !mayFollow(link, reached)) throw severedLinkError("lstat", current);
+    if (!mayFollowLinkAt(current, link)) throw severedLinkError("lstat", current);
     const target = readlinkSync(current);
     current = isAbsolute(target) ? target : join(dirname(current), target);
   }

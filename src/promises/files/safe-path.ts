@@ -10,8 +10,8 @@
  * The checks are safe-fs.ts's, which every change to a file goes through
  * as well: these only tell beforehand, to log and fail as cf-agent does.
  */
-import { lstatSync, statSync } from "node:fs";
-import { checkedDirectory, checkedPath, mayFollow } from "../../system/safe-fs.js";
+import { lstatSync } from "node:fs";
+import { checkedDirectory, checkedPath, mayFollowLinkAt } from "../../system/safe-fs.js";
 import type { PromiseEnvironment } from "../contract.js";
 import { chopLastNode } from "./paths.js";
 
@@ -42,10 +42,7 @@ function trustedLeaf(path: string): boolean {
     return !refused(error);
   }
   const link = lstatSync(at, { throwIfNoEntry: false });
-  if (!link?.isSymbolicLink()) return true;
-  // A dangling link leads nowhere to write to.
-  const target = statSync(at, { throwIfNoEntry: false });
-  return !target || mayFollow(link, target);
+  return !link?.isSymbolicLink() || mayFollowLinkAt(at, link);
 }
 
 function logRefusal(env: PromiseEnvironment, path: string): void {
