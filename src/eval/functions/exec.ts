@@ -108,7 +108,7 @@ function runThroughRunner(argv: readonly string[], timeoutMs: number) {
 
 /**
  * Runs a command and captures the selected output. `both` interleaves stdout
- * and stderr in write order (they share one file, as they share a pipe in 3.21).
+ * and stderr in write order (they share one pipe, as in 3.21).
  */
 export function runCommand(
   command: string,
@@ -130,7 +130,9 @@ export function runCommand(
     if (reply.output.length >= OUTPUT_LIMIT) return { command, exitCode, output: cleaned, truncated: true };
     return { command, exitCode, output: cleaned };
   }
-  const run = spawnSync("/bin/sh", directArgs(program, args, shell, select), {
+  // With a shell, `sh` as its $0 (as 3.21 names it in its messages).
+  const argv = shell === "useshell" ? [program, ...args, "sh"] : [program, ...args];
+  const run = spawnSync("/bin/sh", directArgs(argv, select), {
     argv0: "sh",
     stdio: ["ignore", "pipe", "ignore"],
     timeout: timeoutMs,
@@ -148,19 +150,13 @@ export function runCommand(
 }
 
 /**
- * How `/bin/sh` starts the command with its stdout and stderr on one pipe
- * (so "both" keeps their write order, as 3.21's one pipe does), or only
- * the selected one on it. The shell execs the program: no process is added.
+ * How `/bin/sh` starts `argv` with its stdout and stderr on one pipe (so
+ * "both" keeps their write order, as 3.21's one pipe does), or only the
+ * selected one on it. The shell execs the program: no process is added.
  */
-function directArgs(
-  program: string,
-  args: readonly string[],
-  shell: ShellMode,
-  select: OutputSelect,
-): string[] {
+function directArgs(argv: readonly string[], select: OutputSelect): string[] {
   const redirect = select === "both" ? "2>&1" : select === "stderr" ? "2>&1 >/dev/null" : "2>/dev/null";
-  if (shell === "useshell") return ["-c", `exec /bin/sh -c "$1" sh ${redirect}`, "sh", args[1] ?? ""];
-  return ["-c", `exec "$0" "$@" ${redirect}`, program, ...args];
+  return ["-c", `exec "$0" "$@" ${redirect}`, ...argv];
 }
 
 function timedOut(timeoutMs: number): string {

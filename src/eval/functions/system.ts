@@ -5,7 +5,8 @@
  * package functions are in system-tables.ts.
  */
 import { hostname } from "node:os";
-import { type JsonValue, type Value, data, isScalar, list, scalar } from "../values.js";
+import { secondsSetting } from "../tend-settings.js";
+import { type JsonValue, type Value, data, list, scalar } from "../values.js";
 import { classResult, text } from "./args.js";
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
@@ -46,28 +47,18 @@ function checkCommand(fc: FunctionContext, command: string, shell: ShellMode): b
 }
 
 /**
- * `tend_control.function_timeout` (seconds, in tend's settings bundle,
- * as module_timeout): how long a command a function runs may take. A
- * value that is not a positive number is reported and the default used.
+ * `tend_control.function_timeout` (seconds): how long a command a function
+ * runs may take. A value that is not a positive number is reported and
+ * the default used.
  */
-export function functionTimeoutMs(fc: FunctionContext): number {
-  const value = fc.ctx.getVariable({
-    ns: "default",
-    scope: "tend_control",
-    name: "function_timeout",
-    indices: [],
-  });
-  if (!value) return DEFAULT_COMMAND_TIMEOUT_MS;
-  const setting = isScalar(value) ? value.value.trim() : "";
-  const seconds = /^\d+(\.\d+)?$/.test(setting) ? Number(setting) : Number.NaN;
-  if (seconds > 0) return seconds * 1000;
-  emitFunctionMessage(
-    fc.ctx,
-    "error",
-    fc.call.name,
-    `tend_control.function_timeout = '${setting}' is not a number of seconds; using ${DEFAULT_COMMAND_TIMEOUT_MS / 1000}`,
-  );
-  return DEFAULT_COMMAND_TIMEOUT_MS;
+function functionTimeoutMs(fc: FunctionContext): number {
+  const fallback = DEFAULT_COMMAND_TIMEOUT_MS / 1000;
+  const setting = secondsSetting(fc.ctx, "function_timeout", fallback);
+  if (setting?.invalid) {
+    const message = `${setting.invalid} is not a number of seconds; using ${fallback}`;
+    emitFunctionMessage(fc.ctx, "error", fc.call.name, message);
+  }
+  return (setting?.seconds ?? fallback) * 1000;
 }
 
 function execResult(asData: boolean): BuiltinFunction["evaluate"] {

@@ -16,30 +16,17 @@
  * the promise is not kept.
  */
 import type { EvalContext } from "../../eval/context.js";
-import { isScalar } from "../../eval/values.js";
-
-/** The settings bundle. */
-export const SETTINGS_BUNDLE = "tend_control";
+import { secondsSetting, type TimeoutSetting } from "../../eval/tend-settings.js";
 
 /** The time limit when the policy sets none. */
-export const DEFAULT_MODULE_TIMEOUT_SECONDS = 300;
-
-export interface TimeoutSetting {
-  readonly seconds: number;
-  /** A value that is not a positive number of seconds (then the default applies). */
-  readonly invalid?: string;
-}
+const DEFAULT_MODULE_TIMEOUT_SECONDS = 300;
 
 /** `tend_control.module_timeout[TYPE]`, else `tend_control.module_timeout`, else the default. */
 export function moduleTimeout(ctx: EvalContext, type: string): TimeoutSetting {
-  for (const indices of [[type], []]) {
-    const value = ctx.getVariable({ ns: "default", scope: SETTINGS_BUNDLE, name: "module_timeout", indices });
-    if (!value) continue;
-    const text = isScalar(value) ? value.value.trim() : "";
-    const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
-    if (seconds > 0) return { seconds };
-    const name = `${SETTINGS_BUNDLE}.module_timeout${indices.length ? `[${type}]` : ""}`;
-    return { seconds: DEFAULT_MODULE_TIMEOUT_SECONDS, invalid: `${name} = '${text}'` };
-  }
-  return { seconds: DEFAULT_MODULE_TIMEOUT_SECONDS };
+  return (
+    secondsSetting(ctx, "module_timeout", DEFAULT_MODULE_TIMEOUT_SECONDS, type) ??
+    secondsSetting(ctx, "module_timeout", DEFAULT_MODULE_TIMEOUT_SECONDS) ?? {
+      seconds: DEFAULT_MODULE_TIMEOUT_SECONDS,
+    }
+  );
 }
