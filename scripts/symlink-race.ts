@@ -19,6 +19,7 @@ import {
   chmodSync,
   chownSync,
   existsSync,
+  lchownSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -35,8 +36,25 @@ import { pathToFileURL } from "node:url";
 
 const NOBODY = 65534;
 
-export type RaceKind = "copy_from" | "perms" | "edit_line" | "delete";
-export const RACE_KINDS: readonly RaceKind[] = ["copy_from", "perms", "edit_line", "delete"];
+/** The files promises an attacker's link is aimed at (the race runs the first four). */
+export type AttackKind =
+  | "copy_from"
+  | "perms"
+  | "edit_line"
+  | "delete"
+  | "create"
+  | "content"
+  | "recursive_perms";
+export const ATTACK_KINDS: readonly AttackKind[] = [
+  "copy_from",
+  "perms",
+  "edit_line",
+  "delete",
+  "create",
+  "content",
+  "recursive_perms",
+];
+const RACE_KINDS = ATTACK_KINDS.slice(0, 4);
 
 export interface RaceOptions {
   /** Agent runs per kind. */
@@ -75,42 +93,52 @@ while (true) {
 fs.writeFileSync(stop + ".count", String(swaps));
 `;
 
-function snapshot(dir: string, prefix = ""): string[] {
+/** Every entry under `dir` with its mode, owner and content (or link): what must not change. */
+export function snapshotTree(dir: string, prefix = ""): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     const stats = lstatSync(path);
     const head = `${prefix}${name} ${(stats.mode & 0o7777).toString(8)} ${stats.uid}:${stats.gid}`;
-    if (stats.isDirectory()) out.push(`${head}/`, ...snapshot(path, `${prefix}${name}/`));
+    if (stats.isDirectory()) out.push(`${head}/`, ...snapshotTree(path, `${prefix}${name}/`));
     else if (stats.isSymbolicLink()) out.push(`${head} -> ${path}`);
     else out.push(`${head} ${JSON.stringify(readFileSync(path, "utf8"))}`);
   }
   return out;
 }
 
-function policyFor(kind: RaceKind, app: string, source: string): string {
-  const promise: Record<RaceKind, string> = {
+/** Root's policy of one kind, aimed at `app` (the attacker's path). */
+export function attackPolicy(kind: AttackKind, app: string, source: string): string {
+  const promise: Record<AttackKind, string> = {
     copy_from: `"${app}/passwd" copy_from => local_cp("${source}");`,
     perms: `"${app}/passwd" perms => m("666");`,
     edit_line: `"${app}/passwd" edit_line => ins;`,
     delete: `"${app}/shadow" delete => tidy;`,
+    create: `"${app}/newfile" create => "true";`,
+    content: `"${app}/passwd" content => "x";`,
+    recursive_perms: `"${app}" depth_search => recurse("inf"), perms => m("777");`,
   };
   return `body perms m(x) { mode => "$(x)"; rxdirs => "false"; }
 body delete tidy { rmdirs => "true"; }
 body copy_from local_cp(f) { source => "$(f)"; compare => "digest"; }
+body depth_search recurse(d) { depth => "$(d)"; }
 bundle edit_line ins { insert_lines: "hacked $(sys.date)"; }
 bundle agent main { files: ${promise[kind]} }
 `;
 }
 
-interface Scene {
+export interface AttackScene {
   readonly root: string;
+  /** Root's directory the attacker wants changed: passwd (644), shadow (600), sub/f. */
   readonly target: string;
+  /** The attacker's own directory. */
   readonly home: string;
+  /** A file root's policy copies from. */
   readonly source: string;
 }
 
-function makeScene(root: string): Scene {
+/** Lays out the scene in `root` (made traversable by nobody). */
+export function makeAttackScene(root: string): AttackScene {
   chmodSync(root, 0o711);
   const target = join(root, "target");
   mkdirSync(join(target, "sub"), { recursive: true });
@@ -119,18 +147,23 @@ function makeScene(root: string): Scene {
   writeFileSync(join(target, "shadow"), "secret\n", { mode: 0o600 });
   writeFileSync(join(target, "sub", "f"), "s\n", { mode: 0o644 });
   const home = join(root, "userhome");
-  const real = join(home, "app.real");
-  mkdirSync(real, { recursive: true });
-  writeFileSync(join(real, "passwd"), "mine\n", { mode: 0o644 });
-  writeFileSync(join(real, "shadow"), "mine\n", { mode: 0o644 });
-  for (const path of [home, real, join(real, "passwd"), join(real, "shadow")])
-    chownSync(path, NOBODY, NOBODY);
-  const link = join(home, "app.link");
-  symlinkSync(target, link);
-  spawnSync("chown", ["-h", `${NOBODY}:${NOBODY}`, link]);
+  mkdirSync(home);
+  chownSync(home, NOBODY, NOBODY);
   const source = join(root, "src");
   writeFileSync(source, "new content\n", { mode: 0o644 });
   return { root, target, home, source };
+}
+
+/** The race's extra pieces: the attacker's own directory and its link to root's, both nobody's. */
+function prepareSwap(scene: AttackScene): void {
+  const real = join(scene.home, "app.real");
+  mkdirSync(real);
+  writeFileSync(join(real, "passwd"), "mine\n", { mode: 0o644 });
+  writeFileSync(join(real, "shadow"), "mine\n", { mode: 0o644 });
+  for (const path of [real, join(real, "passwd"), join(real, "shadow")]) chownSync(path, NOBODY, NOBODY);
+  const link = join(scene.home, "app.link");
+  symlinkSync(scene.target, link);
+  lchownSync(link, NOBODY, NOBODY);
 }
 
 function agentCommand(
@@ -159,10 +192,11 @@ export function runSymlinkRace(options: RaceOptions): RaceReport {
   let swaps = 0;
   let violation: string | undefined;
   try {
-    const scene = makeScene(root);
+    const scene = makeAttackScene(root);
+    prepareSwap(scene);
     const workdir = join(root, "wd");
     prepareWorkdir(options.agent, workdir);
-    const expected = snapshot(scene.target);
+    const expected = snapshotTree(scene.target);
     const stop = join(scene.home, "stop");
     const attacker: ChildProcess = spawn(process.execPath, ["-e", SWAPPER, scene.home, stop], {
       uid: NOBODY,
@@ -172,7 +206,7 @@ export function runSymlinkRace(options: RaceOptions): RaceReport {
     try {
       for (const kind of RACE_KINDS) {
         const policy = join(root, `${kind}.cf`);
-        writeFileSync(policy, policyFor(kind, join(scene.home, "app"), scene.source), { mode: 0o600 });
+        writeFileSync(policy, attackPolicy(kind, join(scene.home, "app"), scene.source), { mode: 0o600 });
         let kindRefusals = 0;
         for (let i = 0; i < options.runs && !violation; i++) {
           const [command, args, env] = agentCommand(options.agent, policy, workdir);
@@ -180,7 +214,7 @@ export function runSymlinkRace(options: RaceOptions): RaceReport {
           runs++;
           if (/Cannot follow symlink|Link has been severed/.test(`${run.stdout}${run.stderr}`))
             kindRefusals++;
-          const now = snapshot(scene.target);
+          const now = snapshotTree(scene.target);
           if (now.join("\n") !== expected.join("\n")) {
             const log = `${run.stdout}${run.stderr}`.trim();
             violation = `${kind}, run ${i + 1}: root's directory changed:\n${diffLines(expected, now)}\nthe run's output:\n${log}`;

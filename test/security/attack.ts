@@ -4,20 +4,12 @@
  * agents run as root against policy aimed at the attacker's paths.
  */
 import { spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  lchownSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, existsSync, lchownSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type AttackScene, makeAttackScene } from "../../scripts/symlink-race.js";
 import { scratchDirectory } from "../scratch.js";
+
+export { ATTACK_KINDS, attackPolicy, snapshotTree } from "../../scripts/symlink-race.js";
 
 export const NOBODY = 65534;
 export const CF_AGENT = "/usr/bin/cf-agent";
@@ -33,94 +25,18 @@ export function cfAgentSkipReason(): string | undefined {
   return existsSync(CF_AGENT) ? undefined : "cf-agent 3.21 is not installed (apt-get install cfengine3)";
 }
 
-export interface AttackTree {
-  readonly root: string;
-  /** Root's directory the attacker wants changed: passwd (644), shadow (600), sub/f. */
-  readonly target: string;
-  /** The attacker's own directory. */
-  readonly home: string;
-  /** A file root's policy copies from. */
-  readonly source: string;
-}
-
-/** A new tree; the root is traversable by nobody, the target root's. */
-export function makeAttackTree(prefix = "tend-attack-"): AttackTree {
-  const root = scratchDirectory(prefix);
-  chmodSync(root, 0o711);
-  const target = join(root, "target");
-  mkdirSync(join(target, "sub"), { recursive: true, mode: 0o755 });
-  chmodSync(target, 0o755);
-  writeFileSync(join(target, "passwd"), "root:x:0:0\n", { mode: 0o644 });
-  writeFileSync(join(target, "shadow"), "secret\n", { mode: 0o600 });
-  writeFileSync(join(target, "sub", "f"), "s\n", { mode: 0o644 });
-  const home = join(root, "userhome");
-  mkdirSync(home, { mode: 0o755 });
-  chownSync(home, NOBODY, NOBODY);
-  const source = join(root, "src");
-  writeFileSync(source, "new content\n", { mode: 0o644 });
-  return { root, target, home, source };
+/** A new scene in a scratch directory (see makeAttackScene). */
+export function makeAttackTree(prefix = "tend-attack-"): AttackScene {
+  return makeAttackScene(scratchDirectory(prefix));
 }
 
 /** What the attacker did: `home/app` is nobody's link to root's directory. */
-export function plantLink(tree: AttackTree): string {
+export function plantLink(tree: AttackScene): string {
   const app = join(tree.home, "app");
   symlinkSync(tree.target, app);
   lchownSync(app, NOBODY, NOBODY);
   return app;
 }
-
-/** Every entry under `dir` with its mode, owner and content: what must not change. */
-export function snapshotTree(dir: string, prefix = ""): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    const stats = lstatSync(path);
-    const head = `${prefix}${name} ${(stats.mode & 0o7777).toString(8)} ${stats.uid}:${stats.gid}`;
-    if (stats.isDirectory()) {
-      out.push(`${head}/`, ...snapshotTree(path, `${prefix}${name}/`));
-    } else out.push(`${head} ${JSON.stringify(readFileSync(path, "utf8"))}`);
-  }
-  return out;
-}
-
-/** The policy of one attack case, aimed at `app` (the attacker's path). */
-export function attackPolicy(kind: AttackKind, app: string, source: string): string {
-  const promise: Record<AttackKind, string> = {
-    perms: `"${app}/passwd" perms => m("666");`,
-    create: `"${app}/newfile" create => "true";`,
-    edit_line: `"${app}/passwd" edit_line => ins;`,
-    copy_from: `"${app}/passwd" copy_from => local_cp("${source}");`,
-    delete: `"${app}/shadow" delete => tidy;`,
-    content: `"${app}/passwd" content => "x";`,
-    recursive_perms: `"${app}" depth_search => recurse("inf"), perms => m("777");`,
-  };
-  return `body perms m(x) { mode => "$(x)"; rxdirs => "false"; }
-body delete tidy { rmdirs => "true"; }
-body copy_from local_cp(f) { source => "$(f)"; compare => "digest"; }
-body depth_search recurse(d) { depth => "$(d)"; }
-bundle edit_line ins { insert_lines: "hacked"; }
-bundle agent main { files: ${promise[kind]} }
-`;
-}
-
-export type AttackKind =
-  | "perms"
-  | "create"
-  | "edit_line"
-  | "copy_from"
-  | "delete"
-  | "content"
-  | "recursive_perms";
-
-export const ATTACK_KINDS: readonly AttackKind[] = [
-  "perms",
-  "create",
-  "edit_line",
-  "copy_from",
-  "delete",
-  "content",
-  "recursive_perms",
-];
 
 export interface AgentRun {
   readonly status: number | null;

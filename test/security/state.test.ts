@@ -35,6 +35,25 @@ function mode(path: string): string {
   return (statSync(path).mode & 0o777).toString(8);
 }
 
+/** A case: its directory, the policy above, a work directory and its state directory (700, made). */
+function stateCase(): { dir: string; policy: string; workdir: string; state: string } {
+  const dir = scratchDirectory("tend-state-");
+  const policy = writePolicy(join(dir, "p.cf"), PERSISTING);
+  const workdir = join(dir, "wd");
+  const state = join(workdir, "state");
+  mkdirSync(state, { recursive: true, mode: 0o700 });
+  return { dir, policy, workdir, state };
+}
+
+/** Writes a persistent-classes file defining `pwned` for an hour; returns its path. */
+function forgeClasses(state: string): string {
+  const forged = join(state, "persistent-classes.json");
+  writeFileSync(forged, JSON.stringify({ pwned: { expires: Date.now() + 3_600_000, tags: [] } }), {
+    mode: 0o600,
+  });
+  return forged;
+}
+
 /** tend agent (locks in force) under the given umask. */
 function runWithUmask(policy: string, workdir: string, umask: string) {
   const run = spawnSync(
@@ -61,16 +80,8 @@ test("state files are 600 in a 700 directory, even under umask 000", () => {
 });
 
 test("a persistent-classes file another user wrote is not believed", { skip: attackSkipReason() }, () => {
-  const dir = scratchDirectory("tend-state-");
-  const policy = writePolicy(join(dir, "p.cf"), PERSISTING);
-  const workdir = join(dir, "wd");
-  const state = join(workdir, "state");
-  mkdirSync(state, { recursive: true, mode: 0o700 });
-  const forged = join(state, "persistent-classes.json");
-  writeFileSync(forged, JSON.stringify({ pwned: { expires: Date.now() + 3_600_000, tags: [] } }), {
-    mode: 0o600,
-  });
-  chownSync(forged, NOBODY, NOBODY);
+  const { policy, workdir, state } = stateCase();
+  chownSync(forgeClasses(state), NOBODY, NOBODY);
   const run = runTendAgent(policy, workdir);
   assert.equal(run.status, 0, run.output);
   assert.doesNotMatch(run.output, /PWNED/);
@@ -81,14 +92,8 @@ test("a persistent-classes file another user wrote is not believed", { skip: att
 });
 
 test("a state file of root's that others may write is not believed either", () => {
-  const dir = scratchDirectory("tend-state-");
-  const policy = writePolicy(join(dir, "p.cf"), PERSISTING);
-  const workdir = join(dir, "wd");
-  const state = join(workdir, "state");
-  mkdirSync(state, { recursive: true, mode: 0o700 });
-  const forged = join(state, "persistent-classes.json");
-  writeFileSync(forged, JSON.stringify({ pwned: { expires: Date.now() + 3_600_000, tags: [] } }));
-  chmodSync(forged, 0o666);
+  const { policy, workdir, state } = stateCase();
+  chmodSync(forgeClasses(state), 0o666);
   const run = runTendAgent(policy, workdir);
   assert.doesNotMatch(run.output, /PWNED/);
   assert.match(
@@ -113,18 +118,10 @@ test("a persistent class of the agent's own survives to the next run", () => {
 });
 
 test("a work directory others may write is taken back, its state distrusted for the run", () => {
-  const dir = scratchDirectory("tend-state-");
-  const policy = writePolicy(join(dir, "p.cf"), PERSISTING);
-  const workdir = join(dir, "wd");
-  const state = join(workdir, "state");
-  mkdirSync(state, { recursive: true });
+  const { policy, workdir, state } = stateCase();
   chmodSync(workdir, 0o777);
   chmodSync(state, 0o777);
-  writeFileSync(
-    join(state, "persistent-classes.json"),
-    JSON.stringify({ pwned: { expires: Date.now() + 3_600_000, tags: [] } }),
-    { mode: 0o600 },
-  );
+  forgeClasses(state);
   const run = runTendAgent(policy, workdir);
   assert.equal(run.status, 0, run.output);
   assert.match(
@@ -137,11 +134,7 @@ test("a work directory others may write is taken back, its state distrusted for 
 });
 
 test("links planted at the temporary names of state files are never written through", () => {
-  const dir = scratchDirectory("tend-state-");
-  const policy = writePolicy(join(dir, "p.cf"), PERSISTING);
-  const workdir = join(dir, "wd");
-  const state = join(workdir, "state");
-  mkdirSync(state, { recursive: true, mode: 0o700 });
+  const { dir, policy, workdir, state } = stateCase();
   const victim = join(dir, "victim");
   writeFileSync(victim, "root's secret\n", { mode: 0o600 });
   // The next pids the system will hand out, each with the first few temporary names.
@@ -160,11 +153,7 @@ test("links planted at the temporary names of state files are never written thro
 });
 
 test("a temporary state file a killed run left is removed by the next run", () => {
-  const dir = scratchDirectory("tend-state-");
-  const policy = writePolicy(join(dir, "p.cf"), PERSISTING);
-  const workdir = join(dir, "wd");
-  const state = join(workdir, "state");
-  mkdirSync(state, { recursive: true, mode: 0o700 });
+  const { policy, workdir, state } = stateCase();
   // pid 2^22 + 1 is above any pid_max: a writer that cannot be alive.
   const stray = join(state, `.persistent-classes.json.tend-${2 ** 22 + 1}-1`);
   writeFileSync(stray, "{}", { mode: 0o600 });
