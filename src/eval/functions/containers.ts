@@ -12,6 +12,7 @@ import {
   isJsonContainer,
 } from "../values.js";
 import { parseVarRef } from "../var-ref.js";
+import { BoundedRegExp } from "../regex/watchdog.js";
 import { type JsonLookup, parseJsonContainer } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
 import type { FunctionContext } from "./types.js";
@@ -253,7 +254,7 @@ function compileByteRegex(pattern: string, anchored: boolean): RegExp | null {
     return "";
   });
   try {
-    return new RegExp(anchored ? `^(?:${source})$` : source, flags);
+    return new BoundedRegExp(anchored ? `^(?:${source})$` : source, flags);
   } catch {
     return null;
   }

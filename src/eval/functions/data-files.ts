@@ -11,7 +11,7 @@ import { type JsonValue, type Value, data, isJsonContainer } from "../values.js"
 import { text } from "./args.js";
 import { csvRecords, parseCsv, parseCsvRecord } from "./csv.js";
 import { readFileResult } from "./file-read.js";
-import { parseJsonText, unstorableNumberIn } from "./json-text.js";
+import { MAX_JSON_DEPTH, parseJsonText, unstorableNumberIn } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
 import { CF_INFINITY, intFromString } from "./numbers.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
@@ -31,10 +31,41 @@ function loadYaml(): typeof import("yaml") {
  * values stay strings. Aliases are left out. Undefined for an empty stream.
  */
 export function parseYamlValue(source: string): JsonValue | undefined {
+  // The YAML library recurses once per level: past the stack it can bring
+  // the process down (V8 fails fatally compiling a regex with no stack left).
+  if (mayNestDeeperThan(source, MAX_JSON_DEPTH)) return undefined;
   const { parseDocument } = loadYaml();
   const doc = parseDocument(source, { schema: "failsafe", version: "1.1", uniqueKeys: false });
   if (doc.contents === null) return source.trim() === "" ? undefined : null;
   return yamlNode(doc.contents);
+}
+
+/**
+ * Whether YAML text may nest deeper than `limit`: its flow brackets, or a
+ * line's indentation and leading `- ` items (each may open a level). It
+ * overcounts (brackets in quotes count), never undercounts.
+ */
+function mayNestDeeperThan(source: string, limit: number): boolean {
+  let flow = 0;
+  let lineStart = true;
+  let block = 0;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i];
+    if (lineStart) {
+      if (ch === " " || ch === "-" || ch === "?" || ch === ":") {
+        if (++block > limit) return true;
+        continue;
+      }
+      lineStart = false;
+    }
+    if (ch === "\n") {
+      lineStart = true;
+      block = 0;
+    } else if (ch === "[" || ch === "{") {
+      if (++flow > limit) return true;
+    } else if ((ch === "]" || ch === "}") && flow > 0) flow--;
+  }
+  return false;
 }
 
 function yamlNode(node: unknown): JsonValue | undefined {

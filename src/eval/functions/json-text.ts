@@ -61,8 +61,16 @@ export function parseJsonContainer(
   return isJsonContainer(parsed) ? parsed : undefined;
 }
 
+/**
+ * How deep JSON text may nest. cf-agent reads deeper; tend refuses such
+ * text as not JSON, so that every recursive walk over a container (sorting,
+ * writing, merging) stays within the stack.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
 class LenientParser {
   private at = 0;
+  private depth = 0;
   constructor(
     private readonly text: string,
     private readonly lookup?: JsonLookup,
@@ -72,8 +80,12 @@ class LenientParser {
   value(): JsonValue {
     this.skipSpace();
     const ch = this.text[this.at];
-    if (ch === "{") return this.object();
-    if (ch === "[") return this.array();
+    if (ch === "{" || ch === "[") {
+      if (++this.depth > MAX_JSON_DEPTH) throw new Error(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+      const container = ch === "{" ? this.object() : this.array();
+      this.depth--;
+      return container;
+    }
     if (ch === '"') return this.string();
     return this.primitive();
   }

@@ -25,7 +25,7 @@ function logRegexError(fc: FunctionContext, error: PcreError, pattern: string): 
     fc.ctx,
     "error",
     fc.call.name,
-    `Regular expression error: '${error.reason}' in expression '${pattern}' (offset: ${error.offset})`,
+    `Regular expression error: pcre_compile() '${error.reason}' in expression '${pattern}' (offset: ${error.offset})`,
   );
 }
 

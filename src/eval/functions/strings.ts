@@ -61,7 +61,7 @@ function fail(fc: FunctionContext, message: string, level: "error" | "verbose" =
 function failRegex(fc: FunctionContext, error: PcreError, pattern: string): undefined {
   return fail(
     fc,
-    `Regular expression error: '${error.reason}' in expression '${pattern}' (offset: ${error.offset})`,
+    `Regular expression error: pcre_compile() '${error.reason}' in expression '${pattern}' (offset: ${error.offset})`,
   );
 }
 

@@ -25,8 +25,22 @@ const ASSERTS: Readonly<Record<AssertKind, string>> = {
   fail: "(?!)",
 };
 
-export function emitPattern(root: PcreNode, groupCount: number): Emitted {
-  const writer = new Writer(groupCount);
+/**
+ * Line assertions for a subject known to hold no newline: there, PCRE's
+ * multiline `^` and `$` and its `\Z` mean the start and the end, which
+ * JavaScript's linear-time engine can run (it has no lookbehind on every
+ * Node release, and no lookahead).
+ */
+const SINGLE_LINE_ASSERTS: Readonly<Record<AssertKind, string>> = {
+  ...ASSERTS,
+  "line-start": "^",
+  "end-or-newline": "$",
+  "line-end": "$",
+};
+
+/** `singleLine`: emit for subjects without a newline (see SINGLE_LINE_ASSERTS). */
+export function emitPattern(root: PcreNode, groupCount: number, singleLine = false): Emitted {
+  const writer = new Writer(groupCount, singleLine ? SINGLE_LINE_ASSERTS : ASSERTS);
   const body = writer.node(root);
   // Back references are written as placeholders until every group has its index.
   const source = body.replace(
@@ -40,7 +54,10 @@ class Writer {
   readonly groupIndex: number[];
   private jsGroups = 0;
 
-  constructor(groupCount: number) {
+  constructor(
+    groupCount: number,
+    private readonly asserts: Readonly<Record<AssertKind, string>>,
+  ) {
     this.groupIndex = new Array<number>(groupCount + 1).fill(0);
   }
 
@@ -53,7 +70,7 @@ class Writer {
       case "set":
         return writeSet(node.bytes);
       case "assert":
-        return ASSERTS[node.kind];
+        return this.asserts[node.kind];
       case "raw":
         return node.source;
       case "backref":

@@ -20,6 +20,7 @@ import {
 } from "./ast.js";
 import { characterType, posixClass, unicodeProperty } from "./classes.js";
 import { fixedLength } from "./length.js";
+import { MAX_COMPILED_SIZE, compiledSize } from "./size.js";
 
 /** Options PCRE can be compiled with; inline `(?imsxU)` change them locally. */
 export interface PcreFlags {
@@ -49,6 +50,9 @@ const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,31}/;
 
+/** PCRE's limit on nested parentheses (PARENS_NEST_LIMIT). */
+const MAX_NESTING = 250;
+
 export function parsePcre(pattern: string, flags: PcreFlags): ParsedPattern {
   return new Parser(pattern).parse(flags);
 }
@@ -56,6 +60,8 @@ export function parsePcre(pattern: string, flags: PcreFlags): ParsedPattern {
 class Parser {
   private pos = 0;
   private groups = 0;
+  /** Groups open around the current position. */
+  private depth = 0;
   private readonly names = new Map<string, number>();
   private readonly backrefs: Extract<PcreNode, { t: "backref" }>[] = [];
 
@@ -73,6 +79,7 @@ class Parser {
       // PCRE finds these once the whole pattern is read, and reports its end.
       if (ref.index > this.groups) this.fail("reference to non-existent subpattern", this.src.length);
     }
+    if (compiledSize(root) > MAX_COMPILED_SIZE) this.fail("regular expression is too large", this.src.length);
     return { root, groupCount: this.groups, names: this.names };
   }
 
@@ -301,7 +308,9 @@ class Parser {
 
   private groupBody(kind: GroupKind, flags: PcreFlags, open: number, ownFlags = false): PcreNode {
     const index = kind === "capture" ? ++this.groups : 0;
+    if (++this.depth > MAX_NESTING) this.fail("parentheses are too deeply nested", this.pos);
     const body = this.alternation(ownFlags ? flags : { ...flags });
+    this.depth--;
     if (this.peek() !== ")") this.fail("missing )", this.src.length);
     this.pos++;
     if ((kind === "behind" || kind === "not-behind") && !isFixedLookbehind(body)) {

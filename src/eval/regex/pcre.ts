@@ -6,11 +6,17 @@
  * PCRE's group numbers and names. Patterns PCRE would reject, and the few
  * constructs JavaScript cannot express, give a `PcreError` instead of
  * throwing.
+ *
+ * Every match takes a bounded time, as PCRE's match limit bounds cf-agent's:
+ * see watchdog.ts. A pattern whose only obstacle to the linear-time engine
+ * is a multiline `^` or `$` still runs natively on subjects without a
+ * newline.
  */
 import { PcreError } from "./ast.js";
 import { toByteString } from "./bytes.js";
 import { emitPattern } from "./emit.js";
 import { type PcreFlags, parsePcre } from "./parse.js";
+import { BoundedRegExp } from "./watchdog.js";
 
 export { PcreError } from "./ast.js";
 export type { PcreFlags } from "./parse.js";
@@ -23,7 +29,7 @@ export interface PcreOptions extends Partial<PcreFlags> {
 }
 
 /** A translated pattern: use it on byte strings (`toByteString`). */
-export class PcreRegExp extends RegExp {
+export class PcreRegExp extends BoundedRegExp {
   /** The pattern as written. */
   pcreSource = "";
   /** Number of capturing groups, as PCRE counts them. */
@@ -79,6 +85,9 @@ function translate(pattern: string, options: PcreOptions): PcreRegExp | PcreErro
     regex.groupCount = parsed.groupCount;
     regex.groupNames = parsed.names;
     regex.groupIndex = emitted.groupIndex;
+    if (regex.mode === "guarded") {
+      regex.useForSingleLines(emitPattern(parsed.root, parsed.groupCount, true).source);
+    }
     return regex;
   } catch (error) {
     if (error instanceof PcreError) return error;
