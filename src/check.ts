@@ -4,7 +4,6 @@
  * pulls in), then validates the whole set if it loaded without errors. Problems in the policy come back
  * as diagnostics; nothing is printed and nothing is thrown for them.
  */
-import { readFileSync } from "node:fs";
 import type { LoadMessage } from "./eval/augments-install.js";
 import type { EvalContext } from "./eval/context.js";
 import type { PolicyFile } from "./language/ast.js";
@@ -14,6 +13,7 @@ import { SourceFile } from "./language/source.js";
 import { validatePolicy } from "./language/validate/index.js";
 import { resolvePolicies } from "./loader/control.js";
 import { type EvaluationMessageSinks, type LoadResult, type ParseCache, loadPolicy } from "./loader/load.js";
+import { readPolicyFile } from "./loader/read-policy.js";
 
 export interface CheckOptions {
   /** The entry file, e.g. `promises.cf`; relative paths are taken from the process's directory. */
@@ -102,16 +102,12 @@ export function checkPolicy(options: CheckOptions): CheckResult {
 
 /** Reads a policy file; a failure becomes a diagnostic pointing at the file. */
 export function readSource(path: string, diagnostics: Diagnostic[]): SourceFile | null {
-  try {
-    return new SourceFile(path, readFileSync(path, "utf8"));
-  } catch (error) {
-    const cause = error as NodeJS.ErrnoException;
-    const missing = cause.code === "ENOENT" || cause.code === "ENOTDIR";
-    const reason = missing ? "no such file" : (cause.code ?? cause.message);
-    const code = missing ? "input-not-found" : "input-unreadable";
-    diagnostics.push(
-      makeDiagnostic(path, [0, 0], "error", code, `cannot read policy file '${path}': ${reason}`),
-    );
-    return null;
-  }
+  const read = readPolicyFile(path);
+  if (read.ok) return new SourceFile(path, read.text);
+  const missing = read.code === "ENOENT" || read.code === "ENOTDIR";
+  const code = missing ? "input-not-found" : "input-unreadable";
+  diagnostics.push(
+    makeDiagnostic(path, [0, 0], "error", code, `cannot read policy file '${path}': ${read.reason}`),
+  );
+  return null;
 }

@@ -80,6 +80,13 @@ export interface EngineHooks {
   forgetPersistentClass?(name: string): void;
 }
 
+/**
+ * How many bundle calls may run one inside the other (methods, edit_line,
+ * and the bundles those call). Real policy stays far below; past it a call
+ * fails with an error instead of overflowing the stack.
+ */
+export const MAX_BUNDLE_DEPTH = 200;
+
 export class Engine implements PromiseEnvironment {
   /** Expanded promises already acted on in this run. */
   private readonly done = new Set<string>();
@@ -97,6 +104,8 @@ export class Engine implements PromiseEnvironment {
   failedFatally = false;
   /** Set when a bundle abort class is defined: the current bundle stops. */
   private bundleAborted = false;
+  /** How many bundle calls are under way, one inside the other. */
+  private bundleDepth = 0;
   /** `bodydefault:` bodies of the policy (usually none). */
   private readonly defaultBodies: ReadonlySet<string>;
   /** The index of the iteration of the promise being evaluated (for the call stack). */
@@ -233,6 +242,13 @@ export class Engine implements PromiseEnvironment {
     // A call without arguments runs a bundle with parameters too, leaving them unset, as in 3.21.
     if (args.length > 0 && (bundle.params ?? []).length !== args.length)
       return this.arityMismatch(bundle, args, call);
+    if (this.bundleDepth >= MAX_BUNDLE_DEPTH) {
+      // cf-agent has no limit: endless recursion crashes it (SIGSEGV).
+      this.log.error(
+        `Bundle '${bundle.name.text}' is called ${MAX_BUNDLE_DEPTH + 1} bundles deep, more than tend allows (${MAX_BUNDLE_DEPTH}): endless recursion?`,
+      );
+      return "failed";
+    }
     const frame = this.ctx.pushFrame(bundle.namespace, bundle.name.text, thisVars);
     const callFrames = this.pushBundleCallFrames(located);
     for (const name of inherited) frame.localClasses.add(name);
@@ -249,6 +265,7 @@ export class Engine implements PromiseEnvironment {
       this.editing = edit;
       this.ctx.setVariable({ ns: null, scope: "edit", name: "filename", indices: [] }, scalar(edit.filename));
     }
+    this.bundleDepth++;
     try {
       this.bindParameters(bundle, args);
       if (call.method) this.resolveBundle(located);
@@ -266,6 +283,7 @@ export class Engine implements PromiseEnvironment {
         this.trail.argKinds = undefined;
       }
       this.trail.leaveBundle();
+      this.bundleDepth--;
       this.bundleAborted = outerAborted;
       this.editing = outerEdit;
       for (let i = 0; i < callFrames; i++) this.ctx.callStack.pop();

@@ -2,9 +2,9 @@
  * The errors of a policy the agent cannot run, rendered with their source
  * lines as `tend check` shows them (warnings are for `tend check`).
  */
-import { readFileSync } from "node:fs";
 import type { Diagnostic } from "../language/diagnostics.js";
 import { SourceFile } from "../language/source.js";
+import { readPolicyFile } from "../loader/read-policy.js";
 import { renderDiagnostics } from "./render.js";
 
 export function renderPolicyProblems(diagnostics: readonly Diagnostic[]): string {
@@ -12,11 +12,9 @@ export function renderPolicyProblems(diagnostics: readonly Diagnostic[]): string
   const sources = new Map<string, SourceFile>();
   for (const d of errors) {
     if (sources.has(d.file)) continue;
-    try {
-      sources.set(d.file, new SourceFile(d.file, readFileSync(d.file, "utf8")));
-    } catch {
-      // The renderer shows the message without a source line.
-    }
+    // Unreadable (or not a regular file): the message goes without a source line.
+    const read = readPolicyFile(d.file);
+    if (read.ok) sources.set(d.file, new SourceFile(d.file, read.text));
   }
   return renderDiagnostics(errors, (file) => sources.get(file), {});
 }

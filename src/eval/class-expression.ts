@@ -10,12 +10,15 @@
  * A name is made of letters, digits, `_` and `:`, plus `[...]` indexes that
  * may hold spaces. Whitespace between operators is dropped before parsing,
  * but two words separated only by whitespace are an error.
+ *
+ * Parsing and evaluation keep their own stacks, not the call stack: 3.21
+ * reads thousands of nested parentheses, and so does tend.
  */
 
 export type ClassExpression =
   | { readonly op: "name"; readonly name: string }
   | { readonly op: "not"; readonly arg: ClassExpression }
-  | { readonly op: "and" | "or"; readonly lhs: ClassExpression; readonly rhs: ClassExpression };
+  | { readonly op: "and" | "or"; readonly args: readonly ClassExpression[] };
 
 export type ClassExpressionParse =
   | { readonly ok: true; readonly expression: ClassExpression }
@@ -71,45 +74,75 @@ function condense(text: string): string {
   return out;
 }
 
+/** An expression being read inside one pair of parentheses (or at the top). */
+interface Level {
+  /** The `|` branches read so far, each a list of `.` operands. */
+  readonly branches: ClassExpression[][];
+  /** Whether a `!` stood before the parenthesis that opened this level. */
+  readonly negated: boolean;
+}
+
+/** The whole expression, or the reason it does not parse (the cursor at the fault). */
 function parseOr(c: Cursor): ClassExpression | string {
-  const lhs = parseAnd(c);
-  if (typeof lhs === "string" || c.text[c.pos] !== "|") return lhs;
-  c.pos += c.text[c.pos + 1] === "|" ? 2 : 1;
-  const rhs = parseOr(c);
-  if (typeof rhs === "string") return rhs;
-  return { op: "or", lhs, rhs };
-}
-
-function parseAnd(c: Cursor): ClassExpression | string {
-  const lhs = parseNot(c);
-  if (typeof lhs === "string") return lhs;
-  const ch = c.text[c.pos];
-  if (ch !== "." && ch !== "&") return lhs;
-  c.pos++;
-  const rhs = parseAnd(c);
-  if (typeof rhs === "string") return rhs;
-  return { op: "and", lhs, rhs };
-}
-
-function parseNot(c: Cursor): ClassExpression | string {
-  if (c.text[c.pos] !== "!") return parsePrimary(c);
-  c.pos++;
-  const arg = parsePrimary(c);
-  if (typeof arg === "string") return arg;
-  return { op: "not", arg };
-}
-
-function parsePrimary(c: Cursor): ClassExpression | string {
-  if (c.text[c.pos] === "(") {
-    c.pos++;
-    const inner = parseOr(c);
-    if (typeof inner === "string") return inner;
-    if (c.text[c.pos] !== ")") return "missing ')' in class expression";
-    c.pos++;
-    return inner;
+  const levels: Level[] = [{ branches: [[]], negated: false }];
+  for (;;) {
+    let level = levels.at(-1) as Level;
+    // An operand: `!` (once), then `(` or a name.
+    const negated = c.text[c.pos] === "!";
+    if (negated) c.pos++;
+    if (c.text[c.pos] === "(") {
+      c.pos++;
+      levels.push({ branches: [[]], negated });
+      continue;
+    }
+    const name = scanName(c);
+    if (name === "") return "expected a class name";
+    let operand: ClassExpression = { op: "name", name };
+    if (negated) operand = { op: "not", arg: operand };
+    (level.branches.at(-1) as ClassExpression[]).push(operand);
+    // After an operand: closing parentheses, then an operator or the end.
+    for (;;) {
+      const ch = c.text[c.pos];
+      if (ch === "." || ch === "&") {
+        c.pos++;
+        break;
+      }
+      if (ch === "|") {
+        c.pos += c.text[c.pos + 1] === "|" ? 2 : 1;
+        level.branches.push([]);
+        break;
+      }
+      if (levels.length === 1) return join(level);
+      if (ch !== ")") return "missing ')' in class expression";
+      c.pos++;
+      levels.pop();
+      const inner = join(level);
+      const outer = levels.at(-1) as Level;
+      (outer.branches.at(-1) as ClassExpression[]).push(level.negated ? negate(inner) : inner);
+      level = outer;
+    }
   }
-  const name = scanName(c);
-  return name === "" ? "expected a class name" : { op: "name", name };
+}
+
+/** A level's branches as one expression; nested `.` and `|` are flattened (both associate). */
+function join(level: Level): ClassExpression {
+  const branches = level.branches.map((operands) => junction("and", operands));
+  return junction("or", branches);
+}
+
+function junction(op: "and" | "or", operands: readonly ClassExpression[]): ClassExpression {
+  if (operands.length === 1) return operands[0];
+  const args: ClassExpression[] = [];
+  for (const operand of operands) {
+    if (operand.op === op) for (const arg of operand.args) args.push(arg);
+    else args.push(operand);
+  }
+  return { op, args };
+}
+
+/** `!x`, with `!!x` read as `x` (the same truth, one node fewer). */
+function negate(expression: ClassExpression): ClassExpression {
+  return expression.op === "not" ? expression.arg : { op: "not", arg: expression };
 }
 
 /** A run of name characters and `$(...)` references (kept verbatim). */
@@ -154,23 +187,31 @@ export function evaluateClassExpression(
   expression: ClassExpression,
   isDefined: (name: string) => boolean,
 ): boolean {
-  switch (expression.op) {
-    case "name":
-      if (expression.name === "true") return true;
-      if (expression.name === "false") return false;
-      return isDefined(expression.name);
-    case "not":
-      return !evaluateClassExpression(expression.arg, isDefined);
-    case "and":
-      return (
-        evaluateClassExpression(expression.lhs, isDefined) &&
-        evaluateClassExpression(expression.rhs, isDefined)
-      );
-    case "or":
-      return (
-        evaluateClassExpression(expression.lhs, isDefined) ||
-        evaluateClassExpression(expression.rhs, isDefined)
-      );
+  // Frames of the `not`, `and` and `or` nodes being evaluated, with the
+  // index of the operand under way; operands left to right, stopping as
+  // soon as the result is known.
+  const frames: { readonly node: ClassExpression; next: number }[] = [];
+  let node = expression;
+  for (;;) {
+    while (node.op !== "name") {
+      frames.push({ node, next: 0 });
+      node = node.op === "not" ? node.arg : node.args[0];
+    }
+    let value = node.name === "true" ? true : node.name === "false" ? false : isDefined(node.name);
+    for (;;) {
+      const frame = frames.at(-1);
+      if (frame === undefined) return value;
+      const { node: parent } = frame;
+      if (parent.op === "not") value = !value;
+      else if (parent.op === "and" || parent.op === "or") {
+        const settled = parent.op === "and" ? !value : value;
+        if (!settled && ++frame.next < parent.args.length) {
+          node = parent.args[frame.next];
+          break;
+        }
+      }
+      frames.pop();
+    }
   }
 }
 

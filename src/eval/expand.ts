@@ -60,14 +60,25 @@ export function findReferences(text: string): ReferenceSpan[] {
   return out;
 }
 
-/** The index of the bracket closing the one at `open`, or -1. */
+/**
+ * How deep brackets may nest in one reference, as in 3.21 (which logs "Stack
+ * overflow in variable reference parsing" past it and leaves the text be).
+ */
+const MAX_REFERENCE_LEVELS = 9;
+
+/** The index of the bracket closing the one at `open`, or -1 (also when nested too deep). */
 function findClose(text: string, open: number): number {
   const opener = text[open];
   const closer = opener === "(" ? ")" : "}";
   let depth = 0;
+  let levels = 0;
   for (let i = open; i < text.length; i++) {
-    if (text[i] === opener) depth++;
-    else if (text[i] === closer && --depth === 0) return i;
+    const ch = text[i];
+    if (ch === "(" || ch === "{") {
+      if (++levels > MAX_REFERENCE_LEVELS) return -1;
+    } else if (ch === ")" || ch === "}") levels--;
+    if (ch === opener) depth++;
+    else if (ch === closer && --depth === 0) return i;
   }
   return -1;
 }

@@ -61,6 +61,7 @@ export type DiagnosticCode =
   // loading
   | "input-not-found"
   | "input-unreadable"
+  | "nul-byte"
   | "policy-writable-by-others";
 
 /** A sink that validation and parsing report through. */

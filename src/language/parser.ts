@@ -44,6 +44,13 @@ export function parseText(text: string, path = "<input>"): ParseResult {
   const parser = new Parser(text, path);
   const policy = parser.parseFile();
   const diagnostics = [...parser.lexerDiagnostics(), ...parser.diagnostics];
+  const nul = text.indexOf("\0");
+  if (nul !== -1) {
+    // cf-promises reads a file as a C string and rejects it: policy is text.
+    diagnostics.push(
+      makeDiagnostic(path, [nul, nul + 1], "error", "nul-byte", "a NUL byte: a policy file is text"),
+    );
+  }
   diagnostics.sort((a, b) => a.span[0] - b.span[0]);
   return { policy, diagnostics };
 }

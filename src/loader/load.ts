@@ -23,7 +23,7 @@
  * errors; tend's parser recovers, so it follows them (the policy is invalid
  * anyway, and the user sees every problem at once).
  */
-import { closeSync, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { PolicyFile, Rval, Span } from "../language/ast.js";
 import { type Diagnostic, type DiagnosticCode, makeDiagnostic } from "../language/diagnostics.js";
@@ -40,6 +40,7 @@ import { bundlesOf } from "../eval/policy-bundles.js";
 import { createEvalContext } from "../eval/setup.js";
 import { isList, isScalar } from "../eval/values.js";
 import { type LoadedPolicy, controlBodies, effectiveAttribute, resolvePolicies } from "./control.js";
+import { readPolicyFile } from "./read-policy.js";
 import type { ResolveHooks } from "../eval/resolve.js";
 
 export interface LoadOptions {
@@ -120,6 +121,14 @@ interface Origin {
   readonly span: Span;
 }
 
+/** A file to load next, as the steps of loadFile ask for it. */
+interface LoadRequest {
+  readonly path: string;
+  readonly origin: Origin;
+}
+
+type LoadSteps = Generator<LoadRequest, LoadedPolicy[], LoadedPolicy[]>;
+
 class Loader {
   readonly files: ParsedFile[] = [];
   readonly diagnostics: Diagnostic[] = [];
@@ -144,8 +153,29 @@ class Loader {
     this.writableByOthers = options.writableByOthers;
   }
 
-  /** Loads one file and, depth first, its inputs. Returns the files it added. */
+  /**
+   * Loads one file and, depth first, its inputs. Returns the files it added.
+   * The steps run on a stack of their own, not the call stack: a chain of
+   * inputs thousands of files long is as good as a short one.
+   */
   loadFile(path: string, origin: Origin | null): LoadedPolicy[] {
+    const stack: LoadSteps[] = [this.fileSteps(path, origin)];
+    let reply: LoadedPolicy[] = [];
+    for (;;) {
+      const step = (stack.at(-1) as LoadSteps).next(reply);
+      if (!step.done) {
+        stack.push(this.fileSteps(step.value.path, step.value.origin));
+        reply = [];
+        continue;
+      }
+      stack.pop();
+      if (stack.length === 0) return step.value;
+      reply = step.value;
+    }
+  }
+
+  /** loadFile's work for one file; it yields each input to load and is given what that added. */
+  private *fileSteps(path: string, origin: Origin | null): LoadSteps {
     const key = resolve(path);
     if (this.seenPaths.has(key)) return [];
     const text = this.readText(path, origin);
@@ -158,14 +188,14 @@ class Loader {
     this.files.push({ source, policy: parsed.policy });
     // bundlesmatching() during pre-evaluation sees the bundles read so far, as in 3.21.
     this.ctx.policyBundles = [...this.ctx.policyBundles, ...bundlesOf(parsed.policy)];
-    this.diagnostics.push(...parsed.diagnostics);
+    for (const d of parsed.diagnostics) this.diagnostics.push(d);
     const loaded: LoadedPolicy = { path, policy: parsed.policy, lineOf: (o) => source.positionAt(o).line };
     this.applyIgnoreMissing(resolvePolicies(this.ctx, [loaded], this.hooks));
     const added = [loaded];
     for (const type of ["common", "file"]) {
       for (const body of controlBodies(parsed.policy, type)) {
         const inputs = effectiveAttribute(this.ctx, body, "inputs");
-        if (inputs) added.push(...this.loadInputs(inputs.value, path));
+        if (inputs) for (const file of yield* this.inputSteps(inputs.value, path)) added.push(file);
       }
     }
     return added;
@@ -186,7 +216,7 @@ class Loader {
   }
 
   /** Loads the items of an `inputs` list, re-resolving earlier siblings before an item with variables. */
-  private loadInputs(rval: Rval, includingFile: string): LoadedPolicy[] {
+  private *inputSteps(rval: Rval, includingFile: string): LoadSteps {
     const items = rval.kind === "list" ? rval.items : [rval];
     const loaded: LoadedPolicy[] = [];
     for (const item of items) {
@@ -196,7 +226,9 @@ class Loader {
         this.applyIgnoreMissing(resolvePolicies(this.ctx, loaded, this.hooks));
       }
       const origin = { file: includingFile, span: item.span };
-      for (const input of this.evaluateInput(item, origin)) loaded.push(...this.loadFile(input, origin));
+      for (const input of this.evaluateInput(item, origin)) {
+        for (const file of yield { path: input, origin }) loaded.push(file);
+      }
     }
     return loaded;
   }
@@ -262,33 +294,28 @@ class Loader {
   }
 
   private readText(path: string, origin: Origin | null): string | undefined {
-    try {
-      const fd = openSync(path, "r");
-      try {
-        const level = this.writableByOthers;
-        if (level && !this.mayTrust(path, fstatSync(fd), origin, level)) return undefined;
-        return readFileSync(fd, "utf8");
-      } finally {
-        closeSync(fd);
-      }
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const missing = code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
-      if (this.ignoreMissing && missing) return undefined;
-      const reason =
-        code === "EISDIR" ? "is a directory" : missing ? "no such file" : (code ?? String(error));
-      const where = origin ?? { file: path, span: [0, 0] as const };
-      this.diagnostics.push(
-        makeDiagnostic(
-          where.file,
-          where.span,
-          "error",
-          missing ? "input-not-found" : "input-unreadable",
-          `cannot read policy file '${path}': ${reason}`,
-        ),
-      );
-      return undefined;
-    }
+    const level = this.writableByOthers;
+    let distrusted = false;
+    const read = readPolicyFile(path, (stats) => {
+      if (!level || this.mayTrust(path, stats, origin, level)) return undefined;
+      distrusted = true;
+      return "writable by others";
+    });
+    if (read.ok) return read.text;
+    if (distrusted) return undefined;
+    const missing = read.code === "ENOENT" || read.code === "ENOTDIR" || read.code === "EISDIR";
+    if (this.ignoreMissing && missing) return undefined;
+    const where = origin ?? { file: path, span: [0, 0] as const };
+    this.diagnostics.push(
+      makeDiagnostic(
+        where.file,
+        where.span,
+        "error",
+        missing ? "input-not-found" : "input-unreadable",
+        `cannot read policy file '${path}': ${read.reason}`,
+      ),
+    );
+    return undefined;
   }
 }
 

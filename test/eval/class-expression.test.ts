@@ -54,9 +54,40 @@ test("variable references stay inside names", () => {
   assert.ok(parsed.ok);
   assert.deepEqual(parsed.expression, {
     op: "and",
-    lhs: { op: "name", name: "$(x)_ok" },
-    rhs: { op: "name", name: "a" },
+    args: [
+      { op: "name", name: "$(x)_ok" },
+      { op: "name", name: "a" },
+    ],
   });
+});
+
+test("thousands of nested parentheses parse and evaluate, as in 3.21", () => {
+  const depth = 100_000;
+  const nested = `${"(".repeat(depth)}any${")".repeat(depth)}`;
+  assert.equal(
+    checkClassExpression(nested, (name) => name === "any"),
+    true,
+  );
+  const alternating = `${"(a|(b.".repeat(depth)}c${"))".repeat(depth)}`;
+  assert.equal(
+    checkClassExpression(alternating, (name) => name === "c"),
+    false,
+  );
+  assert.equal(
+    checkClassExpression(alternating, (name) => name === "b" || name === "c"),
+    true,
+  );
+  assert.equal(
+    checkClassExpression(`!(${nested})`, () => true),
+    false,
+  );
+  const unclosed = parseClassExpression("(".repeat(depth) + "any");
+  assert.ok(!unclosed.ok);
+  assert.equal(unclosed.message, "missing ')' in class expression");
+  assert.equal(
+    checkClassExpression(`${"!".repeat(depth)}any`, () => true),
+    undefined,
+  );
 });
 
 test("canonify replaces every byte that is not a word character", () => {

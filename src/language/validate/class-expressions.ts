@@ -27,37 +27,43 @@ export function hasWhitespaceBetweenNames(text: string): boolean {
   return /[_A-Za-z0-9][ \t]+[_A-Za-z0-9]/.test(text);
 }
 
-// Operands are read in loops, not by recursion: a guard may chain
-// thousands of names (`a.a.a...`) without exhausting the stack.
+/**
+ * `or := and ("|" | "||") or`, `and := not ("." | "&") and`,
+ * `not := "!"? primary`, `primary := "(" or ")" | name`, read in one loop
+ * with a count of open parentheses instead of recursion: a guard may chain
+ * thousands of names, or nest thousands of parentheses (cf-promises accepts
+ * both), without exhausting the stack.
+ */
 function parseOr(text: string, start: number): Parsed {
   let at = start;
+  let open = 0;
   for (;;) {
-    const left = parseAnd(text, at);
-    if (!left.ok || left.end >= text.length || text[left.end] !== "|") return left;
-    at = text[left.end + 1] === "|" ? left.end + 2 : left.end + 1;
+    // An operand: `!`, then `(` (an inner expression begins) or a name.
+    if (text[at] === "!") at++;
+    if (text[at] === "(") {
+      open++;
+      at++;
+      continue;
+    }
+    const name = parseName(text, at);
+    if (!name.ok) return name;
+    at = name.end;
+    // After an operand: closing parentheses, then an operator or the end.
+    for (;;) {
+      if (text[at] === "." || text[at] === "&") {
+        at++;
+        break;
+      }
+      if (text[at] === "|") {
+        at += text[at + 1] === "|" ? 2 : 1;
+        break;
+      }
+      if (open === 0) return { ok: true, end: at };
+      if (text[at] !== ")") return { ok: false, end: at };
+      open--;
+      at++;
+    }
   }
-}
-
-function parseAnd(text: string, start: number): Parsed {
-  let at = start;
-  for (;;) {
-    const left = parseNot(text, at);
-    if (!left.ok || left.end >= text.length) return left;
-    if (text[left.end] !== "." && text[left.end] !== "&") return left;
-    at = left.end + 1;
-  }
-}
-
-function parseNot(text: string, start: number): Parsed {
-  return text[start] === "!" ? parsePrimary(text, start + 1) : parsePrimary(text, start);
-}
-
-function parsePrimary(text: string, start: number): Parsed {
-  if (text[start] !== "(") return parseName(text, start);
-  const inner = parseOr(text, start + 1);
-  if (!inner.ok) return inner;
-  if (text[inner.end] === ")") return { ok: true, end: inner.end + 1 };
-  return { ok: false, end: inner.end };
 }
 
 /** A name: one or more tokens and variable references written together. */
