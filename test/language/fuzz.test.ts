@@ -12,18 +12,18 @@
  * temporary directory and its path is in the failure message.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type { Diagnostic } from "../../src/language/diagnostics.js";
-import { type Token, tokenize } from "../../src/language/lexer.js";
 import { parse } from "../../src/language/parser.js";
 import type { PolicySet } from "../../src/language/policy-set.js";
 import { validatePolicy } from "../../src/language/validate/index.js";
 import { SourceFile } from "../../src/language/source.js";
+import { findPolicies, loadSeeds, makeCase } from "../../scripts/fuzz/mutate.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const MASTERFILES = "/var/lib/cfengine3/masterfiles";
@@ -35,216 +35,6 @@ const TRACE = process.env.FUZZ_TRACE === "1";
 /** A case slower than this is reported; one slower than `HANG_MS` fails the test. */
 const SLOW_MS = 200;
 const HANG_MS = Number(process.env.FUZZ_HANG_MS ?? 2000);
-/** Seed files larger than this are cut to a random window, to keep cases fast. */
-const MAX_SEED_CHARS = 3000;
-
-type Random = () => number;
-
-/** mulberry32: a tiny, fast, seedable generator of floats in [0, 1). */
-function mulberry32(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function pick<T>(random: Random, items: readonly T[]): T {
-  return items[Math.floor(random() * items.length)];
-}
-
-function between(random: Random, low: number, high: number): number {
-  return low + Math.floor(random() * (high - low + 1));
-}
-
-function findPolicies(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const found: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...findPolicies(path));
-    else if (entry.name.endsWith(".cf")) found.push(path);
-  }
-  return found.sort();
-}
-
-/** Real policy to mutate: tend's fixtures and examples, and masterfiles when installed. */
-function loadSeeds(): string[] {
-  const paths = [
-    ...findPolicies(join(ROOT, "test/fixtures")),
-    ...findPolicies(join(ROOT, "examples")),
-    ...findPolicies(MASTERFILES),
-  ];
-  return paths.map((path) => readFileSync(path, "utf8"));
-}
-
-// ---- mutations ------------------------------------------------------------
-
-const PUNCTUATION = "{}();,\"'`@$:=>-";
-const ODD_TEXT = [
-  "\0",
-  "\r",
-  "\r\n",
-  "\t",
-  "\\",
-  "\u00e9",
-  "\u2028",
-  "\ud83d\ude00",
-  "\ud800",
-  "\udfff",
-  "\ufeff",
-  "::",
-  "=>",
-  "->",
-  "$(",
-  "@{",
-  "$(a[$(b)])",
-  "#",
-  "\n#",
-  "bundle",
-  "body",
-  "promise",
-  "vars:",
-  "any::",
-  '"x"::',
-];
-const MACRO_LINES = [
-  "@if minimum_version(3.18)",
-  "@if maximum_version(3.10)",
-  "@if feature(yaml)",
-  "@if feature(nope)",
-  "@if between_versions(3.0, 3.99)",
-  "@if version(3)",
-  "@if",
-  "@else",
-  "@endif",
-  "  @if minimum_version(3.18)",
-];
-
-type Mutation = (text: string, random: Random) => string;
-
-function tokensOf(text: string): Token[] {
-  return tokenize(text).tokens;
-}
-
-function splice(text: string, start: number, end: number, insert: string): string {
-  return text.slice(0, start) + insert + text.slice(end);
-}
-
-function randomRange(text: string, random: Random): [number, number] {
-  const start = between(random, 0, text.length);
-  return [start, Math.min(text.length, start + between(random, 1, 40))];
-}
-
-function lineStart(text: string, random: Random): number {
-  const at = between(random, 0, text.length);
-  return text.lastIndexOf("\n", at - 1) + 1;
-}
-
-function randomChars(random: Random, length: number): string {
-  let out = "";
-  for (let i = 0; i < length; i++) {
-    const kind = random();
-    if (kind < 0.5) out += String.fromCharCode(between(random, 0, 127));
-    else if (kind < 0.8) out += String.fromCharCode(between(random, 128, 0xffff));
-    else out += pick(random, ODD_TEXT);
-  }
-  return out;
-}
-
-const MUTATIONS: readonly Mutation[] = [
-  function deleteRange(text, random) {
-    const [start, end] = randomRange(text, random);
-    return splice(text, start, end, "");
-  },
-  function duplicateRange(text, random) {
-    const [start, end] = randomRange(text, random);
-    return splice(text, end, end, text.slice(start, end));
-  },
-  function deleteToken(text, random) {
-    const tokens = tokensOf(text);
-    if (tokens.length === 0) return text;
-    const t = pick(random, tokens);
-    return splice(text, t.start, t.end, "");
-  },
-  function duplicateToken(text, random) {
-    const tokens = tokensOf(text);
-    if (tokens.length === 0) return text;
-    const t = pick(random, tokens);
-    return splice(text, t.end, t.end, " " + text.slice(t.start, t.end));
-  },
-  function swapTokens(text, random) {
-    const tokens = tokensOf(text);
-    if (tokens.length < 2) return text;
-    let [a, b] = [pick(random, tokens), pick(random, tokens)];
-    if (a.start > b.start) [a, b] = [b, a];
-    if (a.end > b.start) return text;
-    const first = text.slice(a.start, a.end);
-    const second = text.slice(b.start, b.end);
-    return text.slice(0, a.start) + second + text.slice(a.end, b.start) + first + text.slice(b.end);
-  },
-  function replaceToken(text, random) {
-    const tokens = tokensOf(text);
-    if (tokens.length < 2) return text;
-    const [target, donor] = [pick(random, tokens), pick(random, tokens)];
-    return splice(text, target.start, target.end, text.slice(donor.start, donor.end));
-  },
-  function insertPunctuation(text, random) {
-    let insert = "";
-    for (let n = between(random, 1, 5); n > 0; n--) insert += pick(random, [...PUNCTUATION]);
-    const at = between(random, 0, text.length);
-    return splice(text, at, at, insert);
-  },
-  function truncate(text, random) {
-    return text.slice(0, between(random, 0, text.length));
-  },
-  function insertMacroLine(text, random) {
-    const at = lineStart(text, random);
-    return splice(text, at, at, pick(random, MACRO_LINES) + "\n");
-  },
-  function insertOddText(text, random) {
-    const at = between(random, 0, text.length);
-    return splice(text, at, at, randomChars(random, between(random, 1, 8)));
-  },
-  function deepNesting(text, random) {
-    // Mostly modest depths; now and then one deep enough to exhaust a recursive parser's stack.
-    const depth = random() < 0.1 ? between(random, 300, 20_000) : between(random, 10, 300);
-    const open = pick(random, ["f(", "{", "(", "{ f(", "$(", "$(a[", '"', "@if feature(yaml)\n"]);
-    const close = pick(random, [")", "}", "", "]"]);
-    // Most often where a value goes, so that the parser descends into it.
-    const arrows = tokensOf(text).filter((t) => t.kind === "=>");
-    const at =
-      arrows.length > 0 && random() < 0.7 ? pick(random, arrows).end : between(random, 0, text.length);
-    return splice(text, at, at, ` ${open.repeat(depth)}"x"${close.repeat(between(random, 0, depth))}`);
-  },
-  function longToken(text, random) {
-    const at = between(random, 0, text.length);
-    return splice(
-      text,
-      at,
-      at,
-      // Now and then long enough that work quadratic in a line's length shows as a hang.
-      pick(random, ["a", "_", "é", "a.", "a ", "$(x)", " "]).repeat(
-        random() < 0.05 ? between(random, 5000, 40_000) : between(random, 100, 3000),
-      ),
-    );
-  },
-];
-
-/** The input of case `n`: a seed, maybe cut to a window, with one to four mutations. */
-function makeCase(seeds: readonly string[], n: number): string {
-  const random = mulberry32((SEED ^ Math.imul(n + 1, 0x9e3779b9)) >>> 0);
-  let text = pick(random, seeds);
-  if (text.length > MAX_SEED_CHARS) {
-    const start = between(random, 0, text.length - MAX_SEED_CHARS);
-    text = text.slice(start, start + MAX_SEED_CHARS);
-  }
-  for (let k = between(random, 1, 4); k > 0; k--) text = pick(random, MUTATIONS)(text, random);
-  return text;
-}
 
 // ---- properties ---------------------------------------------------------------
 
@@ -318,7 +108,7 @@ interface Job {
 
 function runWorker(job: Job, post: (report: Report) => void): void {
   for (const n of job.cases) {
-    const text = makeCase(job.seeds, n);
+    const text = makeCase(job.seeds, SEED, n);
     if (TRACE) process.stderr.write(`case ${n}: ${text.length} chars\n`);
     post({ type: "start", n });
     const started = performance.now();
@@ -356,7 +146,7 @@ function runCases(seeds: readonly string[], cases: readonly number[], outcome: O
     let timer: NodeJS.Timeout | undefined;
     const resumeAfter = (n: number, why: string) => {
       clearTimeout(timer);
-      const path = saveFailure(makeCase(seeds, n), n);
+      const path = saveFailure(makeCase(seeds, SEED, n), n);
       outcome.failures.push(`case ${n} ${why} (replay: FUZZ_SEED=${SEED} FUZZ_CASE=${n}; input: ${path})`);
       const rest = cases.slice(cases.indexOf(n) + 1);
       worker.removeAllListeners();
@@ -372,14 +162,14 @@ function runCases(seeds: readonly string[], cases: readonly number[], outcome: O
         clearTimeout(timer);
         timer = setTimeout(() => resumeAfter(report.n, `ran for more than ${HANG_MS} ms`), HANG_MS);
       } else if (report.type === "fail") {
-        const path = saveFailure(makeCase(seeds, report.n), report.n);
+        const path = saveFailure(makeCase(seeds, SEED, report.n), report.n);
         outcome.failures.push(
           `case ${report.n} threw (replay: FUZZ_SEED=${SEED} FUZZ_CASE=${report.n}; input: ${path}):\n${report.message}`,
         );
       } else if (report.type === "end") {
         outcome.ms += report.ms;
         if (report.ms <= SLOW_MS) return;
-        const path = saveFailure(makeCase(seeds, report.n), report.n);
+        const path = saveFailure(makeCase(seeds, SEED, report.n), report.n);
         outcome.slow.push(`case ${report.n}: ${report.ms.toFixed(0)} ms (input: ${path})`);
       }
     });
@@ -406,7 +196,7 @@ if (isMainThread) {
 }
 
 if (isMainThread) {
-  const seeds = loadSeeds();
+  const seeds = loadSeeds([join(ROOT, "test/fixtures"), join(ROOT, "examples"), MASTERFILES]);
   const count = ONLY_CASE === null ? CASES : 1;
   test(`fuzz: ${count} mutated policies (FUZZ_SEED=${SEED}) neither throw nor hang`, async (t) => {
     assert.ok(seeds.length >= 3, "no seed policies found");
