@@ -4,7 +4,8 @@
  * `CfReadFile` does around it — the stat first, its error messages, and the
  * trailing newline of a one-line file dropped.
  */
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 import { hasUnresolvedReference } from "../expand.js";
 import { emitFunctionMessage } from "./messages.js";
 import type { FunctionContext } from "./types.js";
@@ -31,9 +32,21 @@ export type ReadResult =
   | { readonly ok: false; readonly reason: string; readonly stage: "open" | "read" };
 
 /**
- * Reads a file's bytes: up to `max` bytes (0: all), cut at the first NUL.
- * Reads in chunks, so a bounded read of an endless device (`/dev/zero`)
- * stops at the limit.
+ * The most a function keeps in memory from one file, and the most it scans
+ * of a file that is not a regular one (a device or a FIFO may never end).
+ * cf-agent has no such limit: readfile() of /dev/zero never returns.
+ */
+export const READ_LIMIT = 32 * 1024 * 1024;
+
+const MIB = 1024 * 1024;
+/** Streaming reads go a mebibyte at a time (fewer system calls on a large file). */
+const SCAN_CHUNK = MIB;
+
+/**
+ * Reads a file's bytes: up to `max` bytes (0: all, up to READ_LIMIT), cut
+ * at the first NUL, as C strings are; reading stops there, so /dev/zero or
+ * a sparse file is read at once. Past READ_LIMIT with no `max`: a failure,
+ * "larger than ..." (the caller's message says which function and file).
  */
 export function readFileResult(path: string, max = 0): ReadResult {
   let fd: number;
@@ -42,26 +55,116 @@ export function readFileResult(path: string, max = 0): ReadResult {
   } catch (error) {
     return { ok: false, reason: errorText(error), stage: "open" };
   }
-  const chunks: Buffer[] = [];
+  // Decoded chunk by chunk, so the bytes and the text are not both whole in memory.
+  const decoder = new StringDecoder("utf8");
+  const pieces: string[] = [];
   let total = 0;
+  const limit = max > 0 ? max : READ_LIMIT + 1;
   try {
+    const chunk = Buffer.alloc(READ_CHUNK);
     for (;;) {
-      const want = max > 0 ? Math.min(READ_CHUNK, max - total) : READ_CHUNK;
+      const want = Math.min(READ_CHUNK, limit - total);
       if (want <= 0) break;
-      const chunk = Buffer.alloc(want);
       const got = readSync(fd, chunk, 0, want, null);
       if (got === 0) break;
-      chunks.push(chunk.subarray(0, got));
-      total += got;
+      const nul = chunk.subarray(0, got).indexOf(0);
+      pieces.push(decoder.write(chunk.subarray(0, nul === -1 ? got : nul)));
+      total += nul === -1 ? got : nul;
+      if (nul !== -1) break;
     }
   } catch (error) {
     return { ok: false, reason: errorText(error), stage: "read" };
   } finally {
     closeSync(fd);
   }
-  const bytes = Buffer.concat(chunks);
-  const nul = bytes.indexOf(0);
-  return { ok: true, text: (nul === -1 ? bytes : bytes.subarray(0, nul)).toString("utf8") };
+  if (max <= 0 && total > READ_LIMIT) return { ok: false, reason: tooLarge(), stage: "read" };
+  pieces.push(decoder.end());
+  return { ok: true, text: pieces.join("") };
+}
+
+function tooLarge(): string {
+  return `larger than ${READ_LIMIT / MIB} MiB, the most tend reads into memory for a function`;
+}
+
+/**
+ * Calls `onChunk` with a file's bytes, a chunk at a time, in bounded memory:
+ * a regular file to its end, anything else up to READ_LIMIT (past it a
+ * failure). `onChunk` returns true to stop early.
+ */
+export function scanFile(path: string, onChunk: (chunk: Buffer) => boolean | undefined): ReadResult {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    return { ok: false, reason: errorText(error), stage: "open" };
+  }
+  try {
+    const regular = fstatSync(fd).isFile();
+    const chunk = Buffer.alloc(SCAN_CHUNK);
+    let total = 0;
+    for (;;) {
+      const got = readSync(fd, chunk, 0, SCAN_CHUNK, null);
+      if (got === 0) break;
+      total += got;
+      if (!regular && total > READ_LIMIT) {
+        return {
+          ok: false,
+          reason: `not a regular file, and no end within ${READ_LIMIT / MIB} MiB`,
+          stage: "read",
+        };
+      }
+      if (onChunk(chunk.subarray(0, got))) break;
+    }
+    return { ok: true, text: "" };
+  } catch (error) {
+    return { ok: false, reason: errorText(error), stage: "read" };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The lines of a file, one at a time (without their newline), as
+ * readFileResult's text would give them but in bounded memory: the text
+ * ends at the first NUL, and a line longer than READ_LIMIT is a failure.
+ * `onLine` returns true to stop early.
+ */
+export function scanLines(path: string, onLine: (line: string) => boolean | undefined): ReadResult {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let stopped = false;
+  let overlong = false;
+  const emit = (bytes: Buffer): boolean => {
+    pending.push(bytes);
+    const line = Buffer.concat(pending).toString("utf8");
+    pending = [];
+    pendingBytes = 0;
+    return onLine(line) === true;
+  };
+  const scanned = scanFile(path, (chunk) => {
+    const nul = chunk.indexOf(0);
+    const part = nul === -1 ? chunk : chunk.subarray(0, nul);
+    let start = 0;
+    for (let newline = part.indexOf(10); newline !== -1; newline = part.indexOf(10, start)) {
+      if (emit(part.subarray(start, newline))) {
+        stopped = true;
+        return true;
+      }
+      start = newline + 1;
+    }
+    const rest = part.subarray(start);
+    pendingBytes += rest.length;
+    if (pendingBytes > READ_LIMIT) {
+      overlong = true;
+      return true;
+    }
+    pending.push(Buffer.from(rest));
+    return nul !== -1;
+  });
+  if (!scanned.ok) return scanned;
+  if (overlong) return { ok: false, reason: `a line ${tooLarge()}`, stage: "read" };
+  if (!stopped && pendingBytes > 0) emit(Buffer.alloc(0));
+  return { ok: true, text: "" };
 }
 
 /** `readFileResult`'s text, or undefined. */

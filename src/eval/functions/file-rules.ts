@@ -5,10 +5,11 @@
  * one. As in 3.21, an unreadable file hashes to an all-zero digest.
  */
 import { createHash } from "node:crypto";
-import { type BigIntStats, lstatSync, readFileSync } from "node:fs";
+import { type BigIntStats, lstatSync } from "node:fs";
 import { type Value, isScalar } from "../values.js";
 import { classResult, text } from "./args.js";
 import { collectContainer, primitiveStrings } from "./containers.js";
+import { scanFile } from "./file-read.js";
 import { emitFunctionMessage } from "./messages.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
@@ -68,12 +69,9 @@ function hashMatch(args: readonly Value[], fc: FunctionContext): Value | undefin
   // crypt digests of files are not something 3.21 can compute either.
   if (algorithm === undefined) return classResult(false);
   const hash = createHash(algorithm);
-  let digest: string;
-  try {
-    digest = hash.update(readFileSync(file)).digest("hex");
-  } catch {
-    digest = "0".repeat(hash.digest("hex").length);
-  }
+  const read = scanFile(file, (chunk) => void hash.update(chunk));
+  const computed = hash.digest("hex");
+  const digest = read.ok ? computed : "0".repeat(computed.length);
   const prefix = type === "md5" ? "MD5=" : "SHA=";
   emitFunctionMessage(
     fc.ctx,

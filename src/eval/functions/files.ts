@@ -7,8 +7,10 @@
  * class tests false, as in 3.21.
  */
 import { createHash } from "node:crypto";
-import { type Stats, opendirSync, readFileSync, statSync, statfsSync } from "node:fs";
+import { type Stats, opendirSync, statSync, statfsSync } from "node:fs";
 import { parseVarRef } from "../var-ref.js";
+import { compileCfRegex, matchesFully } from "../regex/match.js";
+import { PcreError } from "../regex/pcre.js";
 import { type Value, data, list, scalar } from "../values.js";
 import {
   boolean,
@@ -20,7 +22,7 @@ import {
   text,
 } from "./args.js";
 import { readLines, splitByRegex } from "./cf-regex.js";
-import { cfReadFile, readFileResult } from "./file-read.js";
+import { cfReadFile, readFileResult, scanFile, scanLines } from "./file-read.js";
 import { fileStatField, isExecutable, lstatBig } from "./file-stat.js";
 import { globFileList } from "./glob.js";
 import { CF_INFINITY, intFromString } from "./numbers.js";
@@ -135,7 +137,13 @@ function countLinesMatching([pattern, file]: readonly Value[], fc: FunctionConte
   const regex = text(pattern);
   const path = text(file);
   if (regex === undefined || path === undefined || !compileRegex(regex)) return undefined;
-  const content = readFileResult(path);
+  const compiled = compileCfRegex(regex, { anchored: true });
+  if (compiled instanceof PcreError) return undefined;
+  let count = 0;
+  const content = scanLines(path, (line) => {
+    if (matchesFully(compiled, line) === true) count++;
+    return false;
+  });
   if (!content.ok && content.stage === "read") {
     // Opened but unreadable (a directory): a failure.
     const message = `Unable to read data from file '${path}'. (fgets: ${content.reason})`;
@@ -148,7 +156,7 @@ function countLinesMatching([pattern, file]: readonly Value[], fc: FunctionConte
     emitFunctionMessage(fc.ctx, "error", "countlinesmatching", message);
     return scalar("0", "int");
   }
-  return scalar(String(readLines(content.text).filter((l) => fullMatch(regex, l)).length), "int");
+  return scalar(String(count), "int");
 }
 
 /** getfields(regex, file, split, array): the first matching line's fields go to `array[1]`, `array[2]`... */
@@ -193,12 +201,9 @@ function fileHash([path, algorithm]: readonly Value[]): Value | undefined {
   } catch {
     return undefined;
   }
-  try {
-    hash.update(readFileSync(file));
-  } catch {
-    // 3.21 prints the untouched (all-zero) digest of a file it cannot read.
-    return scalar("0".repeat(hash.digest("hex").length));
-  }
+  const read = scanFile(file, (chunk) => void hash.update(chunk));
+  // 3.21 prints the untouched (all-zero) digest of a file it cannot read.
+  if (!read.ok) return scalar("0".repeat(hash.digest("hex").length));
   return scalar(hash.digest("hex"));
 }
 

@@ -9,13 +9,13 @@
  * An invalid pattern is logged and fails the call, except where cf-agent
  * falls back (class matching compares the text, regextract is false).
  */
-import { readFileSync } from "node:fs";
 import { captureGroups, compileCfRegex, matchesFully } from "../regex/match.js";
 import { PcreError, type PcreRegExp } from "../regex/pcre.js";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonValue, type Value, data, list, scalar } from "../values.js";
 import { classResult, collection, text } from "./args.js";
 import { emitFunctionMessage } from "./messages.js";
+import { scanLines } from "./file-read.js";
 import { primitiveStrings } from "./strings.js";
 import { mapOrder, tableOrder } from "./hash-order.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
@@ -88,15 +88,10 @@ function regline([pattern, file]: readonly Value[], fc: FunctionContext): Value 
   if (p === undefined || path === undefined) return undefined;
   const regex = fullMatcher(fc, p);
   if (!regex) return undefined;
-  let content: string;
-  try {
-    content = readFileSync(path, "utf8");
-  } catch {
-    return classResult(false);
-  }
-  const lines = content.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return classResult(lines.some((line) => matchesFully(regex, line) === true));
+  // Line by line, in bounded memory; the text ends at a NUL, as a C string does.
+  let found = false;
+  const read = scanLines(path, (line) => (found = matchesFully(regex, line) === true));
+  return classResult(read.ok && found);
 }
 
 // --- classes -----------------------------------------------------------------
