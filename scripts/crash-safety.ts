@@ -1,9 +1,12 @@
 /**
- * Crash safety of files promises: `tend agent` is killed with SIGKILL at
+ * Crash safety of what the agent writes: `tend agent` is killed with SIGKILL at
  * random moments while it rewrites big files (edit_line, edit_xml,
- * `content`, `copy_from`), and after every kill each file must hold either its content
- * from before the run or the content the run promises — never a mix,
- * never a truncated or empty file.
+ * `content`, `copy_from`) and a tree by a recursive copy, and writes its
+ * state (locks, persistent classes, the change records of `changes`).
+ * After every kill each file must hold either its content from before the
+ * run or the content the run promises — never a mix, never a truncated or
+ * empty file — every state file must be whole JSON, and every run that is
+ * not killed must succeed.
  *
  * Each run promises a new generation: the first line of every edited file
  * (`gen N`), the whole text of every `content` file, an attribute of every
@@ -18,9 +21,17 @@
  * version in npm test.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 export interface CrashOptions {
@@ -49,8 +60,13 @@ export interface CrashReport {
   readonly seconds: number;
 }
 
-type Kind = "edit" | "content" | "xml" | "copy";
-const KINDS: readonly Kind[] = ["edit", "content", "xml", "copy"];
+type Kind = "edit" | "content" | "xml" | "copy" | "tree";
+const KINDS: readonly Kind[] = ["edit", "content", "xml", "copy", "tree"];
+
+/** Where file i of the recursive copy sits in its tree (up to three levels deep). */
+function treePath(i: number): string {
+  return join(...Array.from({ length: i % 4 }, (_, level) => `d${level}`), `tree-${i}.txt`);
+}
 
 function body(size: number, kind: Kind): string {
   const lines: string[] = [];
@@ -85,6 +101,8 @@ class Workspace {
     for (const kind of KINDS) this.texts.set(kind, body(options.size, kind));
     for (const name of this.names()) {
       const content = contentAt(this.kindOf(name), 0, this.textOf(name));
+      mkdirSync(dirname(join(this.dir, name)), { recursive: true });
+      mkdirSync(dirname(join(this.sources, name)), { recursive: true });
       writeFileSync(join(this.dir, name), content);
       this.allowed.set(name, new Set([content]));
     }
@@ -92,12 +110,15 @@ class Workspace {
 
   names(): string[] {
     return KINDS.flatMap((kind) =>
-      Array.from({ length: this.options.files }, (_, i) => `${kind}-${i}${kind === "xml" ? ".xml" : ".txt"}`),
+      Array.from({ length: this.options.files }, (_, i) =>
+        kind === "tree" ? join("tree", treePath(i)) : `${kind}-${i}${kind === "xml" ? ".xml" : ".txt"}`,
+      ),
     );
   }
 
   kindOf(name: string): Kind {
-    return name.slice(0, name.indexOf("-")) as Kind;
+    const base = name.slice(name.lastIndexOf("/") + 1);
+    return base.slice(0, base.indexOf("-")) as Kind;
   }
 
   textOf(name: string): string {
@@ -107,9 +128,16 @@ class Workspace {
   /** The policy promising generation `gen`, and what each file may hold after it. */
   prepare(gen: number): void {
     const content = contentAt("content", gen, this.textOf("content-0"));
+    const tree = join(this.dir, "tree");
     const promises = this.names().map((name) => {
       const path = join(this.dir, name);
       switch (this.kindOf(name)) {
+        case "tree":
+          // One promise copies the whole tree; each file's source is written here.
+          writeFileSync(join(this.sources, name), contentAt("tree", gen, this.textOf(name)));
+          return "";
+        case "content":
+          return `"${path}" content => "$(content)", changes => record;`;
         case "edit":
           return `"${path}" edit_line => gen("${gen}"), edit_defaults => unlimited;`;
         case "xml":
@@ -123,21 +151,27 @@ class Workspace {
           return `"${path}" content => "$(content)";`;
       }
     });
+    promises.push(`"${tree}" copy_from => digest("${join(this.sources, "tree")}"), depth_search => all;`);
     writeFileSync(
       this.policy,
       `body common control { bundlesequence => { "main" }; }
+body agent control { ifelapsed => "0"; }
 bundle agent main
 {
 vars:
   "content" string => "${content.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}";
+classes:
+  "generation_${gen}" expression => "any", persistence => "60";
 files:
-  ${promises.join("\n  ")}
+  ${promises.filter((p) => p !== "").join("\n  ")}
 }
 bundle edit_line gen(g) { replace_patterns: "^gen (?!$(g)$).*" replace_with => value("gen $(g)"); }
 bundle edit_xml xgen(g) { set_attribute: "gen" select_xpath => "/doc", attribute_value => "$(g)"; }
 body replace_with value(v) { replace_value => "$(v)"; }
 body edit_defaults unlimited { max_file_size => "0"; edit_backup => "false"; }
 body copy_from digest(s) { source => "$(s)"; compare => "digest"; }
+body depth_search all { depth => "inf"; }
+body changes record { hash => "sha256"; report_changes => "content"; update_hashes => "true"; }
 `,
     );
     for (const name of this.names()) {
@@ -176,12 +210,31 @@ body copy_from digest(s) { source => "$(s)"; compare => "digest"; }
    * next run removes them, see src/promises/files/stray-temporaries.ts).
    */
   tendTemporaries(): string[] {
-    return readdirSync(this.dir).filter((name) => /^\..+\.tend-\d+-\d+$/.test(name));
+    return this.allFiles().filter((name) => /^\..+\.tend-\d+-\d+$/.test(basename(name)));
+  }
+
+  /** Every file under the target directory, by relative path. */
+  private allFiles(): string[] {
+    return (readdirSync(this.dir, { recursive: true }) as string[]).filter((name) => !name.endsWith("/"));
+  }
+
+  /** A state file of the agent's that is not whole JSON, if any. */
+  tornState(): string | undefined {
+    const state = join(this.root, "wd", "state");
+    for (const name of existsSync(state) ? readdirSync(state) : []) {
+      if (!name.endsWith(".json")) continue;
+      try {
+        JSON.parse(readFileSync(join(state, name), "utf8"));
+      } catch (error) {
+        return `state file ${name} is not whole JSON (${(error as Error).message})`;
+      }
+    }
+    return undefined;
   }
 
   /** Removes the `.cfnew` copies a killed run left (cf-agent's name: the next copy replaces them); returns how many. */
   removeStrayCopies(): number {
-    const strays = readdirSync(this.dir).filter((name) => name.endsWith(".cfnew"));
+    const strays = this.allFiles().filter((name) => name.endsWith(".cfnew"));
     for (const name of strays) rmSync(join(this.dir, name));
     return strays.length;
   }
@@ -193,8 +246,8 @@ body copy_from digest(s) { source => "$(s)"; compare => "digest"; }
 
 const TEND = resolve("bin/tend.js");
 
-/** Runs the agent; kills it after `delay` ms unless it ends first. Resolves whether it was killed. */
-function runAgent(workspace: Workspace, delay: number | undefined): Promise<boolean> {
+/** Runs the agent; kills it after `delay` ms unless it ends first. Resolves whether it was killed, or its exit status. */
+function runAgent(workspace: Workspace, delay: number | undefined): Promise<true | number> {
   return new Promise((done, fail) => {
     const child: ChildProcess = spawn(process.execPath, [TEND, "agent", "-K", "-f", workspace.policy], {
       env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: join(workspace.root, "wd") },
@@ -202,9 +255,9 @@ function runAgent(workspace: Workspace, delay: number | undefined): Promise<bool
     });
     const timer = delay === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), delay);
     child.on("error", fail);
-    child.on("exit", (_code, signal) => {
+    child.on("exit", (code, signal) => {
       if (timer) clearTimeout(timer);
-      done(signal === "SIGKILL");
+      done(signal === "SIGKILL" ? true : (code ?? 1));
     });
   });
 }
@@ -225,27 +278,42 @@ export async function runCrashSafety(options: CrashOptions): Promise<CrashReport
     // One whole run first: it must succeed, and it times the kill window.
     workspace.prepare(++gen);
     const t0 = Date.now();
-    await runAgent(workspace, undefined);
+    const first = await runAgent(workspace, undefined);
+    if (first !== 0) violation = `the first run exited ${first}`;
     const window = Math.max(20, Date.now() - t0);
     let result = workspace.check(gen);
     if (result.new !== workspace.names().length)
       violation = result.violation ?? "a whole run left old content";
     while (!violation && kills < options.kills) {
       workspace.prepare(++gen);
-      const killed = await runAgent(workspace, Math.random() * window);
+      // A quarter of the window past the first run's time: some runs finish.
+      const ended = await runAgent(workspace, Math.random() * window * 1.25);
+      const killed = ended === true;
       if (killed) kills++;
       else completed++;
       result = workspace.check(gen);
+      violation ??= workspace.tornState();
+      // The run after a kill recovers: every run that was not killed succeeds.
+      if (!violation && ended !== true && ended !== 0) violation = `a run after a kill exited ${ended}`;
       checks += workspace.names().length;
       old += result.old;
       fresh += result.new;
-      violation = result.violation;
+      violation ??= result.violation;
       const temporaries = workspace.tendTemporaries();
       strays += temporaries.length + workspace.removeStrayCopies();
       // Every run writes into the directory, so a whole run leaves none.
       if (!violation && !killed && temporaries.length > 0)
         violation = `a completed run left temporary files: ${temporaries.join(", ")}`;
       if (killed && kills % 50 === 0) options.progress?.(`${kills} kills, ${completed} runs completed`);
+    }
+    // And after the last kill, a whole run recovers everything.
+    if (!violation) {
+      workspace.prepare(++gen);
+      const last = await runAgent(workspace, undefined);
+      result = workspace.check(gen);
+      violation = result.violation ?? workspace.tornState();
+      if (!violation && (last !== 0 || result.new !== workspace.names().length))
+        violation = `the run after the last kill did not recover (exit ${last}, ${result.new} files new)`;
     }
   } finally {
     workspace.remove();
@@ -272,8 +340,9 @@ function option(args: readonly string[], name: string, fallback: number): number
 const HELP = `usage: node dist/scripts/crash-safety.js [--kills N] [--files N] [--size BYTES]
 
 Kills tend agent with SIGKILL at random moments while it rewrites big files
-(edit_line, content, edit_xml, copy_from) and checks after every kill that
-each file is either as it was or as promised. Defaults: --kills 500,
+(edit_line, content, edit_xml, copy_from, a recursive copy) and writes its
+state, and checks after every kill that each file is either as it was or as
+promised, that the state is whole JSON, and that the next run succeeds. Defaults: --kills 500,
 --files 12 (of each kind), --size 1000000. Its scratch directory (under the
 system temporary directory) is removed at the end. Exits 1 on a violation.
 `;
@@ -290,7 +359,7 @@ async function main(args: readonly string[]): Promise<number> {
     progress: (line) => process.stdout.write(`${line}\n`),
   };
   process.stdout.write(
-    `crash safety: ${options.kills} kills, ${options.files} files of each kind (edit_line, content, edit_xml, copy_from), ~${options.size} bytes each\n`,
+    `crash safety: ${options.kills} kills, ${options.files} files of each kind (edit_line, content, edit_xml, copy_from, recursive copy), ~${options.size} bytes each\n`,
   );
   const report = await runCrashSafety(options);
   process.stdout.write(

@@ -207,6 +207,7 @@ const ODD_VALUES = [
   "$(this.promiser)",
   "@(list)",
   "$(a$(b$(c)))",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a CFEngine reference, on purpose
   "${sys.host}",
   "(a+)+$",
   "(a|aa)+b",

@@ -1,7 +1,9 @@
 /**
  * A short version of scripts/crash-safety.ts: tend agent killed with
  * SIGKILL at random moments while it rewrites files (edit_line, edit_xml,
- * content, copy_from); each file must always be as before the run or as promised.
+ * content, copy_from, a recursive copy) and its state; each file must
+ * always be as before the run or as promised, the state whole, and a run
+ * after the kills must recover.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
