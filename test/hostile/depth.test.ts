@@ -7,9 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { MAX_BUNDLE_DEPTH } from "../../src/agent/engine.js";
 import { scratchDirectory } from "../scratch.js";
 import { runTendAgent } from "../security/attack.js";
@@ -161,4 +162,17 @@ test("a NUL byte in policy is an error with its place; a FIFO is refused at once
   const run = runTendAgent(fifo, join(dir, "work"));
   assert.match(run.output, /is not a regular file/);
   assert.notEqual(run.status, null, "the agent finished");
+});
+
+test("every input that once crashed tend runs through the agent without an internal error", () => {
+  const crashes = fileURLToPath(new URL("../../../test/fixtures/fuzz/crashes/", import.meta.url));
+  const dir = scratchDirectory("tend-crashes-");
+  for (const name of readdirSync(crashes).filter((n) => n.endsWith(".cf"))) {
+    const policy = join(dir, name);
+    copyFileSync(join(crashes, name), policy);
+    chmodSync(policy, 0o600);
+    const run = runTendAgent(policy, join(dir, "work"));
+    assert.doesNotMatch(run.output, NO_INTERNAL_ERROR, name);
+    assert.notEqual(run.status, null, `${name}: the agent finished`);
+  }
 });
