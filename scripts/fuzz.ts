@@ -47,10 +47,14 @@ const DEFAULT_SEEDS = [
 /** Cases handed to a worker at a time. */
 const CHUNK = 1000;
 
-/** What a policy must not contain to be run: anything that starts programs or waits on the world. */
+/**
+ * What a policy must not contain to be run: anything that starts programs
+ * or waits on the world (a name lookup in the workers' empty network
+ * namespace waits for the resolver's time-out).
+ */
 const RUNS_PROGRAMS = new RegExp(
   [
-    String.raw`\b(?:execresult|execresult_as_data|returnszero|usemodule|readtcp|selectservers|remoteclassesmatching|remotescalar|hostsseen|peers|peerleader|peerleaders|sleep)\s*\(`,
+    String.raw`\b(?:execresult|execresult_as_data|returnszero|usemodule|readtcp|selectservers|remoteclassesmatching|remotescalar|hostsseen|peers|peerleader|peerleaders|sleep|host2ip|ip2host|hostinnetgroup|url_get|network_connections)\s*\(`,
     String.raw`\b(?:commands|packages|processes|services|users|storage|databases|guest_environments)\s*:`,
     String.raw`\bpromise\s+agent\b|\bpackage_module\b|\bexec_command\b|\bmodule\s*=>`,
   ].join("|"),
@@ -188,8 +192,13 @@ interface Totals {
   readonly failures: Failure[];
 }
 
-/** Where a failure comes from: its kind, first line and innermost frame of tend. */
+/**
+ * Where a failure comes from: its kind, first line and innermost frame of
+ * tend. A hang or a crash has no stack: each is its own.
+ */
 function signature(failure: Failure): string {
+  if (failure.kind !== "exception")
+    return `${failure.kind} (case ${failure.n}): ${failure.message.slice(0, 160)}`;
   const lines = failure.message.split("\n");
   const frame = lines.find((l) => /^\s+at /.test(l) && !l.includes("node:")) ?? "";
   const where = frame.replace(/\(.*\/(src|scripts)\//, "($1/").replace(/:\d+\)$/, ")");
@@ -218,6 +227,8 @@ class WorkerSlot {
   private timer: NodeJS.Timeout | undefined;
   private pending: Job | undefined;
   private stderr = "";
+  /** CPU time of the current worker process, as it last reported it. */
+  private cpuMicros = 0;
 
   constructor(
     private readonly options: Options,
@@ -229,6 +240,8 @@ class WorkerSlot {
   ) {}
 
   start(): void {
+    this.totals.cpuMicros += this.cpuMicros;
+    this.cpuMicros = 0;
     const prefix = sandboxPrefix();
     const argv = [
       `--max-old-space-size=${this.options.memoryMb}`,
@@ -288,7 +301,8 @@ class WorkerSlot {
         });
         return;
       case "cpu":
-        totals.cpuMicros += message.user + message.system;
+        // Reports are cumulative for the worker process: its last one counts.
+        this.cpuMicros = message.user + message.system;
         return;
     }
   }
@@ -318,6 +332,8 @@ class WorkerSlot {
     clearTimeout(this.timer);
     if (this.pending === undefined && code === 0) {
       this.child = undefined;
+      this.totals.cpuMicros += this.cpuMicros;
+      this.cpuMicros = 0;
       this.onIdle();
       return;
     }

@@ -5,9 +5,8 @@
  * after ten million steps and cf-agent takes that as "no match". Patterns
  * V8's linear-time engine can run need nothing more: V8 is told here,
  * before any pattern is compiled, to finish them there once they backtrack
- * too much. The rest
- * (back references, lookarounds, atomic groups, large counted repeats) are
- * matched here, in a worker thread the caller waits for synchronously: a
+ * too much. The rest (back references, lookarounds, atomic groups, large
+ * counted repeats) are matched here, in a worker thread the caller waits for synchronously: a
  * match that runs past the limit is abandoned with its worker and counts as
  * no match, silently, as in cf-agent.
  */
@@ -74,12 +73,15 @@ export class BoundedRegExp extends RegExp {
     const match = execWithTimeLimit(this, subject);
     if (match === TIMED_OUT) {
       this.outOfTime ??= new Set();
-      if (this.outOfTime.size < 64) this.outOfTime.add(key);
+      if (this.outOfTime.size < 64 && subject.length <= REMEMBERED_SUBJECT) this.outOfTime.add(key);
       return null;
     }
     return match;
   }
 }
+
+/** The longest subject whose time-out is remembered (larger ones are timed out again). */
+const REMEMBERED_SUBJECT = 64 * 1024;
 
 /** How long one match may run before it counts as no match. */
 export const MATCH_TIME_LIMIT_MS = 250;
