@@ -59,8 +59,15 @@ export function readFileResult(path: string, max = 0): ReadResult {
   const decoder = new StringDecoder("utf8");
   const pieces: string[] = [];
   let total = 0;
-  const limit = max > 0 ? max : READ_LIMIT + 1;
+  let limit = max > 0 ? max : READ_LIMIT + 1;
   try {
+    // A regular file past the limit is looked through for a NUL first,
+    // keeping nothing: without one within the limit it is refused unread.
+    if (max <= 0 && fstatSync(fd).size > READ_LIMIT) {
+      const nul = firstNul(fd, READ_LIMIT);
+      if (nul === -1) return { ok: false, reason: tooLarge(), stage: "read" };
+      limit = nul + 1;
+    }
     const chunk = Buffer.alloc(READ_CHUNK);
     for (;;) {
       const want = Math.min(READ_CHUNK, limit - total);
@@ -80,6 +87,19 @@ export function readFileResult(path: string, max = 0): ReadResult {
   if (max <= 0 && total > READ_LIMIT) return { ok: false, reason: tooLarge(), stage: "read" };
   pieces.push(decoder.end());
   return { ok: true, text: pieces.join("") };
+}
+
+/** Where the first NUL byte of a regular file is, within its first `within` bytes; -1 if none (reads by position: the file offset stays). */
+function firstNul(fd: number, within: number): number {
+  const chunk = Buffer.alloc(SCAN_CHUNK);
+  for (let at = 0; at < within; ) {
+    const got = readSync(fd, chunk, 0, Math.min(SCAN_CHUNK, within - at), at);
+    if (got === 0) return -1;
+    const nul = chunk.subarray(0, got).indexOf(0);
+    if (nul !== -1) return at + nul;
+    at += got;
+  }
+  return -1;
 }
 
 function tooLarge(): string {
@@ -130,40 +150,44 @@ export function scanFile(path: string, onChunk: (chunk: Buffer) => boolean | und
  * `onLine` returns true to stop early.
  */
 export function scanLines(path: string, onLine: (line: string) => boolean | undefined): ReadResult {
+  // The bytes after the last newline read so far (a line not yet ended).
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let stopped = false;
   let overlong = false;
-  const emit = (bytes: Buffer): boolean => {
-    pending.push(bytes);
-    const line = Buffer.concat(pending).toString("utf8");
-    pending = [];
-    pendingBytes = 0;
-    return onLine(line) === true;
+  /** Sends the lines of `text` (whole lines, each ended by a newline but the last); true to stop. */
+  const emitLines = (text: string, last: boolean): boolean => {
+    const lines = text.split("\n");
+    if (!last) lines.pop();
+    for (const line of lines) if (onLine(line) === true) return true;
+    return false;
   };
   const scanned = scanFile(path, (chunk) => {
     const nul = chunk.indexOf(0);
     const part = nul === -1 ? chunk : chunk.subarray(0, nul);
-    let start = 0;
-    for (let newline = part.indexOf(10); newline !== -1; newline = part.indexOf(10, start)) {
-      if (emit(part.subarray(start, newline))) {
+    const lastNewline = part.lastIndexOf(10);
+    if (lastNewline !== -1) {
+      // Up to a newline, the bytes decode whole: no character is cut.
+      const head = Buffer.concat([...pending, part.subarray(0, lastNewline + 1)]);
+      pending = [];
+      pendingBytes = 0;
+      if (emitLines(head.toString("utf8"), false)) {
         stopped = true;
         return true;
       }
-      start = newline + 1;
     }
-    const rest = part.subarray(start);
+    const rest = part.subarray(lastNewline + 1);
     pendingBytes += rest.length;
     if (pendingBytes > READ_LIMIT) {
       overlong = true;
       return true;
     }
-    pending.push(Buffer.from(rest));
+    if (rest.length > 0) pending.push(Buffer.from(rest));
     return nul !== -1;
   });
   if (!scanned.ok) return scanned;
   if (overlong) return { ok: false, reason: `a line ${tooLarge()}`, stage: "read" };
-  if (!stopped && pendingBytes > 0) emit(Buffer.alloc(0));
+  if (!stopped && pendingBytes > 0) emitLines(Buffer.concat(pending).toString("utf8"), true);
   return { ok: true, text: "" };
 }
 
