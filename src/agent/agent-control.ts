@@ -8,7 +8,7 @@ import type { EvalContext } from "../eval/context.js";
 import { expandRval } from "../eval/expand.js";
 import { parseCfInt } from "../eval/numbers.js";
 import { isGuardTrue } from "../eval/resolve.js";
-import { BoundedRegExp } from "../eval/regex/watchdog.js";
+import { boundedRegExp } from "../eval/regex/watchdog.js";
 import { asStrings } from "../promises/values.js";
 import type { PolicyIndex } from "./policy-index.js";
 
@@ -60,7 +60,7 @@ function patterns(ctx: EvalContext, rval: Rval | undefined): RegExp[] {
   const out: RegExp[] = [];
   for (const text of asStrings(expandRval(ctx, rval))) {
     try {
-      out.push(new BoundedRegExp(`^(?:${text})$`));
+      out.push(boundedRegExp(`^(?:${text})$`));
     } catch {
       // An invalid pattern can match nothing; the validator reports it.
     }

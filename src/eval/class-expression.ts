@@ -187,17 +187,19 @@ export function evaluateClassExpression(
   expression: ClassExpression,
   isDefined: (name: string) => boolean,
 ): boolean {
+  // Most expressions are one name: no frames for those.
+  if (expression.op === "name") return nameIsTrue(expression.name, isDefined);
   // Frames of the `not`, `and` and `or` nodes being evaluated, with the
   // index of the operand under way; operands left to right, stopping as
   // soon as the result is known.
   const frames: { readonly node: ClassExpression; next: number }[] = [];
-  let node = expression;
+  let node: ClassExpression = expression;
   for (;;) {
     while (node.op !== "name") {
       frames.push({ node, next: 0 });
       node = node.op === "not" ? node.arg : node.args[0];
     }
-    let value = node.name === "true" ? true : node.name === "false" ? false : isDefined(node.name);
+    let value = nameIsTrue(node.name, isDefined);
     for (;;) {
       const frame = frames.at(-1);
       if (frame === undefined) return value;
@@ -213,6 +215,11 @@ export function evaluateClassExpression(
       frames.pop();
     }
   }
+}
+
+/** A name's truth: the literal names `true` and `false` are constants. */
+function nameIsTrue(name: string, isDefined: (name: string) => boolean): boolean {
+  return name === "true" ? true : name === "false" ? false : isDefined(name);
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { isList } from "../eval/values.js";
 import { parseVarRef } from "../eval/var-ref.js";
-import { BoundedRegExp } from "../eval/regex/watchdog.js";
+import { boundedRegExp } from "../eval/regex/watchdog.js";
 import type { PromiseType } from "./contract.js";
 import { asText } from "./values.js";
 import { VAR_TYPES, coerce } from "./vars.js";
@@ -21,7 +21,7 @@ export const defaultsPromiseType: PromiseType = {
     let needed = current === undefined;
     if (current && !needed) {
       const text = isList(current) ? current.value.join("") : current.type === "data" ? "" : current.value;
-      needed = regex !== undefined ? new BoundedRegExp(`^(?:${regex})$`).test(text) : text === "";
+      needed = regex !== undefined ? boundedRegExp(`^(?:${regex})$`).test(text) : text === "";
     }
     if (!needed) return "kept";
     const computed = promise.value(type);

@@ -2,7 +2,7 @@
  * Helpers that read function arguments the way 3.21 does.
  */
 import { matchesFully } from "../regex/match.js";
-import { BoundedRegExp } from "../regex/watchdog.js";
+import { boundedRegExp } from "../regex/watchdog.js";
 import {
   type JsonValue,
   type Value,
@@ -117,7 +117,7 @@ export function compileRegex(pattern: string, flags = ""): RegExp | undefined {
     return "";
   });
   try {
-    return new BoundedRegExp(source, [...new Set(extra)].join(""));
+    return boundedRegExp(source, [...new Set(extra)].join(""));
   } catch {
     return undefined;
   }

@@ -12,7 +12,7 @@ import {
   isJsonContainer,
 } from "../values.js";
 import { parseVarRef } from "../var-ref.js";
-import { BoundedRegExp } from "../regex/watchdog.js";
+import { boundedRegExp } from "../regex/watchdog.js";
 import { type JsonLookup, parseJsonContainer } from "./json-text.js";
 import { emitFunctionMessage } from "./messages.js";
 import type { FunctionContext } from "./types.js";
@@ -254,7 +254,7 @@ function compileByteRegex(pattern: string, anchored: boolean): RegExp | null {
     return "";
   });
   try {
-    return new BoundedRegExp(anchored ? `^(?:${source})$` : source, flags);
+    return boundedRegExp(anchored ? `^(?:${source})$` : source, flags);
   } catch {
     return null;
   }

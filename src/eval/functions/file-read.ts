@@ -10,8 +10,6 @@ import { hasUnresolvedReference } from "../expand.js";
 import { emitFunctionMessage } from "./messages.js";
 import type { FunctionContext } from "./types.js";
 
-const READ_CHUNK = 64 * 1024;
-
 const ERRNO_TEXT: Record<string, string> = {
   ENOENT: "No such file or directory",
   EISDIR: "Is a directory",
@@ -43,6 +41,18 @@ const MIB = 1024 * 1024;
 const SCAN_CHUNK = MIB;
 
 /**
+ * The buffer every read goes through, made once: functions are called by
+ * the thousand, and a fresh mebibyte each time costs more than the read.
+ * Reads are synchronous and never nested, so one buffer serves them all.
+ */
+let scratch: Buffer | undefined;
+
+function scratchBuffer(): Buffer {
+  scratch ??= Buffer.allocUnsafe(SCAN_CHUNK);
+  return scratch;
+}
+
+/**
  * Reads a file's bytes: up to `max` bytes (0: all, up to READ_LIMIT), cut
  * at the first NUL, as C strings are; reading stops there, so /dev/zero or
  * a sparse file is read at once. Past READ_LIMIT with no `max`: a failure,
@@ -68,9 +78,9 @@ export function readFileResult(path: string, max = 0): ReadResult {
       if (nul === -1) return { ok: false, reason: tooLarge(), stage: "read" };
       limit = nul + 1;
     }
-    const chunk = Buffer.alloc(READ_CHUNK);
+    const chunk = scratchBuffer();
     for (;;) {
-      const want = Math.min(READ_CHUNK, limit - total);
+      const want = Math.min(SCAN_CHUNK, limit - total);
       if (want <= 0) break;
       const got = readSync(fd, chunk, 0, want, null);
       if (got === 0) break;
@@ -91,7 +101,7 @@ export function readFileResult(path: string, max = 0): ReadResult {
 
 /** Where the first NUL byte of a regular file is, within its first `within` bytes; -1 if none (reads by position: the file offset stays). */
 function firstNul(fd: number, within: number): number {
-  const chunk = Buffer.alloc(SCAN_CHUNK);
+  const chunk = scratchBuffer();
   for (let at = 0; at < within; ) {
     const got = readSync(fd, chunk, 0, Math.min(SCAN_CHUNK, within - at), at);
     if (got === 0) return -1;
@@ -120,7 +130,7 @@ export function scanFile(path: string, onChunk: (chunk: Buffer) => boolean | und
   }
   try {
     const regular = fstatSync(fd).isFile();
-    const chunk = Buffer.alloc(SCAN_CHUNK);
+    const chunk = scratchBuffer();
     let total = 0;
     for (;;) {
       const got = readSync(fd, chunk, 0, SCAN_CHUNK, null);

@@ -27,6 +27,15 @@ export function runsInLinearTime(source: string, flags: string): boolean {
 }
 
 /**
+ * A RegExp for a pattern from policy or data, whose matches take a bounded
+ * time: a plain RegExp when V8 can run it in linear time (its builtin fast
+ * paths stay), a BoundedRegExp otherwise.
+ */
+export function boundedRegExp(source: string, flags = ""): RegExp {
+  return runsInLinearTime(source, flags) ? new RegExp(source, flags) : new BoundedRegExp(source, flags);
+}
+
+/**
  * A RegExp whose exec takes a bounded time: natively when V8 can finish it
  * in linear time, under the watchdog otherwise. Use it for every pattern
  * that comes from policy or data. A match that runs out of time is no
