@@ -10,6 +10,7 @@
  *   npx tsc -p . && node dist/scripts/fuzz.js [--cases 1000000] [--seed N]
  *     [--jobs 2] [--hang-ms 2000] [--memory-mb 512] [--agent-share 0.12]
  *     [--out DIR] [--seeds DIR ...] [--from N]
+ *   node dist/scripts/fuzz.js --replay FILE [--replay FILE ...]
  *
  * Workers are processes. As root they run as `nobody` in a network
  * namespace of their own (unshare, setpriv), so a mutated policy can
@@ -90,6 +91,7 @@ async function worker(
   seedDirs: readonly string[],
   scratch: string,
   agentShare: number,
+  replay: readonly string[] = [],
 ): Promise<void> {
   const [{ parseText }, { validatePolicy }, { SourceFile }, { hasErrors }, { runAgent }] = await Promise.all([
     import("../src/language/parser.js"),
@@ -114,8 +116,8 @@ async function worker(
   /** Errors another file of the policy may answer (the suite's shared files define bundles and bodies). */
   const elsewhere = new Set(["undefined-bundle", "undefined-body"]);
 
-  const runCase = (n: number): Stage => {
-    const text = makeCase(seeds, seed, n);
+  const runCase = (n: number): Stage => runText(makeCase(seeds, seed, n), n);
+  const runText = (text: string, n: number): Stage => {
     const parsed = parseText(text, "fuzz.cf");
     if (hasErrors(parsed.diagnostics)) return "parse";
     const source = new SourceFile("fuzz.cf", text);
@@ -123,7 +125,7 @@ async function worker(
     const errors = diagnostics.filter((d) => d.severity === "error" && !elsewhere.has(d.code));
     if (errors.length > 0 || RUNS_PROGRAMS.test(text)) return "validate";
     // An agent run costs a hundred parses: a share of the runnable cases, the same ones every time.
-    if (((Math.imul(n + 1, 0x85ebca6b) >>> 0) % 10_000) / 10_000 >= agentShare) return "validate";
+    if (n >= 0 && ((Math.imul(n + 1, 0x85ebca6b) >>> 0) % 10_000) / 10_000 >= agentShare) return "validate";
     writeFileSync(policy, text, { mode: 0o600 });
     runAgent(
       {
@@ -139,6 +141,21 @@ async function worker(
     return "agent";
   };
 
+  if (replay.length > 0) {
+    // Saved inputs, each through every stage (the agent always), timed.
+    for (const path of replay) {
+      const started = performance.now();
+      let stage: Stage | "failed" = "parse";
+      try {
+        stage = runText(readFileSync(path, "utf8"), -1);
+      } catch (error) {
+        stage = "failed";
+        process.stdout.write(`${path}: ${(error as Error).stack}\n`);
+      }
+      process.stdout.write(`${path}: ${stage}, ${(performance.now() - started).toFixed(0)} ms\n`);
+    }
+    return;
+  }
   const lines = createInterface({ input: process.stdin });
   send({ t: "ready" });
   for await (const line of lines) {
@@ -447,7 +464,41 @@ function saveFailures(totals: Totals, options: Options, seeds: readonly string[]
   }
 }
 
-function parseOptions(): { options: Options; worker: boolean; scratch: string } {
+/** Runs saved inputs through every stage in one sandboxed worker, each timed. */
+function replayFiles(options: Options, files: readonly string[]): void {
+  const scratch = mkdtempSync(join(tmpdir(), "tend-fuzz-replay-"));
+  chmodSync(scratch, 0o755);
+  const copies = files.map((file, i) => {
+    const copy = join(scratch, `input-${i}.cf`);
+    writeFileSync(copy, readFileSync(file));
+    chmodSync(copy, 0o644);
+    return copy;
+  });
+  const work = join(scratch, "work");
+  mkdirSync(work);
+  if (process.getuid?.() === 0) chownSync(work, NOBODY, NOBODY);
+  const [command, ...args] = [
+    ...sandboxPrefix(),
+    process.execPath,
+    `--max-old-space-size=${options.memoryMb}`,
+    fileURLToPath(import.meta.url),
+    "--worker",
+    "--scratch",
+    work,
+    ...options.seedDirs.flatMap((d) => ["--seeds", d]),
+    ...copies.flatMap((c) => ["--replay", c]),
+  ];
+  const run = spawnSync(command, args, { encoding: "utf8" });
+  let output = run.stdout;
+  copies.forEach((copy, i) => {
+    output = output.split(copy).join(files[i]);
+  });
+  process.stdout.write(output);
+  process.stderr.write(run.stderr);
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+function parseOptions(): { options: Options; worker: boolean; scratch: string; replay: string[] } {
   const { values } = parseArgs({
     options: {
       cases: { type: "string", default: "1000000" },
@@ -461,6 +512,7 @@ function parseOptions(): { options: Options; worker: boolean; scratch: string } 
       seeds: { type: "string", multiple: true },
       worker: { type: "boolean", default: false },
       scratch: { type: "string", default: "" },
+      replay: { type: "string", multiple: true },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -481,13 +533,15 @@ function parseOptions(): { options: Options; worker: boolean; scratch: string } 
     out: resolve(values.out),
     seedDirs: values.seeds ?? DEFAULT_SEEDS.filter(existsSync),
   };
-  return { options, worker: values.worker, scratch: values.scratch };
+  return { options, worker: values.worker, scratch: values.scratch, replay: values.replay ?? [] };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const { options, worker: isWorker, scratch } = parseOptions();
+  const { options, worker: isWorker, scratch, replay } = parseOptions();
   if (isWorker) {
-    await worker(options.seed, options.seedDirs, scratch, options.agentShare);
+    await worker(options.seed, options.seedDirs, scratch, options.agentShare, replay);
+  } else if (replay.length > 0) {
+    replayFiles(options, replay);
   } else {
     const seeds = loadSeeds(options.seedDirs);
     process.stderr.write(`${seeds.length} seed policies from ${options.seedDirs.join(", ")}\n`);
