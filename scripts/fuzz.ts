@@ -3,8 +3,9 @@
  * fixtures and examples, the masterfiles) through the parser, the
  * validator and, when they validate, a full agent run (a dry run, in a
  * scratch work directory). A failure is an exception out of tend, a case
- * that runs longer than --hang-ms, or a worker that dies (memory past
- * --memory-mb). Each distinct failure is saved, minimised when it is an
+ * that runs longer than --hang-ms (of CPU time, so that a busy machine does
+ * not make hangs; or ten times that of wall time), or a worker that dies
+ * (memory past --memory-mb). Each distinct failure is saved, minimised when it is an
  * exception, under --out.
  *
  *   npx tsc -p . && node dist/scripts/fuzz.js [--cases 1000000] [--seed N]
@@ -222,6 +223,19 @@ function signature(failure: Failure): string {
   return `${failure.kind} ${failure.stage}: ${lines[0].slice(0, 160)} ${where.trim()}`;
 }
 
+/** A process's CPU time (user + system, ms) from /proc, or null. */
+function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 a second).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 function sandboxPrefix(): string[] {
   if (process.getuid?.() !== 0) return [];
   const have = (tool: string) => spawnSync("sh", ["-c", `command -v ${tool}`]).status === 0;
@@ -246,6 +260,8 @@ class WorkerSlot {
   private stderr = "";
   /** CPU time of the current worker process, as it last reported it. */
   private cpuMicros = 0;
+  /** When the current case started, in wall time and the worker's CPU time (ms). */
+  private caseStarted: { wall: number; cpu: number | null } = { wall: 0, cpu: null };
 
   constructor(
     private readonly options: Options,
@@ -293,7 +309,8 @@ class WorkerSlot {
       case "start":
         this.current = message.n;
         clearTimeout(this.timer);
-        this.timer = setTimeout(() => this.hung(message.n), this.options.hangMs);
+        this.caseStarted = { wall: Date.now(), cpu: processCpuMs(this.child?.pid) };
+        this.timer = setTimeout(() => this.overdue(message.n), this.options.hangMs);
         return;
       case "end":
         clearTimeout(this.timer);
@@ -332,6 +349,22 @@ class WorkerSlot {
     }
     this.pending = job;
     this.child?.stdin?.write(`${JSON.stringify(job)}\n`);
+  }
+
+  /**
+   * A case past --hang-ms of wall time: a hang when it also used that much
+   * CPU time (or the wall time is ten times the limit); a worker starved by
+   * a busy machine gets more time.
+   */
+  private overdue(n: number): void {
+    const { wall, cpu } = this.caseStarted;
+    const now = processCpuMs(this.child?.pid);
+    const used = now === null || cpu === null ? Number.POSITIVE_INFINITY : now - cpu;
+    if (used < this.options.hangMs && Date.now() - wall < 10 * this.options.hangMs) {
+      this.timer = setTimeout(() => this.overdue(n), this.options.hangMs - used);
+      return;
+    }
+    this.hung(n);
   }
 
   private hung(n: number): void {
