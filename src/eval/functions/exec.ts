@@ -70,11 +70,15 @@ export function commandArg0(command: string): string {
 export function cleanOutput(raw: string): string {
   const lines = raw.split("\n");
   if (lines.at(-1) === "") lines.pop();
-  return lines
-    .map((line) => line.split("\0")[0])
-    .join("\n")
-    .replace(/[ \t\n\v\f\r]+$/, "");
+  const joined = lines.map((line) => line.split("\0")[0]).join("\n");
+  // By hand: a regex would backtrack once per line ending of a long output.
+  let end = joined.length;
+  while (end > 0 && TRAILING_BLANKS.has(joined.charCodeAt(end - 1))) end--;
+  return joined.slice(0, end);
 }
+
+/** Space, tab, newline, vertical tab, form feed, carriage return. */
+const TRAILING_BLANKS: ReadonlySet<number> = new Set([32, 9, 10, 11, 12, 13]);
 
 /**
  * Starting a program from Node (spawnSync forks the whole Node process)

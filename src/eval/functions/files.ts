@@ -138,10 +138,10 @@ function countLinesMatching([pattern, file]: readonly Value[], fc: FunctionConte
   const path = text(file);
   if (regex === undefined || path === undefined || !compileRegex(regex)) return undefined;
   const compiled = compileCfRegex(regex, { anchored: true });
-  if (compiled instanceof PcreError) return undefined;
   let count = 0;
+  // A pattern PCRE refuses matches no line.
   const content = scanLines(path, (line) => {
-    if (matchesFully(compiled, line) === true) count++;
+    if (!(compiled instanceof PcreError) && matchesFully(compiled, line) === true) count++;
     return false;
   });
   if (!content.ok && content.stage === "read") {
