@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { MAX_BUNDLE_DEPTH } from "../../src/agent/engine.js";
+import { runTend } from "../cli/run-tend.js";
 import { scratchDirectory } from "../scratch.js";
 import { runTendAgent } from "../security/attack.js";
 
@@ -28,11 +29,8 @@ function agent(text: string): { status: number | null; output: string } {
 }
 
 function check(path: string): { status: number | null; output: string } {
-  const run = spawnSync(process.execPath, ["bin/tend.js", "check", "-f", path], {
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+  const run = runTend(["check", "-f", path]);
+  return { status: run.code, output: `${run.stdout}${run.stderr}` };
 }
 
 const NO_INTERNAL_ERROR = /internal error|Maximum call stack|FATAL ERROR/;

@@ -4,6 +4,7 @@
  * `CfReadFile` does around it — the stat first, its error messages, and the
  * trailing newline of a one-line file dropped.
  */
+import type { Hash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { hasUnresolvedReference } from "../expand.js";
@@ -151,6 +152,16 @@ export function scanFile(path: string, onChunk: (chunk: Buffer) => boolean | und
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A file's digest in hex, streamed through `hash`; the untouched (all-zero)
+ * digest of its length when the file cannot be read, as 3.21 gives it.
+ */
+export function fileDigest(path: string, hash: Hash): string {
+  const read = scanFile(path, (chunk) => void hash.update(chunk));
+  const digest = hash.digest("hex");
+  return read.ok ? digest : "0".repeat(digest.length);
 }
 
 /**

@@ -9,7 +9,7 @@ import { type BigIntStats, lstatSync } from "node:fs";
 import { type Value, isScalar } from "../values.js";
 import { classResult, text } from "./args.js";
 import { collectContainer, primitiveStrings } from "./containers.js";
-import { scanFile } from "./file-read.js";
+import { fileDigest } from "./file-read.js";
 import { emitFunctionMessage } from "./messages.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
 
@@ -68,10 +68,7 @@ function hashMatch(args: readonly Value[], fc: FunctionContext): Value | undefin
   const algorithm = HASH_ALGORITHMS[type];
   // crypt digests of files are not something 3.21 can compute either.
   if (algorithm === undefined) return classResult(false);
-  const hash = createHash(algorithm);
-  const read = scanFile(file, (chunk) => void hash.update(chunk));
-  const computed = hash.digest("hex");
-  const digest = read.ok ? computed : "0".repeat(computed.length);
+  const digest = fileDigest(file, createHash(algorithm));
   const prefix = type === "md5" ? "MD5=" : "SHA=";
   emitFunctionMessage(
     fc.ctx,

@@ -22,7 +22,7 @@ import {
   text,
 } from "./args.js";
 import { readLines, splitByRegex } from "./cf-regex.js";
-import { cfReadFile, readFileResult, scanFile, scanLines } from "./file-read.js";
+import { cfReadFile, fileDigest, readFileResult, scanLines } from "./file-read.js";
 import { fileStatField, isExecutable, lstatBig } from "./file-stat.js";
 import { globFileList } from "./glob.js";
 import { CF_INFINITY, intFromString } from "./numbers.js";
@@ -201,10 +201,7 @@ function fileHash([path, algorithm]: readonly Value[]): Value | undefined {
   } catch {
     return undefined;
   }
-  const read = scanFile(file, (chunk) => void hash.update(chunk));
-  // 3.21 prints the untouched (all-zero) digest of a file it cannot read.
-  if (!read.ok) return scalar("0".repeat(hash.digest("hex").length));
-  return scalar(hash.digest("hex"));
+  return scalar(fileDigest(file, hash));
 }
 
 function diskFree([path]: readonly Value[]): Value {
