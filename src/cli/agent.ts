@@ -76,7 +76,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const { runAgent } = await import("../agent/run.js");
   const { agentDirectories } = await import("../agent/workdir.js");
   const dirs = agentDirectories({ workdir: values.workdir }, io.env);
-  const file = positionals[0] ?? values.file ?? `${dirs.inputdir}/promises.cf`;
+  const file = positionals[0] ?? optionFile(values.file, dirs.inputdir) ?? `${dirs.inputdir}/promises.cf`;
   const json = values.json === true;
   const stamp = values.timestamp === true;
   const renderer = await import("./render-policy-problems.js");
@@ -202,4 +202,13 @@ export function runReport(file: string, result: AgentResult): object {
     promises: result.records,
     classes: [...result.classes].sort(),
   };
+}
+
+/**
+ * A `-f` path as cf-agent finds it: one that is neither absolute nor starts
+ * with `.` is looked up in the input directory (`-f update.cf`).
+ */
+function optionFile(file: string | undefined, inputdir: string): string | undefined {
+  if (file === undefined || file.startsWith("/") || file.startsWith(".")) return file;
+  return `${inputdir}/${file}`;
 }

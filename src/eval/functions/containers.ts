@@ -37,12 +37,12 @@ export function collect(
   if (!arg) return undefined;
   if (isList(arg)) return { kind: "container", json: [...arg.value], fromList: true };
   if (arg.type === "data") return fromJson(arg.value);
-  const name = arg.value;
-  const trimmed = name.trimStart();
+  const trimmed = arg.value.trimStart();
   if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
-    const json = parseJsonContainer(name, variableLookup(fc), { keepNumberText: true });
+    const json = parseJsonContainer(arg.value, variableLookup(fc), { keepNumberText: true });
     return json === undefined ? undefined : { kind: "container", json, fromList: false };
   }
+  const name = nakedName(arg.value);
   const found = fc.ctx.getVariable(parseVarRef(name));
   if (found) {
     if (isList(found)) return { kind: "container", json: [...found.value], fromList: true };
@@ -55,6 +55,15 @@ export function collect(
   }
   const array = classicArrayJson(fc, name);
   return array ? { kind: "container", json: array, fromList: false } : undefined;
+}
+
+/**
+ * The variable name in a collecting argument: `@(a)` that stayed as text
+ * (no list or data `a`, say a classic array) names `a`, as 3.21's
+ * `ResolveAndQualifyVarName` takes it.
+ */
+export function nakedName(name: string): string {
+  return /^@(\(.*\)|\{.*\})$/s.test(name) ? name.slice(2, -1) : name;
 }
 
 /**
@@ -172,17 +181,22 @@ function addArrayEntry(fc: FunctionContext, root: JsonObject, path: readonly str
   setKey(holder, last, value.value);
 }
 
-/** `[a][b]` as `["a", "b"]`; undefined when the text is not only indexes. */
+/**
+ * `[a][b]` as `["a", "b"]`, brackets nesting as in 3.21's references
+ * (`[/bin/python[23]]` is one index); undefined when the text is not only
+ * indexes.
+ */
 function splitIndexPath(text: string): string[] | undefined {
   const out: string[] = [];
-  let rest = text;
-  while (rest.startsWith("[")) {
-    const close = rest.indexOf("]");
-    if (close === -1) return undefined;
-    out.push(rest.slice(1, close));
-    rest = rest.slice(close + 1);
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (depth === 0 && ch !== "[") return undefined;
+    if (ch === "[" && depth++ === 0) start = i + 1;
+    else if (ch === "]" && --depth === 0) out.push(text.slice(start, i));
   }
-  return rest === "" && out.length > 0 ? out : undefined;
+  return depth === 0 && out.length > 0 ? out : undefined;
 }
 
 /** The members of a container, in order (array items or object values). */

@@ -25,6 +25,7 @@ import {
   isJsonContainer,
 } from "../values.js";
 import { collection, text } from "./args.js";
+import { collect } from "./containers.js";
 import { emitFunctionMessage } from "./messages.js";
 import { renderCompactJson } from "./json-text.js";
 import { stringMustache } from "./mustache.js";
@@ -256,8 +257,15 @@ function strftimeFn([mode, format, time]: readonly Value[], fc: FunctionContext)
 }
 
 /** string(): a list or container as compact JSON, anything else as its text. */
-function stringFn([value]: readonly Value[]): Value {
-  return isScalar(value) ? value : scalar(renderCompactJson(valueToJson(value)));
+/**
+ * string(): a list or data as compact JSON; `@(a)` that stayed as text (a
+ * classic array, say) is looked up as 3.21 does, else kept as written.
+ */
+function stringFn([value]: readonly Value[], fc: FunctionContext): Value {
+  if (!isScalar(value)) return scalar(renderCompactJson(valueToJson(value)));
+  if (!/^@[({]/.test(value.value)) return value;
+  const found = collect(fc, value);
+  return found?.kind === "container" ? scalar(renderCompactJson(found.json)) : value;
 }
 
 export const stringFunctions: readonly BuiltinFunction[] = [
