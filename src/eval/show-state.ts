@@ -44,7 +44,8 @@ export function writeValue(value: Value): string {
     if (value.value.length === 0) return "";
     return ` {${value.value.map((item) => `"${item.replace(/"/g, '\\"')}"`).join(",")}}`;
   }
-  return value.value;
+  // As 3.21's ScalarWrite, a double quote is escaped even outside quotes.
+  return value.value.replace(/"/g, '\\"');
 }
 
 /** Only bytes 0x20-0x7e count as printable (C's isprint in the C locale). */

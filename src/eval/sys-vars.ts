@@ -154,20 +154,21 @@ function sysValues(facts: HostFacts, dirs: ResolvedDirectories, now: Date): SysE
 }
 
 /**
- * `sys.cf_agent`, `sys.cf_promises`...: the quoted path of each program
- * found in `bindir`; `cf_twin` falls back to cf-agent. Outside the test
- * work directory tend says where the installed CFEngine would be, as before.
+ * `sys.cf_agent`, `sys.cf_serverd`...: the quoted path of each program
+ * found in `bindir` (the MPF starts the daemons it finds there); `cf_twin`
+ * falls back to cf-agent. Outside the test work directory tend also says
+ * where cf-agent and cf-promises would be when they are not installed.
  */
 function componentValues(bindir: string, checkExistence: boolean): SysEntry[] {
   const tags = ["cfe_internal", "source=agent"];
   const out: SysEntry[] = [];
-  const exists = (name: string) => !checkExistence || existsSync(posix.join(bindir, name));
+  const exists = (name: string) => existsSync(posix.join(bindir, name));
   for (const name of COMPONENTS) {
     const always = !checkExistence && (name === "cf-agent" || name === "cf-promises");
-    if (always || (checkExistence && exists(name)))
+    if (always || exists(name))
       out.push([name.replace("-", "_"), scalar(`"${posix.join(bindir, name)}"`), tags]);
   }
-  if (checkExistence && !exists("cf-twin") && exists("cf-agent"))
+  if (!exists("cf-twin") && exists("cf-agent"))
     out.push(["cf_twin", scalar(`"${posix.join(bindir, "cf-agent")}"`), tags]);
   return out;
 }

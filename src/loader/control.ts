@@ -3,8 +3,8 @@
  * group of files.
  */
 import type { Attribute, Body, PolicyFile } from "../language/ast.js";
-import type { EvalContext } from "../eval/context.js";
-import { expandRval } from "../eval/expand.js";
+import { DEFAULT_NAMESPACE, type EvalContext } from "../eval/context.js";
+import { expandFinalValue, expandRval } from "../eval/expand.js";
 import { type ResolveHooks, isGuardTrue, resolveBundle } from "../eval/resolve.js";
 import { isScalar, scalar } from "../eval/values.js";
 
@@ -35,6 +35,7 @@ export function resolvePolicies(
       }
     }
   }
+  defineControlVariables(ctx, files);
   let ignoreMissing: boolean | undefined;
   for (const file of files) {
     for (const body of controlBodies(file.policy, "common")) {
@@ -46,6 +47,39 @@ export function resolvePolicies(
     }
   }
   return ignoreMissing;
+}
+
+/**
+ * The values of every control body as variables, as 3.21 resolves them:
+ * `control_common.bundlesequence`, `control_agent.ifelapsed`,
+ * `control_file.inputs`... Each attribute whose guard holds is expanded in
+ * the context as it stands (a reference still undefined stays as written; a
+ * function call that fails leaves the variable out); a later body of the
+ * same type replaces the values it sets.
+ */
+function defineControlVariables(ctx: EvalContext, files: readonly LoadedPolicy[]): void {
+  for (const file of files) {
+    for (const block of file.policy.blocks) {
+      if (block.kind !== "body" || block.name.text !== "control") continue;
+      const scope = `control_${block.type.text}`;
+      ctx.pushFrame(block.namespace, scope);
+      try {
+        for (const group of block.groups) {
+          if (!isGuardTrue(ctx, group.guard)) continue;
+          for (const attribute of group.attributes) defineControlVariable(ctx, scope, attribute);
+        }
+      } finally {
+        ctx.popFrame();
+      }
+    }
+  }
+}
+
+function defineControlVariable(ctx: EvalContext, scope: string, attribute: Attribute): void {
+  const ref = { ns: DEFAULT_NAMESPACE, scope, name: attribute.name.text, indices: [] };
+  ctx.removeVariable(ref);
+  const value = expandFinalValue(ctx, expandRval(ctx, attribute.value), {});
+  if (value && value.type !== "data") ctx.setVariable(ref, value);
 }
 
 /** `domain` of body common control replaces the host's: `sys.domain`, `sys.fqhost`, and a hard class. */
