@@ -27,6 +27,7 @@ import type { EvalContext } from "../eval/context.js";
 import { expandRval } from "../eval/expand.js";
 import { setClassPersister } from "../eval/functions/class-persistence.js";
 import { isGuardTrue } from "../eval/resolve.js";
+import { logModeClasses } from "../eval/setup.js";
 import { type Value, isList, isScalar, scalar } from "../eval/values.js";
 import {
   CustomPromiseRuntime,
@@ -380,6 +381,7 @@ function loadAndValidate(
     persistentClasses: state.persistentClasses,
     persistClass: (name, minutes, tags) => state.persistent.add(name, minutes, tags),
     agentType: "agent",
+    modeClasses: logModeClasses(options.logLevel),
     negates: [...(options.negates ?? [])],
     workDir: dirs.workdir,
     inputDir: dirs.inputdir,

@@ -30,6 +30,23 @@ export interface ContextOptions extends AgentDirectories {
   readonly facts?: HostFacts;
   /** The clock for time classes and `sys.date` (tests). */
   readonly now?: Date;
+  /** Hard classes of the run's mode: `inform_mode`, `verbose_mode`... (see `logModeClasses`). */
+  readonly modeClasses?: readonly string[];
+}
+
+/**
+ * The hard classes 3.21 defines for the log level given on the command
+ * line: `inform_mode` from -I up, `verbose_mode` from -v up, `debug_mode`
+ * and `opt_debug` with -d.
+ */
+export function logModeClasses(level: string | undefined): string[] {
+  const order = ["info", "verbose", "debug"];
+  const rank = level === undefined ? -1 : order.indexOf(level);
+  const out: string[] = [];
+  if (rank >= 2) out.push("debug_mode", "opt_debug");
+  if (rank >= 1) out.push("verbose_mode");
+  if (rank >= 0) out.push("inform_mode");
+  return out;
 }
 
 export function createEvalContext(options: ContextOptions = {}): EvalContext {
@@ -44,6 +61,7 @@ export function createEvalContext(options: ContextOptions = {}): EvalContext {
     if (!negated.has(canonifyClassName(name))) ctx.defineClass(name, false, { tags: ["source=environment"] });
   for (const [name, tags] of discoverHardClasses(facts, now, options.agentType))
     ctx.defineHardClass(name, tags);
+  for (const name of options.modeClasses ?? []) ctx.defineHardClass(name, ["cfe_internal", "source=agent"]);
   const dirs = resolveDirectories(facts, options);
   installSystemVariables(ctx, facts, dirs, now);
   if (options.entry) installEntryVariables(ctx, resolve(options.entry));

@@ -46,6 +46,8 @@ import type { ResolveHooks } from "../eval/resolve.js";
 export interface LoadOptions {
   /** Classes defined from the command line (`-D`). */
   defines?: string[];
+  /** Hard classes of the run's log level (`inform_mode`...). */
+  modeClasses?: readonly string[];
   /** Classes negated from the command line (`-N`). */
   negates?: string[];
   /** The program loading: `agent` (cf-agent) or `common` (cf-promises, the default). */
@@ -352,6 +354,7 @@ export function loadPolicy(entryPath: string, options: LoadOptions = {}): LoadRe
     negates: options.negates,
     persistentClasses: options.persistentClasses,
     agentType: options.agentType,
+    modeClasses: options.modeClasses,
     inputdir: options.inputDir,
     workdir: options.workDir,
     entry: entryPath,
