@@ -84,7 +84,7 @@ test("inputs may use variables of common bundles, sys vars and function results"
     linux|!linux::
       "input[c]" string => "c.cf";
     any::
-      "inputs" slist => getvalues("input");
+      "inputs" slist => sort(getvalues("input"), "lex");
       "dir" string => "$(this.promise_dirname)/sub";
 }\n`,
     "b.cf": bundle("b"),
