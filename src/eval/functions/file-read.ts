@@ -224,15 +224,31 @@ function isSingleLine(text: string): boolean {
   return first !== -1 && first === text.length - 1;
 }
 
+/** The error `stat` fails with for a path. */
+function statError(path: string): unknown {
+  try {
+    statSync(path);
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
 /**
  * 3.21's `CfReadFile`, used by readfile, readstringlist and friends, the
  * array readers and peers: undefined (after logging why) when the file
  * cannot be examined or read; a one-line file loses its line break.
  */
 export function cfReadFile(fc: FunctionContext, path: string, max = 0): string | undefined {
+  // Policy often probes for files that are not there, and a thrown error is
+  // costly to make: the error is asked for only where a message shows it.
+  let examined: boolean;
   try {
-    statSync(path);
-  } catch (error) {
+    examined = statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    examined = false;
+  }
+  if (!examined) {
     if (fc.ctx.agentType === "common") {
       // cf-promises words it so, unresolved variables or not.
       emitFunctionMessage(fc.ctx, "error", fc.call.name, `Could not examine file '${path}'`);
@@ -240,7 +256,7 @@ export function cfReadFile(fc: FunctionContext, path: string, max = 0): string |
       const message = `Cannot converge/reduce variable '${path}' yet .. assuming it will resolve later`;
       emitFunctionMessage(fc.ctx, "verbose", fc.call.name, message);
     } else {
-      const message = `CfReadFile: Could not examine file '${path}' (stat: ${errorText(error)})`;
+      const message = `CfReadFile: Could not examine file '${path}' (stat: ${errorText(statError(path))})`;
       emitFunctionMessage(fc.ctx, "error", fc.call.name, message);
     }
     return undefined;
