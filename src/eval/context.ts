@@ -430,6 +430,11 @@ export class EvalContext {
     return this.vars.get(`${ns}:${scope}`) ?? new Map();
   }
 
+  /** Every scope's variables, by `ns:scope` then lval, in the order of allVariables(). */
+  variableTables(): ReadonlyMap<string, ReadonlyMap<string, Value>> {
+    return this.vars;
+  }
+
   /** Every variable as `[ns:scope, lval, value]`. */
   *allVariables(): Generator<[string, string, Value]> {
     for (const [scope, table] of this.vars) {

@@ -74,15 +74,27 @@ function matchingVariables(fc: FunctionContext, args: readonly Value[]): [string
   // Matched first, ordered after: the table order of the matches is the
   // same, and most calls match few of many variables.
   const matched: { scopeKey: string; lval: string; name: string; value: Value }[] = [];
-  for (const [scopeKey, lval, value] of fc.ctx.allVariables()) {
-    const name = `${scopeKey}.${lval}`;
-    if (!test(name)) continue;
-    if (tagTests.length > 0) {
-      const tags = variableTags(fc, name);
-      // As in 3.21, a variable without any tag set passes every tag test.
-      if (tags && !tagTests.some((t) => tags.some((tag) => t?.(tag)))) continue;
+  // Variables share few distinct tags (`source=promise`...): each is tested once.
+  const tagPasses = new Map<string, boolean>();
+  const passes = (tag: string) => {
+    let pass = tagPasses.get(tag);
+    if (pass === undefined) {
+      pass = tagTests.some((t) => t?.(tag));
+      tagPasses.set(tag, pass);
     }
-    matched.push({ scopeKey, lval, name, value });
+    return pass;
+  };
+  for (const [scopeKey, table] of fc.ctx.variableTables()) {
+    for (const [lval, value] of table) {
+      if (tagTests.length > 0) {
+        // The entry's own tags: looking the name up again would parse it for each variable.
+        const tags = fc.ctx.scopeVariableMeta(scopeKey, lval).tags;
+        // As in 3.21, a variable without any tag set passes every tag test.
+        if (tags && !tags.some(passes)) continue;
+      }
+      const name = `${scopeKey}.${lval}`;
+      if (test(name)) matched.push({ scopeKey, lval, name, value });
+    }
   }
   return inVariableTableOrder(fc.ctx, matched).map((m): [string, Value] => [m.name, m.value]);
 }
