@@ -169,10 +169,10 @@ export class Engine implements PromiseEnvironment {
     return resolveBody(this.ctx, this.index, type, ref, () => {});
   }
 
-  /** The banner of the promise being evaluated, for types that announce it themselves; once. */
-  promiseBanner(): void {
+  /** The banner of the promise being evaluated, for types that announce it themselves; once, unless `again`. */
+  promiseBanner(again = false): void {
     const banner = this.pendingBanner;
-    this.pendingBanner = undefined;
+    if (!again) this.pendingBanner = undefined;
     banner?.();
   }
 

@@ -3,6 +3,7 @@
  * b(args)`): its name and its arguments, expanded in the caller. `@(list)`
  * arguments stay lists.
  */
+import type { Rval } from "../language/ast.js";
 import { expandRval } from "../eval/expand.js";
 import type { Value } from "../eval/values.js";
 import { formatArguments, quoteArgument, rvalText } from "../agent/ornaments.js";
@@ -28,6 +29,19 @@ export function bundleCallOf(
   if (!ref) return undefined;
   if (ref.kind !== "call") {
     const name = asText(promise.value(attribute));
+    return name === undefined ? undefined : { name, args: [] };
+  }
+  return bundleCallOfRval(ref, promise, env);
+}
+
+/** The call a reference makes (an attribute of a body, arguments substituted); undefined when not yet resolvable. */
+export function bundleCallOfRval(
+  ref: Rval,
+  promise: ActivePromise,
+  env: PromiseEnvironment,
+): BundleCall | undefined {
+  if (ref.kind !== "call") {
+    const name = asText(expandRval(env.ctx, ref, promise.options));
     return name === undefined ? undefined : { name, args: [] };
   }
   const nameValue = { kind: "string", value: ref.name, quote: '"', span: ref.nameSpan } as const;

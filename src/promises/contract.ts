@@ -101,8 +101,12 @@ export interface PromiseEnvironment {
    * always granted with `-K`.
    */
   acquireLock?(name: string, ifelapsedMinutes?: number): boolean;
-  /** Shows the promise's verbose banner now (types with `announcesItself`); once. */
-  promiseBanner?(): void;
+  /**
+   * Shows the promise's verbose banner now (types with `announcesItself`);
+   * once, unless `again` keeps it for another call (3.21 shows a services
+   * promise's banner twice).
+   */
+  promiseBanner?(again?: boolean): void;
 }
 
 /** How a bundle is being called, beyond its arguments. */

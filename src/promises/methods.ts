@@ -38,6 +38,17 @@ function collectResult(
 function evaluateMethod(promise: ActivePromise, env: PromiseEnvironment): Outcome {
   const call = bundleCall(promise, env);
   if (!call || isUnresolved(call.name)) return "skipped";
+  return runMethodCall(promise, env, call);
+}
+
+/**
+ * 3.21's VerifyMethod: runs the bundle `call` names for `promise` (a
+ * methods promise, or a services promise calling its service bundle) and
+ * turns the bundle's outcome into the promise's, with the same messages
+ * and `classes`. A missing bundle fails the promise and, without
+ * `ignore_missing_bundles`, stops the run.
+ */
+export function runMethodCall(promise: ActivePromise, env: PromiseEnvironment, call: BundleCall): Outcome {
   const bundle = env.findBundle(call.name);
   if (!bundle) return missingBundle(call.name, env);
   // As in 3.21, a dry run still runs the bundle (its promises warn); only

@@ -15,6 +15,7 @@ import { methodsPromiseType } from "./methods.js";
 import { packagesPromiseType } from "./packages/index.js";
 import { processesPromiseType } from "./processes/index.js";
 import { reportsPromiseType } from "./reports.js";
+import { servicesPromiseType } from "./services/index.js";
 import { metaPromiseType, varsPromiseType } from "./vars.js";
 import { xmlPromiseTypes } from "./xml/types.js";
 
@@ -49,6 +50,7 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     commandsPromiseType,
     processesPromiseType,
     packagesPromiseType,
+    servicesPromiseType,
     deleteLinesPromiseType,
     fieldEditsPromiseType,
     insertLinesPromiseType,
