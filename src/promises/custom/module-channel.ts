@@ -90,7 +90,13 @@ export class ModuleChannel {
    * killed. With `stderrLater`, an answer comes without the standard
    * error written meanwhile, which the next look takes (a read saved).
    */
-  exchange(input: string, timeoutMs: number, maxBytes: number, stderrLater = false): ExchangeResult {
+  exchange(
+    input: string,
+    timeoutMs: number,
+    maxBytes: number,
+    stderrLater = false,
+    form: FrameForm = "answer",
+  ): ExchangeResult {
     if (this.closed) return { status: "failed", lines: [], stderr: "", error: "the module is not running" };
     const deadline = this.watchdog.watch(this.pid, this.outPath, timeoutMs);
     const written = this.write(input, deadline);
@@ -99,7 +105,7 @@ export class ModuleChannel {
       answer = "timeout";
     } else {
       try {
-        answer = this.readFrame(maxBytes, deadline, monotonicMs());
+        answer = this.readFrame(maxBytes, deadline, monotonicMs(), form);
       } catch {
         answer = "exited";
       }
@@ -169,12 +175,18 @@ export class ModuleChannel {
    * Reads until a complete answer is buffered, or why none came: the end
    * of output, more than `maxBytes`, or a wake past `deadline`.
    */
-  private readFrame(maxBytes: number, deadline: number, sentAt: number): string[] | Unanswered {
+  private readFrame(
+    maxBytes: number,
+    deadline: number,
+    sentAt: number,
+    form: FrameForm,
+  ): string[] | Unanswered {
     let scanned = 0;
     let woken = false;
     let first = true;
+    const take = (from: number) => (form === "header" ? this.takeHeader() : this.takeFrame(from));
     for (;;) {
-      const frame = this.takeFrame(scanned);
+      const frame = take(scanned);
       if (frame) return frame;
       scanned = this.buffer.length;
       // Characters, not bytes: cheap to check, and never more than the bytes.
@@ -187,7 +199,7 @@ export class ModuleChannel {
       first = false;
       if (count === 0) {
         this.buffer += this.decoder.end();
-        return this.takeFrame(0) ?? "exited";
+        return take(0) ?? "exited";
       }
       let bytes: Buffer = this.chunk.subarray(0, count);
       woken = bytes.indexOf(WAKE_BYTE) !== -1;
@@ -260,6 +272,26 @@ export class ModuleChannel {
     return frame;
   }
 
+  /**
+   * The header and the line after it, taken out of the buffer: just the
+   * header when that line is empty, as it must be; both when it is not, so
+   * the header is refused at once instead of waiting for an empty line (as
+   * 3.21, which reads exactly two lines). An empty first line is `[]`.
+   */
+  private takeHeader(): string[] | undefined {
+    const first = this.buffer.indexOf("\n");
+    if (first < 0) return undefined;
+    if (first === 0) {
+      this.buffer = this.buffer.slice(1);
+      return [];
+    }
+    const second = this.buffer.indexOf("\n", first + 1);
+    if (second < 0) return undefined;
+    const lines = [this.buffer.slice(0, first), this.buffer.slice(first + 1, second)];
+    this.buffer = this.buffer.slice(second + 1);
+    return lines[1] === "" ? [lines[0]] : lines;
+  }
+
   /** The module is killed (unless it has exited); what it managed to say, and how it ended. */
   private failure(status: Unanswered, lines: readonly string[]): ExchangeResult {
     this.buffer = "";
@@ -303,6 +335,9 @@ export class ModuleChannel {
     removePipes(this.dir);
   }
 }
+
+/** How an answer ends: at an empty line, or (the module's header) after two lines. */
+export type FrameForm = "answer" | "header";
 
 /** `bytes` without its wake bytes (a copy). */
 function withoutWakes(bytes: Buffer): Buffer {

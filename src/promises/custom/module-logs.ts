@@ -63,7 +63,11 @@ export function emitModuleLogs(
   promiseLevel: ModuleLogLevel | undefined,
   counts: LogCounts,
 ): void {
-  for (const { level: word, message } of messages) {
+  for (const { level: word, message, invalid } of messages) {
+    if (invalid) {
+      log.error(`${source} sent an invalid ${invalid}: '${clip(message)}'`);
+      continue;
+    }
     const level = parseModuleLogLevel(word);
     if (level === undefined) {
       log.warning(`${source} sent a log message with the unknown level '${clip(word, 40)}': ${message}`);

@@ -182,6 +182,12 @@ export function lineBasedProblem(value: JsonValue): string | undefined {
 export interface ModuleLogMessage {
   readonly level: string;
   readonly message: string;
+  /**
+   * A line the agent could not read, which 3.21 reports as an error and
+   * skips: `message` is the line (a `log_` line without `=`, or in the
+   * line-based protocol a line that is not `key=value`).
+   */
+  readonly invalid?: "log line" | "line";
 }
 
 export interface ModuleReply {
@@ -213,11 +219,10 @@ export function decodeReply(frame: readonly string[], form: ProtocolForm): Decod
   const log: ModuleLogMessage[] = [];
   const body: string[] = [];
   for (const line of frame) {
-    if (line.startsWith("log_")) {
-      const message = parseLogLine(line);
-      if (!message) return { ok: false, error: `an invalid log line '${clip(line)}'` };
-      log.push(message);
-    } else body.push(line);
+    if (line.startsWith("log_"))
+      log.push(parseLogLine(line) ?? { level: "", message: line, invalid: "log line" });
+    else if (form === "line" && !line.includes("=")) log.push({ level: "", message: line, invalid: "line" });
+    else body.push(line);
   }
   return form === "json" ? decodeJsonReply(body, log) : decodeLineReply(body, log);
 }
@@ -267,8 +272,8 @@ function decodeLineReply(body: readonly string[], log: ModuleLogMessage[]): Deco
   const fields = new Map<string, string>();
   for (const line of body) {
     const equal = line.indexOf("=");
-    if (equal <= 0) return { ok: false, error: `a line that is not 'key=value': '${clip(line)}'` };
-    fields.set(line.slice(0, equal), line.slice(equal + 1));
+    if (equal < 0) log.push({ level: "", message: line, invalid: "line" });
+    else fields.set(line.slice(0, equal), line.slice(equal + 1));
   }
   const classes = fields.get("result_classes");
   return {

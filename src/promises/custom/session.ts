@@ -12,7 +12,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import type { Logger } from "../../agent/logger.js";
 import type { ExchangeResult } from "./exchange.js";
-import { ModuleChannel } from "./module-channel.js";
+import { type FrameForm, ModuleChannel } from "./module-channel.js";
 import {
   type ModuleHeader,
   type ModuleLogMessage,
@@ -83,7 +83,7 @@ export class ModuleSession {
     if (typeof channel === "string")
       return this.startFailed(`Could not start promise module '${path}': ${channel}`);
     this.channel = channel;
-    const answer = this.exchange(agentHeader(), timeoutMs);
+    const answer = this.exchange(agentHeader(), timeoutMs, false, "header");
     logStderr(log, `Promise module '${path}'`, answer.stderr, answer.status !== "ok");
     if (answer.status !== "ok") {
       return this.startFailed(
@@ -219,10 +219,15 @@ export class ModuleSession {
     return this.channel?.takeStderr() ?? "";
   }
 
-  private exchange(input: string, timeoutMs: number, stderrLater = false): ExchangeResult {
+  private exchange(
+    input: string,
+    timeoutMs: number,
+    stderrLater = false,
+    form: FrameForm = "answer",
+  ): ExchangeResult {
     const channel = this.channel;
     if (!channel) return { status: "failed", lines: [], stderr: "", error: "the module is not running" };
-    const answer = channel.exchange(input, timeoutMs, MAX_ANSWER_BYTES, stderrLater);
+    const answer = channel.exchange(input, timeoutMs, MAX_ANSWER_BYTES, stderrLater, form);
     if (answer.status !== "ok") this.channel = undefined;
     return answer;
   }

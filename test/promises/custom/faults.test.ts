@@ -117,12 +117,18 @@ test(
   },
 );
 
-test("garbage in place of an answer is refused and the module restarted", LIMITS, () => {
+test("garbage in place of an answer: an error for the line, and no result (as 3.21)", LIMITS, () => {
   const run = runModule("garbage.sh", ["bad", "good1", "keep2"]);
-  assertBadFailed(
-    run,
-    /garbage\.sh' failed while validating fx promise 'bad': it sent a line that is not 'key=value': 'this is not a reply'/,
-  );
+  assertBadFailed(run, /garbage\.sh' sent an invalid line: 'this is not a reply'/);
+  assert.equal(run.logged(/No error\(s\) logged for invalid fx promise with promiser 'bad'/).length, 1);
+  assertLaterPromisesOwnResults(run);
+});
+
+test("a bare log_ line is an error, and the answer around it still counts (as 3.21)", LIMITS, () => {
+  const run = runModule("bare-log-line.sh", ["bad", "good1", "keep2"]);
+  assert.equal(run.exitCode, 0);
+  assert.equal(run.logged(/bare-log-line\.sh' sent an invalid log line: 'log_info'$/).length, 2);
+  assert.equal(run.outcome("bad"), "repaired");
   assertLaterPromisesOwnResults(run);
 });
 
@@ -173,6 +179,15 @@ test("a header not followed by an empty line is refused", LIMITS, () => {
   assertBadFailed(
     run,
     /header-without-blank\.sh' sent no empty line after the header 'fixture 1\.0 v1 line_based' \(got 'result=valid'\)/,
+  );
+});
+
+test("a header followed by a non-empty line is refused at once, not at the time limit", LIMITS, () => {
+  // The module then waits for input: only the two lines it sent can end the wait.
+  const run = runModule("header-then-line.sh", ["bad"], { timeout: 300 });
+  assertBadFailed(
+    run,
+    /header-then-line\.sh' sent no empty line after the header 'fixture 1\.0 v1 line_based' \(got 'not empty'\)/,
   );
 });
 

@@ -144,9 +144,24 @@ test("replies that are refused as a whole", () => {
     refused(['{"log": [{"level": 1}]}'], "json"),
     "a 'log' entry without a string level and message",
   );
-  assert.equal(refused(["log_nothing"], "line"), "an invalid log line 'log_nothing'");
-  assert.equal(refused(["no equals sign"], "line"), "a line that is not 'key=value': 'no equals sign'");
-  assert.equal(refused(["a\u0001b"], "line"), "a line that is not 'key=value': 'a?b'");
+});
+
+test("lines 3.21 cannot read are reported in order and skipped, not fatal", () => {
+  const reply = decodeReply(
+    ["log_info=one", "log_nothing", "no equals sign", "result=kept", "log_info"],
+    "line",
+  );
+  assert.ok(reply.ok);
+  assert.equal(reply.value.result, "kept");
+  assert.deepEqual(reply.value.log, [
+    { level: "info", message: "one" },
+    { level: "", message: "log_nothing", invalid: "log line" },
+    { level: "", message: "no equals sign", invalid: "line" },
+    { level: "", message: "log_info", invalid: "log line" },
+  ]);
+  const json = decodeReply(["log_info", '{"result": "kept"}'], "json");
+  assert.ok(json.ok);
+  assert.deepEqual(json.value.log, [{ level: "", message: "log_info", invalid: "log line" }]);
 });
 
 test("log levels are read as cf-agent reads them: case-insensitive prefixes", () => {
