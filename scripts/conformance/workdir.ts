@@ -201,10 +201,10 @@ function shellQuote(text: string): string {
 
 /**
  * Fills `bin` with the tools: symlinks to real binaries, or `tend`
- * wrappers. cf-agent and cf-promises write their log lines to stdout, tend
- * to stderr; the wrappers join the two, so that policies reading their
- * output (`$(sys.cf_agent) ... > file`, `cf-promises --show-vars | grep`,
- * execresult) see what the CFEngine tools show.
+ * wrappers. The wrappers keep stdout and stderr apart, as the real tools
+ * do: tend writes its log lines to stdout like cf-agent and cf-promises, so
+ * policies reading their output (`$(sys.cf_agent) ... > file`,
+ * `cf-promises --show-vars | grep`, execresult) see what they would see.
  */
 export function populateBin(bin: string, source: AgentSource, diff: string | undefined): void {
   for (const tool of BIN_TOOLS) {
@@ -225,16 +225,13 @@ export function populateBin(bin: string, source: AgentSource, diff: string | und
 }
 
 /**
- * A tool run as tend, its log lines joined to its output. A caller that
- * closed the standard output (no_fds --no-std) gets tend without the
- * join: `2>&1` on a closed descriptor would stop the shell before tend.
- * The process keeps the tool's name as its first word (bash's `exec -a`),
- * so that the process table shows `.../bin/cf-agent ...` as for the real
- * tool (tests look for their own agent with processes promises).
+ * A tool run as tend, its streams as the caller gave them. The process
+ * keeps the tool's name as its first word (bash's `exec -a`), so that the
+ * process table shows `.../bin/cf-agent ...` as for the real tool (tests
+ * look for their own agent with processes promises).
  */
 function tendWrapper(source: { readonly node: string; readonly script: string }, sub: string): string {
-  const command = `exec -a "$0" ${shellQuote(source.node)} ${shellQuote(source.script)} ${sub} "$@"`;
-  return `#!/bin/bash\nif [ -e /proc/$$/fd/1 ]; then ${command} 2>&1; fi\n${command}\n`;
+  return `#!/bin/bash\nexec -a "$0" ${shellQuote(source.node)} ${shellQuote(source.script)} ${sub} "$@"\n`;
 }
 
 /** The layout of one test's work directory. */

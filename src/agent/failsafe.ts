@@ -20,12 +20,14 @@ export const BUILTIN_FAILSAFE_POLICY = `# tend's built-in failsafe policy.
 #
 # tend runs this file instead of a policy that could not be loaded or
 # validated, when it runs without a terminal (as cf-agent runs failsafe.cf).
-# It changes nothing: it reports that the failsafe ran, so that whoever
-# reads the agent's output knows the real policy must be fixed. Replace it
-# with your own failsafe.cf to do more (tend keeps a file that exists).
+# It changes nothing: it says that the failsafe ran and what to do, so that
+# whoever reads the agent's output knows the real policy must be fixed.
+# Replace it with your own failsafe.cf to do more (tend keeps a file that
+# exists).
 #
 # As cf-agent's own failsafe, it stops the run (exit code 6) when the host
-# has no key pair: nothing could be fetched from a policy server then.
+# has no key pair in $(sys.workdir)/ppkeys, so that a scheduler sees the
+# same exit code from either agent.
 
 body agent control
 {
@@ -38,11 +40,11 @@ bundle agent main
       "have_ppkeys" expression => fileexists("$(sys.workdir)/ppkeys/localhost.pub");
 
   reports:
-    !have_ppkeys::
-      "No public/private key pair is loaded, please create one by running \\"cf-key\\""
+      "tend ran its failsafe policy because the policy could not be loaded (see the errors above); nothing was changed. Run 'tend check' on the policy, fix what it reports, and run 'tend agent' again."
+        classes => tend_failsafe_defines("tend_failsafe_reported");
+    !have_ppkeys.tend_failsafe_reported::
+      "Stopping the failsafe run: no key pair in $(sys.workdir)/ppkeys (exit code 6, as cf-agent's failsafe)."
         classes => tend_failsafe_defines("no_ppkeys_ABORT_kept");
-    have_ppkeys::
-      "Built-in failsafe policy triggered";
 }
 
 body classes tend_failsafe_defines(class)

@@ -1,8 +1,11 @@
 /**
  * `tend agent`: runs a policy and converges the machine, as cf-agent does,
- * accepting cf-agent's command line. Report lines (`R: ...`) go to stdout;
- * log lines, in cf-agent's format (`   error: ...`), go to stderr.
- * `--json` prints a structured run report on stdout instead of the lines.
+ * accepting cf-agent's command line. As cf-agent, report lines (`R: ...`)
+ * and log lines (`   error: ...`) go to stdout, in the order they happen;
+ * policy errors shown against their source go to stderr, as cf-promises
+ * shows them. `--log-to-stderr` sends the log lines to stderr; `--json`
+ * prints a structured run report on stdout instead of the lines (and the
+ * log lines then go to stderr, so that stdout stays one JSON document).
  */
 import { isatty } from "node:tty";
 import { parseArgs } from "node:util";
@@ -30,10 +33,13 @@ Options:
   -d, --debug               log everything
   -g, --log-level LEVEL     error, warning, notice, info, verbose or debug
   -l, --timestamp           prefix log lines with the time
+      --log-to-stderr       write log lines to stderr (cf-agent, and tend by
+                            default, write them to stdout with the reports)
   -w, --workdir DIR         the work directory (state, locks)
       --show-evaluated-classes[=REGEX]  print the classes defined when the run ends
       --show-evaluated-vars[=REGEX]     print the variables defined when the run ends
-      --json                print a JSON run report on stdout
+      --json                print a JSON run report on stdout (log lines go
+                            to stderr)
   -h, --help                show this help
   -V, --version             print the version
 
@@ -80,6 +86,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const json = values.json === true;
   const stamp = values.timestamp === true;
   const renderer = await import("./render-policy-problems.js");
+  // Where cf-agent writes its log lines: stdout, unless asked otherwise.
+  const logTo = json || values["log-to-stderr"] === true ? io.stderr : io.stdout;
   const result = runAgent(
     {
       file,
@@ -100,7 +108,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       },
     },
     {
-      log: (record) => io.stderr(`${stamp ? timestamp() : ""}${formatLogLine(record)}\n`),
+      log: (record) => logTo(`${stamp ? timestamp() : ""}${formatLogLine(record)}\n`),
       report: (text) => {
         if (!json) io.stdout(`${stamp ? timestamp() : ""}R: ${text}\n`);
       },
@@ -112,7 +120,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     },
   );
   if (json) io.stdout(`${JSON.stringify(runReport(file, result), null, 2)}\n`);
-  else await showEvaluated(result, values["show-evaluated-classes"], values["show-evaluated-vars"], io);
+  else
+    await showEvaluated(result, values["show-evaluated-classes"], values["show-evaluated-vars"], io, logTo);
   return result.exitCode;
 }
 
@@ -151,6 +160,7 @@ function parseAgentArgs(args: readonly string[]) {
       "timing-output": { type: "boolean", short: "t" },
       "no-extensions": { type: "boolean", short: "E" },
       json: { type: "boolean" },
+      "log-to-stderr": { type: "boolean" },
       "show-evaluated-classes": { type: "string" },
       "show-evaluated-vars": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -165,6 +175,7 @@ async function showEvaluated(
   classes: string | undefined,
   vars: string | undefined,
   io: CliIo,
+  logTo: (text: string) => void,
 ): Promise<void> {
   if (!result.context || (classes === undefined && vars === undefined)) return;
   const { ShowRegexError, formatClasses, formatVariables } = await import("../eval/show-state.js");
@@ -173,7 +184,7 @@ async function showEvaluated(
     if (vars !== undefined) io.stdout(formatVariables(result.context, vars));
   } catch (error) {
     if (!(error instanceof ShowRegexError)) throw error;
-    io.stderr(`   error: Sorry, we could not compile regular expression ${classes ?? vars}\n`);
+    logTo(`   error: Sorry, we could not compile regular expression ${classes ?? vars}\n`);
   }
 }
 

@@ -27,6 +27,8 @@ export interface CheckCommandOptions {
   readonly inform: boolean;
   readonly color: ColorMode;
   readonly json: boolean;
+  /** `--log-to-stderr`: log lines to stderr instead of stdout (where cf-promises writes them). */
+  readonly logToStderr: boolean;
   readonly help: boolean;
   readonly version: boolean;
   /** `--show-vars[=REGEX]`: print the variables after loading (as cf-promises); null when not asked. */
@@ -53,6 +55,7 @@ const optionSpec = {
   debug: { type: "boolean", short: "d" },
   color: { type: "string", short: "C" },
   json: { type: "boolean" },
+  "log-to-stderr": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
   "show-classes": { type: "string" },
@@ -151,6 +154,7 @@ export function parseCheckOptions(args: readonly string[]): CheckCommandOptions 
     inform: values.inform ?? false,
     color: oneOf(values.color, ["always", "auto", "never"], "auto", "--color"),
     json: values.json ?? false,
+    logToStderr: values["log-to-stderr"] ?? false,
     help: values.help ?? false,
     version: values.version ?? false,
     showVars: values["show-vars"] ?? null,
@@ -187,7 +191,7 @@ function isAnchored(path: string): boolean {
 export const checkUsage = `Usage: tend check [options] [FILE]
 
 Validates a policy as cf-promises does; exits 0 when it is valid, 1 otherwise.
-Diagnostics go to stderr; results to stdout.
+Diagnostics go to stderr; results and log lines to stdout (as cf-promises).
 
 Options:
   -f, --file FILE            the entry file (a path not starting with ./ or ../ is
@@ -208,6 +212,8 @@ Options:
       --show-vars[=REGEX]    print the variables known after loading, as cf-promises
       --show-classes[=REGEX] print the global classes known after loading
       --json                 print the result and diagnostics as JSON on stdout
+                             (log lines then go to stderr)
+      --log-to-stderr        write log lines to stderr instead of stdout
   -T, --tag-release DIR      check DIR/promises.cf; when valid, write
                              DIR/cf_promises_validated and DIR/cf_promises_release_id
   -v, --verbose              say what is done (and which options are ignored)

@@ -1,6 +1,8 @@
 /**
  * `tend check`: validates a policy and reports as cf-promises would (exit 0
  * when valid, 1 otherwise), with diagnostics rendered against the source.
+ * As cf-promises, diagnostics go to stderr and log lines (`   error: ...`,
+ * verbose notes) to stdout, or to stderr with `--log-to-stderr` or `--json`.
  */
 import { join } from "node:path";
 import type { CheckResult } from "../check.js";
@@ -34,14 +36,18 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   if (options.version) return (await import("./app.js")).main(["--version"], io);
-  if (options.verbose) noteIgnored(options, io);
+  if (options.verbose) noteIgnored(options, logSink(options, io));
   if (options.syntaxDescription === "json") return printSyntaxDescription(io);
   return checkAndReport(options, io);
 }
 
-function noteIgnored(options: CheckCommandOptions, io: CliIo): void {
-  for (const flag of options.ignored)
-    io.stderr(`tend check: note: ${flag} has no effect on a static check\n`);
+/** Where log lines go: stdout as cf-promises writes them, unless stdout is for JSON or asked otherwise. */
+function logSink(options: CheckCommandOptions, io: CliIo): (text: string) => void {
+  return options.json || options.logToStderr ? io.stderr : io.stdout;
+}
+
+function noteIgnored(options: CheckCommandOptions, log: (text: string) => void): void {
+  for (const flag of options.ignored) log(`tend check: note: ${flag} has no effect on a static check\n`);
 }
 
 async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<number> {
@@ -51,13 +57,14 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
   const showing = options.showVars !== null || options.showClasses !== null;
   const inputDir = join(workDir, "inputs");
   const entry = resolveEntryFile(options, inputDir);
-  if (options.verbose) io.stderr(`tend check: checking ${entry} (input directory ${inputDir})\n`);
+  const log = logSink(options, io);
+  if (options.verbose) log(`tend check: checking ${entry} (input directory ${inputDir})\n`);
   const { checkPolicy } = await import("../check.js");
   const { Logger, formatLogLine } = await import("../agent/logger.js");
   const { checkMessages } = await import("../agent/policy-check.js");
   const result = checkPolicy({
     // Function errors and the like, as cf-promises logs them while it evaluates.
-    messages: checkMessages(new Logger((record) => io.stderr(`${formatLogLine(record)}\n`))),
+    messages: checkMessages(new Logger((record) => log(`${formatLogLine(record)}\n`))),
     entry,
     inputDir,
     workDir,
@@ -73,7 +80,7 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
     io.stdout(JSON.stringify(diagnosticsToJson(result), null, 2) + "\n");
     return result.valid ? EXIT_OK : EXIT_FAILURE;
   }
-  reportMessages(result, options, io);
+  reportMessages(result, options, log);
   reportDiagnostics(result, options, io);
   if (!result.valid) {
     if (result.set.files.length === 0 && entry !== options.file && options.file !== null) {
@@ -87,7 +94,7 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
   if (options.tagRelease !== null) {
     const { tagReleaseDirectory } = await import("../agent/release-tag.js");
     if (!tagReleaseDirectory(options.tagRelease, { validated: true, release: true })) {
-      io.stderr("   error: The given directory could not be tagged, sorry.\n");
+      log("   error: The given directory could not be tagged, sorry.\n");
       return EXIT_FAILURE;
     }
   }
@@ -95,16 +102,20 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
     const code = await printPolicy(result.set.files, options, io);
     if (code !== EXIT_OK) return code;
   }
-  if (showing) return showState(result, options, io);
-  if (options.verbose) io.stderr(`tend check: ${entry} is valid (${result.set.files.length} files)\n`);
+  if (showing) return showState(result, options, io, log);
+  if (options.verbose) log(`tend check: ${entry} is valid (${result.set.files.length} files)\n`);
   return EXIT_OK;
 }
 
 /** Messages of host-specific data and augments, worded and formatted as cf-promises logs them. */
-function reportMessages(result: CheckResult, options: CheckCommandOptions, io: CliIo): void {
+function reportMessages(
+  result: CheckResult,
+  options: CheckCommandOptions,
+  log: (text: string) => void,
+): void {
   for (const { level, text } of result.messages) {
     if (level === "verbose" && !options.verbose) continue;
-    io.stderr(`${level.padStart(8)}: ${text}\n`);
+    log(`${level.padStart(8)}: ${text}\n`);
   }
 }
 
@@ -142,14 +153,19 @@ async function loadPersistentClasses(workDir: string) {
 }
 
 /** `--show-classes` then `--show-vars`, as the check left them. */
-async function showState(result: CheckResult, options: CheckCommandOptions, io: CliIo): Promise<number> {
+async function showState(
+  result: CheckResult,
+  options: CheckCommandOptions,
+  io: CliIo,
+  log: (text: string) => void,
+): Promise<number> {
   const { ShowRegexError, formatClasses, formatVariables } = await import("../eval/show-state.js");
   try {
     if (options.showClasses !== null) io.stdout(formatClasses(result.context, options.showClasses));
     if (options.showVars !== null) io.stdout(formatVariables(result.context, options.showVars));
   } catch (error) {
     if (!(error instanceof ShowRegexError)) throw error;
-    io.stderr(
+    log(
       `   error: Sorry, we could not compile regular expression ${options.showVars ?? options.showClasses}\n`,
     );
   }

@@ -28,8 +28,8 @@ export const EXIT_FAILURE = 1;
  */
 export function processIo(): CliIo {
   return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: writerTo(() => process.stdout),
+    stderr: writerTo(() => process.stderr),
     get stdoutIsTTY() {
       return process.stdout.isTTY === true;
     },
@@ -38,6 +38,28 @@ export function processIo(): CliIo {
     },
     env: process.env,
     cwd: process.cwd(),
+  };
+}
+
+/**
+ * Writes to a stream made on first use. A reader that goes away (`tend
+ * agent -v | head`) closes the pipe: the rest of the output is dropped and
+ * the run goes on, instead of dying on an unhandled EPIPE.
+ */
+function writerTo(stream: () => NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  let watched = false;
+  return (text) => {
+    if (closed) return;
+    const out = stream();
+    if (!watched) {
+      watched = true;
+      out.on("error", (error: NodeJS.ErrnoException) => {
+        if (error.code !== "EPIPE") throw error;
+        closed = true;
+      });
+    }
+    out.write(text);
   };
 }
 

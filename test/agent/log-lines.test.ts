@@ -91,9 +91,8 @@ function run(c: LogCase, engine: "tend" | "cf-agent"): string {
   delete env.NO_COLOR;
   try {
     const command = engine === "tend" ? [process.execPath, tendBin, "agent", ...args] : ["cf-agent", ...args];
-    // One pipe for both streams keeps the order of report and log lines
-    // (cf-agent writes both to stdout; tend writes its log to stderr).
-    const result = spawnSync("sh", ["-c", '"$0" "$@" 2>&1', ...command], {
+    // Both write report and log lines to stdout, in the order they happen.
+    const result = spawnSync(command[0], command.slice(1), {
       cwd: scenarioDir,
       env,
       encoding: "utf8",

@@ -86,11 +86,13 @@ for (const { mode, name, withDiff } of CASES) {
       // cf-agent always with its work directory overridden (the wrapper, where there is one).
       const cfAgent = existsSync("/tmp/cfa") ? "/tmp/cfa" : "cf-agent";
       const command = recording ? [cfAgent, ...args] : [process.execPath, tendBin, "agent", ...args];
-      const run = spawnSync("sh", ["-c", '"$0" "$@" 2>&1', ...command], {
+      // Report and log lines on stdout, where cf-agent writes them.
+      const run = spawnSync(command[0], command.slice(1), {
         cwd: fixtures,
         env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir, CFA_WD: workdir, COLUMNS: "" },
         encoding: "utf8",
       });
+      assert.equal(run.stderr, "");
       const output = normalise(run.stdout, workdir);
       const expectedPath = join(fixtures, `changes.${name}.expected`);
       if (recording) writeFileSync(expectedPath, output);
@@ -121,11 +123,12 @@ test("--simulate calls unsafe functions only for promises tagged simulate_safe, 
     const cfAgent = existsSync("/tmp/cfa") ? "/tmp/cfa" : "cf-agent";
     const args = ["-Kf", "./unsafe.cf", "--simulate=manifest"];
     const command = recording ? [cfAgent, ...args] : [process.execPath, tendBin, "agent", ...args];
-    const run = spawnSync("sh", ["-c", '"$0" "$@" 2>&1', ...command], {
+    const run = spawnSync(command[0], command.slice(1), {
       cwd: fixtures,
       env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir, CFA_WD: workdir, COLUMNS: "" },
       encoding: "utf8",
     });
+    assert.equal(run.stderr, "");
     const output = normalise(run.stdout, workdir);
     const expectedPath = join(fixtures, "unsafe.expected");
     // 3.21 tries the calls more often than tend (each of its evaluations of

@@ -60,7 +60,8 @@ export function runCfAgentCapturing(
   const log: string[] = [];
   const reports: string[] = [];
   let last: string[] | undefined;
-  for (const line of `${run.stdout}${run.stderr}`.replace(/\n$/, "").split("\n")) {
+  // Log and report lines: stdout, for both agents.
+  for (const line of run.stdout.replace(/\n$/, "").split("\n")) {
     const report = /^R: (.*)$/.exec(line);
     const entry = /^\s*(error|warning|info|notice|verbose): (.*)$/.exec(line);
     if (report) {

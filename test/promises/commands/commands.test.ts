@@ -78,8 +78,8 @@ function run(engine: "tend" | "cf-agent", file: string, extraEnv: NodeJS.Process
       engine === "tend" ? [process.execPath, [tendBin, "agent", ...args]] : ["cf-agent", args];
     const env = { ...process.env, ...extraEnv, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir };
     const result = spawnSync(command, argv, { cwd: fixtures, env, encoding: "utf8", timeout: 60_000 });
-    // cf-agent prints everything on stdout; tend logs on stderr and reports on stdout.
-    const text = engine === "tend" ? `${result.stderr}${result.stdout}` : result.stdout;
+    // Both print log and report lines on stdout.
+    const text = result.stdout;
     const lines = text.replaceAll(workdir, "$WORKDIR").replaceAll(fixtures.replace(/\/$/, ""), "$DIR");
     return withoutCheckoutDepth([...lines.split("\n").filter(Boolean), `exit ${result.status}`]);
   } finally {

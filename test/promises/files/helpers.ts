@@ -80,7 +80,8 @@ export function snapshot(dir: string, prefix = ""): string[] {
 
 /** Log lines of one level, without the level column. */
 export function lines(run: AgentRun, level: string): string[] {
-  return `${run.stdout}${run.stderr}`
+  // On stdout, where both agents write their log lines.
+  return run.stdout
     .split("\n")
     .filter((l) => l.trimStart().startsWith(`${level}:`))
     .map((l) => l.trimStart().slice(level.length + 2));

@@ -1,8 +1,8 @@
 /**
  * Runs the edit_xml cases through an agent twice, in a fresh temporary
  * directory, and collects what each run logged per case and the files it
- * left. cf-agent writes its log to stdout; tend writes log lines to stderr
- * and reports to stdout, so both streams go to one file, in order.
+ * left. Both agents write their log and report lines to stdout, in order;
+ * that is what is kept.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -72,7 +72,7 @@ function runOnce(kind: AgentKind, root: string, dir: string, policy: string): Re
   try {
     spawnSync(program, [...args, "-KI", "-f", policy], {
       env,
-      stdio: ["ignore", fd, kind === "tend" ? fd : "ignore"],
+      stdio: ["ignore", fd, "ignore"],
     });
   } finally {
     closeSync(fd);
