@@ -94,8 +94,22 @@ function keepCache(cache, script, found) {
   });
 }
 
+/**
+ * The V8 flags the bundle sets as it loads (src/eval/regex/watchdog.ts: keep
+ * the two lists the same). V8 accepts a code cache only under the flags it
+ * was made with, and the cache is made at exit, after the bundle set them:
+ * set before compiling, they are the same both times.
+ */
+const V8_FLAGS = [
+  "--enable-experimental-regexp-engine",
+  "--enable-experimental-regexp-engine-on-excessive-backtracks",
+  "--regexp-backtracks-before-fallback=1000000",
+];
+
 function compileBundle(bundle) {
   const vm = require("node:vm");
+  const v8 = require("node:v8");
+  for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
   // ASCII (scripts/bundle.js asks esbuild for it): latin1 decodes it exactly, and faster than UTF-8.
   const source = fs.readFileSync(bundleFile, "latin1");
   const cache = cacheOf(bundle);

@@ -5,7 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -62,4 +70,38 @@ test("the command works through a symbolic link, as npm installs it", () => {
   const run = runLauncher(link, "");
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout, "R: extra= deferred=unset\n");
+});
+
+test("the bundle's code cache is accepted by the next runs and grows", (t) => {
+  // bin/tend.js remakes the cache at exit: as generation 1 when there was
+  // none or V8 rejected it (another V8, other flags), else one generation
+  // on. Only accepted caches reach generation 3.
+  const root = fileURLToPath(new URL("../../../", import.meta.url));
+  if (!existsSync(join(root, "dist", "bundle", "tend.cjs"))) {
+    t.skip("no bundle (npm run build makes it)");
+    return;
+  }
+  const copy = scratchDirectory("tend-launcher-cache-");
+  cpSync(join(root, "bin"), join(copy, "bin"), { recursive: true });
+  mkdirSync(join(copy, "dist", "bundle"), { recursive: true });
+  cpSync(join(root, "dist", "bundle", "tend.cjs"), join(copy, "dist", "bundle", "tend.cjs"));
+  const policy = join(copy, "policy.cf");
+  writeFileSync(policy, 'bundle agent main { vars: "x" string => "1"; }\n');
+  const generation = () => {
+    const cache = readdirSync(join(copy, "dist", "bundle")).find((f) => f.startsWith("tend.cjs.check."));
+    if (!cache) return undefined;
+    const head = readFileSync(join(copy, "dist", "bundle", cache), "latin1").split("\n", 1)[0] ?? "";
+    return Number(head.slice(head.lastIndexOf(" ") + 1));
+  };
+  const seen: (number | undefined)[] = [];
+  for (let i = 0; i < 3; i++) {
+    const run = spawnSync(process.execPath, [join(copy, "bin", "tend.js"), "check", "-f", policy], {
+      encoding: "utf8",
+      env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: join(copy, "work") },
+      timeout: 30_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    seen.push(generation());
+  }
+  assert.deepEqual(seen, [1, 2, 3]);
 });

@@ -13,6 +13,8 @@
 import { setFlagsFromString } from "node:v8";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 
+// bin/tend.js sets the same flags before it compiles the bundle (its code
+// cache is tied to the flags): a flag added here goes there too.
 setFlagsFromString("--enable-experimental-regexp-engine");
 setFlagsFromString("--enable-experimental-regexp-engine-on-excessive-backtracks");
 // A million backtracks (milliseconds) before the switch: the linear engine is
