@@ -16,6 +16,7 @@ import { packagesPromiseType } from "./packages/index.js";
 import { processesPromiseType } from "./processes/index.js";
 import { reportsPromiseType } from "./reports.js";
 import { servicesPromiseType } from "./services/index.js";
+import { createStoragePromiseType } from "./storage/index.js";
 import { metaPromiseType, varsPromiseType } from "./vars.js";
 import { xmlPromiseTypes } from "./xml/types.js";
 
@@ -51,6 +52,7 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     processesPromiseType,
     packagesPromiseType,
     servicesPromiseType,
+    createStoragePromiseType(),
     deleteLinesPromiseType,
     fieldEditsPromiseType,
     insertLinesPromiseType,
