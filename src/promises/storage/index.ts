@@ -24,7 +24,7 @@
  * `action_policy => "warn"` changes nothing (3.21 ignores it here).
  */
 import { mkdirSync, statSync } from "node:fs";
-import type { LogLevel } from "../../agent/logger.js";
+import { type LogLevel, type Logger, silentLogger } from "../../agent/logger.js";
 import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
 import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
 import { splitCommand } from "../../eval/functions/exec.js";
@@ -325,24 +325,37 @@ function describe(error: unknown): string {
   return match[1].charAt(0).toUpperCase() + match[1].slice(1);
 }
 
-/** 3.21's VerifyStoragePromise, for one path. */
+/**
+ * What 3.21 checks each time it meets the promise, before its lock (so in
+ * every pass): an unmount naming a source or server, a mount naming
+ * neither. False when the promise cannot be kept as written.
+ */
+function checkSpecification(a: StorageAttributes, log: Logger): boolean {
+  if (a.mount.unmount) {
+    if (a.mount.source !== undefined)
+      log.verbose("An unmount promise indicates a mount-source information - probably an error");
+    if (a.mount.server !== undefined)
+      log.verbose("An unmount promise indicates a mount-server information - probably an error");
+    return true;
+  }
+  if (a.haveMount && (a.mount.source === undefined || a.mount.server === undefined)) {
+    log.error("Insufficient specification in mount promise - need source and server");
+    return false;
+  }
+  return true;
+}
+
+/** 3.21's VerifyStoragePromise for one path, past its lock. */
 function verifyStoragePromise(
   run: StorageRun,
   name: string,
   promise: ActivePromise,
   env: PromiseEnvironment,
 ): Outcome {
-  const a = readStorageAttributes(promise, env.log);
+  const a = readStorageAttributes(promise, silentLogger);
   const v = new Verdicts(promise, env);
-  if (a.mount.unmount) {
-    if (a.mount.source !== undefined)
-      env.log.verbose("An unmount promise indicates a mount-source information - probably an error");
-    if (a.mount.server !== undefined)
-      env.log.verbose("An unmount promise indicates a mount-server information - probably an error");
-  } else if (a.haveMount && (a.mount.source === undefined || a.mount.server === undefined)) {
-    env.log.error("Insufficient specification in mount promise - need source and server");
+  if (!a.mount.unmount && a.haveMount && (a.mount.source === undefined || a.mount.server === undefined))
     return "kept";
-  }
   if (!run.table || run.table.length === 0) {
     try {
       run.table = readMountTable();
@@ -367,13 +380,19 @@ function verifyStoragePromise(
 }
 
 /** The paths a promiser names: itself, or (a pattern) the existing paths matching it. */
-function promisedPaths(promiser: string, env: PromiseEnvironment): string[] {
+function promisedPaths(promiser: string, log?: Logger): string[] {
   if (!isPathPattern(promiser, undefined)) {
-    env.log.verbose(`Using literal pathtype for '${promiser}'`);
+    log?.verbose(`Using literal pathtype for '${promiser}'`);
     return [promiser];
   }
-  env.log.verbose(`Using regex pathtype for '${promiser}' (see pathtype)`);
+  log?.verbose(`Using regex pathtype for '${promiser}' (see pathtype)`);
   return expandPathPattern(promiser);
+}
+
+/** Each pass, acted or not: the paths and 3.21's checks of the attributes for each. */
+function checkEveryPass(promise: ActivePromise, env: PromiseEnvironment): void {
+  for (const _ of promisedPaths(promise.promiser, env.log))
+    checkSpecification(readStorageAttributes(promise, env.log), env.log);
 }
 
 /** The end of a storage section: 3.21's CleanupNFS and its mount of everything in fstab. */
@@ -415,10 +434,11 @@ export function createStoragePromiseType(): PromiseType {
     waitsForResolution: true,
     oncePerRun: true,
     auditsItself: true,
+    everyPass: checkEveryPass,
     evaluate(promise, env) {
       const current = state(env);
       let outcome: Outcome = "skipped";
-      for (const path of promisedPaths(promise.promiser, env))
+      for (const path of promisedPaths(promise.promiser))
         outcome = combineOutcomes(outcome, verifyStoragePromise(current, path, promise, env));
       // The verdicts defined the classes; a promise that gave none defines none (as in 3.21).
       applyOutcomeClasses(promise, env, "skipped");
