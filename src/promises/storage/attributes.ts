@@ -80,7 +80,7 @@ export function intFromString(text: string | undefined, log: Logger): number {
       log.error(`Percentage out of range: ${value}`);
       return CF_NOINT;
     }
-    return -value;
+    return value === 0 ? 0 : -value;
   }
   const factor = UNITS[unit];
   if (factor === undefined) {
