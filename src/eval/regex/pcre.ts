@@ -62,9 +62,17 @@ export function compilePcre(pattern: string, options: PcreOptions = {}): PcreReg
   return result;
 }
 
-function flagKey(o: PcreOptions): string {
-  const bits = [o.caseless, o.multiline, o.dotall, o.extended, o.ungreedy, o.anchored, o.global];
-  return bits.map((b) => (b ? "1" : "0")).join("");
+/** The options as a number (one bit each): the cache is asked once per line of some functions. */
+function flagKey(o: PcreOptions): number {
+  return (
+    (o.caseless ? 1 : 0) |
+    (o.multiline ? 2 : 0) |
+    (o.dotall ? 4 : 0) |
+    (o.extended ? 8 : 0) |
+    (o.ungreedy ? 16 : 0) |
+    (o.anchored ? 32 : 0) |
+    (o.global ? 64 : 0)
+  );
 }
 
 function translate(pattern: string, options: PcreOptions): PcreRegExp | PcreError {
