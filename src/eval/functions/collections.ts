@@ -97,7 +97,10 @@ function classicIndices(fc: FunctionContext, name: string): string[] {
   const ref = parseVarRef(name);
   const scopeKey = fc.ctx.scopeKey(ref);
   const colon = scopeKey.indexOf(":");
+  // Only entries of this array are parsed: a scope can hold thousands of others.
+  const start = `${ref.name}[`;
   const entries = [...fc.ctx.scopeEntries(scopeKey.slice(0, colon), scopeKey.slice(colon + 1)).keys()]
+    .filter((lval) => lval.startsWith(start))
     .map((lval) => ({ scopeKey, lval, ref: parseVarRef(lval) }))
     .filter(
       (e) =>
@@ -105,12 +108,9 @@ function classicIndices(fc: FunctionContext, name: string): string[] {
         e.ref.indices.length > ref.indices.length &&
         ref.indices.every((index, i) => e.ref.indices[i] === index),
     );
-  const out: string[] = [];
-  for (const entry of inVariableTableOrder(fc.ctx, entries)) {
-    const index = entry.ref.indices[ref.indices.length];
-    if (!out.includes(index)) out.push(index);
-  }
-  return out;
+  const out = new Set<string>();
+  for (const entry of inVariableTableOrder(fc.ctx, entries)) out.add(entry.ref.indices[ref.indices.length]);
+  return [...out];
 }
 
 function filterItems(items: string[], [pattern, , isRegex, invert, max]: readonly Value[]) {
