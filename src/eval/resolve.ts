@@ -215,15 +215,25 @@ export function storeVarValue(
 ): void {
   const { options, hooks } = how;
   const ref = parseVarRef(target.lval);
+  // A dotted promiser (`"report_data.x"`) sets `x` in the scope it names, unless
+  // that is another bundle of the policy (3.21 refuses the injection).
+  if (target.scope === null && injectsIntoBundle(ctx, ref.scope)) return;
   const computed = expandFinalValue(ctx, evaluated, options);
   const value = computed && isVarType(target.type) ? coerce(target.type, computed) : undefined;
   if (!value) return;
+  const scope = target.scope ?? ref.scope;
   ctx.setVariable(
-    { ns: null, scope: target.scope, name: ref.name, indices: ref.indices },
+    { ns: target.scope === null ? ref.ns : null, scope, name: ref.name, indices: ref.indices },
     value,
     promiseMeta(ctx, promise, options),
   );
   hooks.varPromiseKept?.(promise, options);
+}
+
+/** Whether `scope` names another bundle of the policy read so far (not the one being evaluated). */
+function injectsIntoBundle(ctx: EvalContext, scope: string | null): boolean {
+  if (scope === null || scope === ctx.currentFrameOrNull()?.scope) return false;
+  return ctx.policyBundles.some((b) => b.name.slice(b.name.indexOf(":") + 1) === scope);
 }
 
 function turnOptions(promise: PromiseNode, bindings: ReadonlyMap<string, string>, hooks: ResolveHooks) {
