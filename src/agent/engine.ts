@@ -35,7 +35,6 @@ import type { LockStore } from "./locks.js";
 import type { Logger } from "./logger.js";
 import { type Outcome, combineOutcomes } from "./outcome.js";
 import { applyFinalOutcomeClasses } from "./outcome-classes.js";
-import { recheckConstraints } from "./recheck.js";
 import { defaultBodyNames } from "./default-bodies.js";
 import { logVariableComment } from "../promises/vars.js";
 import type { ChangesChroot } from "./simulate/changes-chroot.js";
@@ -526,13 +525,6 @@ export class Engine implements PromiseEnvironment {
       this.done.add(key);
       if (turn.fixed) this.staticDone.add(deref.node);
       if (!this.lockAcquired(active, key)) return "skipped";
-    }
-    // As 3.21, an expanded value that does not fit the syntax stops the agent.
-    const misfit = recheckConstraints(active);
-    if (misfit) {
-      this.log.error(misfit);
-      this.fatal("Fatal CFEngine error: Cannot continue");
-      return "failed";
     }
     if (!turn.resolving) {
       const announce = () => this.announce(active, turn, stackPath);

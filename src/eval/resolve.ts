@@ -218,7 +218,7 @@ export function storeVarValue(
   // A dotted promiser (`"report_data.x"`) sets `x` in the scope it names, unless
   // that is another bundle of the policy (3.21 refuses the injection).
   if (target.scope === null && injectsIntoBundle(ctx, ref.scope)) return;
-  const computed = expandFinalValue(ctx, evaluated, options);
+  const computed = dropUndefined(ctx, promise, expandFinalValue(ctx, evaluated, options), options);
   const value = computed && isVarType(target.type) ? coerce(target.type, computed) : undefined;
   if (!value) return;
   const scope = target.scope ?? ref.scope;
@@ -228,6 +228,24 @@ export function storeVarValue(
     promiseMeta(ctx, promise, options),
   );
   hooks.varPromiseKept?.(promise, options);
+}
+
+/**
+ * `policy => "ifdefined"`: a list drops its items still unresolved (the
+ * MPF's `@(def.control_agent_environment_vars_extra)`), as the agent's
+ * vars promises do; a scalar stays as it stands.
+ */
+function dropUndefined(
+  ctx: EvalContext,
+  promise: PromiseNode,
+  value: Value | undefined,
+  options: ExpandOptions,
+): Value | undefined {
+  if (!value || !isList(value) || !value.value.some(hasUnresolvedReference)) return value;
+  const policy = attribute(promise, "policy");
+  const text = policy ? expandRval(ctx, policy.value, options) : undefined;
+  if (!text || !isScalar(text) || text.value !== "ifdefined") return value;
+  return { ...value, value: value.value.filter((item) => !hasUnresolvedReference(item)) };
 }
 
 /** Whether `scope` names another bundle of the policy read so far (not the one being evaluated). */
