@@ -80,7 +80,7 @@ export function runMethodCall(promise: ActivePromise, env: PromiseEnvironment, c
  * entries (`x[k]`), so they do not pile up over calls; its other variables
  * stay (and a bundle run from the bundlesequence keeps its arrays too).
  */
-function clearArrays(env: PromiseEnvironment, ns: string, scope: string): void {
+export function clearArrays(env: PromiseEnvironment, ns: string, scope: string): void {
   for (const key of [...env.ctx.scopeEntries(ns, scope).keys()]) {
     if (!key.includes("[")) continue;
     const ref = parseVarRef(key);
@@ -89,7 +89,7 @@ function clearArrays(env: PromiseEnvironment, ns: string, scope: string): void {
 }
 
 /** A missing bundle fails the promise; without `ignore_missing_bundles` the run stops. */
-function missingBundle(name: string, env: PromiseEnvironment): Outcome {
+export function missingBundle(name: string, env: PromiseEnvironment): Outcome {
   if (isUnresolved(name)) {
     env.log.error(
       "A variable seems to have been used for the name of the method. In this case, the promiser also needs to contain the unique name of the method",
@@ -104,7 +104,7 @@ function missingBundle(name: string, env: PromiseEnvironment): Outcome {
 }
 
 /** The method's outcome from its bundle's, logged as 3.21 logs it. */
-function reportOutcome(
+export function reportOutcome(
   promise: ActivePromise,
   name: string,
   outcome: Outcome,

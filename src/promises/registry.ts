@@ -17,6 +17,7 @@ import { processesPromiseType } from "./processes/index.js";
 import { reportsPromiseType } from "./reports.js";
 import { servicesPromiseType } from "./services/index.js";
 import { createStoragePromiseType } from "./storage/index.js";
+import { usersPromiseType } from "./users/index.js";
 import { metaPromiseType, varsPromiseType } from "./vars.js";
 import { xmlPromiseTypes } from "./xml/types.js";
 
@@ -53,6 +54,7 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     packagesPromiseType,
     servicesPromiseType,
     createStoragePromiseType(),
+    usersPromiseType,
     deleteLinesPromiseType,
     fieldEditsPromiseType,
     insertLinesPromiseType,
