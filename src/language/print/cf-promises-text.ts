@@ -193,8 +193,7 @@ function flattenBody(groups: readonly AttributeGroup[]): BodyAttribute[] {
   return flat;
 }
 
-/** Body attributes are always written quoted, bare words included. */
+/** Body attributes are always written quoted, bare words included (`data` of a password body is a string). */
 function bodyAttributeText(attribute: Attribute): string {
-  const lval = attribute.name.text;
-  return `${lval} => ${lval === "data" ? dataText(attribute.value) : valueText(attribute.value)}`;
+  return `${attribute.name.text} => ${valueText(attribute.value)}`;
 }

@@ -139,9 +139,10 @@ function plainText(value: Rval): string {
   }
 }
 
-function attributeToJson(attribute: Attribute, lineOf: LineOf): Json {
+/** `data` of vars and classes is a data container; in a body (password) it is a string. */
+function attributeToJson(attribute: Attribute, lineOf: LineOf, inBody = false): Json {
   const lval = attribute.name.text;
-  const rval = lval === "data" ? dataToJson(attribute.value) : rvalToJson(attribute.value, true);
+  const rval = lval === "data" && !inBody ? dataToJson(attribute.value) : rvalToJson(attribute.value, true);
   return { line: lineOf(attribute.name.span), lval, rval };
 }
 
@@ -219,7 +220,7 @@ function bodyContextsToJson(groups: readonly AttributeGroup[], lineOf: LineOf): 
   for (const group of groups) {
     const context = group.guard === null ? "any" : group.guard.expression;
     for (const attribute of group.attributes) {
-      const entry = { context, lval: attribute.name.text, json: attributeToJson(attribute, lineOf) };
+      const entry = { context, lval: attribute.name.text, json: attributeToJson(attribute, lineOf, true) };
       const index = flat.findIndex((e) => e.context === context && e.lval === entry.lval);
       if (index === -1) flat.push(entry);
       else flat[index] = entry;

@@ -71,7 +71,9 @@ export function checkAttributeCommon(
     );
   }
   if (name === "if" || name === "ifvarclass") checkClassExpressionValue(attribute, file, ctx);
-  if (name === "data" || name === "template_data") checkInlineJson(attribute, file, ctx);
+  // Only a data container is JSON: the `data` of a password body is a plain string.
+  if ((name === "data" || name === "template_data") && syntax?.type !== "string")
+    checkInlineJson(attribute, file, ctx);
   return true;
 }
 
