@@ -22,9 +22,12 @@ function skipReason(): string | false {
 const skip = skipReason();
 
 for (const scenario of usersScenarios) {
-  test(`users scenario ${scenario.name}`, { skip }, () => {
-    const expected = runScenario(scenario, "cf-agent");
-    const actual = runScenario(scenario, "tend");
+  test(`users scenario ${scenario.name}`, { skip }, async () => {
+    // Both agents at once, each in its own sandbox.
+    const [expected, actual] = await Promise.all([
+      runScenario(scenario, "cf-agent"),
+      runScenario(scenario, "tend"),
+    ]);
     assert.deepEqual(actual.state, expected.state, "accounts afterwards");
     actual.runs.forEach((run, i) => {
       const want = expected.runs[i];

@@ -162,7 +162,7 @@ export function stateOf(box: Sandbox, scenario: UsersScenario): string[] {
 }
 
 /** The scenario through one agent: a fresh sandbox, its setup, two runs, the state left. */
-export function runScenario(scenario: UsersScenario, agent: Agent): ScenarioOutcome {
+export async function runScenario(scenario: UsersScenario, agent: Agent): Promise<ScenarioOutcome> {
   const box = new Sandbox();
   try {
     if (scenario.setup) box.shell(scenario.setup);
@@ -170,7 +170,7 @@ export function runScenario(scenario: UsersScenario, agent: Agent): ScenarioOutc
     writeFileSync(policy, scenarioPolicy(scenario));
     const runs: RunCapture[] = [];
     for (let i = 0; i < 2; i++) {
-      const run = box.run(agentArgv(agent, box, policy, scenario.args ?? []));
+      const run = await box.runAsync(agentArgv(agent, box, policy, scenario.args ?? []));
       runs.push(capture(agent, run.stdout, run.stderr, box.dir));
     }
     return { runs, state: stateOf(box, scenario) };

@@ -6,7 +6,7 @@
  * replace /etc/passwd and friends by rename) change only the copies. The
  * real machine never changes.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,6 +62,32 @@ export class Sandbox {
       },
     );
     return { status: run.status, stdout: run.stdout ?? "", stderr: run.stderr ?? "" };
+  }
+
+  /** Runs a program inside the sandbox's mount namespace, without blocking. */
+  runAsync(argv: readonly string[]): Promise<SandboxRun> {
+    return new Promise((resolve, reject) => {
+      const child = spawn("unshare", [
+        "-m",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        ENTER,
+        this.dir,
+        ...argv,
+      ]);
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+      });
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+      });
+      child.on("error", reject);
+      child.on("close", (status) => resolve({ status, stdout, stderr }));
+    });
   }
 
   /** Runs a shell script inside the sandbox (to prepare accounts); throws if it fails. */
