@@ -5,6 +5,7 @@
 import { classesPromiseType } from "./classes.js";
 import { commandsPromiseType } from "./commands/index.js";
 import type { PromiseType } from "./contract.js";
+import { databasesPromiseType } from "./databases/index.js";
 import { defaultsPromiseType } from "./defaults.js";
 import { deleteLinesPromiseType } from "./edit/delete.js";
 import { fieldEditsPromiseType } from "./edit/fields.js";
@@ -55,6 +56,7 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     servicesPromiseType,
     createStoragePromiseType(),
     usersPromiseType,
+    databasesPromiseType,
     deleteLinesPromiseType,
     fieldEditsPromiseType,
     insertLinesPromiseType,
