@@ -9,11 +9,12 @@
  * tend has neither, so its failsafe only says what happened and changes
  * nothing on the machine.
  */
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomically } from "../system/atomic.js";
 import { errorText } from "../promises/files/step.js";
 import type { Logger } from "./logger.js";
+import { makeDirectoriesSync } from "../system/make-directories.js";
 
 /** tend's built-in failsafe policy (written to `failsafe.cf` when missing). */
 export const BUILTIN_FAILSAFE_POLICY = `# tend's built-in failsafe policy.
@@ -70,7 +71,7 @@ export function ensureFailsafePolicy(inputdir: string, log: Logger): string | un
   log.info(`Writing built-in failsafe policy to '${path}'`);
   try {
     // cf-agent makes its input directory at startup; tend only when it needs it.
-    mkdirSync(inputdir, { recursive: true, mode: 0o700 });
+    makeDirectoriesSync(inputdir, 0o700);
     writeFileAtomically(path, BUILTIN_FAILSAFE_POLICY, 0o600);
     return path;
   } catch (error) {

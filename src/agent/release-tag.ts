@@ -12,9 +12,10 @@
  * names below them). So it changes when a policy file's size changes.
  */
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { lstatSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomically } from "../system/atomic.js";
+import { makeDirectoriesSync } from "../system/make-directories.js";
 
 const POLICY_EXTENSIONS = [".cf", ".dat", ".txt", ".conf", ".mustache", ".json", ".yaml"];
 
@@ -109,7 +110,7 @@ export function tagReleaseDirectory(dir: string, options: TagOptions): boolean {
       }
     }
     if (options.validated) {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeDirectoriesSync(dir, 0o700);
       const seconds = Math.floor((options.now ?? Date.now)() / 1000);
       writeFileAtomically(join(dir, "cf_promises_validated"), jsonObject("timestamp", seconds), 0o600);
     }

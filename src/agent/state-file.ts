@@ -11,9 +11,10 @@
  * else, and written 600 in a 700 directory whatever the umask, through a
  * temporary file created exclusively (never through a planted link).
  */
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { writeFileAtomically } from "../system/atomic.js";
+import { makeDirectoriesSync } from "../system/make-directories.js";
 
 export type TimeTable = Record<string, number>;
 
@@ -76,7 +77,7 @@ export function readTimeTable(path: string, trust?: StateTrust): TimeTable {
 /** Writes the table (mode 600); false when the work directory is not writable (the run goes on). */
 export function writeTimeTable(path: string, table: object): boolean {
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    makeDirectoriesSync(dirname(path), 0o700);
     writeFileAtomically(path, JSON.stringify(table), 0o600);
     return true;
   } catch {

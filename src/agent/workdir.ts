@@ -2,18 +2,20 @@
  * tend's work directory: state (persistent classes, locks, the change
  * database), like cf-agent's, but its own so the two never share state.
  *
- * - `CFENGINE_TEST_OVERRIDE_WORKDIR` wins, as in cf-agent (the acceptance
+ * - `--workdir` wins (cf-agent's and cf-promises' `-w` set
+ *   `CFENGINE_TEST_OVERRIDE_WORKDIR` for themselves);
+ * - else `CFENGINE_TEST_OVERRIDE_WORKDIR`, as in cf-agent (the acceptance
  *   suite relies on it);
- * - else `--workdir`;
  * - else `/var/lib/tend` for root and `~/.tend` for other users.
  * `TEMP`, when set, is where temporary files go (as cf-agent reads it).
  */
-import { lstatSync, mkdirSync, type Stats, statSync } from "node:fs";
+import { lstatSync, type Stats, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { chmodSync, chownSync } from "../system/safe-fs.js";
 import type { Logger } from "./logger.js";
 import type { StateTrust } from "./state-file.js";
+import { makeDirectoriesSync } from "../system/make-directories.js";
 
 export interface AgentDirectories {
   /** `--workdir`. */
@@ -35,8 +37,8 @@ export function agentDirectories(
 ): ResolvedAgentDirectories {
   const root = typeof process.getuid === "function" && process.getuid() === 0;
   const workdir =
-    env.CFENGINE_TEST_OVERRIDE_WORKDIR ||
     options.workdir ||
+    env.CFENGINE_TEST_OVERRIDE_WORKDIR ||
     (root ? "/var/lib/tend" : join(homedir(), ".tend"));
   return {
     workdir,
@@ -87,7 +89,7 @@ function makeOwnDirectory(dir: string, mode: number, log: Logger): Stats | undef
   }
   if (!found) {
     try {
-      mkdirSync(dir, { recursive: true, mode });
+      makeDirectoriesSync(dir, mode);
     } catch {
       // Writing state later reports the problem.
     }

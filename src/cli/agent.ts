@@ -7,13 +7,14 @@
  * prints a structured run report on stdout instead of the lines (and the
  * log lines then go to stderr, so that stdout stays one JSON document).
  */
+import { existsSync } from "node:fs";
 import { isatty } from "node:tty";
-import { parseArgs } from "node:util";
 import type { LogLevel } from "../agent/logger.js";
 import { formatLogLine } from "../agent/logger.js";
 import type { AgentResult } from "../agent/run.js";
 import { SIMULATE_MODES, type SimulateMode } from "../agent/simulate/changes-chroot.js";
-import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
+import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
+import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 
 export const agentUsage = `Usage: tend agent [OPTIONS] [FILE]
 
@@ -36,6 +37,8 @@ Options:
       --log-to-stderr       write log lines to stderr (cf-agent, and tend by
                             default, write them to stdout with the reports)
   -w, --workdir DIR         the work directory (state, locks)
+  -C, --color[=WHEN]        always, auto or never (attached: -Cnever); accepted
+                            as cf-agent accepts it (its log lines are plain)
       --show-evaluated-classes[=REGEX]  print the classes defined when the run ends
       --show-evaluated-vars[=REGEX]     print the variables defined when the run ends
       --json                print a JSON run report on stdout (log lines go
@@ -43,8 +46,9 @@ Options:
   -h, --help                show this help
   -V, --version             print the version
 
-The work directory is CFENGINE_TEST_OVERRIDE_WORKDIR when set, else --workdir,
-else /var/lib/tend for root and ~/.tend for other users.
+The work directory is --workdir, else CFENGINE_TEST_OVERRIDE_WORKDIR when set,
+else /var/lib/tend for root and ~/.tend for other users (tend check uses the
+same rule).
 `;
 
 const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
@@ -55,13 +59,17 @@ function splitList(values: readonly string[] | undefined): string[] {
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   let parsed: ReturnType<typeof parseAgentArgs>;
+  let positional: string | undefined;
   try {
     parsed = parseAgentArgs(args);
+    positional = onePolicyFile(parsed.positionals);
+    colorMode(parsed.values.color);
   } catch (error) {
-    io.stderr(`tend agent: ${(error as Error).message}\nTry 'tend agent --help'.\n`);
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`tend agent: ${error.message}\nTry 'tend agent --help'.\n`);
     return EXIT_FAILURE;
   }
-  const { values, positionals } = parsed;
+  const { values } = parsed;
   if (values.help) {
     io.stdout(agentUsage);
     return EXIT_OK;
@@ -82,7 +90,14 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const { runAgent } = await import("../agent/run.js");
   const { agentDirectories } = await import("../agent/workdir.js");
   const dirs = agentDirectories({ workdir: values.workdir }, io.env);
-  const file = positionals[0] ?? optionFile(values.file, dirs.inputdir) ?? `${dirs.inputdir}/promises.cf`;
+  // As cf-agent's -w: the tools it starts (cf-promises, modules) see it too.
+  if (values.workdir !== undefined) process.env.CFENGINE_TEST_OVERRIDE_WORKDIR = values.workdir;
+  const unusable = await workdirProblem(dirs.workdir);
+  if (unusable) {
+    io.stderr(`tend agent: ${unusable}\n`);
+    return EXIT_FAILURE;
+  }
+  const file = positional ?? optionFile(values.file, dirs.inputdir) ?? `${dirs.inputdir}/promises.cf`;
   const json = values.json === true;
   const stamp = values.timestamp === true;
   const renderer = await import("./render-policy-problems.js");
@@ -91,7 +106,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const result = runAgent(
     {
       file,
-      fileGiven: positionals[0] !== undefined || values.file !== undefined,
+      fileGiven: positional !== undefined || values.file !== undefined,
       workdir: values.workdir,
       defines: splitList(values.define),
       negates: splitList(values.negate),
@@ -136,13 +151,27 @@ function simulateMode(value: string | undefined): SimulateMode | undefined | nul
 const OPTIONAL_VALUES: Readonly<Record<string, string>> = {
   "--show-evaluated-classes": "--show-evaluated-classes=.*",
   "--show-evaluated-vars": "--show-evaluated-vars=.*",
+  "--color": "--color=auto",
+  "-C": "--color=auto",
 };
 
+/** Why the work directory cannot be used (it cannot be created), or undefined. */
+async function workdirProblem(workdir: string): Promise<string | undefined> {
+  if (existsSync(workdir)) return undefined;
+  const { makeDirectoriesSync } = await import("../system/make-directories.js");
+  const { errorText } = await import("../promises/files/step.js");
+  try {
+    makeDirectoriesSync(workdir, 0o755);
+    return undefined;
+  } catch (error) {
+    return `cannot create the work directory ${workdir} (mkdir: ${errorText(error)}); choose another with -w DIR`;
+  }
+}
+
 function parseAgentArgs(args: readonly string[]) {
-  return parseArgs({
-    args: args.map((arg) => OPTIONAL_VALUES[arg] ?? arg),
-    allowPositionals: true,
-    options: {
+  return parseCommandLine(
+    args,
+    {
       file: { type: "string", short: "f" },
       bundlesequence: { type: "string", short: "b", multiple: true },
       define: { type: "string", short: "D", multiple: true },
@@ -166,7 +195,8 @@ function parseAgentArgs(args: readonly string[]) {
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "V" },
     },
-  });
+    OPTIONAL_VALUES,
+  );
 }
 
 /** `--show-evaluated-classes` then `--show-evaluated-vars`, as cf-agent prints them after the run. */

@@ -4,7 +4,8 @@
  * check are accepted and listed in `ignored`.
  */
 import { isAbsolute, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { agentDirectories } from "../agent/workdir.js";
+import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
 import type { ColorMode } from "./color.js";
 import { UsageError } from "./io.js";
 
@@ -96,15 +97,6 @@ const optionalValues: Readonly<Record<string, string>> = {
   "--show-vars": "--show-vars=.*",
 };
 
-function fillOptionalValues(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const [i, arg] of args.entries()) {
-    if (arg === "--") return out.concat(args.slice(i));
-    out.push(optionalValues[arg] ?? arg);
-  }
-  return out;
-}
-
 /** Splits `-D a,b -D c` into `[a, b, c]`. */
 function splitList(values: readonly string[] | undefined): string[] {
   return (values ?? []).flatMap((v) => v.split(",")).filter((v) => v !== "");
@@ -123,15 +115,8 @@ function oneOf<T extends string>(
 
 /** Parses the arguments after `check`; throws UsageError on a bad command line. */
 export function parseCheckOptions(args: readonly string[]): CheckCommandOptions {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof optionSpec; allowPositionals: true }>>;
-  try {
-    parsed = parseArgs({ args: fillOptionalValues(args), options: optionSpec, allowPositionals: true });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
-  if (positionals.length > 1) throw new UsageError(`expected one policy file, got ${positionals.length}`);
-  const positional = positionals[0];
+  const { values, positionals } = parseCommandLine(args, optionSpec, optionalValues);
+  const positional = onePolicyFile(positionals);
   const policyOutput = oneOf(
     values["policy-output-format"],
     ["none", "cf", "json", "cf-full", "json-full"],
@@ -152,7 +137,7 @@ export function parseCheckOptions(args: readonly string[]): CheckCommandOptions 
     verbose: values.verbose ?? false,
     debug: values.debug ?? false,
     inform: values.inform ?? false,
-    color: oneOf(values.color, ["always", "auto", "never"], "auto", "--color"),
+    color: colorMode(values.color),
     json: values.json ?? false,
     logToStderr: values["log-to-stderr"] ?? false,
     help: values.help ?? false,
@@ -164,9 +149,9 @@ export function parseCheckOptions(args: readonly string[]): CheckCommandOptions 
   };
 }
 
-/** The work directory: `-w`, else CFENGINE_TEST_OVERRIDE_WORKDIR, else the system one. */
+/** The work directory, by the agent's rule (`tend agent` runs what this checks). */
 export function resolveWorkdir(options: CheckCommandOptions, env: NodeJS.ProcessEnv): string {
-  return options.workdir ?? (env.CFENGINE_TEST_OVERRIDE_WORKDIR || "/var/lib/cfengine3");
+  return agentDirectories({ workdir: options.workdir ?? undefined }, env).workdir;
 }
 
 /**
@@ -200,15 +185,17 @@ Options:
   -c, --full-check           also run the checks cf-promises runs only with -c
   -p, --policy-output-format none|cf|json|cf-full|json-full
                              print the parsed policy as cf-promises does (the entry
-                             file, or all files); tend fmt formats policy
+                             file, or all files)
   -s, --syntax-description none|json
                              print the syntax tables and exit
   -D, --define a,b           classes to define
   -N, --negate a,b           classes to undefine
   -b, --bundlesequence a,b   the bundlesequence to check against
-  -w, --workdir DIR          the work directory (default /var/lib/cfengine3, or
-                             CFENGINE_TEST_OVERRIDE_WORKDIR)
-  -C, --color[=WHEN]         always, auto (default) or never; NO_COLOR is honoured
+  -w, --workdir DIR          the work directory, as for tend agent: -w, else
+                             CFENGINE_TEST_OVERRIDE_WORKDIR, else /var/lib/tend
+                             for root and ~/.tend for other users
+  -C, --color[=WHEN]         always, auto (default) or never (attached:
+                             -Cnever, --color=never); NO_COLOR is honoured
       --show-vars[=REGEX]    print the variables known after loading, as cf-promises
       --show-classes[=REGEX] print the global classes known after loading
       --json                 print the result and diagnostics as JSON on stdout

@@ -134,8 +134,7 @@ async function printPolicy(
 ): Promise<number> {
   // "json" and "cf" print the entry file only; the "-full" forms print every file loaded.
   const chosen = options.policyOutput.endsWith("-full") ? files : files.slice(0, 1);
-  // Laid out byte for byte as cf-promises 3.21 prints them (scripts compare
-  // them); `tend fmt` is the canonical formatter.
+  // Laid out byte for byte as cf-promises 3.21 prints them (scripts compare them).
   if (options.policyOutput.startsWith("json")) {
     const { policyToJson } = await import("../language/print/json.js");
     const { writeCfengineJson } = await import("../language/print/cfengine-json.js");

@@ -2,10 +2,10 @@
  * `tend parse FILE [--json]`: prints the syntax tree of one file, as JSON or
  * as an indented outline. Diagnostics go to stderr; exit 1 if any is an error.
  */
-import { parseArgs } from "node:util";
 import { hasErrors } from "../language/diagnostics.js";
 import { makeStyler, shouldColor } from "./color.js";
-import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
+import { parseCommandLine } from "./args.js";
+import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 import { renderDiagnostics } from "./render.js";
 
 const usage = `Usage: tend parse [--json] FILE
@@ -18,13 +18,13 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   let values: { json?: boolean; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args: [...args],
-      options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
+    ({ values, positionals } = parseCommandLine(args, {
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
     }));
   } catch (error) {
-    io.stderr(`tend parse: ${(error as Error).message}\n${usage}`);
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`tend parse: ${error.message}\n${usage}`);
     return EXIT_FAILURE;
   }
   if (values.help || positionals.length !== 1) {

@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Ajv } from "ajv";
+import { scratchDirectory } from "../scratch.js";
 
 const schema = JSON.parse(readFileSync("schema/run-report.schema.json", "utf8")) as object;
 
 function runJson(policy: string): unknown {
-  const workdir = mkdtempSync(join(tmpdir(), "tend-report-"));
+  const workdir = scratchDirectory("tend-report-");
   const result = spawnSync(process.execPath, ["bin/tend.js", "agent", "-K", "--json", "-f", policy], {
     env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
     encoding: "utf8",
@@ -19,7 +18,7 @@ function runJson(policy: string): unknown {
 }
 
 test("tend agent --json produces a report valid against the shipped schema", () => {
-  const report = runJson("test/fixtures/agent/report.cf") as {
+  const report = runJson("./test/fixtures/agent/report.cf") as {
     promises: { type: string; promiser: string; classes: string[]; pass: number }[];
     classes: string[];
   };

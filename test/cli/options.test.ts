@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { parseCheckOptions, resolveEntryFile, resolveWorkdir } from "../../src/cli/check-options.js";
 import { shouldColor } from "../../src/cli/color.js";
@@ -42,7 +44,11 @@ test("the work directory comes from -w, then CFENGINE_TEST_OVERRIDE_WORKDIR", ()
     "/w",
   );
   assert.equal(resolveWorkdir(parseCheckOptions([]), { CFENGINE_TEST_OVERRIDE_WORKDIR: "/e" }), "/e");
-  assert.equal(resolveWorkdir(parseCheckOptions([]), {}), "/var/lib/cfengine3");
+  // Then tend agent's own default: check looks where the agent runs.
+  assert.equal(
+    resolveWorkdir(parseCheckOptions([]), {}),
+    process.getuid?.() === 0 ? "/var/lib/tend" : join(homedir(), ".tend"),
+  );
 });
 
 test("options with an optional value take it only when attached, as with getopt", () => {

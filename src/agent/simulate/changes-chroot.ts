@@ -16,7 +16,6 @@ import {
   chmodSync,
   copyFileSync,
   lchownSync,
-  mkdirSync,
   readdirSync,
   readlinkSync,
   rmSync,
@@ -25,6 +24,7 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { lstatOrUndefined, realpathOrUndefined, statOrUndefined } from "../../promises/files/stat.js";
+import { makeDirectoriesSync } from "../../system/make-directories.js";
 
 /** `--simulate=`: what the run shows at its end. */
 export type SimulateMode = "manifest" | "manifest-full" | "diff";
@@ -167,7 +167,7 @@ function readdirOrEmpty(path: string): string[] {
 
 function mkdirQuietly(path: string, mode: number): void {
   try {
-    mkdirSync(path, { recursive: true, mode });
+    makeDirectoriesSync(path, mode);
     chmodSync(path, mode);
   } catch {
     // The promise that needs it reports the problem.

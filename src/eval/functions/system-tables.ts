@@ -4,7 +4,7 @@
  * inventory CSV files cf-agent keeps in its state directory), findprocesses
  * and processexists (the `ps` table), network_connections (/proc/net).
  */
-import { closeSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync } from "node:fs";
 import {
   formatEntry,
   legacyInventoryPath,
@@ -22,6 +22,7 @@ import { procPath } from "../proc-root.js";
 import { globFileList } from "./glob.js";
 import { emitFunctionMessage } from "./messages.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
+import { makeDirectoriesSync } from "../../system/make-directories.js";
 
 /** /proc/sys, below CFENGINE_TEST_OVERRIDE_PROCDIR when set (as 3.21's tests relocate it). */
 const procSys = () => procPath("sys");
@@ -87,7 +88,7 @@ function missingInventory(installed: boolean, path: string): string {
 
 function createEmptyInventory(path: string): void {
   try {
-    mkdirSync(posix.dirname(path), { recursive: true });
+    makeDirectoriesSync(posix.dirname(path));
     closeSync(openSync(path, "wx", 0o600));
   } catch {
     // Not writable, or made meanwhile: the inventory simply stays as it is.

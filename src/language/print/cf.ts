@@ -1,7 +1,8 @@
 /**
- * The canonical CFEngine formatter (`tend fmt`, `tend check -p cf`): prints a
+ * A canonical CFEngine printer (library API: `formatPolicy`): prints a
  * syntax tree back as policy text that re-parses to the same tree (spans and
- * list trailing commas aside).
+ * list trailing commas aside). No command formats files with it: it loses
+ * comments (below), so it cannot rewrite a user's policy in place.
  *
  * The style, in the spirit of the Masterfiles Policy Framework:
  *

@@ -10,7 +10,7 @@
  * yet is always filled. After installing or removing, the cache is read
  * again at once, without the lock.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import {
   type InventoryEntry,
   type InventoryKind,
@@ -22,6 +22,7 @@ import type { PromiseEnvironment } from "../contract.js";
 import { writeFileAtomically } from "../../system/atomic.js";
 import { type ModuleCommand, askModule } from "./module-process.js";
 import { optionLines, readInventoryAnswer } from "./module-replies.js";
+import { makeDirectoriesSync } from "../../system/make-directories.js";
 
 /** What is asked: the installed packages, the updates (from the network) or the updates known locally. */
 export type CacheRequest = "installed" | "updates" | "local-updates";
@@ -45,7 +46,7 @@ export function stateDirectory(env: PromiseEnvironment): string {
 
 function writeInventory(path: string, entries: readonly InventoryEntry[]): boolean {
   try {
-    mkdirSync(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    makeDirectoriesSync(path.slice(0, path.lastIndexOf("/")));
     writeFileAtomically(path, entries.map((e) => `${formatEntry(e)}\n`).join(""), 0o600);
     return true;
   } catch {

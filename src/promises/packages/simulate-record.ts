@@ -6,7 +6,7 @@
  * name, version and architecture, for the audit at the end of the run
  * (simulate-audit.ts).
  */
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Outcome } from "../../agent/outcome.js";
 import { formatCsvField } from "../../eval/package-inventory.js";
@@ -14,6 +14,7 @@ import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { makingChanges } from "../edit/common.js";
 import { logPromiseContext } from "../promise-context.js";
 import { asText } from "../values.js";
+import { makeDirectoriesSync } from "../../system/make-directories.js";
 
 export type PackageOperation = "present" | "absent" | "install" | "remove";
 
@@ -41,7 +42,7 @@ export function recordOperation(
   if (!chroot) return;
   const line = [CODES[operation], name, version ?? "", arch ?? ""].map(formatCsvField).join(",");
   try {
-    mkdirSync(chroot.root, { recursive: true });
+    makeDirectoriesSync(chroot.root);
     appendFileSync(operationsFile(chroot.root), `${line}\r\n`);
   } catch {
     env.log.error("Failed to open package operations record file '/pkgs_ops'");
