@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { expandRval } from "../../src/eval/expand.js";
 import { listFunctionNames } from "../../src/eval/functions/registry.js";
 import { type Value, data, isList, list, scalar } from "../../src/eval/values.js";
 import { makeContext, rval } from "./helpers.js";
+import { scratchDirectory } from "../scratch.js";
 
 const ctx = makeContext({
   s: "hello world",
@@ -101,7 +101,7 @@ test("collection functions accept names, @(refs), classic arrays and data", () =
 });
 
 test("file functions read the file system synchronously", () => {
-  const dir = mkdtempSync(join(tmpdir(), "tend-fn-"));
+  const dir = scratchDirectory("tend-fn-");
   mkdirSync(join(dir, "sub"));
   writeFileSync(join(dir, "a.cf"), "");
   writeFileSync(join(dir, "b.txt"), "x\n# comment\ny\n");

@@ -12,8 +12,7 @@
  * temporary directory and its path is in the failure message.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -24,6 +23,7 @@ import type { PolicySet } from "../../src/language/policy-set.js";
 import { validatePolicy } from "../../src/language/validate/index.js";
 import { SourceFile } from "../../src/language/source.js";
 import { findPolicies, loadSeeds, makeCase } from "../../scripts/fuzz/mutate.js";
+import { scratchDirectory } from "../scratch.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const MASTERFILES = "/var/lib/cfengine3/masterfiles";
@@ -86,7 +86,7 @@ function runCase(text: string): void {
 }
 
 function saveFailure(text: string, n: number): string {
-  const dir = mkdtempSync(join(tmpdir(), "tend-fuzz-"));
+  const dir = scratchDirectory("tend-fuzz-");
   const path = join(dir, `seed-${SEED}-case-${n}.cf`);
   writeFileSync(path, text);
   return path;

@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
@@ -16,6 +14,7 @@ import {
   string,
 } from "../../src/module-sdk/index.js";
 import { repoRoot, runPolicy } from "../promises/custom/run-module.js";
+import { scratchDirectory } from "../scratch.js";
 
 test("attributes are checked and converted as declared", () => {
   const specs = {
@@ -118,7 +117,7 @@ test("the SDK speaks the JSON protocol, and a failing module answers error inste
 });
 
 test("the example module (examples/modules/setting.mjs) under the agent: repairs, keeps, warns, refuses", () => {
-  const dir = mkdtempSync(join(tmpdir(), "tend-sdk-"));
+  const dir = scratchDirectory("tend-sdk-");
   const file = join(dir, "app.conf");
   writeFileSync(file, "# app\nport=1\n");
   const policy = `promise agent setting { path => "${join(repoRoot, "examples", "modules", "setting.mjs")}"; }

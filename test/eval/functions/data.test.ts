@@ -1,4 +1,4 @@
 import { test } from "node:test";
 import { checkCase, familyCases } from "./data-fixture.js";
 
-for (const c of familyCases("data")) test(`${c.expr} (as cf-agent)`, () => checkCase(c));
+for (const c of familyCases("data")) test(`${c.expr} (as cf-agent)`, (t) => checkCase(c, t));

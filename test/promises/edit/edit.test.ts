@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { scratchDirectory } from "../../scratch.js";
 
 interface Run {
   readonly status: number | null;
@@ -22,7 +22,7 @@ interface Case {
 
 /** Writes `files` into a fresh temp dir, the policy (main gets `$(d)`) beside it. */
 function makeCase(files: Record<string, string>, body: string): Case {
-  const root = mkdtempSync(join(tmpdir(), "tend-edit-"));
+  const root = scratchDirectory("tend-edit-");
   const dir = join(root, "d");
   mkdirSync(dir);
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);

@@ -10,14 +10,12 @@ import {
   chmodSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   readlinkSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type Capture,
@@ -28,6 +26,7 @@ import {
   runTwice,
 } from "../scenario-runs.js";
 import type { Scenario } from "./scenarios.js";
+import { scratchDirectory } from "../../scratch.js";
 
 export type { RunResult, ScenarioResult } from "../scenario-runs.js";
 
@@ -65,7 +64,7 @@ ${PRELUDE}`;
 
 /** A fresh directory with the scenario's files; returns the root holding it and the policy. */
 export function prepare(scenario: Scenario): { root: string; dir: string; policy: string } {
-  const root = mkdtempSync(join(tmpdir(), "tend-edit-scenario-"));
+  const root = scratchDirectory("tend-edit-scenario-");
   const dir = join(root, "d");
   mkdirSync(dir);
   for (const [name, content] of Object.entries(scenario.files ?? {})) {

@@ -6,15 +6,15 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { scratchDirectory } from "../../scratch.js";
 
 const CHUNK = "<P>\n  </a>\n  <b>\n  </a>\n</P>";
 
 test("insert_lines: repeated lines of a chunk, into an empty and a non-empty file (as cf-agent)", () => {
-  const dir = mkdtempSync(join(tmpdir(), "tend-insert-region-"));
+  const dir = scratchDirectory("tend-insert-region-");
   writeFileSync(join(dir, "g"), "x\n  </a>\n");
   writeFileSync(join(dir, "h"), "x\n  </a>\n");
   writeFileSync(

@@ -14,7 +14,6 @@ import {
   linkSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   readlinkSync,
@@ -22,7 +21,6 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
   type Capture,
@@ -32,6 +30,7 @@ import {
   runTendCapturing,
   runTwice,
 } from "../scenario-runs.js";
+import { scratchDirectory } from "../../scratch.js";
 
 /** A file the scenario starts with; a string is a file's content. */
 export type Entry =
@@ -111,7 +110,7 @@ function makeEntry(dir: string, name: string, entry: Entry): void {
 
 /** A fresh directory with the scenario's files; returns the root holding it and the policy. */
 export function prepare(scenario: CopyScenario): { root: string; dir: string; policy: string } {
-  const root = mkdtempSync(join(tmpdir(), "tend-copy-scenario-"));
+  const root = scratchDirectory("tend-copy-scenario-");
   const dir = join(root, "d");
   mkdirSync(dir);
   const entries = Object.entries(scenario.files ?? {});

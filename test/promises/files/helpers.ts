@@ -1,17 +1,9 @@
 /** Runs small files policies through tend (and cf-agent, when installed) in temp dirs. */
 import { spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { scratchDirectory } from "../../scratch.js";
 
 export interface AgentRun {
   readonly status: number | null;
@@ -21,7 +13,7 @@ export interface AgentRun {
 
 /** A fresh temp directory for one case: `dir` for the files, `policy` written beside it. */
 export function makeCase(bundleBody: string): { root: string; dir: string; policy: string } {
-  const root = mkdtempSync(join(tmpdir(), "tend-files-"));
+  const root = scratchDirectory("tend-files-");
   const dir = join(root, "t");
   mkdirSync(dir);
   const policy = join(root, "policy.cf");

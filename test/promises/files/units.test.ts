@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { writeFileAtomically } from "../../../src/system/atomic.js";
 import { applyMode, parseModeString } from "../../../src/promises/files/modes.js";
+import { scratchDirectory } from "../../scratch.js";
 
 test("mode strings: octal sets every bit, symbolic clauses add, remove or set", () => {
   const cases: [string, number, number][] = [
@@ -24,7 +24,7 @@ test("mode strings: octal sets every bit, symbolic clauses add, remove or set", 
 });
 
 test("writeFileAtomically replaces the file, with the mode asked, and leaves no temporary file", () => {
-  const dir = mkdtempSync(join(tmpdir(), "tend-atomic-"));
+  const dir = scratchDirectory("tend-atomic-");
   const path = join(dir, "f");
   writeFileSync(path, "old");
   writeFileAtomically(path, "new content", 0o640);

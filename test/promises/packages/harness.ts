@@ -9,8 +9,7 @@
  * scenario's directory. Paths in messages read `D` for the scenario's
  * directory and `R` for the root holding it.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -21,6 +20,7 @@ import {
   runTendCapturing,
   runTwice,
 } from "../scenario-runs.js";
+import { scratchDirectory } from "../../scratch.js";
 
 export type { RunResult, ScenarioResult } from "../scenario-runs.js";
 
@@ -120,7 +120,7 @@ ${PRELUDE}`;
 
 /** A fresh system directory and the fixtures; returns the root, the directory and the policy. */
 export function prepare(scenario: PackagesScenario): { root: string; dir: string; policy: string } {
-  const root = mkdtempSync(join(tmpdir(), "tend-packages-scenario-"));
+  const root = scratchDirectory("tend-packages-scenario-");
   const dir = join(root, "d");
   mkdirSync(dir);
   for (const fixture of ["fake-module.sh", "fake-pm.sh"])
