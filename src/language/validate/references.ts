@@ -27,12 +27,42 @@ export function splitQualifiedName(text: string): QualifiedName {
  */
 export function findBody(index: PolicyIndex, type: string, reference: string): Located<Body> | undefined {
   const { namespace, name } = splitQualifiedName(reference);
-  return index.bodies.find(
-    (b) =>
-      b.node.type.text === type &&
-      b.node.name.text === name &&
-      (namespace === null || b.node.namespace === namespace),
-  );
+  return byName(index, "bodies")
+    .get(name)
+    ?.find((b) => b.node.type.text === type && (namespace === null || b.node.namespace === namespace)) as
+    | Located<Body>
+    | undefined;
+}
+
+type Block = Located<Body> | Located<Bundle>;
+
+/**
+ * The bodies or bundles of an index by name, each list in the index's order:
+ * the first match of a name among them is its first match in the index. A
+ * policy refers to its bodies thousands of times; the index never changes.
+ */
+const namedBlocks = new WeakMap<
+  PolicyIndex,
+  { bodies?: Map<string, Block[]>; bundles?: Map<string, Block[]> }
+>();
+
+function byName(index: PolicyIndex, kind: "bodies" | "bundles"): ReadonlyMap<string, readonly Block[]> {
+  let known = namedBlocks.get(index);
+  if (!known) {
+    known = {};
+    namedBlocks.set(index, known);
+  }
+  let map = known[kind];
+  if (!map) {
+    map = new Map();
+    for (const block of index[kind]) {
+      const list = map.get(block.node.name.text);
+      if (list) list.push(block);
+      else map.set(block.node.name.text, [block]);
+    }
+    known[kind] = map;
+  }
+  return map;
 }
 
 /** The bundle called by a promise: its namespace first (unqualified names stay in it), agent before common. */
@@ -43,9 +73,9 @@ export function findCalledBundle(
 ): Located<Bundle> | undefined {
   const { namespace, name } = splitQualifiedName(reference);
   const ns = namespace ?? fromNamespace;
-  const matches = (type: string) => (b: Located<Bundle>) =>
-    b.node.type.text === type && b.node.name.text === name && b.node.namespace === ns;
-  return index.bundles.find(matches("agent")) ?? index.bundles.find(matches("common"));
+  const named = byName(index, "bundles").get(name) ?? [];
+  const matches = (type: string) => (b: Block) => b.node.type.text === type && b.node.namespace === ns;
+  return (named.find(matches("agent")) ?? named.find(matches("common"))) as Located<Bundle> | undefined;
 }
 
 /** Any bundle of that name, in any namespace (as the bundlesequence check looks). */
