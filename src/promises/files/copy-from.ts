@@ -40,7 +40,14 @@ export function scheduleCopy(job: FilesJob, step: FileStep): void {
   const remote = job.attrs.copy.servers.filter((s) => s !== "localhost");
   const local = job.attrs.copy.servers.length === 0 || job.attrs.copy.servers[0] === "localhost";
   if (!local) {
-    for (const server of remote) job.env.log.info(`Unable to establish connection to '${server}'`);
+    for (const server of remote) {
+      // A name no resolver can know (an unexpanded `$(sys.policy_hub)`): 3.21's lookup fails first.
+      if (!/^[A-Za-z0-9.:_-]+$/.test(server)) {
+        job.env.log.info(`Unable to find host '${server}' service '5308' (Name or service not known)`);
+        job.env.log.info("No server is responding on port: 5308");
+      }
+      job.env.log.info(`Unable to establish connection to '${server}'`);
+    }
     step.failed(`No suitable server found for '${step.path}'`);
     step.ref();
     return;

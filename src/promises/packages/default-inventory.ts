@@ -7,8 +7,8 @@
 import type { PromiseEnvironment } from "../contract.js";
 import { updateCacheIfDue } from "./module-cache.js";
 import { readModuleBody } from "./module-body.js";
-import { askModule, checkModuleRunnable, moduleCommand } from "./module-process.js";
-import { workdirOf } from "./module-promise.js";
+import { checkModuleRunnable, moduleCommand } from "./module-process.js";
+import { speaksApiVersion1, workdirOf } from "./module-promise.js";
 
 export function updateDefaultInventory(env: PromiseEnvironment): void {
   for (const name of env.ctx.packageInventory) {
@@ -18,10 +18,7 @@ export function updateDefaultInventory(env: PromiseEnvironment): void {
       continue;
     }
     const module = moduleCommand(readModuleBody(env.ctx, body), workdirOf(env));
-    const version = checkModuleRunnable(module, env.log)
-      ? askModule(module, "supports-api-version", "", env.log)
-      : undefined;
-    if (version?.length !== 1 || Number.parseInt(version[0] ?? "", 10) !== 1) {
+    if (!checkModuleRunnable(module, env.log) || !speaksApiVersion1(env, module)) {
       env.log.error(`Can not set up wrapper for module: ${name}`);
       continue;
     }

@@ -57,13 +57,22 @@ export function workdirOf(env: PromiseEnvironment): string {
 function startModule(env: PromiseEnvironment, body: PackageModuleBody): ModuleCommand | undefined {
   const command = moduleCommand(body, workdirOf(env));
   if (!checkModuleRunnable(command, env.log)) return undefined;
+  return speaksApiVersion1(env, command) ? command : undefined;
+}
+
+/**
+ * Asks a runnable module its API version, as 3.21 sets up a module wrapper
+ * (for a promise and for the inventory alike): true for version 1, else
+ * false with 3.21's messages.
+ */
+export function speaksApiVersion1(env: PromiseEnvironment, command: ModuleCommand): boolean {
   const answer = askModule(command, "supports-api-version", "", env.log);
   let version = -1;
   if (answer === undefined) env.log.info("Error occurred while getting supported API version.");
   else if (answer.length === 1) version = Number.parseInt(answer[0] ?? "", 10) || 0;
-  if (version === 1) return command;
+  if (version === 1) return true;
   env.log.error(`Unsupported package module wrapper API version: ${version}`);
-  return undefined;
+  return false;
 }
 
 export function evaluateModulePromise(promise: ActivePromise, env: PromiseEnvironment): Outcome {
