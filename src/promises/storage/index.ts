@@ -20,8 +20,8 @@
  * nothing is a repair (3.21 reads a closed stream and logs an error); an
  * fstab comment naming the mount point is not an entry to delete; an entry
  * added without `mount_type` gets type `auto`, not "(null)"; mount lines
- * after a cifs one do not crash the agent; nfs4 volumes are foreign too;
- * `action_policy => "warn"` changes nothing (3.21 ignores it here).
+ * after a cifs one do not crash the agent; nfs4 volumes are foreign too.
+ * As in 3.21, `action_policy => "warn"` is not looked at here.
  */
 import { mkdirSync, statSync } from "node:fs";
 import { type LogLevel, type Logger, silentLogger } from "../../agent/logger.js";
@@ -253,7 +253,8 @@ function verifyFileSystem(name: string, a: StorageAttributes, v: Verdicts): Outc
     return "kept";
   }
   if (scan.kind === "directory") {
-    for (const ignored of scan.ignored)
+    // 3.21 reads `.` and `..` too (first), and passes over them with the other ignored names.
+    for (const ignored of [".", "..", ...scan.ignored])
       env.log.verbose(`Filename '${name}/${ignored}' is classified as ignorable, skipping`);
     for (const failure of scan.failures)
       env.log.error(`Can't stat volume '${failure.path}'. (lstat: ${failure.error})`);
@@ -386,6 +387,18 @@ function promisedPaths(promiser: string, log?: Logger): string[] {
     return [promiser];
   }
   log?.verbose(`Using regex pathtype for '${promiser}' (see pathtype)`);
+  // 3.21 passes over `.` and `..` of the directory it lists for the first pattern.
+  const parts = promiser.split("/");
+  const base =
+    parts
+      .slice(
+        0,
+        parts.findIndex((part) => isPathPattern(part, undefined)),
+      )
+      .join("/") || "/";
+  if (log && scanDirectory(base).kind === "directory")
+    for (const name of [".", ".."])
+      log.verbose(`Filename '${base}/${name}' is classified as ignorable, skipping`);
   return expandPathPattern(promiser);
 }
 

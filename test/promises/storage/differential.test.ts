@@ -39,7 +39,7 @@ function runBoth(scenario: StorageScenario): { cfAgent: RunView[]; tend: RunView
     policy: scenarioPolicy(scenario),
     runs: 2,
   };
-  const flags = ["-K", "-I", ...(scenario.flags ?? [])];
+  const flags = ["-K", "-v", ...(scenario.flags ?? [])];
   return { cfAgent: runInSandbox("cf-agent", spec, flags), tend: runInSandbox("tend", spec, flags) };
 }
 

@@ -67,7 +67,10 @@ exit 0
 /** What one run left, with the sandbox's root written `R` and loop devices `/dev/loopN`. */
 export interface RunView {
   readonly exit: number;
-  /** error, warning, notice and info lines (`level: message`) and reports (`R: text`), in order. */
+  /**
+   * error, warning, notice and info lines (`level: message`), the verbose
+   * lines of storage promises, and reports (`R: text`), in order.
+   */
   readonly log: readonly string[];
   /** Mounts under the arena, as /proc/self/mounts shows them. */
   readonly mounts: readonly string[];
@@ -97,13 +100,20 @@ function normalize(text: string, root: string): string {
     .replace(/\/dev\/loop\d+/g, "/dev/loopN");
 }
 
-const LEVELS = /^\s*(error|warning|notice|info): (.*)$/;
+const LEVELS = /^\s*(error|warning|notice|info|verbose): (.*)$/;
+
+/** The verbose lines of storage promises compared (not the agent's general ones, nor the host's mounts). */
+const STORAGE_VERBOSE =
+  /^(Verifying mounted file systems|File system '.*' seems (not )?to be mounted correctly|Verifying '|Number of changes observed|Mounting all filesystems|Attempting to mount all|Checking required filesystem|Scan arrival|Using (literal|regex) pathtype|An unmount promise indicates|Filename '.*' is classified as ignorable)/;
 
 function logLines(text: string, root: string): string[] {
   const out: string[] = [];
   for (const line of normalize(text, root).split("\n")) {
     const entry = LEVELS.exec(line);
-    if (entry) out.push(`${entry[1]}: ${entry[2]}`);
+    // Where `.` and `..` come in a listing is the file system's business (ext4 hashes names).
+    if (entry?.[1] === "verbose" && /^Filename '.*\/\.\.?' is classified/.test(entry[2] ?? "")) continue;
+    if (entry && (entry[1] !== "verbose" || STORAGE_VERBOSE.test(entry[2] ?? "")))
+      out.push(`${entry[1]}: ${entry[2]}`);
     else if (line.startsWith("R: ")) out.push(line);
     else if (/stack smashing|Aborted|Segmentation/.test(line)) out.push(`crash: ${line}`);
   }

@@ -17,6 +17,7 @@ import {
   formatFstabEntry,
   hasMountPoint,
   isEntryFor,
+  isForeignMount,
   isForeignType,
   mountAll,
   mountArgv,
@@ -218,4 +219,18 @@ test("volumes: free space, and a directory's entries without the ignored names",
     assert.equal(scanDirectory(join(dir, "none")).kind, "missing");
     assert.throws(() => diskUsage(join(dir, "none")), /ENOENT/);
   });
+});
+
+test("volumes: a mount root of a network type is foreign (nfs4 too), a local one is not", () => {
+  // /proc is on another device than /: a mount root, whatever the table says of it.
+  const entry = (fstype: string) => ({ source: "srv:/x", target: "/proc", fstype, options: [] });
+  assert.equal(isForeignMount("/proc", [entry("nfs4")]), true);
+  assert.equal(isForeignMount("/proc", [entry("cifs")]), true);
+  assert.equal(isForeignMount("/proc", [entry("proc")]), false);
+  assert.equal(
+    isForeignMount("/proc", [entry("proc")], () => true),
+    true,
+  );
+  // Not a mount root: never foreign.
+  assert.equal(isForeignMount("/proc/self", [{ ...entry("nfs"), target: "/proc/self" }]), false);
 });
