@@ -12,6 +12,7 @@ import { fieldEditsPromiseType } from "./edit/fields.js";
 import { insertLinesPromiseType } from "./edit/insert.js";
 import { replacePatternsPromiseType } from "./edit/replace.js";
 import { filesPromiseType } from "./files/files.js";
+import { createGuestEnvironmentsPromiseType } from "./guest-environments/index.js";
 import { methodsPromiseType } from "./methods.js";
 import { packagesPromiseType } from "./packages/index.js";
 import { processesPromiseType } from "./processes/index.js";
@@ -57,6 +58,7 @@ export function builtinPromiseTypes(): PromiseTypeRegistry {
     createStoragePromiseType(),
     usersPromiseType,
     databasesPromiseType,
+    createGuestEnvironmentsPromiseType(),
     deleteLinesPromiseType,
     fieldEditsPromiseType,
     insertLinesPromiseType,
