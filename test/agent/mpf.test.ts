@@ -2,13 +2,14 @@
  * The Masterfiles Policy Framework as Debian's cfengine3 installs it
  * (`/var/lib/cfengine3/masterfiles`, or `TEND_MPF_MASTERFILES`): update.cf
  * then promises.cf, with `-K -I`, under cf-agent 3.21 and under tend, each
- * in its own scratch work directory, and the outcomes compared: exit codes,
+ * in its own scratch work directory (`-w`, so the programs are those of
+ * `<workdir>/bin`), and the outcomes compared: exit codes,
  * error lines (tend prints none cf-agent does not), the classes defined at
  * the end, the files made in the work directory, and the python symlink
  * the update policy makes for package modules.
  *
- * The MPF changes the system (it links `/usr/bin/cfengine-selected-python`,
- * starts cf-serverd, cf-monitord and cf-execd, writes `/var/log`), so each
+ * The MPF changes the system (it links a python into `$(sys.bindir)`,
+ * starts cf-serverd, cf-monitord and cf-execd, may write `/var/log`), so each
  * agent runs in a sandbox this test builds and nothing outside it changes:
  * - a private mount namespace where `/etc`, `/usr`, `/root`, `/home`,
  *   `/var` and `/opt` are overlays whose writes land in the scratch
@@ -30,6 +31,7 @@ import {
   readdirSync,
   readlinkSync,
   rmSync,
+  symlinkSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -57,7 +59,7 @@ interface EngineRun {
   readonly promises: PolicyRun;
   /** The work directory's files, outside inputs, masterfiles and the agents' own state databases. */
   readonly files: string[];
-  /** Where `/usr/bin/cfengine-selected-python` points, if the run made it. */
+  /** Where `$(sys.bindir)/cfengine-selected-python` points, if the run made it. */
   readonly pythonLink: string | undefined;
 }
 
@@ -99,16 +101,19 @@ function underOverlay(dir: string): boolean {
 
 function prepare(root: string): void {
   const wd = join(root, "wd");
-  for (const sub of ["inputs", "masterfiles", "state", "modules", "outputs", "plugins"])
+  for (const sub of ["inputs", "masterfiles", "state", "modules", "outputs", "plugins", "bin"])
     mkdirSync(join(wd, sub), { recursive: true });
+  // With -w, both agents take their programs from <workdir>/bin (sys.bindir).
+  for (const program of readdirSync("/usr/bin").filter((p) => p.startsWith("cf-")))
+    symlinkSync(join("/usr/bin", program), join(wd, "bin", program));
   cpSync(masterfiles, join(wd, "inputs"), { recursive: true });
   cpSync(masterfiles, join(wd, "masterfiles"), { recursive: true });
 }
 
 function argv(engine: Engine): string[] {
-  const options = ["-K", "-I", "--show-evaluated-classes"];
+  const options = ["-w", "/var/lib/cfengine3", "-K", "-I", "--show-evaluated-classes"];
   if (engine === "cf-agent") return [CF_AGENT, ...options];
-  return [process.execPath, tendBin, "agent", "-w", "/var/lib/cfengine3", ...options];
+  return [process.execPath, tendBin, "agent", ...options];
 }
 
 function runSandboxed(engine: Engine, root: string): string | undefined {
@@ -145,6 +150,8 @@ function listFiles(dir: string, base = dir): string[] {
     if (["inputs", "masterfiles"].includes(rel)) continue;
     // Each agent keeps its own state databases (lmdb for cf-agent, JSON for tend).
     if (rel.startsWith("state/") && !entry.isDirectory()) continue;
+    // cf-agent's own logs in sys.logdir (the work directory under -w): tend writes neither yet.
+    if (rel === "promise_summary.log" || /^cfagent\..*\.log$/.test(rel)) continue;
     out.push(entry.isDirectory() ? `${rel}/` : rel);
     if (entry.isDirectory()) out.push(...listFiles(path, base));
   }
@@ -152,7 +159,7 @@ function listFiles(dir: string, base = dir): string[] {
 }
 
 function readEngineRun(root: string): EngineRun {
-  const link = join(root, "ovl", "usr", "up", "bin", "cfengine-selected-python");
+  const link = join(root, "wd", "bin", "cfengine-selected-python");
   let pythonLink: string | undefined;
   try {
     pythonLink = readlinkSync(link);
