@@ -14,6 +14,7 @@ import { validatePolicy } from "./language/validate/index.js";
 import { resolvePolicies } from "./loader/control.js";
 import { type EvaluationMessageSinks, type LoadResult, type ParseCache, loadPolicy } from "./loader/load.js";
 import { readPolicyFile } from "./loader/read-policy.js";
+import { unsupportedDiagnostics } from "./promises/unsupported-check.js";
 
 export interface CheckOptions {
   /** The entry file, e.g. `promises.cf`; relative paths are taken from the process's directory. */
@@ -34,6 +35,12 @@ export interface CheckOptions {
   readonly ignoreMissingInputs?: boolean;
   /** Persistent classes in force (cf-promises loads them too), with their tags. */
   readonly persistentClasses?: readonly { readonly name: string; readonly tags: readonly string[] }[];
+  /**
+   * Which promise types the agent implements: given, the check also warns
+   * about what the policy uses that tend does not implement (types not
+   * registered, unsupported attributes; see promises/unsupported.ts).
+   */
+  readonly implemented?: (type: string) => boolean;
   /** Where evaluation's messages go as they happen (function errors, ...); else they are dropped. */
   readonly messages?: EvaluationMessageSinks;
   /** Files parsed already, to reuse, and where to keep those parsed here (see LoadOptions). */
@@ -90,6 +97,7 @@ export function checkPolicy(options: CheckOptions): CheckResult {
   // As cf-promises, stop at syntax and loading errors: checks of a broken tree only add noise.
   if (!hasErrors(diagnostics)) {
     diagnostics.push(...validatePolicy(loaded.set, { fullCheck: options.fullCheck }));
+    if (options.implemented) diagnostics.push(...unsupportedDiagnostics(loaded.set, options.implemented));
   }
   return {
     valid: !hasErrors(diagnostics),

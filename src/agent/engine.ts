@@ -23,8 +23,15 @@ import type { EntryMeta, EvalContext } from "../eval/context.js";
 import { type ExpandOptions, expandRval, expandString } from "../eval/expand.js";
 import { bundleThisVars, isGuardTrue, simulateOptions } from "../eval/resolve.js";
 import { type JsonValue, type Value, isList, isScalar, scalar } from "../eval/values.js";
-import type { BundleCallInfo, EditSession, PromiseEnvironment } from "../promises/contract.js";
+import type {
+  ActivePromise,
+  BundleCallInfo,
+  EditSession,
+  PromiseEnvironment,
+  PromiseType,
+} from "../promises/contract.js";
 import type { PromiseTypeRegistry } from "../promises/registry.js";
+import { unsupportedPromiseType, unsupportedReason } from "../promises/unsupported.js";
 import { asText, isUnresolved } from "../promises/values.js";
 import { parseCfInt } from "../eval/numbers.js";
 import { ActivePromiseImpl, type DerefPromise } from "./active-promise.js";
@@ -96,7 +103,6 @@ export class Engine implements PromiseEnvironment {
   private readonly canonicalFileNames = new Map<string, string>();
   /** Outcomes of promises by handle, for `depends_on`. */
   private readonly handles = new Map<string, Outcome>();
-  private readonly warnedTypes = new Set<string>();
   /** Set when an abort class is defined, or on a fatal error: the run stops. */
   aborted = false;
   /** Set by a fatal error (cf-agent exits 1). */
@@ -425,11 +431,7 @@ export class Engine implements PromiseEnvironment {
     pass: number,
     resolving: boolean,
   ): Outcome {
-    const handler = this.types.get(type);
-    if (!handler) {
-      this.warnUnsupported(type);
-      return "skipped";
-    }
+    const handler = this.types.get(type) ?? this.unsupportedType(type);
     // A quoted guard is an `ifvarclass` in 3.21: checked in every iteration.
     if (!guard?.quoted && !isGuardTrue(this.ctx, guard)) return "skipped";
     if (this.staticDone.has(node)) return "skipped";
@@ -531,7 +533,10 @@ export class Engine implements PromiseEnvironment {
       if (handler.announcesItself) this.pendingBanner = announce;
       else announce();
     }
-    const outcome = handler.evaluate(active, this);
+    // Never a silent "kept" for what tend does not implement.
+    const unsupported = unsupportedReason(active, handler);
+    const outcome =
+      unsupported === undefined ? handler.evaluate(active, this) : this.refuse(active, unsupported);
     this.pendingBanner = undefined;
     // 3.21 applies no `classes` body to `classes` promises.
     const classes = typeName === "classes" ? [] : applyFinalOutcomeClasses(active, this, outcome);
@@ -552,7 +557,7 @@ export class Engine implements PromiseEnvironment {
     }
     if (outcome !== "skipped") {
       if (deref.attributes.has("handle")) this.noteHandle(handle, outcome);
-      this.recorder.record(active, outcome, classes, line);
+      this.recorder.record(active, outcome, classes, line, unsupported);
     }
     return outcome;
   }
@@ -699,10 +704,16 @@ export class Engine implements PromiseEnvironment {
     return this.recorder.lineOf(located.file, node.promiser.span[0]);
   }
 
-  private warnUnsupported(type: string): void {
-    if (this.warnedTypes.has(type)) return;
-    this.warnedTypes.add(type);
-    this.log.error(`Promise type '${type}' is not supported by tend yet; its promises are skipped`);
+  /** A stand-in for a type tend does not implement, registered on first use: its promises are not kept. */
+  private unsupportedType(type: string): PromiseType {
+    const placeholder = unsupportedPromiseType(type);
+    this.types.register(placeholder);
+    return placeholder;
+  }
+
+  private refuse(promise: ActivePromise, reason: string): Outcome {
+    this.log.error(`tend cannot keep ${promise.type} promise '${promise.promiser}': ${reason}`);
+    return "failed";
   }
 }
 

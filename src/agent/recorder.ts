@@ -19,6 +19,8 @@ export interface PromiseRecord {
   readonly outcome: Exclude<Outcome, "skipped">;
   /** Classes the outcome defined through the promise's `classes` body. */
   readonly classes: readonly string[];
+  /** Why the promise was not kept when tend does not implement what it uses (its type, an attribute). */
+  readonly unsupported?: string;
 }
 
 export class RunRecorder {
@@ -36,7 +38,13 @@ export class RunRecorder {
     return this.sources.get(file)?.positionAt(offset).line ?? 0;
   }
 
-  record(promise: ActivePromise, outcome: Outcome, classes: readonly string[], line: number): void {
+  record(
+    promise: ActivePromise,
+    outcome: Outcome,
+    classes: readonly string[],
+    line: number,
+    unsupported?: string,
+  ): void {
     if (!this.keep || outcome === "skipped") return;
     const bundle = promise.bundle.block;
     this.records.push({
@@ -51,6 +59,7 @@ export class RunRecorder {
       pass: promise.pass,
       outcome,
       classes,
+      ...(unsupported === undefined ? {} : { unsupported }),
     });
   }
 

@@ -62,6 +62,8 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
   const { checkPolicy } = await import("../check.js");
   const { Logger, formatLogLine } = await import("../agent/logger.js");
   const { checkMessages } = await import("../agent/policy-check.js");
+  const { builtinPromiseTypes } = await import("../promises/registry.js");
+  const types = builtinPromiseTypes();
   const result = checkPolicy({
     // Function errors and the like, as cf-promises logs them while it evaluates.
     messages: checkMessages(new Logger((record) => log(`${formatLogLine(record)}\n`))),
@@ -75,6 +77,8 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
     persistentClasses: showing ? await loadPersistentClasses(workDir) : undefined,
     // cf-promises accepts it; cf-agent will refuse to run it.
     writableByOthers: "warning",
+    // What tend agent would not keep: warned about here.
+    implemented: (type) => types.get(type) !== undefined,
   });
   if (options.json) {
     io.stdout(JSON.stringify(diagnosticsToJson(result), null, 2) + "\n");

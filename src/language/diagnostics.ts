@@ -58,6 +58,7 @@ export type DiagnosticCode =
   | "invalid-promise"
   | "deprecated"
   | "unused"
+  | "not-implemented"
   // loading
   | "input-not-found"
   | "input-unreadable"
