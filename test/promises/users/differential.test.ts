@@ -33,6 +33,7 @@ for (const scenario of usersScenarios) {
       const want = expected.runs[i];
       assert.deepEqual(run.reports, want?.reports, `reports of run ${i + 1}`);
       assert.deepEqual(run.log, want?.log, `log of run ${i + 1}`);
+      assert.deepEqual(run.verbose, want?.verbose, `verbose users lines of run ${i + 1}`);
       assert.deepEqual(run.tools, want?.tools, `tool output of run ${i + 1}`);
     });
   });

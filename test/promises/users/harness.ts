@@ -3,7 +3,8 @@
  * sandbox (sandbox.ts), twice, and takes what tend and cf-agent 3.21 must
  * agree on: the passwd, shadow, group and gshadow entries of the
  * scenario's users and groups afterwards, the home directories made, each
- * run's error/warning/info lines, what the shadow tools printed, and the
+ * run's error/warning/info lines and the verbose lines of the users
+ * promises, what the shadow tools printed, and the
  * reports (which show the outcome classes). The sandbox's path reads `T`
  * in messages; the shadow field of the last change is left out (a day
  * number), and a hash made from a plaintext password reads
@@ -35,6 +36,8 @@ export interface UsersScenario {
 
 export interface RunCapture {
   readonly log: string[];
+  /** The verbose lines of users promises and their home bundles. */
+  readonly verbose: string[];
   readonly tools: string[];
   readonly reports: string[];
 }
@@ -79,12 +82,12 @@ const TEND = fileURLToPath(new URL("../../../../bin/tend.js", import.meta.url));
 export type Agent = "tend" | "cf-agent";
 
 function agentArgv(agent: Agent, box: Sandbox, policy: string, args: readonly string[]): string[] {
-  if (agent === "cf-agent") return ["cf-agent", "-KI", ...args, "-f", policy];
+  if (agent === "cf-agent") return ["cf-agent", "-Kv", ...args, "-f", policy];
   return [
     process.execPath,
     TEND,
     "agent",
-    "-KI",
+    "-Kv",
     ...args,
     "--workdir",
     join(box.dir, "wd-tend"),
@@ -93,7 +96,10 @@ function agentArgv(agent: Agent, box: Sandbox, policy: string, args: readonly st
   ];
 }
 
-const LEVEL_LINE = /^\s*(error|warning|notice|info): (.*)$/;
+const LEVEL_LINE = /^\s*(error|warning|notice|info|verbose): (.*)$/;
+
+/** The verbose messages compared: what users promises (and their home bundles) say. */
+const USERS_VERBOSE = /user '|User promise|^Method '/;
 
 /**
  * One run's lines: log lines of the compared levels, tool output, reports.
@@ -102,14 +108,17 @@ const LEVEL_LINE = /^\s*(error|warning|notice|info): (.*)$/;
  */
 function capture(agent: Agent, stdout: string, stderr: string, dir: string): RunCapture {
   const relative = (text: string) => text.split(dir).join("T");
-  const result: RunCapture = { log: [], tools: [], reports: [] };
+  const result: RunCapture = { log: [], verbose: [], tools: [], reports: [] };
   const logLines = agent === "cf-agent" ? stdout : `${stdout}\n${stderr}`;
   for (const line of logLines.split("\n")) {
     const report = /^R: (.*)$/.exec(line);
     const entry = LEVEL_LINE.exec(line);
     if (report) result.reports.push(relative(report[1] as string));
     else if (entry?.[1] === "notice" && agent === "tend") result.tools.push(relative(entry[2] as string));
-    else if (entry && entry[1] !== "notice") result.log.push(`${entry[1]}: ${relative(entry[2] as string)}`);
+    else if (entry?.[1] === "verbose") {
+      if (USERS_VERBOSE.test(entry[2] as string)) result.verbose.push(relative(entry[2] as string));
+    } else if (entry && entry[1] !== "notice")
+      result.log.push(`${entry[1]}: ${relative(entry[2] as string)}`);
   }
   if (agent === "cf-agent")
     for (const line of stderr.split("\n")) if (line.trim() !== "") result.tools.push(relative(line));
