@@ -64,14 +64,18 @@ function isDryRun(promise: ActivePromise, env: PromiseEnvironment): boolean {
   return env.dryRun || policy === "warn" || policy === "nop";
 }
 
-/** cf-agent's VerifyMethod on `home_bundle`, with the users promise's classes body. */
-function runHomeBundle(promise: ActivePromise, env: PromiseEnvironment): void {
+/**
+ * cf-agent's VerifyMethod on `home_bundle`, with the users promise's
+ * classes body; false when the run is over (a missing bundle is fatal
+ * without `ignore_missing_bundles`).
+ */
+function runHomeBundle(promise: ActivePromise, env: PromiseEnvironment): boolean {
   const call = bundleCallOf(promise, env, "home_bundle");
-  if (!call) return;
+  if (!call) return true;
   const bundle = env.findBundle(call.name);
   if (!bundle) {
     applyOutcomeClasses(promise, env, missingBundle(call.name, env));
-    return;
+    return !env.failedFatally;
   }
   const name = bundle.block.name.text;
   clearArrays(env, bundle.block.namespace, name);
@@ -81,11 +85,12 @@ function runHomeBundle(promise: ActivePromise, env: PromiseEnvironment): void {
     argKinds: call.argKinds,
     method: true,
   });
-  if (env.failedFatally) return;
+  if (env.failedFatally) return false;
   const result = reportOutcome(promise, name, outcome, env);
   applyOutcomeClasses(promise, env, result);
   env.audit?.(result);
   env.endBundleBanner?.(name);
+  return true;
 }
 
 const VERDICTS: Record<"kept" | "changed" | "failed", [Outcome, string]> = {

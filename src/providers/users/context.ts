@@ -43,8 +43,10 @@ export interface UsersOptions {
   /**
    * Called once a new account exists, before its password is set (the
    * CFEngine front end runs `home_bundle` there, as cf-agent 3.21 does).
+   * Returning false stops there: the result is `failed`, with no more
+   * messages (the front end's run is over).
    */
-  readonly onCreate?: () => void;
+  readonly onCreate?: () => boolean;
 }
 
 /** One property changed (or, in a dry run, that would change). */
@@ -71,8 +73,10 @@ export interface UsersRun {
   readonly dryRun: boolean;
   readonly run: ToolRunner;
   readonly log: UsersLog;
-  readonly onCreate?: () => void;
+  readonly onCreate?: () => boolean;
   readonly changes: UserChange[];
+  /** Set when `onCreate` stopped the provider. */
+  aborted: boolean;
 }
 
 /**

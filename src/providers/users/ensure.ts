@@ -25,6 +25,7 @@ export function ensureUser(spec: UserSpec, options: UsersOptions): UserResult {
     log: options.log,
     onCreate: options.onCreate,
     changes: [],
+    aborted: false,
   };
   return { status: converge(run), changes: run.changes };
 }
@@ -44,6 +45,7 @@ function converge(run: UsersRun): UserStatus {
 
 /** The message and status after creating or removing (or modifying) an account. */
 function finish(run: UsersRun, done: boolean, past: string, verb: string): UserStatus {
+  if (run.aborted) return "failed";
   if (done) {
     run.log("info", `${past} user '${run.spec.name}'`);
     return "changed";
@@ -109,7 +111,10 @@ function createUser(run: UsersRun): boolean {
   // useradd leaves `!`, which would read as locked: `x` matches no password.
   if (!changePassword(run, { format: "hash", data: "x" })) return false;
   if (u.policy === "locked" && !setAccountLocked(run, "x", true)) return false;
-  run.onCreate?.();
+  if (run.onCreate && !run.onCreate()) {
+    run.aborted = true;
+    return false;
+  }
   if (u.policy !== "locked" && u.password && u.password.data !== "") {
     if (!changePassword(run, u.password)) return false;
     run.changes.push({ property: "password", message: "password set", applied: true });

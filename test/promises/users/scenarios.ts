@@ -214,4 +214,18 @@ reports:
   "tu3" policy => "present", password => only_data("${HASH}"), classes => c("x3");`,
     users: ["tu1", "tu2", "tu3"],
   },
+  {
+    name: "values-the-tools-refuse",
+    setup: account("tu4"),
+    main: `users: "tu1" policy => "present", description => "with:colon", classes => c("x1");
+  "tu2" policy => "present", shell => "/bin/no_such_shell", classes => c("x2");
+  "tu3" policy => "present", uid => "-5", classes => c("x3");
+  "tu4" policy => "present", uid => "-5", description => "with:colon", classes => c("x4");`,
+    users: ["tu1", "tu2", "tu3", "tu4"],
+  },
+  {
+    name: "home-bundle-missing",
+    main: `users: "tu1" policy => "present", home_bundle => no_such_bundle("tu1"), password => pw("hash", "${OTHER_HASH}"), classes => c("x");`,
+    users: ["tu1"],
+  },
 ];

@@ -78,7 +78,7 @@ function fixture(
     calls.push({ argv, input });
     return answer?.(argv) ?? { status: 0, stdout: "", stderr: "" };
   };
-  const ensure = (spec: UserSpec, dryRun = false, onCreate?: () => void) =>
+  const ensure = (spec: UserSpec, dryRun = false, onCreate?: () => boolean) =>
     ensureUser(spec, {
       root,
       dryRun,
@@ -120,7 +120,7 @@ test("creating: useradd with every property, groups again, the x hash, home bund
       shell: "/bin/bash",
       password: { format: "hash", data: "$6$t$u" },
     };
-    const result = f.ensure(spec, false, () => order.push(`home bundle after ${f.calls.length} calls`));
+    const result = f.ensure(spec, false, () => order.push(`home bundle after ${f.calls.length} calls`) > 0);
     assert.equal(result.status, "changed");
     const P = ["-P", f.root];
     assert.deepEqual(
@@ -276,6 +276,21 @@ test("no passwd database: the failure is reported, nothing runs", () => {
       "error: Could not get information from user database.",
     ]);
     assert.deepEqual(f.calls, []);
+  } finally {
+    f.done();
+  }
+});
+
+test("a front end that stops at onCreate stops the provider: no password, no more messages", () => {
+  const f = fixture(BASE);
+  try {
+    const spec: UserSpec = { name: "n", policy: "present", password: { format: "hash", data: "$6$t$u" } };
+    assert.equal(f.ensure(spec, false, () => false).status, "failed");
+    assert.deepEqual(
+      f.calls.map((c) => c.input),
+      [undefined, "n:x\n"],
+    );
+    assert.equal(f.log.filter((l) => !l.startsWith("verbose")).length, 0);
   } finally {
     f.done();
   }
