@@ -12,7 +12,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Sandbox } from "./sandbox.js";
 
@@ -78,22 +78,17 @@ ${PRELUDE}`;
 }
 
 const TEND = fileURLToPath(new URL("../../../../bin/tend.js", import.meta.url));
+const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
 
 export type Agent = "tend" | "cf-agent";
 
-function agentArgv(agent: Agent, box: Sandbox, policy: string, args: readonly string[]): string[] {
+/** The agent's command line in the sandbox (tend's checkout and node reachable there). */
+function agentArgv(agent: Agent, box: Sandbox, args: readonly string[]): string[] {
+  const policy = box.inside("policy.cf");
   if (agent === "cf-agent") return ["cf-agent", "-Kv", ...args, "-f", policy];
-  return [
-    process.execPath,
-    TEND,
-    "agent",
-    "-Kv",
-    ...args,
-    "--workdir",
-    join(box.dir, "wd-tend"),
-    "-f",
-    policy,
-  ];
+  const node = box.reachable(process.execPath, dirname(process.execPath));
+  const tend = box.reachable(TEND, REPO);
+  return [node, tend, "agent", "-Kv", ...args, "--workdir", box.inside("wd-tend"), "-f", policy];
 }
 
 const LEVEL_LINE = /^\s*(error|warning|notice|info|verbose): (.*)$/;
@@ -106,8 +101,8 @@ const USERS_VERBOSE = /user '|User promise|^Method '/;
  * cf-agent logs on stdout, the tools print on its stderr; tend logs on one
  * stream and passes tool output as notice lines.
  */
-function capture(agent: Agent, stdout: string, stderr: string, dir: string): RunCapture {
-  const relative = (text: string) => text.split(dir).join("T");
+function capture(agent: Agent, stdout: string, stderr: string, box: Sandbox): RunCapture {
+  const relative = (text: string) => box.relative(text);
   const result: RunCapture = { log: [], verbose: [], tools: [], reports: [] };
   const logLines = agent === "cf-agent" ? stdout : `${stdout}\n${stderr}`;
   for (const line of logLines.split("\n")) {
@@ -175,12 +170,12 @@ export async function runScenario(scenario: UsersScenario, agent: Agent): Promis
   const box = new Sandbox();
   try {
     if (scenario.setup) box.shell(scenario.setup);
-    const policy = join(box.dir, "policy.cf");
-    writeFileSync(policy, scenarioPolicy(scenario));
+    writeFileSync(join(box.dir, "policy.cf"), scenarioPolicy(scenario));
+    const argv = agentArgv(agent, box, scenario.args ?? []);
     const runs: RunCapture[] = [];
     for (let i = 0; i < 2; i++) {
-      const run = await box.runAsync(agentArgv(agent, box, policy, scenario.args ?? []));
-      runs.push(capture(agent, run.stdout, run.stderr, box.dir));
+      const run = await box.runAsync(argv);
+      runs.push(capture(agent, run.stdout, run.stderr, box));
     }
     return { runs, state: stateOf(box, scenario) };
   } finally {

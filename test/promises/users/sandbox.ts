@@ -5,22 +5,28 @@
  * copies are bound over the real directories, so the shadow tools (which
  * replace /etc/passwd and friends by rename) change only the copies. The
  * real machine never changes.
+ *
+ * Inside, the sandbox is first bound at /mnt, so it stays reachable
+ * whatever TMPDIR is (even under /home): paths handed to commands are the
+ * inside ones (`inside()`). A program under one of the covered
+ * directories (a checkout under /home) is bound there too (`reachable()`).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
-/** Binds the copies over the real directories, then runs "$@" ($0 is the sandbox). */
-const ENTER = [
-  'T="$0"',
-  'mount --bind "$T/etc" /etc',
-  'mount --bind "$T/home" /home',
-  'mount --bind "$T/log" /var/log',
-  'mount --bind "$T/mail" /var/mail',
-  'mount --bind "$T/wd-cfa" /var/lib/cfengine3',
-  'exec "$@"',
-].join(" && ");
+/** Where the sandbox is seen from inside its namespace. */
+const INSIDE = "/mnt";
+
+/** The directories the sandbox's copies cover, and the copy of each. */
+const COVERED: readonly [string, string][] = [
+  ["/etc", "etc"],
+  ["/home", "home"],
+  ["/var/log", "log"],
+  ["/var/mail", "mail"],
+  ["/var/lib/cfengine3", "wd-cfa"],
+];
 
 export interface SandboxRun {
   readonly status: number | null;
@@ -31,6 +37,8 @@ export interface SandboxRun {
 /** Why sandboxes cannot be made here, or undefined when they can. */
 export function sandboxUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return "needs root (mount namespaces and the shadow tools)";
+  if (spawnSync("test", ["-d", INSIDE]).status !== 0)
+    return `${INSIDE} is absent (the sandbox is bound there)`;
   const probe = spawnSync("unshare", ["-m", "--propagation", "private", "true"], { encoding: "utf8" });
   if (probe.error || probe.status !== 0)
     return `unshare -m is not available: ${probe.error?.message ?? probe.stderr.trim()}`;
@@ -40,8 +48,15 @@ export function sandboxUnavailable(): string | undefined {
   return undefined;
 }
 
+/** The directory covered by the sandbox that holds `path`, if any. */
+function coveredBy(path: string): string | undefined {
+  return COVERED.map(([dir]) => dir).find((dir) => path === dir || path.startsWith(`${dir}/`));
+}
+
 export class Sandbox {
   readonly dir: string;
+  /** Directories bound inside before the covering binds: [outside, name under /mnt]. */
+  private readonly kept: [string, string][] = [];
 
   constructor() {
     this.dir = mkdtempSync(join(tmpdir(), "tend-users-"));
@@ -51,32 +66,53 @@ export class Sandbox {
     for (const file of ["lastlog", "faillog"]) writeFileSync(join(this.dir, "log", file), "");
   }
 
+  /** A path of the sandbox as commands inside it see it. */
+  inside(...parts: string[]): string {
+    return join(INSIDE, ...parts);
+  }
+
+  /**
+   * `path` as commands inside can reach it: itself, or, under a covered
+   * directory, through a bind of `root` (the directory holding it) at /mnt.
+   */
+  reachable(path: string, root: string): string {
+    const real = realpathSync(root);
+    if (coveredBy(real) === undefined) return path;
+    const name = `keep-${this.kept.length}`;
+    mkdirSync(join(this.dir, name));
+    this.kept.push([real, name]);
+    return join(INSIDE, name, relative(real, realpathSync(path)));
+  }
+
+  /** A message with the sandbox's paths (inside or out) as `T`. */
+  relative(text: string): string {
+    return text.split(this.dir).join("T").split(`${INSIDE}/`).join("T/");
+  }
+
+  /** The script that binds everything, then runs "$@" ($0 is the sandbox). */
+  private enter(): string {
+    const steps = [`mount --bind "$0" ${INSIDE}`];
+    for (const [outside, name] of this.kept) steps.push(`mount --bind '${outside}' ${INSIDE}/${name}`);
+    for (const [dir, copy] of COVERED)
+      steps.push(`{ [ ! -d ${dir} ] || mount --bind ${INSIDE}/${copy} ${dir}; }`);
+    steps.push('exec "$@"');
+    return steps.join(" && ");
+  }
+
+  private argv(command: readonly string[]): string[] {
+    return ["-m", "--propagation", "private", "sh", "-c", this.enter(), this.dir, ...command];
+  }
+
   /** Runs a program inside the sandbox's mount namespace. */
-  run(argv: readonly string[], env?: NodeJS.ProcessEnv): SandboxRun {
-    const run = spawnSync(
-      "unshare",
-      ["-m", "--propagation", "private", "sh", "-c", ENTER, this.dir, ...argv],
-      {
-        encoding: "utf8",
-        env: env ?? process.env,
-      },
-    );
+  run(command: readonly string[]): SandboxRun {
+    const run = spawnSync("unshare", this.argv(command), { encoding: "utf8" });
     return { status: run.status, stdout: run.stdout ?? "", stderr: run.stderr ?? "" };
   }
 
   /** Runs a program inside the sandbox's mount namespace, without blocking. */
-  runAsync(argv: readonly string[]): Promise<SandboxRun> {
+  runAsync(command: readonly string[]): Promise<SandboxRun> {
     return new Promise((resolve, reject) => {
-      const child = spawn("unshare", [
-        "-m",
-        "--propagation",
-        "private",
-        "sh",
-        "-c",
-        ENTER,
-        this.dir,
-        ...argv,
-      ]);
+      const child = spawn("unshare", this.argv(command));
       let stdout = "";
       let stderr = "";
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
