@@ -21,18 +21,30 @@ body password bad_format { format => "md5"; data => "x"; }
 `;
 
 const CASES: readonly [string, string, boolean][] = [
-  ["every attribute", `users: "u" policy => "present", uid => "1234", description => "U", group_primary => "users",
+  [
+    "every attribute",
+    `users: "u" policy => "present", uid => "1234", description => "U", group_primary => "users",
     groups_secondary => { "adm" }, home_dir => "/home/u", home_bundle => h("u"), home_bundle_inherit => "true",
-    shell => "/bin/sh", password => good;`, true],
+    shell => "/bin/sh", password => good;`,
+    true,
+  ],
   ["no policy (refused at run time only)", `users: "u" uid => "1";`, true],
   ["policy not an option", `users: "u" policy => "bogus";`, false],
   ["uid not an integer", `users: "u" policy => "present", uid => "abc";`, false],
   ["home_dir not absolute", `users: "u" policy => "present", home_dir => "relative/x";`, false],
   ["shell not absolute", `users: "u" policy => "present", shell => "sh";`, false],
   ["groups_secondary a scalar", `users: "u" policy => "present", groups_secondary => "adm";`, false],
-  ["home_bundle_inherit not a boolean", `users: "u" policy => "present", home_bundle_inherit => "maybe";`, false],
+  [
+    "home_bundle_inherit not a boolean",
+    `users: "u" policy => "present", home_bundle_inherit => "maybe";`,
+    false,
+  ],
   ["password format not an option", `users: "u" policy => "present", password => bad_format;`, false],
-  ["groups_secondary_exclusive", `users: "u" policy => "present", groups_secondary_exclusive => "true";`, false],
+  [
+    "groups_secondary_exclusive",
+    `users: "u" policy => "present", groups_secondary_exclusive => "true";`,
+    false,
+  ],
   ["unknown attribute", `users: "u" policy => "present", nosuch => "x";`, false],
 ];
 
@@ -44,7 +56,10 @@ function policyFile(dir: string, name: string, main: string, bundleType = "agent
 }
 
 function cfPromisesAccepts(file: string, dir: string): boolean {
-  return spawnSync("cf-promises", ["-f", file], { env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: dir } }).status === 0;
+  return (
+    spawnSync("cf-promises", ["-f", file], { env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: dir } })
+      .status === 0
+  );
 }
 
 for (const [name, main, valid] of CASES) {
