@@ -65,6 +65,25 @@ for (const scenario of storageScenarios) {
   });
 }
 
+/** core/examples of 3.21 with storage promises (test/fixtures/storage), run once under each agent. */
+const EXAMPLES = ["mount_fs.cf", "storage.cf"];
+const FIXTURES = new URL("../../../../test/fixtures/storage/", import.meta.url);
+
+/** Free space on the host's own disks may move between the two runs: its numbers are masked. */
+function maskSpace(view: RunView): RunView {
+  return { ...view, log: view.log.map((line) => (/free/.test(line) ? line.replace(/\d+/g, "N") : line)) };
+}
+
+for (const example of EXAMPLES) {
+  test(`storage: core example ${example}`, { skip: skipAll ?? false }, () => {
+    const spec = { policy: readFileSync(new URL(example, FIXTURES), "utf8"), runs: 1 };
+    const [reference] = runInSandbox("cf-agent", spec, ["-K", "-v"]).map(maskSpace);
+    const [tend] = runInSandbox("tend", spec, ["-K", "-v"]).map(maskSpace);
+    assert.ok(reference && reference.log.length > 0, "cf-agent logged the storage promises");
+    assert.deepEqual(tend, reference);
+  });
+}
+
 const BAD_VALUES = `bundle agent main {
 storage:
   "/mnt/tend-never" mount => m, volume => v;
