@@ -95,6 +95,8 @@ export const MAX_BUNDLE_DEPTH = 200;
 
 export class Engine implements PromiseEnvironment {
   /** Expanded promises already acted on in this run. */
+  /** Stand-ins for promise types tend does not implement, by name. */
+  private readonly unsupportedTypes = new Map<string, PromiseType>();
   private readonly done = new Set<string>();
   /** Static promises (see static-promise.ts) already done: later passes skip them at once. */
   private readonly staticDone = new WeakSet<PromiseNode>();
@@ -431,7 +433,7 @@ export class Engine implements PromiseEnvironment {
     pass: number,
     resolving: boolean,
   ): Outcome {
-    const handler = this.types.get(type) ?? this.unsupportedType(type);
+    const handler = this.handlerOf(type);
     // A quoted guard is an `ifvarclass` in 3.21: checked in every iteration.
     if (!guard?.quoted && !isGuardTrue(this.ctx, guard)) return "skipped";
     if (this.staticDone.has(node)) return "skipped";
@@ -494,8 +496,7 @@ export class Engine implements PromiseEnvironment {
     turn: IterationContext,
   ): Outcome {
     const { pass, line } = turn;
-    const handler = this.types.get(typeName);
-    if (!handler) return "skipped";
+    const handler = this.handlerOf(typeName);
     const options = simulateOptions(this.ctx, deref.node, {
       bindings,
       bypassFunctionCache: setsIfElapsedZero(this.ctx, deref, bindings),
@@ -704,11 +705,14 @@ export class Engine implements PromiseEnvironment {
     return this.recorder.lineOf(located.file, node.promiser.span[0]);
   }
 
-  /** A stand-in for a type tend does not implement, registered on first use: its promises are not kept. */
-  private unsupportedType(type: string): PromiseType {
-    const placeholder = unsupportedPromiseType(type);
-    this.types.register(placeholder);
-    return placeholder;
+  /** The registered type, or a stand-in (made on first use) for one tend does not implement: not kept. */
+  private handlerOf(type: string): PromiseType {
+    let handler = this.types.get(type) ?? this.unsupportedTypes.get(type);
+    if (!handler) {
+      handler = unsupportedPromiseType(type);
+      this.unsupportedTypes.set(type, handler);
+    }
+    return handler;
   }
 
   private refuse(promise: ActivePromise, reason: string): Outcome {

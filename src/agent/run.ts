@@ -16,6 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import type { Body, ListValue, PolicyFile } from "../language/ast.js";
 import { type Diagnostic, type DiagnosticCode, hasErrors } from "../language/diagnostics.js";
 import { validatePolicy } from "../language/validate/index.js";
+import { unsupportedControlMessages } from "../promises/unsupported-check.js";
 import { resolvePolicies } from "../loader/control.js";
 import {
   type EvaluationMessageSinks,
@@ -38,7 +39,7 @@ import {
 import { finishBackgroundCommands } from "../promises/commands/process.js";
 import { startCommandRunnerEarly } from "../promises/commands/early-start.js";
 import { warnSharedAnchors } from "../promises/edit/anchors.js";
-import { builtinPromiseTypes } from "../promises/registry.js";
+import { builtinPromiseTypes, type PromiseTypeRegistry } from "../promises/registry.js";
 import { asBoolean, asStrings, asText } from "../promises/values.js";
 import { type AgentControl, controlAttribute, readAgentControl } from "./agent-control.js";
 import { canonifyClassName } from "../eval/class-expression.js";
@@ -89,6 +90,8 @@ export interface AgentOptions extends AgentDirectories {
    * terminal is attached. Off by default: the run then stops with exit 1.
    */
   readonly failsafe?: boolean;
+  /** The promise types to run with (default: every built-in one); a type missing from it is not kept. */
+  readonly promiseTypes?: PromiseTypeRegistry;
 }
 
 export interface AgentSinks {
@@ -167,7 +170,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
       dirs,
       log,
     );
-  const types = builtinPromiseTypes();
+  const types = options.promiseTypes ?? builtinPromiseTypes();
   const checked =
     checkDue && options.simulate === undefined
       ? evaluateAsPolicyCheck(
@@ -257,6 +260,8 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   const locks = options.ignoreLocks ? undefined : lockStore;
   const control = readAgentControl(ctx, index);
   applyLogControl(log, control);
+  // Settings tend does not act on are said, not silently dropped.
+  for (const message of unsupportedControlMessages(loaded.set)) log.error(message);
   const engine = new Engine(
     ctx,
     index,

@@ -55,7 +55,20 @@ function checkBundle(
 }
 
 function checkBody(body: Body, file: string, out: Diagnostic[]): void {
-  for (const group of body.groups) checkAttributes(group.attributes, "body", body.type.text, file, out);
+  const of = body.name.text === "control" ? "control" : "body";
+  for (const group of body.groups) checkAttributes(group.attributes, of, body.type.text, file, out);
+}
+
+/**
+ * The control settings of `set` tend ignores, as the agent logs them when
+ * it starts (there is no promise to fail): one line each.
+ */
+export function unsupportedControlMessages(set: PolicySet): string[] {
+  const out: Diagnostic[] = [];
+  for (const { policy } of set.files)
+    for (const block of policy.blocks)
+      if (block.kind === "body" && block.name.text === "control") checkBody(block, policy.path, out);
+  return out.map((d) => d.message);
 }
 
 function checkAttributes(
@@ -70,16 +83,13 @@ function checkAttributes(
       (r) => r.of === of && r.owner === owner && r.attribute === attribute.name.text && matches(r, attribute),
     );
     if (!row) continue;
-    const what = of === "body" ? "promises using this body" : "this promise";
-    out.push(
-      makeDiagnostic(
-        file,
-        attribute.span,
-        "warning",
-        "not-implemented",
-        `${describe(row)}; tend agent will not keep ${what}`,
-      ),
-    );
+    const what =
+      of === "body"
+        ? "tend agent will not keep promises using this body"
+        : of === "control"
+          ? "tend agent ignores it"
+          : "tend agent will not keep this promise";
+    out.push(makeDiagnostic(file, attribute.span, "warning", "not-implemented", `${describe(row)}; ${what}`));
   }
 }
 

@@ -19,9 +19,15 @@ import { asText } from "./values.js";
 
 /** One attribute (of a promise type, or of a body a promise uses) tend does not act on. */
 export interface UnsupportedAttribute {
-  /** `promise` for an attribute of the promise itself, `body` for one of a body. */
-  readonly of: "promise" | "body";
-  /** The promise type, or the body type (the attribute that holds the body has its name). */
+  /**
+   * `promise` for an attribute of the promise itself, `body` for one of a
+   * body a promise uses, `control` for one of a control body.
+   */
+  readonly of: "promise" | "body" | "control";
+  /**
+   * The promise type, the body type (the attribute that holds the body has
+   * its name), or the control body's type (`agent` for `body agent control`).
+   */
   readonly owner: string;
   readonly attribute: string;
   /** Only this value is unsupported (the attribute's other values work). */
@@ -32,11 +38,23 @@ export interface UnsupportedAttribute {
 
 const UDP_SYSLOG = "tend does not send promise logs to a syslog server (udp_syslog)";
 
+/** A setting of `body agent control` that cf-agent 3.21 acts on in a local run and tend ignores. */
+function agentControl(attribute: string, reason: string): UnsupportedAttribute {
+  return { of: "control", owner: "agent", attribute, reason };
+}
+
 /** The audit's findings (3.21.0's syntax against src/promises). */
 export const UNSUPPORTED_ATTRIBUTES: readonly UnsupportedAttribute[] = [
   { of: "body", owner: "action", attribute: "log_kept", value: "udp_syslog", reason: UDP_SYSLOG },
   { of: "body", owner: "action", attribute: "log_repaired", value: "udp_syslog", reason: UDP_SYSLOG },
   { of: "body", owner: "action", attribute: "log_failed", value: "udp_syslog", reason: UDP_SYSLOG },
+  agentControl("agentaccess", "tend does not restrict which users may run the agent"),
+  agentControl("allclassesreport", "tend does not write state/allclasses.txt"),
+  agentControl("secureinput", "tend does not refuse input files owned by others"),
+  agentControl("hashupdates", "tend does not change the default of hash updates"),
+  agentControl("childlibpath", "tend does not set LD_LIBRARY_PATH for the programs it runs"),
+  agentControl("suspiciousnames", "tend does not warn about suspicious file names"),
+  agentControl("repchar", "tend does not change the repository's file name character"),
 ];
 
 const PLACEHOLDERS = new WeakSet<PromiseType>();
@@ -64,6 +82,7 @@ export function unsupportedPromiseType(name: string): PromiseType {
 export function unsupportedReason(promise: ActivePromise, type: PromiseType): string | undefined {
   if (PLACEHOLDERS.has(type)) return `promise type '${type.name}' is not implemented by tend`;
   for (const row of UNSUPPORTED_ATTRIBUTES) {
+    if (row.of === "control") continue;
     if (row.of === "promise" ? row.owner === promise.type && uses(promise, row) : bodyUses(promise, row))
       return describe(row);
   }
@@ -72,7 +91,8 @@ export function unsupportedReason(promise: ActivePromise, type: PromiseType): st
 
 /** How a row is named in messages: `body action attribute 'log_kept' => "udp_syslog" is not implemented: ...`. */
 export function describe(row: UnsupportedAttribute): string {
-  const owner = row.of === "body" ? `body ${row.owner} ` : "";
+  const owner =
+    row.of === "body" ? `body ${row.owner} ` : row.of === "control" ? `body ${row.owner} control ` : "";
   const value = row.value === undefined ? "" : ` => "${row.value}"`;
   return `${owner}attribute '${row.attribute}'${value} is not implemented: ${row.reason}`;
 }
