@@ -20,12 +20,10 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -36,6 +34,7 @@ import {
   runTendCapturing,
   runTwice,
 } from "../scenario-runs.js";
+import { scratchDirectory } from "../../scratch.js";
 
 export type { RunResult, ScenarioResult } from "../scenario-runs.js";
 
@@ -122,7 +121,7 @@ ${PRELUDE}`;
 
 /** A fresh state directory, the fake script (and init.d for MPF scenarios); returns root, directory, policy. */
 export function prepare(scenario: ServicesScenario): { root: string; dir: string; policy: string } {
-  const root = mkdtempSync(join(tmpdir(), "tend-services-scenario-"));
+  const root = scratchDirectory("tend-services-scenario-");
   const dir = join(root, "d");
   mkdirSync(dir);
   copyFileSync(join(FIXTURES, "fake-init.sh"), join(root, "fake-init.sh"));
