@@ -1,65 +1,121 @@
 /**
- * `acl` bodies, as far as Node lets tend keep them. POSIX ACLs live in
- * extended attributes, which Node cannot read or write; what tend can do
- * is the part of an ACL that is the permission bits: the entries for the
- * file's owner (`user:*`), its group (`group:*`) and everyone else
- * (`all`), with cf-agent's `overwrite` and `append` methods and its mode
- * strings (`=rw`, `+x`, `-w`, `(rwx)` native permissions).
+ * `acl` bodies on POSIX ACLs, as cf-agent 3.21 keeps them on Linux (its
+ * acl_posix.c): the access ACL built from the ACEs (`overwrite`, or
+ * `append` to the entries the file has), entries for the owner
+ * (`user:*`), the owning group (`group:*`), named users and groups
+ * (`user:alice`, `group:staff`), `all` and `mask` (with `acl_type =>
+ * "posix"`), the mask calculated when no ACE gives it, and for
+ * directories the default ACL (`acl_default`: `nochange`, `access`,
+ * `specify` with `specify_default_aces`, `clear`). The ACLs are read and
+ * written through the system's ACL tools (src/providers/acl).
  *
- * Not supported, and reported as a failure of the promise: entries for
- * named users or groups (`user:alice:...`), `mask` entries, default ACLs
- * of directories (`acl_default => "access"`, `"specify"` or `"clear"`),
- * `deny` entries and NTFS ACLs. Where cf-agent stores an ACL with a mask
- * entry, tend leaves the file with the equivalent permission bits only,
- * so cf-agent also reports a change on its first run where tend finds
- * the bits as promised.
+ * Not supported, and reported as a failure of the promise: NTFS ACLs and
+ * `deny` entries (which POSIX ACLs do not have; cf-agent refuses them too).
  */
 import type { Stats } from "node:fs";
-import { chmodSync } from "../../system/safe-fs.js";
+import {
+  type AclEntry,
+  type AclKind,
+  type AclTag,
+  aclText,
+  checkAcl,
+  readAcl,
+  sameAcl,
+  sortEntries,
+  withCalculatedMask,
+  writeAcl,
+} from "../../providers/acl/posix-acl.js";
 import { asStrings, asText } from "../values.js";
-import { errorText, type FileStep } from "./step.js";
-
-type Entity = "user" | "group" | "other";
-
-const SHIFT: Readonly<Record<Entity, number>> = { user: 6, group: 3, other: 0 };
-const BITS: Readonly<Record<string, number>> = { r: 4, w: 2, x: 1 };
+import { groupId, groupName, userId, userName } from "./accounts.js";
+import type { FileStep } from "./step.js";
 
 interface ParsedAce {
-  readonly entity: Entity;
+  readonly tag: AclTag;
+  readonly id?: number;
   readonly mode: string;
 }
 
-type AceProblem = { readonly problem: string; readonly unsupported?: boolean };
+/** One message of a refused ACE; `ref` when 3.21 follows it with the promise's reference. */
+interface ProblemLine {
+  readonly text: string;
+  readonly ref: boolean;
+}
 
-/** One ACE (`user:*:=rw:allow`), or why it cannot be kept; `posix` when acl_type says so. */
+/** Why an ACE is refused; `entity` when 3.21 finds it only while building the ACL (an unknown name). */
+type AceProblem = { readonly lines: readonly ProblemLine[]; readonly entity?: string };
+
+const line = (text: string, ref = false): ProblemLine => ({ text, ref });
+
+const BITS: Readonly<Record<string, number>> = { r: 4, w: 2, x: 1 };
+
+/** 3.21's CheckModeSyntax: ops, `rwx`, native permissions in brackets, comma-separated. */
+function modeProblem(mode: string, nativePerms: string): ProblemLine[] | undefined {
+  let i = 0;
+  const skip = (chars: string) => {
+    while (i < mode.length && chars.includes(mode[i])) i++;
+  };
+  while (mode !== "") {
+    skip("=+-");
+    skip("rwx");
+    if (mode[i] === "(") {
+      i++;
+      skip(nativePerms);
+      if (mode[i] !== ")") {
+        return [
+          line(`ACL: Invalid native permission '${mode[i] ?? ""}', or missing native end separator`, true),
+        ];
+      }
+      i++;
+    }
+    if (i >= mode.length) return undefined;
+    if (mode[i] !== ",") return [line("ACL: Mode string contains invalid characters", true)];
+    i++;
+  }
+  return undefined;
+}
+
+/** One ACE (`user:alice:=rw:allow`), or why it is refused; `posix` when acl_type says so. */
 function parseAce(ace: string, posix: boolean): ParsedAce | AceProblem {
+  const refused = (...lines: ProblemLine[]): AceProblem => ({
+    lines: [...lines, line(`ACL: The ACE '${ace}' contains errors`, true)],
+  });
   const parts = ace.split(":");
   const kind = parts[0];
-  let entity: Entity;
+  let tag: AclTag;
+  let id: number | undefined;
   let rest: string[];
   if (kind === "user" || kind === "group") {
-    const id = parts[1] ?? "";
-    if (id === "") return { problem: `ACL: ACE '${ace}': id cannot be empty or contain ':'` };
-    if (parts.length < 3) return { problem: `ACL: Nothing following id string in ACE '${ace}'` };
-    if (id !== "*") return { problem: `ACL entries for named users or groups ('${ace}')`, unsupported: true };
-    entity = kind;
+    const name = parts[1] ?? "";
+    if (name === "") return refused(line(`ACL: ACE '${ace}': id cannot be empty or contain ':'`));
+    if (parts.length < 3) return refused(line(`ACL: Nothing following id string in ACE '${ace}'`));
+    if (name === "*") tag = kind === "user" ? "user_obj" : "group_obj";
+    else {
+      tag = kind;
+      id = kind === "user" ? userId(name) : groupId(name);
+      if (id === undefined) {
+        const what =
+          kind === "user" ? `UID for user '${name}', (getpwnam` : `GID for group '${name}', (getgrnam`;
+        return { lines: [line(`Could not get ${what}: not found)`)], entity: `:${parts.slice(2).join(":")}` };
+      }
+    }
     rest = parts.slice(2);
   } else if (kind === "all") {
-    entity = "other";
+    tag = "other";
     rest = parts.slice(1);
   } else if (kind === "mask") {
-    if (posix) return { problem: `ACL mask entries ('${ace}')`, unsupported: true };
-    return { problem: "This ACL type does not support mask ACE." };
+    if (!posix) return refused(line("This ACL type does not support mask ACE."));
+    tag = "mask";
+    rest = parts.slice(1);
   } else {
-    return { problem: `ACL: ACE '${ace}' does not start with user:/group:/all` };
+    return refused(line(`ACL: ACE '${ace}' does not start with user:/group:/all`));
   }
   const [mode = "", permType, ...extra] = rest;
+  const badMode = modeProblem(mode, posix ? "rwx" : "");
+  if (badMode) return refused(...badMode, line(`ACL: Malformed mode-string in ACE '${ace}'`, true));
   if (extra.length > 0 || (permType !== undefined && permType !== "allow" && permType !== "deny"))
-    return { problem: `ACL: Malformed perm_type syntax in ACE '${ace}'` };
-  if (permType === "deny") return { problem: "Deny permission not supported by this ACL type" };
-  if (!/^([=+-]?[rwx]*(\([rwx]*\))?)(,[=+-]?[rwx]*(\([rwx]*\))?)*$/.test(mode))
-    return { problem: `ACL: Malformed mode-string in ACE '${ace}'` };
-  return { entity, mode };
+    return refused(line(`ACL: Malformed perm_type syntax in ACE '${ace}'`));
+  if (permType === "deny") return refused(line("Deny permission not supported by this ACL type"));
+  return id === undefined ? { tag, mode } : { tag, id, mode };
 }
 
 /** Applies a mode string (`=rw`, `+x,-w`, `(rx)`) to three permission bits. */
@@ -75,66 +131,157 @@ function applyAceMode(bits: number, mode: string): number {
   return value;
 }
 
-/** The permission bits the ACEs give, from `mode` (append) or from nothing (overwrite). */
-function aclBits(aces: readonly ParsedAce[], mode: number, overwrite: boolean): number {
-  let result = overwrite ? 0 : mode & 0o777;
-  for (const ace of aces) {
-    const shift = SHIFT[ace.entity];
-    const current = (result >> shift) & 7;
-    result = (result & ~(7 << shift)) | (applyAceMode(current, ace.mode) << shift);
-  }
-  return result;
-}
-
 function bodyValue(step: FileStep, name: string): string | undefined {
   return asText(step.promise.bodyValue("acl", name));
 }
 
-/** Why the ACL body as a whole cannot be kept, if it cannot. */
-function unsupportedSettings(step: FileStep, stats: Stats): AceProblem | undefined {
-  if (bodyValue(step, "acl_type") === "ntfs") return { problem: "NTFS ACLs", unsupported: true };
-  const inherit = bodyValue(step, "acl_default") ?? bodyValue(step, "acl_directory_inherit");
-  if (inherit !== undefined && inherit !== "nochange") {
-    if (!stats.isDirectory()) return { problem: "acl_default can only be set on directories." };
-    return { problem: `Default ACLs of directories (acl_default => "${inherit}")`, unsupported: true };
+/** The ACEs, parsed; the first problem (logged by the caller) otherwise. */
+function parseAces(aces: readonly string[], posix: boolean): ParsedAce[] | AceProblem {
+  const parsed: ParsedAce[] = [];
+  for (const ace of aces) {
+    const result = parseAce(ace, posix);
+    if ("lines" in result) return result;
+    parsed.push(result);
   }
-  return undefined;
+  return parsed;
+}
+
+function isProblem(value: ParsedAce[] | AceProblem): value is AceProblem {
+  return "lines" in value;
+}
+
+/** `acl_default` (or the deprecated `acl_directory_inherit`, whose `parent` is `access`). */
+function defaultPolicy(step: FileStep): string {
+  const value = bodyValue(step, "acl_default") ?? bodyValue(step, "acl_directory_inherit") ?? "nochange";
+  return value === "parent" ? "access" : value;
 }
 
 /** Keeps the promise's ACL on `file` (lstat `stats`). */
 export function verifyAcl(step: FileStep, file: string, stats: Stats): void {
-  const posix = bodyValue(step, "acl_type") === "posix";
-  const parsed = asStrings(step.promise.bodyValue("acl", "aces")).map((ace) => parseAce(ace, posix));
-  const problem = unsupportedSettings(step, stats) ?? parsed.find((p): p is AceProblem => "problem" in p);
-  if (problem !== undefined) {
-    reportProblem(step, file, problem);
+  if (bodyValue(step, "acl_type") === "ntfs") {
+    step.failed("NTFS ACLs are not supported on this system");
+    step.ref();
     return;
   }
-  const aces = parsed as ParsedAce[];
-  const overwrite = bodyValue(step, "acl_method") === "overwrite";
-  const current = stats.mode & 0o7777;
-  const wanted = (current & ~0o777) | aclBits(aces, current, overwrite);
-  if (wanted === current) step.kept(`'Access' ACL on '${file}' needs no modification.`);
-  else if (step.makingChanges(`update ACL Access on file '${file}'`)) {
-    try {
-      chmodSync(file, wanted);
-      step.changed(`Access ACL on '${file}' successfully changed`);
-    } catch (error) {
-      step.failed(`Error setting new Access ACL on file '${file}' (chmod: ${errorText(error)})`);
-      step.ref();
-    }
+  const posix = bodyValue(step, "acl_type") === "posix";
+  const aces = parseAces(asStrings(step.promise.bodyValue("acl", "aces")), posix);
+  const policy = defaultPolicy(step);
+  const defaults =
+    policy === "specify"
+      ? parseAces(asStrings(step.promise.bodyValue("acl", "specify_default_aces")), posix)
+      : [];
+  if (isProblem(aces) || isProblem(defaults)) {
+    reportProblem(step, file, isProblem(aces) ? aces : (defaults as AceProblem));
+    return;
   }
-  if (stats.isDirectory()) step.kept(`No change required for '${file}' with acl_default=nochange`);
+  if (policy !== "nochange" && !stats.isDirectory()) {
+    reportProblem(step, file, { lines: [line("acl_default can only be set on directories.")] });
+    return;
+  }
+  const overwrite = bodyValue(step, "acl_method") === "overwrite";
+  if (!keepEntries(step, file, "access", aces, overwrite)) return;
+  if (!stats.isDirectory()) return;
+  if (policy === "nochange") step.kept(`No change required for '${file}' with acl_default=nochange`);
+  else if (policy === "specify") keepEntries(step, file, "default", defaults, overwrite);
+  else if (policy === "access") keepDefaultAsAccess(step, file);
+  else if (policy === "clear") keepDefaultCleared(step, file);
 }
 
-function reportProblem(step: FileStep, file: string, { problem, unsupported }: AceProblem): void {
-  if (unsupported) {
-    step.failed(
-      `${problem} cannot be kept by tend on '${file}': Node has no access to extended attributes, where POSIX ACLs live; only the owner, group and other entries (the permission bits) are supported`,
-    );
-  } else {
-    step.env.log.error(problem);
-    step.failed(`Syntax error in access control list for '${file}'`);
+function failWith(step: FileStep, message: string): false {
+  step.failed(message);
+  step.ref();
+  return false;
+}
+
+/** 3.21's CheckPosixLinuxACEs: the ACL of that kind made of the ACEs. */
+function keepEntries(
+  step: FileStep,
+  file: string,
+  kind: AclKind,
+  aces: readonly ParsedAce[],
+  overwrite: boolean,
+): boolean {
+  const label = kind === "access" ? "Access" : "Default";
+  const existing = readAcl(file, kind);
+  if ("error" in existing)
+    return failWith(step, `No ${label} ACL for '${file}' could be read. (getfacl: ${existing.error})`);
+  let entries: AclEntry[] = overwrite ? [] : [...existing];
+  for (const ace of aces) {
+    const at = entries.findIndex((e) => e.tag === ace.tag && e.id === ace.id);
+    const current = at < 0 ? 0 : entries[at].perms;
+    const entry: AclEntry = { tag: ace.tag, id: ace.id, perms: applyAceMode(current, ace.mode) };
+    entries = at < 0 ? [...entries, entry] : entries.map((e, i) => (i === at ? entry : e));
   }
+  entries = aces.some((a) => a.tag === "mask") ? sortEntries(entries) : withCalculatedMask(entries);
+  if (sameAcl(existing, entries)) {
+    step.kept(`'${label}' ACL on '${file}' needs no modification.`);
+    return true;
+  }
+  if (!step.makingChanges(`update ACL ${label} on file '${file}'`)) return true;
+  const text = aclText(entries, (id, tag) => (tag === "user" ? userName(id) : groupName(id)) ?? String(id));
+  const invalid = checkAcl(entries);
+  if (invalid)
+    return failWith(
+      step,
+      `Invalid ACL in '${text}' at index ${invalid.index} (acl_check: ${invalid.message})`,
+    );
+  const written = writeAcl(file, kind, entries);
+  if (written.error !== undefined) {
+    return failWith(
+      step,
+      `Error setting new ${label} ACL(${text}) on file '${file}' (setfacl: ${written.error}), are required ACEs present ?`,
+    );
+  }
+  step.changed(`${label} ACL on '${file}' successfully changed`);
+  return true;
+}
+
+/** acl_default => "access": the default ACL is the access ACL. */
+function keepDefaultAsAccess(step: FileStep, file: string): void {
+  const access = readAcl(file, "access");
+  if ("error" in access) {
+    failWith(step, `Could not find an ACL for '${file}'. (getfacl: ${access.error})`);
+    return;
+  }
+  const current = readAcl(file, "default");
+  if ("error" in current) {
+    failWith(step, `Could not find default ACL for '${file}'. (getfacl: ${current.error})`);
+    return;
+  }
+  if (sameAcl(access, current)) step.kept(`Default ACL on '${file}' as promised`);
+  else if (step.makingChanges(`copy default ACL on '${file}' from access ACL`)) {
+    const written = writeAcl(file, "default", access);
+    if (written.error !== undefined)
+      failWith(step, `Could not set default ACL to access on '${file}'. (setfacl: ${written.error})`);
+    else step.changed(`Default ACL on '${file}' successfully copied from access ACL.`);
+  }
+}
+
+/** acl_default => "clear": no default ACL. */
+function keepDefaultCleared(step: FileStep, file: string): void {
+  const current = readAcl(file, "default");
+  if ("error" in current) {
+    failWith(step, `Unable to read default acl for '${file}'. (getfacl: ${current.error})`);
+    return;
+  }
+  if (current.length === 0) step.kept(`Default ACL on '${file}' as promised`);
+  else if (step.makingChanges(`clean default ACL on '${file}'`)) {
+    const written = writeAcl(file, "default", []);
+    if (written.error !== undefined)
+      failWith(step, `Could not reset ACL for '${file}'. (setfacl: ${written.error})`);
+    else step.changed(`Default ACL on '${file}' successfully cleared`);
+  }
+}
+
+function reportProblem(step: FileStep, file: string, { lines, entity }: AceProblem): void {
+  for (const { text, ref } of lines) {
+    step.env.log.error(text);
+    if (ref) step.ref();
+  }
+  step.failed(
+    entity === undefined
+      ? `Syntax error in access control list for '${file}'`
+      : `ACL: Error parsing entity in '${entity}'`,
+  );
   step.ref();
 }

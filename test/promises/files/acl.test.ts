@@ -1,73 +1,97 @@
 /**
- * `acl` bodies as far as tend keeps them: the owner, group and other
- * entries (the permission bits), with cf-agent's methods and mode strings
- * (the bits checked against what cf-agent 3.21 left on the same files);
- * entries tend cannot keep fail the promise with a message saying why.
+ * `acl` bodies on POSIX ACLs, differentially against cf-agent 3.21: the
+ * same policy runs under both agents (twice: the second run must keep what
+ * the first made) on files of their own, and the ACLs `getfacl` shows,
+ * and the info and error lines, must be the same. Needs the acl package's
+ * getfacl/setfacl (tend keeps ACLs through them) and cf-agent; skipped
+ * with the reason otherwise.
  */
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { lines, makeCase, runTend } from "./helpers.js";
+import { type AgentRun, CF_AGENT, lines, makeCase, runCfAgent, runTend } from "./helpers.js";
 
-const modeOf = (path: string) => (statSync(path).mode & 0o7777).toString(8);
+const hasAclTools = spawnSync("getfacl", ["--version"]).status === 0;
+const skip = !hasAclTools
+  ? "getfacl/setfacl (the acl package) are not installed"
+  : !existsSync(CF_AGENT)
+    ? "cf-agent 3.21 is not installed (the reference)"
+    : false;
 
 /** Closes the test bundle, adds bodies, and opens an empty one for makeCase to close. */
-const bodies = (extra = "") => `}
-body acl a(m, x, y, z) { acl_method => "$(m)"; aces => { "$(x)", "$(y)", "$(z)" }; }
-${extra}
+const bodies = `}
+body acl a(m, x) { acl_method => "$(m)"; aces => { "$(x)" }; }
+body acl three(m, x, y, z) { acl_method => "$(m)"; aces => { "$(x)", "$(y)", "$(z)" }; }
+body acl named { acl_method => "overwrite";
+  aces => { "user:*:rw", "group:*:r", "all:r", "user:nobody:rwx", "group:daemon:r" }; }
+body acl posix_mask { acl_type => "posix"; acl_method => "append"; aces => { "user:nobody:rwx", "mask:rx" }; }
+body acl inherit(x) { acl_method => "append"; aces => { "$(x)" }; acl_default => "access"; }
+body acl specify { acl_method => "append"; aces => { "group:daemon:rx" }; acl_default => "specify";
+  specify_default_aces => { "user:*:rwx", "group:*:rx", "all:", "user:nobody:r" }; }
+body acl clear { acl_default => "clear"; aces => { "user:*:rwx" }; }
 bundle agent unused {`;
 
-test("acl: overwrite then append on the owner, group and other entries", () => {
-  const c = makeCase(`files:
-  "$(d)/f" acl => a("overwrite", "user:*:=rw:allow", "group:*:=r:allow", "all:=r:allow");
-  "$(d)/f" acl => a("append", "all:+w:allow", "group:*:-r", "user:*:+x");
-  "$(d)/d" acl => a("overwrite", "user:*:=rwx:allow", "group:*:=rx:allow", "all:=:allow");
-  "$(d)/k" acl => a("append", "user:*:=rw", "group:*:(r)", "all:-rwx");
-${bodies()}`);
-  writeFileSync(join(c.dir, "f"), "x");
-  chmodSync(join(c.dir, "f"), 0o600);
-  mkdirSync(join(c.dir, "d"));
-  writeFileSync(join(c.dir, "k"), "k");
-  chmodSync(join(c.dir, "k"), 0o640);
-  const run = runTend(c.policy, c.root);
-  // The bits cf-agent 3.21 left on the same files with the same promises.
-  assert.equal(modeOf(join(c.dir, "f")), "706");
-  assert.equal(modeOf(join(c.dir, "d")), "750");
-  assert.equal(modeOf(join(c.dir, "k")), "640");
-  assert.deepEqual(lines(run, "info"), [
-    `Access ACL on '${c.dir}/f' successfully changed`,
-    `Access ACL on '${c.dir}/f' successfully changed`,
-    `Access ACL on '${c.dir}/d' successfully changed`,
-  ]);
-});
+const POLICY = `files:
+  "$(d)/named1" create => "true", acl => a("append", "user:nobody:rx");
+  "$(d)/group-only" create => "true", acl => a("overwrite", "group:daemon:rw");
+  "$(d)/owner" create => "true", acl => a("append", "user:*:rw");
+  "$(d)/bits" create => "true", perms => m("600");
+  "$(d)/bits" acl => three("overwrite", "user:*:=rw:allow", "group:*:=r:allow", "all:=r:allow");
+  "$(d)/bits" acl => three("append", "all:+w:allow", "group:*:-r", "user:*:+x");
+  "$(d)/native" create => "true", acl => three("append", "user:*:=rw", "group:*:(r)", "all:-rwx");
+  "$(d)/named" create => "true", acl => named;
+  "$(d)/mask" create => "true", acl => posix_mask;
+  "$(d)/unknown" create => "true", acl => a("append", "user:nosuchuser-tend:rx");
+  "$(d)/dir/." create => "true", acl => inherit("user:nobody:rwx");
+  "$(d)/dir2/." create => "true", acl => specify;
+  "$(d)/dir3/." create => "true", acl => specify;
+  "$(d)/dir3/." acl => clear;
+  "$(d)/file-default" create => "true", acl => clear;
+${bodies}`;
 
-test("acl: named users, masks and default ACLs fail, saying tend cannot keep them", () => {
-  const c = makeCase(`files:
-  "$(d)/f" acl => a("append", "user:root:rwx", "group:*:r", "all:r");
-  "$(d)/d/." create => "true", acl => inherit;
-${bodies(`body acl inherit { acl_default => "access"; aces => { "user:*:rwx" }; }`)}`);
-  writeFileSync(join(c.dir, "f"), "x");
-  chmodSync(join(c.dir, "f"), 0o600);
-  const run = runTend(c.policy, c.root);
-  assert.equal(modeOf(join(c.dir, "f")), "600", "nothing changed");
-  const errors = lines(run, "error");
-  assert.ok(
-    errors.some((l) =>
-      l.startsWith("ACL entries for named users or groups ('user:root:rwx') cannot be kept"),
-    ),
-  );
-  assert.ok(
-    errors.some((l) => l.startsWith(`Default ACLs of directories (acl_default => "access") cannot be kept`)),
-  );
-  assert.ok(errors.includes(`Errors encountered when actuating files promise '${c.dir}/f'`));
+interface Outcome {
+  readonly acls: string;
+  readonly info: string[];
+  readonly errors: string[];
+}
+
+function outcome(run: AgentRun, dir: string): Outcome {
+  const relative = (l: string) => l.split(dir).join("DIR");
+  const facl = spawnSync("getfacl", ["-R", "."], { cwd: dir, encoding: "utf8" });
+  return {
+    acls: facl.stdout,
+    info: lines(run, "info").map(relative),
+    errors: lines(run, "error")
+      .map(relative)
+      .filter((l) => !l.startsWith("Promise belongs to bundle")),
+  };
+}
+
+test("acl: named users and groups, masks and default ACLs, as cf-agent 3.21 keeps them", { skip }, () => {
+  const runs: Record<string, Outcome[]> = {};
+  for (const [engine, run] of [
+    ["cf-agent", runCfAgent],
+    ["tend", runTend],
+  ] as const) {
+    const c = makeCase(POLICY);
+    runs[engine] = [outcome(run(c.policy, c.root), c.dir), outcome(run(c.policy, c.root), c.dir)];
+  }
+  const [cfFirst, cfSecond] = runs["cf-agent"];
+  const [tendFirst, tendSecond] = runs.tend;
+  assert.match(cfFirst.acls, /user:nobody:rwx/, `cf-agent set no named entry: ${cfFirst.errors.join("\n")}`);
+  assert.equal(tendFirst.acls, cfFirst.acls, "ACLs after the first run");
+  assert.deepEqual(tendFirst.info, cfFirst.info, "info lines of the first run");
+  assert.deepEqual(tendFirst.errors, cfFirst.errors, "error lines of the first run");
+  assert.equal(tendSecond.acls, cfSecond.acls, "ACLs after the second run");
+  assert.deepEqual(tendSecond.info, cfSecond.info, "info lines of the second run (nothing to change)");
+  assert.deepEqual(tendSecond.errors, cfSecond.errors, "error lines of the second run");
 });
 
 test("acl: a deny entry is refused by the generic ACL type, as in cf-agent", () => {
   const c = makeCase(`files:
-  "$(d)/f" acl => a("append", "all:=rw:deny", "group:*:r", "all:r");
-${bodies()}`);
-  writeFileSync(join(c.dir, "f"), "x");
+  "$(d)/f" create => "true", acl => three("append", "all:=rw:deny", "group:*:r", "all:r");
+${bodies}`);
   const run = runTend(c.policy, c.root);
   const errors = lines(run, "error");
   assert.ok(errors.includes("Deny permission not supported by this ACL type"), errors.join("\n"));
