@@ -80,7 +80,11 @@ export interface RunView {
 }
 
 export interface SandboxSpec {
-  /** sh run in the namespace before the agent (cwd the root; the arena is `arena/`, a disk image `disk.img`). */
+  /**
+   * sh run in the namespace before the agent, in the root: the arena is
+   * `arena/`, a disk image `disk.img` (relative paths: the root's may hold
+   * spaces).
+   */
   readonly setup?: string;
   /** sh run once the runs are over (stop what setup started). */
   readonly teardown?: string;
@@ -116,6 +120,8 @@ function logLines(text: string, root: string): string[] {
       out.push(`${entry[1]}: ${entry[2]}`);
     else if (line.startsWith("R: ")) out.push(line);
     else if (/stack smashing|Aborted|Segmentation/.test(line)) out.push(`crash: ${line}`);
+    // Anything else that reads as an error (a diagnostic, a stack trace) shows in a failed comparison.
+    else if (/\berror\b|Error\b|^\s+at /.test(line)) out.push(`other: ${line}`);
   }
   return out;
 }
@@ -150,8 +156,8 @@ export function runInSandbox(agent: Agent, spec: SandboxSpec, flags: readonly st
     writeFileSync(join(root, "etc", "fstab"), fill(spec.fstab ?? "# sandbox fstab\n"));
     writeFileSync(join(root, "helpers", "mount.nfs"), NFS_HELPER);
     chmodSync(join(root, "helpers", "mount.nfs"), 0o755);
-    writeFileSync(join(root, "setup.sh"), `${fill(spec.setup ?? "")}\n`);
-    if (spec.teardown) writeFileSync(join(root, "teardown.sh"), `${fill(spec.teardown)}\n`);
+    writeFileSync(join(root, "setup.sh"), `${spec.setup ?? ""}\n`);
+    if (spec.teardown) writeFileSync(join(root, "teardown.sh"), `${spec.teardown}\n`);
     writeFileSync(join(root, "policy.cf"), fill(spec.policy));
     writeFileSync(join(root, "sandbox.sh"), SANDBOX_SCRIPT);
     const run = spawnSync(
@@ -173,13 +179,18 @@ export function runInSandbox(agent: Agent, spec: SandboxSpec, flags: readonly st
     for (let i = 1; i <= spec.runs; i++) views.push(readRun(root, i));
     return views;
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    // TEND_STORAGE_KEEP=1 keeps the sandbox's files (out/log.N: what the agent printed) to debug a scenario.
+    if (process.env.TEND_STORAGE_KEEP === "1") process.stderr.write(`kept ${root}\n`);
+    else rmSync(root, { recursive: true, force: true });
   }
 }
 
 /** Why the sandbox cannot be built here, or undefined when it can. */
 export function sandboxUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return "the storage sandbox needs root (mount namespaces, tmpfs)";
+  // Both agents split mount command lines and fstab entries at blanks.
+  if (/\s/.test(tmpdir()))
+    return "TMPDIR holds a blank: mount points under it cannot go into fstab or a mount command";
   if (spawnSync("unshare", ["--version"]).status !== 0) return "unshare is not installed";
   const dir = mkdtempSync(join(tmpdir(), "tend-storage-probe-"));
   const probe = spawnSync(

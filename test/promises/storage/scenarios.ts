@@ -133,19 +133,19 @@ export const storageScenarios: readonly StorageScenario[] = [
   },
   {
     name: "a file system already mounted is kept",
-    setup: `mkdir ${A}/a && mount -o ro srv:/export ${A}/a`,
+    setup: `mkdir arena/a && mount -o ro srv:/export arena/a`,
     main: `storage:\n  "${A}/a" mount => nfs("srv", "/export"), classes => outcome("a");`,
     tags: ["a"],
   },
   {
     name: "mounted with other options: 3.21 compares only the source",
-    setup: `mkdir ${A}/a && mount -o rw srv:/export ${A}/a`,
+    setup: `mkdir arena/a && mount -o rw srv:/export arena/a`,
     main: `storage:\n  "${A}/a" mount => nfs("srv", "/export"), classes => outcome("a");`,
     tags: ["a"],
   },
   {
     name: "another file system on the mount point",
-    setup: `mkdir ${A}/a && mount srv:/other ${A}/a`,
+    setup: `mkdir arena/a && mount srv:/other arena/a`,
     main: `storage:\n  "${A}/a" mount => nfs("srv", "/export"), classes => outcome("a");`,
     tags: ["a"],
   },
@@ -162,7 +162,7 @@ export const storageScenarios: readonly StorageScenario[] = [
   },
   {
     name: "unmount a mounted file system",
-    setup: `mkdir ${A}/a ${A}/b && mount srv:/export ${A}/a && mount srv:/other ${A}/b`,
+    setup: `mkdir arena/a arena/b && mount srv:/export arena/a && mount srv:/other arena/b`,
     main: `storage:\n  "${A}/a" mount => unmount, classes => outcome("a");\n  "${A}/c" mount => unmount, classes => outcome("c");`,
     tags: ["a", "c"],
     differs: {
@@ -200,9 +200,9 @@ export const storageScenarios: readonly StorageScenario[] = [
   },
   {
     name: "unmount a busy file system",
-    setup: `mkdir ${A}/a && mount srv:/export ${A}/a && (cd ${A}/a && exec sleep 600) > /dev/null 2>&1 &
-echo $! > $R/sleeper`,
-    teardown: "kill $(cat $R/sleeper)",
+    setup: `mkdir arena/a && mount srv:/export arena/a && (cd arena/a && exec sleep 600) > /dev/null 2>&1 &
+echo $! > sleeper`,
+    teardown: "kill $(cat sleeper)",
     main: `storage:\n  "${A}/a" mount => unmount, classes => outcome("a");`,
     tags: ["a"],
   },
@@ -279,8 +279,22 @@ echo $! > $R/sleeper`,
     tags: ["a"],
   },
   {
+    name: "a percentage out of range at run time",
+    setup: "mkdir arena/v && echo x > arena/v/f",
+    main: `vars:\n  "pct" string => "101%";
+storage:\n  "${A}/v" volume => free("$(pct)"), classes => outcome("pct");`,
+    tags: ["pct"],
+  },
+  {
+    name: "an expanded value out of the syntax stops the run",
+    setup: "mkdir arena/v && echo x > arena/v/f",
+    main: `vars:\n  "odd" string => "5q";
+storage:\n  "${A}/v" volume => free("$(odd)"), classes => outcome("odd");`,
+    tags: ["odd"],
+  },
+  {
     name: "free space in bytes, enough and too little",
-    setup: `mkdir ${A}/v && mount -t tmpfs -o size=2m vol ${A}/v && head -c 1100000 /dev/zero > ${A}/v/big`,
+    setup: `mkdir arena/v && mount -t tmpfs -o size=2m vol arena/v && head -c 1100000 /dev/zero > arena/v/big`,
     main: `storage:
   "${A}/v" volume => free("512k"), classes => outcome("ok");
   "${A}/v" volume => free("1M"), classes => outcome("low");
@@ -289,7 +303,7 @@ echo $! > $R/sleeper`,
   },
   {
     name: "free space as a percentage, enough and too little",
-    setup: `mkdir ${A}/v && mount -t tmpfs -o size=4m vol ${A}/v && head -c 1000000 /dev/zero > ${A}/v/big`,
+    setup: `mkdir arena/v && mount -t tmpfs -o size=4m vol arena/v && head -c 1000000 /dev/zero > arena/v/big`,
     main: `storage:
   "${A}/v" volume => free("50%"), classes => outcome("ok");
   "${A}/v" volume => free("90%"), classes => outcome("low");
@@ -299,7 +313,7 @@ echo $! > $R/sleeper`,
   {
     name: "free space on an ext4 loop device",
     loop: true,
-    setup: `truncate -s 8M $R/disk.img && mkfs.ext4 -q -F $R/disk.img && mkdir ${A}/disk && mount -o loop $R/disk.img ${A}/disk && head -c 2000000 /dev/zero > ${A}/disk/data`,
+    setup: `truncate -s 8M disk.img && mkfs.ext4 -q -F disk.img && mkdir arena/disk && mount -o loop disk.img arena/disk && head -c 2000000 /dev/zero > arena/disk/data`,
     main: `storage:
   "${A}/disk" volume => free("10%"), classes => outcome("ok");
   "${A}/disk" volume => free("95%"), classes => outcome("pct");
@@ -309,7 +323,7 @@ echo $! > $R/sleeper`,
   },
   {
     name: "sensible size and count, failing and passing",
-    setup: `mkdir -p ${A}/empty ${A}/one ${A}/full/d && head -c 5000 /dev/zero > ${A}/one/f && head -c 5000 /dev/zero > ${A}/full/f && echo x > ${A}/full/g && echo y > ${A}/file`,
+    setup: `mkdir -p arena/empty arena/one arena/full/d && head -c 5000 /dev/zero > arena/one/f && head -c 5000 /dev/zero > arena/full/f && echo x > arena/full/g && echo y > arena/file`,
     main: `storage:
   "${A}/empty" volume => sensible("1000", "2"), classes => outcome("empty");
   "${A}/one" volume => sensible("1000", "2"), classes => outcome("one");
@@ -322,7 +336,7 @@ echo $! > $R/sleeper`,
   },
   {
     name: "check_foreign: a network volume is passed over unless asked",
-    setup: `mkdir ${A}/n && mount -t tmpfs -o size=1m nfs ${A}/n && head -c 900000 /dev/zero > ${A}/n/f`,
+    setup: `mkdir arena/n && mount -t tmpfs -o size=1m nfs arena/n && head -c 900000 /dev/zero > arena/n/f`,
     main: `storage:
   "${A}/n" volume => foreign("false"), classes => outcome("skip");
   "${A}/n" volume => foreign("true"), classes => outcome("check");`,
@@ -331,7 +345,7 @@ echo $! > $R/sleeper`,
   {
     name: "dry run changes nothing",
     flags: ["-n"],
-    setup: `mkdir ${A}/b && mount srv:/export ${A}/b`,
+    setup: `mkdir arena/b && mount srv:/export arena/b`,
     main: `storage:
   "${A}/a" mount => nfs("srv", "/export"), classes => outcome("a");
   "${A}/b" mount => unmount, classes => outcome("b");
@@ -348,7 +362,7 @@ echo $! > $R/sleeper`,
   },
   {
     name: "regex promiser over volumes",
-    setup: `mkdir -p ${A}/vol1 ${A}/vol2 ${A}/other && echo x > ${A}/vol1/f`,
+    setup: `mkdir -p arena/vol1 arena/vol2 arena/other && echo x > arena/vol1/f`,
     main: `storage:\n  "${A}/vol[0-9]" volume => sensible("1", "1"), classes => outcome("v");`,
     tags: ["v"],
   },
@@ -361,7 +375,7 @@ echo $! > $R/sleeper`,
     name: "mountfilesystems mounts what fstab lists after the storage section",
     agentControl: 'mountfilesystems => "true";',
     fstab: `# sandbox fstab\nsrv:/m ${A}/m nfs ro 0 0\n`,
-    setup: `mkdir ${A}/m ${A}/v && echo x > ${A}/v/f`,
+    setup: `mkdir arena/m arena/v && echo x > arena/v/f`,
     main: `storage:\n  "${A}/v" volume => sensible("1", "1"), classes => outcome("v");`,
     tags: ["v"],
   },
@@ -372,7 +386,7 @@ echo $! > $R/sleeper`,
   },
   {
     name: "a cifs mount listed before a local one",
-    setup: `mkdir ${A}/c ${A}/d ${A}/a && mount -t tmpfs cifs ${A}/c && mount --bind $R/helpers ${A}/d && mount -o ro srv:/export ${A}/a`,
+    setup: `mkdir arena/c arena/d arena/a && mount -t tmpfs cifs arena/c && mount --bind helpers arena/d && mount -o ro srv:/export arena/a`,
     main: `storage:\n  "${A}/a" mount => nfs("srv", "/export"), classes => outcome("a");`,
     tags: ["a"],
     differs: {
