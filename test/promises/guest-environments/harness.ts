@@ -53,7 +53,11 @@ ${BODIES}`;
 }
 
 function keep(level: string, message: string, dir: string): string | undefined {
-  const text = message.split(dir).join("D");
+  // The host's own name (3.21's VFQNAME) differs from machine to machine.
+  const text = message
+    .split(dir)
+    .join("D")
+    .replace(/^This host ''[^']*'/, "This host ''H'");
   if (["error", "warning", "notice", "info"].includes(level)) return `${level}: ${text}`;
   return level === "verbose" && VERBOSE.test(text) ? `verbose: ${text}` : undefined;
 }

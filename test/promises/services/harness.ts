@@ -149,7 +149,13 @@ export function snapshot(dir: string): string[] {
 
 function relative(text: string, dir: string): string {
   const root = dir.slice(0, dir.lastIndexOf("/"));
-  return text.split(dir).join("D").split(root).join("R");
+  // The prefix of a quoted output line is a window on the command, whose paths depend on TMPDIR.
+  return text
+    .split(dir)
+    .join("D")
+    .split(root)
+    .join("R")
+    .replace(/^Q: "\.\.\.[^"]*"/, 'Q: "..."');
 }
 
 const CAPTURE: Capture = { levels: new Set(["error", "warning", "notice", "info"]), relative, snapshot };
