@@ -136,7 +136,10 @@ test("cf-agent 3.21 reports the same, but where PCRE gives up", {
     for (const fn of FUNCTIONS) {
       assert.ok(lines.includes(caseLine(n, fn, CF_AGENT_YES.has(`${n} ${fn}`))), `case ${n} ${fn}`);
     }
-    if (n === 2 || n === 20) return;
+    // Case 9's match takes V8 about as long as tend's time limit for a
+    // match (150 to 250 ms here): whether tend replaces depends on the
+    // machine's load, as whether PCRE gives up depends on its match limit.
+    if (n === 2 || n === 9 || n === 20) return;
     const [theirs, ours] = [cf, tend].map((dir) => readFileSync(join(dir, `f${n}`), "utf8"));
     assert.equal(ours, theirs, `file of case ${n}`);
   });
