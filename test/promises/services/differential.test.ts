@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { type ScenarioResult, canUnshare, runScenario } from "./harness.js";
+import { existsSync } from "node:fs";
+import { SYSTEMCTL, type ScenarioResult, canUnshare, runScenario } from "./harness.js";
 import { servicesScenarios } from "./scenarios.js";
 
 const fixture = new URL("../../../../test/fixtures/services/cf-agent.json", import.meta.url);
@@ -23,7 +24,9 @@ for (const scenario of servicesScenarios) {
     ? "not recorded"
     : scenario.mpf && !unshare
       ? "needs a private mount namespace (unshare -m as root) to bind the fake init.d"
-      : false;
+      : scenario.systemd && !existsSync(SYSTEMCTL)
+        ? `needs ${SYSTEMCTL} to bind the fake systemctl over`
+        : false;
   test(`services scenario ${scenario.name}`, { skip }, () => {
     const actual = runScenario(scenario, "tend");
     actual.runs.forEach((run, i) => {

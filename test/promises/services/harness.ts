@@ -50,12 +50,16 @@ export interface ServicesScenario {
   readonly control?: string;
   /** Uses the MPF's standard_services: /etc/init.d holds these services (fake scripts). */
   readonly mpf?: readonly string[];
+  /** With `mpf`: the `systemd` class is defined and a fake systemctl stands for the real one. */
+  readonly systemd?: boolean;
 }
 
 const FIXTURES = fileURLToPath(new URL("../../../../test/promises/services/fixtures/", import.meta.url));
 const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
 /** The MPF as Debian installs it, outside /var/lib/cfengine3 (which cf-agent's work directory hides). */
 export const MPF_LIB = "/usr/share/cfengine3/masterfiles/lib";
+/** The systemctl the MPF's paths bundle names on Debian (/bin is /usr/bin). */
+export const SYSTEMCTL = "/usr/bin/systemctl";
 
 /** Bundles and bodies every scenario may use. */
 const PRELUDE = `
@@ -108,7 +112,11 @@ reports:
 
 export function scenarioPolicy(scenario: ServicesScenario, root: string, dir: string): string {
   const inputs = scenario.mpf ? `inputs => { "${MPF_LIB}/stdlib.cf" };` : "";
-  return `body common control { bundlesequence => { "main", "end" }; ${inputs} ${scenario.control ?? ""} }
+  const sequence = scenario.systemd ? `"fake_systemd", "main", "end"` : `"main", "end"`;
+  const systemd = scenario.systemd
+    ? `bundle common fake_systemd { classes: "systemd" expression => "any"; }\n`
+    : "";
+  return `${systemd}body common control { bundlesequence => { ${sequence} }; ${inputs} ${scenario.control ?? ""} }
 bundle agent main {
 vars:
   "d" string => "${dir}";
@@ -134,6 +142,12 @@ export function prepare(scenario: ServicesScenario): { root: string; dir: string
       writeFileSync(script, `#!/bin/sh\nexec ${root}/fake-init.sh ${dir} ${service} "$@"\n`);
       chmodSync(script, 0o755);
     }
+  }
+  if (scenario.systemd) {
+    copyFileSync(join(FIXTURES, "fake-systemctl.sh"), join(root, "fake-systemctl.sh"));
+    chmodSync(join(root, "fake-systemctl.sh"), 0o755);
+    writeFileSync(join(root, "systemctl"), `#!/bin/sh\nexec ${root}/fake-systemctl.sh ${root} ${dir} "$@"\n`);
+    chmodSync(join(root, "systemctl"), 0o755);
   }
   const policy = join(root, "policy.cf");
   writeFileSync(policy, scenarioPolicy(scenario, root, dir));
@@ -174,6 +188,7 @@ W=$CFA_WD
 mkdir -p "$W/inputs" "$W/state" "$W/outputs" "$W/modules" && mkdir -p -m 700 "$W/ppkeys"
 exec unshare -m sh -c '
   mount --bind "$0/init.d" /etc/init.d || exit 90
+  if [ -f "$0/systemctl" ]; then mount --bind "$0/systemctl" ${SYSTEMCTL} || exit 93; fi
   if [ -d /run/systemd ]; then mount -t tmpfs none /run/systemd || exit 91; fi
   ${agent}' "${root}" "$@"
 `,
