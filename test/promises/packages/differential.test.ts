@@ -16,6 +16,14 @@ const recorded = new Map(
   (JSON.parse(readFileSync(fixture, "utf8")) as ScenarioResult[]).map((r) => [r.name, r]),
 );
 
+/**
+ * A `Q:` line shows only the command's first characters, which hold the
+ * start of the temporary directory's path: that part depends on TMPDIR.
+ */
+function withoutTruncatedPath(lines: readonly string[] | undefined): string[] | undefined {
+  return lines?.map((line) => line.replace(/(Q:\S+ )\S* \.\.\.:/, "$1... ...:"));
+}
+
 for (const scenario of packagesScenarios) {
   const expected = recorded.get(scenario.name);
   test(`packages scenario ${scenario.name}`, { skip: expected ? false : "not recorded" }, () => {
@@ -24,7 +32,7 @@ for (const scenario of packagesScenarios) {
       const want = expected?.runs[i];
       assert.deepEqual(run.files, want?.files, `system after run ${i + 1}`);
       assert.deepEqual(run.reports, want?.reports, `reports of run ${i + 1}`);
-      assert.deepEqual(run.log, want?.log, `log of run ${i + 1}`);
+      assert.deepEqual(withoutTruncatedPath(run.log), withoutTruncatedPath(want?.log), `log of run ${i + 1}`);
     });
   });
 }
