@@ -6,7 +6,9 @@
  * dry-run warnings, and the changes handed back as data.
  *
  * If a step fails the account may be left half-changed (as with 3.21):
- * the result is `failed` and the changes list only what was applied.
+ * the result is `failed`, and the changes of a modification that failed
+ * are all marked as not applied (some steps before the failure may have
+ * been).
  */
 import { readGroups, readPasswd } from "./accounts.js";
 import type { PasswdEntry } from "./accounts.js";
