@@ -20,7 +20,7 @@ import { agentMountView } from "./mount-view.js";
 import { FSTAB_NAME, type StorageRun, type Verdicts, isRoot } from "./run-state.js";
 
 /** 3.21's FileSystemMountedCorrectly: something is mounted on `name` (and it is the promised source). */
-export function mountedCorrectly(
+function mountedCorrectly(
   run: StorageRun,
   name: string,
   a: StorageAttributes,
@@ -45,12 +45,13 @@ export function mountedCorrectly(
   return false;
 }
 
-export function mountOptions(a: StorageAttributes): string {
+/** The options as one string; `defaults` (3.21's default on Linux) when none are given. */
+function mountOptions(a: StorageAttributes): string {
   return a.mount.options ? a.mount.options.join(",") : "defaults";
 }
 
-/** 3.21's VerifyInFstab: adds the entry unless one names the mount point; the number of changes. */
-export function verifyInFstab(
+/** 3.21's VerifyInFstab: adds the entry unless one names the mount point; the verdict, if a change. */
+function verifyInFstab(
   run: StorageRun,
   name: string,
   a: StorageAttributes,
@@ -78,7 +79,7 @@ export function verifyInFstab(
 }
 
 /** 3.21's VerifyNotInFstab: removes the entries for the mount point. */
-export function verifyNotInFstab(
+function verifyNotInFstab(
   run: StorageRun,
   name: string,
   a: StorageAttributes,
@@ -95,7 +96,7 @@ export function verifyNotInFstab(
 }
 
 /** 3.21's VerifyMount: runs mount unless in a dry run; busy interrupts, anything else is a repair. */
-export function verifyMount(name: string, a: StorageAttributes, v: Verdicts): Outcome {
+function verifyMount(name: string, a: StorageAttributes, v: Verdicts): Outcome {
   const opts = mountOptions(a);
   const type = a.mount.type;
   const command =
@@ -111,7 +112,7 @@ export function verifyMount(name: string, a: StorageAttributes, v: Verdicts): Ou
 }
 
 /** 3.21's VerifyUnmount (its outcome is not the promise's, as in 3.21). */
-export function verifyUnmount(name: string, v: Verdicts): void {
+function verifyUnmount(name: string, v: Verdicts): void {
   const result = unmountFilesystem(name, { dryRun: v.env.dryRun }, UMOUNT_COMMAND);
   if (result.status === "busy") {
     v.record("info", "interrupted", `The device under '${name}' cannot be unmounted`);
@@ -121,7 +122,7 @@ export function verifyUnmount(name: string, v: Verdicts): void {
 }
 
 /** Creates the mount point (3.21 does it even in a dry run; tend does not). */
-export function makeMountPoint(name: string, env: PromiseEnvironment): void {
+function makeMountPoint(name: string, env: PromiseEnvironment): void {
   if (env.dryRun) return;
   try {
     mkdirSync(name, { recursive: true, mode: 0o700 });

@@ -87,7 +87,7 @@ export function verifyFreeSpace(run: StorageRun, name: string, a: StorageAttribu
 }
 
 /** The system's text for an error, as strerror gives it (`No such file or directory`). */
-export function describe(error: unknown): string {
+function describe(error: unknown): string {
   const message = (error as Error).message;
   const match = /^[A-Z]+: ([^,]+),/.exec(message);
   if (!match?.[1]) return message;
