@@ -152,6 +152,8 @@ function listFiles(dir: string, base = dir): string[] {
     if (rel.startsWith("state/") && !entry.isDirectory()) continue;
     // cf-agent's own logs in sys.logdir (the work directory under -w): tend writes neither yet.
     if (rel === "promise_summary.log" || /^cfagent\..*\.log$/.test(rel)) continue;
+    // The output of a run cf-execd (started by update.cf) makes if its schedule comes up meanwhile.
+    if (rel.startsWith("outputs/") && !entry.isDirectory()) continue;
     out.push(entry.isDirectory() ? `${rel}/` : rel);
     if (entry.isDirectory()) out.push(...listFiles(path, base));
   }

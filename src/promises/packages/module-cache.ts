@@ -64,7 +64,13 @@ export function refreshCache(
   options: readonly string[],
   request: CacheRequest,
 ): boolean {
-  const lines = askModule(module, REQUEST_NAMES[request], optionLines(options), env.log);
+  const lines = askModule(
+    module,
+    REQUEST_NAMES[request],
+    optionLines(options),
+    env.log,
+    env.ctx.workingDirectory,
+  );
   if (lines === undefined) {
     env.log.verbose("Some error occurred while communicating with package module while updating cache.");
     return false;

@@ -26,7 +26,7 @@ function changeRequest(
   input: string,
   failure: string,
 ): Outcome {
-  const lines = askModule(module, request, input, env.log);
+  const lines = askModule(module, request, input, env.log, env.ctx.workingDirectory);
   let outcome: Outcome = "repaired";
   if (lines === undefined) {
     env.log.info(failure);

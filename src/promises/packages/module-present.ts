@@ -18,7 +18,7 @@ import { recordOperation, refuseChange } from "./simulate-record.js";
 function packageData(env: PromiseEnvironment, module: ModuleCommand, policy: ModulePolicy, file: string) {
   const request =
     optionLines(policy.options) + `File=${file}\n` + versionArchLines(policy.version, policy.architecture);
-  const lines = askModule(module, "get-package-data", request, env.log);
+  const lines = askModule(module, "get-package-data", request, env.log, env.ctx.workingDirectory);
   if (lines === undefined) {
     env.log.info(
       "Some error occurred while communicating with package module while collecting package data.",

@@ -9,6 +9,7 @@
  */
 import { accessSync, constants } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { posix } from "node:path";
 import type { Logger } from "../../agent/logger.js";
 import { splitCommand } from "../../eval/functions/exec.js";
@@ -91,11 +92,15 @@ export function askModule(
   request: string,
   input: string,
   log: Logger,
+  cwd?: string,
 ): string[] | undefined {
   const argv = [...command.leadingArgs, request];
   log.debug(`Running package module '${command.program} ${argv.join(" ")}'`);
+  // In the agent's current directory, which cf-agent moves to each files
+  // promise's directory: a module's relative paths (ncf's test_db) land there.
   const result = spawnSync(command.program, argv, {
     input,
+    cwd: cwd !== undefined && existsSync(cwd) ? cwd : undefined,
     stdio: ["pipe", "pipe", "inherit"],
     timeout: MODULE_TIMEOUT_MS,
     maxBuffer: 1 << 30,

@@ -66,7 +66,7 @@ function startModule(env: PromiseEnvironment, body: PackageModuleBody): ModuleCo
  * false with 3.21's messages.
  */
 export function speaksApiVersion1(env: PromiseEnvironment, command: ModuleCommand): boolean {
-  const answer = askModule(command, "supports-api-version", "", env.log);
+  const answer = askModule(command, "supports-api-version", "", env.log, env.ctx.workingDirectory);
   let version = -1;
   if (answer === undefined) env.log.info("Error occurred while getting supported API version.");
   else if (answer.length === 1) version = Number.parseInt(answer[0] ?? "", 10) || 0;
