@@ -45,19 +45,41 @@ export interface ReferenceSpan {
   readonly end: number;
 }
 
+/**
+ * The spans found in recent texts: policy strings are expanded again and
+ * again (each iteration, each pass, the check and the run), and a text's
+ * references never change. Long texts (file contents, JSON) are not kept.
+ */
+const spanCache = new Map<string, readonly ReferenceSpan[]>();
+const SPAN_CACHE_LIMIT = 20000;
+const SPAN_CACHE_MAX_TEXT = 1024;
+const NO_SPANS: readonly ReferenceSpan[] = [];
+
 /** Finds the outermost references of a string, in order. */
-export function findReferences(text: string): ReferenceSpan[] {
+export function findReferences(text: string): readonly ReferenceSpan[] {
+  if (!text.includes("$") && !text.includes("@")) return NO_SPANS;
+  if (text.length > SPAN_CACHE_MAX_TEXT) return scanReferences(text);
+  const cached = spanCache.get(text);
+  if (cached !== undefined) return cached;
+  const found = scanReferences(text);
+  if (spanCache.size >= SPAN_CACHE_LIMIT) spanCache.clear();
+  spanCache.set(text, found);
+  return found;
+}
+
+function scanReferences(text: string): readonly ReferenceSpan[] {
   const out: ReferenceSpan[] = [];
-  if (!text.includes("$") && !text.includes("@")) return out;
   for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if ((ch !== "$" && ch !== "@") || (text[i + 1] !== "(" && text[i + 1] !== "{")) continue;
+    const ch = text.charCodeAt(i);
+    if (ch !== 36 /* $ */ && ch !== 64 /* @ */) continue;
+    const next = text.charCodeAt(i + 1);
+    if (next !== 40 /* ( */ && next !== 123 /* { */) continue;
     const end = findClose(text, i + 1);
     if (end === -1) continue;
-    out.push({ sigil: ch, inner: text.slice(i + 2, end), start: i, end: end + 1 });
+    out.push({ sigil: text[i] as "$" | "@", inner: text.slice(i + 2, end), start: i, end: end + 1 });
     i = end;
   }
-  return out;
+  return out.length === 0 ? NO_SPANS : out;
 }
 
 /**
