@@ -6,8 +6,10 @@
  *
  * The tag goes to the state directory for a policy given on the command
  * line, else to `$(sys.masterdir)`. A check is due when the policy file is
- * outside `$(sys.inputdir)`, or it, a file below `$(sys.inputdir)` or
- * `policy_server.dat` is newer than the last validation. (As 3.21, a
+ * outside `$(sys.inputdir)`, or it, a directory below `$(sys.inputdir)` or
+ * `policy_server.dat` is newer than the last validation (as 3.21 looks:
+ * only directories' times, so a file edited in place below the policy
+ * file goes unnoticed, and the policy runs unchecked). (As 3.21, a
  * policy given with -f is looked up under a name nothing writes, so it is
  * checked every time.)
  *
@@ -20,12 +22,12 @@
  * in-process. Not under `--simulate`, which promises that nothing unsafe
  * runs (cf-agent's cf-promises runs the commands there too).
  */
-import { readdirSync, statSync } from "node:fs";
+import { lstatSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadAsCfPromises } from "../check.js";
 import type { EvaluationMessageSinks, LoadResult } from "../loader/load.js";
 import type { Logger } from "./logger.js";
-import { tagReleaseDirectory, validatedAt } from "./release-tag.js";
+import { tagReleaseDirectory } from "./release-tag.js";
 
 export interface PolicyCheckPlace {
   readonly file: string;
@@ -44,34 +46,121 @@ function mtimeSeconds(path: string): number | undefined {
   }
 }
 
-/** Whether something below `dir` (the directory itself included) changed after `since`. */
-function isNewerTree(dir: string, since: number): boolean {
-  const own = mtimeSeconds(dir);
-  if (own === undefined) return false;
-  if (own > since) return true;
+/**
+ * Whether a directory below `dir` (the directory itself included) changed
+ * after `since`, as 3.21's quick search: only directories' own times count
+ * (a file edited in place changes none), links are not followed, and a
+ * name that cannot be looked at counts as a change.
+ */
+function isNewerTree(dir: string, since: number, log: Logger): boolean {
+  let own: ReturnType<typeof lstatSync>;
+  try {
+    own = lstatSync(dir);
+  } catch (error) {
+    log.error(`Unable to stat directory '${dir}' in IsNewerFileTree. (stat: ${reason(error)})`);
+    return true;
+  }
+  if (own.isDirectory() && Math.floor(own.mtimeMs / 1000) > since) {
+    log.verbose(` >> Detected change in ${dir}`);
+    return true;
+  }
   let names: string[];
   try {
     names = readdirSync(dir);
-  } catch {
+  } catch (error) {
+    log.error(`Unable to open directory '${dir}' in IsNewerFileTree. (opendir: ${reason(error)})`);
     return false;
   }
   for (const name of names) {
-    const path = join(dir, name);
-    let stats: ReturnType<typeof statSync>;
+    const path = `${dir}/${name}`;
+    let stats: ReturnType<typeof lstatSync>;
     try {
-      stats = statSync(path);
-    } catch {
-      continue;
+      stats = lstatSync(path);
+    } catch (error) {
+      log.error(`Unable to stat directory '${path}' in IsNewerFileTree. (lstat: ${reason(error)})`);
+      return true;
     }
-    if (Math.floor(stats.mtimeMs / 1000) > since) return true;
-    if (stats.isDirectory() && isNewerTree(path, since)) return true;
+    if (!stats.isDirectory()) continue;
+    if (Math.floor(stats.mtimeMs / 1000) > since) {
+      log.verbose(` >> Detected change in ${path}`);
+      return true;
+    }
+    if (isNewerTree(path, since, log)) return true;
   }
   return false;
+}
+
+/** An error's text as strerror words it (what Node's message says after the code). */
+function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const match = /^[A-Z]+: (.*?), /.exec(message);
+  const text = match ? match[1] : message;
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Where the validation tag goes. */
 export function tagDirectory(place: PolicyCheckPlace): string {
   return place.fromCommandLine ? place.statedir : join(place.workdir, "masterfiles");
+}
+
+/** The time of the last validation: the marker's timestamp, its own time when it is no JSON, else 0. */
+function lastValidation(file: string, log: Logger): number {
+  const time = mtimeSeconds(file);
+  if (time === undefined) return 0;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return 0;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    log.verbose(`Could not parse policy_validated JSON file '${file}', using dummy data`);
+    return time;
+  }
+  const timestamp = (parsed as { timestamp?: unknown } | null)?.timestamp;
+  return typeof timestamp === "number" ? Math.trunc(timestamp) : 0;
+}
+
+/**
+ * Whether the policy changed since its last validation, as 3.21 decides
+ * (GenericAgentIsPolicyReloadNeeded): a marker from the future is renewed
+ * and counts as a change; then the policy file's time, the directories
+ * below `$(sys.inputdir)`, and `policy_server.dat`.
+ */
+function isChangedSinceValidation(place: PolicyCheckPlace, log: Logger): boolean {
+  // 3.21 reads the time of a policy named on the command line from a file it never writes.
+  const validated = place.fromCommandLine
+    ? 0
+    : lastValidation(join(tagDirectory(place), "cf_promises_validated"), log);
+  const now = Math.floor(Date.now() / 1000);
+  if (validated > now) {
+    log.info(
+      `Clock seems to have jumped back in time, mtime of ${validated} is newer than current time ${now}, touching it`,
+    );
+    tagReleaseDirectory(tagDirectory(place), { validated: true, release: false });
+    return true;
+  }
+  let fileTime: number;
+  try {
+    fileTime = Math.floor(statSync(place.file).mtimeMs / 1000);
+  } catch (error) {
+    log.verbose(`There is no readable input file at '${place.file}'. (stat: ${reason(error)})`);
+    return true;
+  }
+  if (fileTime > validated) {
+    log.verbose(
+      `Input file '${place.file}' has changed since the last policy read attempt (file is newer than previous)`,
+    );
+    return true;
+  }
+  if (isNewerTree(place.inputdir, validated, log)) {
+    log.verbose("Quick search detected file changes");
+    return true;
+  }
+  return (mtimeSeconds(join(place.workdir, "policy_server.dat")) ?? 0) > validated;
 }
 
 /** Whether 3.21 would check the policy before this run; logs why, as it does. */
@@ -81,17 +170,7 @@ export function isPolicyCheckDue(place: PolicyCheckPlace, log: Logger): boolean 
     log.verbose("Input file is outside default repository, validating it");
     due = true;
   }
-  // 3.21 reads the time of a policy named on the command line from a file it never writes.
-  const validated = place.fromCommandLine
-    ? 0
-    : validatedAt(join(tagDirectory(place), "cf_promises_validated"));
-  const fileTime = mtimeSeconds(place.file);
-  const changed =
-    fileTime === undefined ||
-    fileTime > validated ||
-    isNewerTree(place.inputdir, validated) ||
-    (mtimeSeconds(join(place.workdir, "policy_server.dat")) ?? 0) > validated;
-  if (changed) {
+  if (isChangedSinceValidation(place, log)) {
     log.verbose("Input file is changed since last validation, validating it");
     due = true;
   }

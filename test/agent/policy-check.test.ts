@@ -5,7 +5,7 @@
  * release ID only on a policy hub).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { runAgent } from "../../src/agent/run.js";
@@ -36,6 +36,36 @@ test("the default policy is tagged in masterfiles once validated, and not checke
   const marker = JSON.parse(readFileSync(join(dir, "masterfiles", "cf_promises_validated"), "utf8"));
   assert.ok(Math.abs(marker.timestamp - Date.now() / 1000) < 60);
   assert.equal(existsSync(join(dir, "masterfiles", "cf_promises_release_id")), false);
+  assert.ok(run(dir).includes("Policy is already validated"));
+});
+
+test("as 3.21, only directories' times below the inputs count as changes, and a marker from the future does", () => {
+  const dir = workdir();
+  mkdirSync(join(dir, "inputs", "lib"));
+  writeFileSync(join(dir, "inputs", "lib", "x.cf"), "bundle agent x { }\n");
+  run(dir);
+  const later = Date.now() / 1000 + 30;
+  // A file edited in place below the policy file: cf-agent 3.21 runs the policy unchecked.
+  utimesSync(join(dir, "inputs", "lib", "x.cf"), later, later);
+  assert.ok(run(dir).includes("Policy is already validated"));
+  utimesSync(join(dir, "inputs", "lib"), later, later);
+  const changed = run(dir);
+  assert.ok(changed.includes(` >> Detected change in ${join(dir, "inputs", "lib")}`));
+  assert.ok(changed.includes("Quick search detected file changes"));
+  assert.ok(changed.includes("Input file is changed since last validation, validating it"));
+  utimesSync(join(dir, "inputs", "lib"), later - 60, later - 60);
+  utimesSync(join(dir, "inputs", "promises.cf"), later, later);
+  assert.ok(
+    run(dir).includes(
+      `Input file '${join(dir, "inputs", "promises.cf")}' has changed since the last policy read attempt (file is newer than previous)`,
+    ),
+  );
+  utimesSync(join(dir, "inputs", "promises.cf"), later - 60, later - 60);
+  const marker = join(dir, "masterfiles", "cf_promises_validated");
+  writeFileSync(marker, JSON.stringify({ timestamp: Math.floor(later) + 1000 }));
+  const future = run(dir);
+  assert.ok(future.some((l) => l.startsWith("Clock seems to have jumped back in time, mtime of ")));
+  assert.ok(future.includes("Input file is changed since last validation, validating it"));
   assert.ok(run(dir).includes("Policy is already validated"));
 });
 
