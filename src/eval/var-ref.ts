@@ -20,8 +20,27 @@ export const SPECIAL_SCOPES: ReadonlySet<string> = new Set([
   "body",
 ]);
 
+/**
+ * References parsed lately: the same few names are looked up again and
+ * again (each expansion of each promise); a parsed reference is immutable.
+ */
+const parsedRefs = new Map<string, VarRef>();
+const PARSED_REFS_LIMIT = 20000;
+const PARSED_REF_MAX_TEXT = 512;
+
 /** Parses a reference; indexes may themselves contain dots and colons. */
 export function parseVarRef(text: string): VarRef {
+  if (text.length > PARSED_REF_MAX_TEXT) return parseVarRefText(text);
+  let ref = parsedRefs.get(text);
+  if (ref === undefined) {
+    ref = parseVarRefText(text);
+    if (parsedRefs.size >= PARSED_REFS_LIMIT) parsedRefs.clear();
+    parsedRefs.set(text, ref);
+  }
+  return ref;
+}
+
+function parseVarRefText(text: string): VarRef {
   const bracket = text.indexOf("[");
   const head = bracket === -1 ? text : text.slice(0, bracket);
   const indices = bracket === -1 ? [] : splitIndices(text.slice(bracket));
