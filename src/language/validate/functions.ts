@@ -79,15 +79,7 @@ function checkArguments(
   for (let i = 0; i < count; i++) {
     const arg = call.args[i];
     if (!isScalar(arg)) continue;
-    const parameter = fn.parameters[i];
-    const slot = {
-      ...parameter,
-      name: fn.name,
-      status: "normal",
-      visibility: "global",
-      label: `argument ${i + 1} of ${call.name}()`,
-    } as const;
-    const found = checkScalar(slot, getScalarText(arg), arg.span);
+    const found = checkScalar(argumentSlot(fn, i, call.name), getScalarText(arg), arg.span);
     if (found)
       ctx.report(
         place.evaluatedAtLoad ? "error" : "warning",
@@ -97,6 +89,30 @@ function checkArguments(
         place.file,
       );
   }
+}
+
+/** A parameter as the value checks take it: the same object for each call of the function. */
+function makeArgumentSlot(fn: FunctionSyntax, i: number, called: string) {
+  return {
+    ...fn.parameters[i],
+    name: fn.name,
+    status: "normal",
+    visibility: "global",
+    label: `argument ${i + 1} of ${called}()`,
+  } as const;
+}
+
+const argumentSlots = new WeakMap<FunctionSyntax, ReturnType<typeof makeArgumentSlot>[]>();
+
+function argumentSlot(fn: FunctionSyntax, i: number, called: string): ReturnType<typeof makeArgumentSlot> {
+  if (called !== fn.name) return makeArgumentSlot(fn, i, called);
+  let slots = argumentSlots.get(fn);
+  if (slots === undefined) {
+    slots = [];
+    argumentSlots.set(fn, slots);
+  }
+  slots[i] ??= makeArgumentSlot(fn, i, called);
+  return slots[i];
 }
 
 /**
