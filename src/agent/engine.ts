@@ -94,9 +94,9 @@ export interface EngineHooks {
 export const MAX_BUNDLE_DEPTH = 200;
 
 export class Engine implements PromiseEnvironment {
-  /** Expanded promises already acted on in this run. */
   /** Stand-ins for promise types tend does not implement, by name. */
   private readonly unsupportedTypes = new Map<string, PromiseType>();
+  /** Expanded promises already acted on in this run. */
   private readonly done = new Set<string>();
   /** Static promises (see static-promise.ts) already done: later passes skip them at once. */
   private readonly staticDone = new WeakSet<PromiseNode>();
