@@ -88,9 +88,6 @@ function deleteDomain(run: EnvironmentRun): Outcome {
   return run.verdict("verbose", "repaired", `Deleted virtual domain '${run.name}'`);
 }
 
-const SHUTTING_DOWN =
-  "It is currently impossible to know whether it will reboot or not - deferring promise check until it has completed its shutdown";
-
 function runningDomain(run: EnvironmentRun): Outcome {
   const hv = run.hypervisor;
   const domain = hv.lookup(run.name);
