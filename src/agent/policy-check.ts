@@ -140,7 +140,7 @@ function isChangedSinceValidation(place: PolicyCheckPlace, log: Logger): boolean
     log.info(
       `Clock seems to have jumped back in time, mtime of ${validated} is newer than current time ${now}, touching it`,
     );
-    tagReleaseDirectory(tagDirectory(place), { validated: true, release: false });
+    tagPolicy(place, false, log);
     return true;
   }
   let fileTime: number;
@@ -180,9 +180,12 @@ export function isPolicyCheckDue(place: PolicyCheckPlace, log: Logger): boolean 
 
 /** After a successful check: the validation tag, and the release ID on a policy hub. */
 export function tagValidatedPolicy(place: PolicyCheckPlace, log: Logger): void {
+  tagPolicy(place, mtimeSeconds(join(place.statedir, "am_policy_hub")) !== undefined, log);
+}
+
+function tagPolicy(place: PolicyCheckPlace, release: boolean, log: Logger): void {
   const dir = tagDirectory(place);
-  const hub = mtimeSeconds(join(place.statedir, "am_policy_hub")) !== undefined;
-  if (tagReleaseDirectory(dir, { validated: true, release: hub })) {
+  if (tagReleaseDirectory(dir, { validated: true, release })) {
     log.verbose(`Saved policy validated marker file '${join(dir, "cf_promises_validated")}'`);
   } else {
     log.verbose(`The promises_validated file ${join(dir, "cf_promises_validated")} was NOT updated`);
