@@ -45,13 +45,16 @@ const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 /**
  * Replaces `path` with `data`, created with `mode`. Throws the system error
  * (ENOENT, EACCES...) when it cannot; the target is then left as it was and
- * the temporary file is removed.
+ * the temporary file is removed. `beforeRename` gets the written temporary
+ * file (to give it more of the old file's attributes); what it throws
+ * aborts the replacement the same way.
  */
 export function writeFileAtomically(
   path: string,
   data: string | Uint8Array,
   mode: number,
   owner?: { readonly uid: number; readonly gid: number },
+  beforeRename?: (temporary: string) => void,
 ): void {
   sweepStrayTemporaries(dirname(path));
   // Both names in the directory as it was checked (no link another user
@@ -74,6 +77,8 @@ export function writeFileAtomically(
   }
   closeSync(fd);
   try {
+    // A path other processes can use too (the directory is held open by this one).
+    beforeRename?.(temporary.replace(/^\/proc\/self\//, `/proc/${process.pid}/`));
     renameSync(temporary, target);
   } catch (error) {
     removeTemporary(temporary);

@@ -21,6 +21,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import { canonify } from "../../eval/class-expression.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { asText } from "../values.js";
+import { copyAcl } from "../../providers/acl/posix-acl.js";
 import { writeFileAtomically } from "../../system/atomic.js";
 import { errorText } from "../files/step.js";
 
@@ -152,7 +153,11 @@ export function saveEditedFile(
       unlinkSync(backup);
     } else if (options.backup === "false") unlinkSync(backup);
     else if (options.repository && archive(env, backup, options.repository)) unlinkSync(backup);
-    writeFileAtomically(target, data, stats.mode & 0o7777, stats);
+    // The edited file keeps the old one's ACLs, as 3.21 copies its extended attributes.
+    writeFileAtomically(target, data, stats.mode & 0o7777, stats, (temporary) => {
+      const copied = copyAcl(target, temporary);
+      if (copied.error !== undefined) throw new Error(`setfacl: ${copied.error}`);
+    });
     return true;
   } catch (error) {
     env.log.error(

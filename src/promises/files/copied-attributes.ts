@@ -2,10 +2,12 @@
  * The attributes of a copy (cf-agent 3.21's VerifyCopiedFileAttributes):
  * with `preserve`, the source's mode, and its owner and group unless the
  * perms body promises others; else the promised perms on top of what the
- * destination has. Extended attributes (ACLs, security contexts) are not
- * copied: Node has no interface to them.
+ * destination has. With `preserve` from the local host, the source's
+ * POSIX ACLs too (3.21 copies all extended attributes; security contexts
+ * are not copied: Node has no interface to them).
  */
 import type { Stats } from "node:fs";
+import { copyAcl } from "../../providers/acl/posix-acl.js";
 import type { CopyContext } from "./copy-context.js";
 import { verifyFileAttributes } from "./file-attributes.js";
 import type { FilesJob } from "./job.js";
@@ -44,10 +46,18 @@ export function copiedPerms(job: FilesJob, ss: Stats, ds: Stats): PermsSpec {
 export function verifyCopiedFileAttributes(
   job: FilesJob,
   copy: CopyContext,
-  _source: string,
+  source: string,
   dest: string,
   ss: Stats,
   ds: Stats,
 ): void {
   verifyFileAttributes(copy.step, dest, ds, copiedPerms(job, ss, ds), job.attrs);
+  const { preserve, servers } = job.attrs.copy;
+  if (!preserve || copy.step.warnOnly || (servers.length > 0 && servers[0] !== "localhost")) return;
+  const copied = copyAcl(source, dest);
+  if (copied.error !== undefined) {
+    copy.step.failed(
+      `Could not preserve extended attributes (ACLs and security contexts) on file '${dest}' (setfacl: ${copied.error})`,
+    );
+  } else if (copied.changed) copy.step.changed(`Copied extended attributes from '${source}' to '${dest}'`);
 }

@@ -9,6 +9,7 @@
  * functions return `{ error }` and change nothing more.
  */
 import { spawnSync } from "node:child_process";
+import { statSync } from "node:fs";
 
 export type AclTag = "user_obj" | "user" | "group_obj" | "group" | "mask" | "other";
 export type AclKind = "access" | "default";
@@ -156,4 +157,36 @@ export function checkAcl(entries: readonly AclEntry[]): { index: number; message
     sorted.findIndex((e) => ORDER.indexOf(e.tag) > ORDER.indexOf(missing)),
   );
   return { index, message: "Missing or wrong entry" };
+}
+
+/** Whether the ACL is only the owner, owning group and other entries (the mode bits). */
+export function isMinimal(entries: readonly AclEntry[]): boolean {
+  return entries.every((e) => e.tag === "user_obj" || e.tag === "group_obj" || e.tag === "other");
+}
+
+/**
+ * Gives `destination` the extended ACLs of `source` (its access ACL when
+ * it has entries beyond the mode bits, its default ACL when it has one), as
+ * copying their extended attributes would: a source with no extended ACL
+ * (or on a file system or system without ACLs) changes nothing. Returns
+ * whether the destination changed, or the error that kept it from it.
+ */
+export function copyAcl(
+  source: string,
+  destination: string,
+  run: Runner = runProgram,
+): { changed: boolean; error?: string } {
+  let changed = false;
+  const directory = statSync(source, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  for (const kind of directory ? (["access", "default"] as const) : (["access"] as const)) {
+    const wanted = readAcl(source, kind, run);
+    if ("error" in wanted) return { changed };
+    if (kind === "access" ? isMinimal(wanted) : wanted.length === 0) continue;
+    const current = readAcl(destination, kind, run);
+    if (!("error" in current) && sameAcl(current, wanted)) continue;
+    const written = writeAcl(destination, kind, wanted, run);
+    if (written.error !== undefined) return { changed, error: written.error };
+    changed = true;
+  }
+  return { changed };
 }

@@ -97,3 +97,45 @@ ${bodies}`);
   assert.ok(errors.includes("Deny permission not supported by this ACL type"), errors.join("\n"));
   assert.ok(errors.includes(`Syntax error in access control list for '${c.dir}/f'`));
 });
+
+// Regression: copy_from with preserve and edit_line dropped named entries (the
+// copy and the edited file are new files; 3.21 gives them the old ACLs).
+const CARRIED = `files:
+  "$(d)/src" create => "true", acl => a("append", "user:nobody:wx");
+  "$(d)/src-plain" create => "true";
+  "$(d)/preserved" copy_from => cp("$(d)/src", "true");
+  "$(d)/not-preserved" copy_from => cp("$(d)/src", "false");
+  "$(d)/plain" copy_from => cp("$(d)/src-plain", "true");
+  "$(d)/edited" create => "true", acl => a("append", "group:daemon:rx");
+  "$(d)/edited" edit_line => add;
+${bodies}
+}
+body copy_from cp(from, keep) { source => "$(from)"; preserve => "$(keep)"; }
+bundle edit_line add { insert_lines: "New line!"; }
+bundle agent unused2 {`;
+
+test("acl: copy_from preserve and edits keep named entries, as in cf-agent 3.21", { skip }, () => {
+  const runs: Record<string, Outcome[]> = {};
+  for (const [engine, run] of [
+    ["cf-agent", runCfAgent],
+    ["tend", runTend],
+  ] as const) {
+    const c = makeCase(CARRIED);
+    runs[engine] = [outcome(run(c.policy, c.root), c.dir), outcome(run(c.policy, c.root), c.dir)];
+  }
+  const [cfFirst, cfSecond] = runs["cf-agent"];
+  const [tendFirst, tendSecond] = runs.tend;
+  assert.match(cfFirst.acls, /# file: preserved\n(.*\n)*user:nobody:-wx/, "cf-agent copied the named entry");
+  assert.match(
+    tendFirst.acls,
+    /# file: preserved\n(.*\n)*user:nobody:-wx/,
+    "named entry of the preserved copy",
+  );
+  assert.match(tendFirst.acls, /# file: edited\n(.*\n)*group:daemon:r-x/, "named entry of the edited file");
+  assert.equal(tendFirst.acls, cfFirst.acls, "ACLs after the first run");
+  assert.deepEqual(tendFirst.info, cfFirst.info, "info lines of the first run");
+  assert.deepEqual(tendFirst.errors, cfFirst.errors, "error lines of the first run");
+  assert.equal(tendSecond.acls, cfSecond.acls, "ACLs after the second run");
+  assert.deepEqual(tendSecond.info, cfSecond.info, "info lines of the second run (nothing to change)");
+  assert.deepEqual(tendSecond.errors, cfSecond.errors, "error lines of the second run");
+});
