@@ -228,7 +228,7 @@ class Loader {
         this.applyIgnoreMissing(resolvePolicies(this.ctx, loaded, this.hooks));
       }
       const origin = { file: includingFile, span: item.span };
-      for (const input of this.evaluateInput(item, origin)) {
+      for (const input of this.evaluateInput(item)) {
         for (const file of yield { path: input, origin }) loaded.push(file);
       }
     }
@@ -248,8 +248,13 @@ class Loader {
     }
   }
 
-  /** The paths one inputs item stands for; unresolved ones become warnings. */
-  private evaluateInput(item: Rval, origin: Origin): string[] {
+  /**
+   * The paths one inputs item stands for. An unresolved one is skipped
+   * with an error logged, not a diagnostic: 3.21 logs it (on stdout, where
+   * `cf-promises --show-vars | grep` and execresult see it) and goes on,
+   * the policy still valid.
+   */
+  private evaluateInput(item: Rval): string[] {
     // 3.21 evaluates inputs in the `sys` scope, outside any bundle.
     this.ctx.pushFrame("default", "sys");
     let value: ReturnType<typeof expandRval>;
@@ -259,25 +264,17 @@ class Loader {
       this.ctx.popFrame();
     }
     const strings = !value ? [] : isList(value) ? value.value : isScalar(value) ? [value.value] : [];
-    if (!value) this.warnUnresolved(describeRval(item), origin);
+    if (!value) this.noteUnresolved(describeRval(item));
     const paths: string[] = [];
     for (const text of strings) {
-      if (hasUnresolvedReference(text)) this.warnUnresolved(text, origin);
+      if (hasUnresolvedReference(text)) this.noteUnresolved(text);
       else paths.push(this.resolveInputPath(text));
     }
     return paths;
   }
 
-  private warnUnresolved(text: string, origin: Origin): void {
-    this.diagnostics.push(
-      makeDiagnostic(
-        origin.file,
-        origin.span,
-        "warning",
-        "input-not-found",
-        `unresolved variable in input '${text}': the input is not loaded`,
-      ),
-    );
+  private noteUnresolved(text: string): void {
+    this.ctx.note("error", `Unresolved variable '${text}' in input list, cannot parse`);
   }
 
   /** Absolute inputs stay; others are taken from the entry file's directory. */

@@ -73,3 +73,21 @@ test("agent: an unparsable policy's errors go to stderr, its log lines to stdout
   assert.match(run.stderr, /p\.cf:\d+:\d+: error: /);
   assert.match(run.stdout, /^ {3}error: There are syntax errors in policy files$/m);
 });
+
+/**
+ * 00_basics/def.json/augments_order.cf greps `cf-promises --show-vars`
+ * through execresult, which also reads stderr: cf-promises 3.21 logs an
+ * input it cannot resolve as one error line on stdout, and nothing on
+ * stderr (recorded from cf-promises 3.21 on this policy).
+ */
+test("check: an unresolved input is an error log line on stdout, the policy still valid", () => {
+  const { policy, env } = setUp();
+  writeFileSync(policy, 'body common control\n{\n    inputs => { "@(def.inputs)" };\n}\n');
+  const run = runTend(["check", "--show-vars", policy], { env });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stderr, "");
+  const lines = run.stdout.split("\n");
+  assert.equal(lines[0], "   error: Unresolved variable '@(def.inputs)' in input list, cannot parse");
+  assert.match(lines[1] ?? "", /^Variable name +Variable value/);
+  assert.equal(lines.filter((line) => line.includes("Unresolved variable")).length, 1);
+});

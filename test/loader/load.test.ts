@@ -25,6 +25,15 @@ function load(root: string, options: LoadOptions = {}) {
   return { files, problems, result };
 }
 
+/** Sinks keeping what evaluation logs, as `level message` lines. */
+function noted(): { sinks: NonNullable<LoadOptions["messages"]>; lines: string[] } {
+  const lines: string[] = [];
+  return {
+    sinks: { note: (level, message) => lines.push(`${level} ${message}`), fromFunction: () => {} },
+    lines,
+  };
+}
+
 const control = (...inputs: string[]) => `body common control { inputs => { ${inputs.join(", ")} }; }\n`;
 const fileControl = (...inputs: string[]) => `body file control { inputs => { ${inputs.join(", ")} }; }\n`;
 const bundle = (name: string) => `bundle agent ${name} { reports: "${name}"; }\n`;
@@ -103,14 +112,21 @@ test("a variable defined in a later file is unresolved when the input is evaluat
     "late.cf": 'bundle common late { vars: "inputs" slist => { "x.cf" }; }\n',
     "x.cf": bundle("x"),
   });
-  const { files, problems } = load(root);
+  const notes = noted();
+  const { files, problems } = load(root, { messages: notes.sinks });
   assert.deepEqual(files, ["main.cf", "late.cf"]);
-  assert.deepEqual(problems, ["warning input-not-found main.cf"]);
+  // As 3.21: an error logged, not a problem of the policy.
+  assert.deepEqual(problems, []);
+  assert.deepEqual(notes.lines, ["error Unresolved variable '@(late.inputs)' in input list, cannot parse"]);
 });
 
 test("this.promise_dirname does not resolve in a control body", () => {
   const root = tree({ "main.cf": control('"$(this.promise_dirname)/x.cf"'), "x.cf": bundle("x") });
-  assert.deepEqual(load(root).problems, ["warning input-not-found main.cf"]);
+  const notes = noted();
+  assert.deepEqual(load(root, { messages: notes.sinks }).problems, []);
+  assert.deepEqual(notes.lines, [
+    "error Unresolved variable '$(this.promise_dirname)/x.cf' in input list, cannot parse",
+  ]);
 });
 
 test("class guards and -D/-N classes pick inputs", () => {
