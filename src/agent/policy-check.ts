@@ -25,6 +25,9 @@
 import { lstatSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadAsCfPromises } from "../check.js";
+import { parseJsonText } from "../eval/functions/json-text.js";
+import { BoxedNumber } from "../eval/json-numbers.js";
+import { isJsonContainer } from "../eval/values.js";
 import type { EvaluationMessageSinks, LoadResult } from "../loader/load.js";
 import type { Logger } from "./logger.js";
 import { tagReleaseDirectory } from "./release-tag.js";
@@ -103,7 +106,11 @@ export function tagDirectory(place: PolicyCheckPlace): string {
   return place.fromCommandLine ? place.statedir : join(place.workdir, "masterfiles");
 }
 
-/** The time of the last validation: the marker's timestamp, its own time when it is no JSON, else 0. */
+/**
+ * The time of the last validation: the marker's timestamp, its own time
+ * when it is no JSON, else 0. Read with 3.21's lenient JSON parser, which
+ * takes `{ "timestamp": 1234, }` (a trailing comma) as the time 1234.
+ */
 function lastValidation(file: string, log: Logger): number {
   const time = mtimeSeconds(file);
   if (time === undefined) return 0;
@@ -113,15 +120,15 @@ function lastValidation(file: string, log: Logger): number {
   } catch {
     return 0;
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
+  const parsed = parseJsonText(text);
+  if (parsed === undefined) {
     log.verbose(`Could not parse policy_validated JSON file '${file}', using dummy data`);
     return time;
   }
-  const timestamp = (parsed as { timestamp?: unknown } | null)?.timestamp;
-  return typeof timestamp === "number" ? Math.trunc(timestamp) : 0;
+  if (!isJsonContainer(parsed) || Array.isArray(parsed)) return 0;
+  const timestamp = parsed.timestamp;
+  const value = timestamp instanceof BoxedNumber ? timestamp.value : timestamp;
+  return typeof value === "number" ? Math.trunc(value) : 0;
 }
 
 /**

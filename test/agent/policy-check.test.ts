@@ -72,6 +72,27 @@ test("as 3.21, only directories' times below the inputs count as changes, and a 
   assert.ok(run(dir).includes("Policy is already validated"));
 });
 
+/**
+ * 00_basics/validation/validation_tagging_directory.cf: 3.21 reads the
+ * marker with its lenient JSON parser, so a trailing comma still gives the
+ * time 1234 and the policy is checked and tagged anew; a marker that is no
+ * JSON at all counts as its own time (checked against cf-agent 3.21).
+ */
+test("a marker with a trailing comma gives its timestamp; one that is no JSON, its own time", () => {
+  const dir = workdir();
+  run(dir);
+  const marker = join(dir, "masterfiles", "cf_promises_validated");
+  writeFileSync(marker, '\n{\n "timestamp": 1234,\n}\n');
+  assert.ok(run(dir).includes("Input file is changed since last validation, validating it"));
+  const renewed = JSON.parse(readFileSync(marker, "utf8"));
+  assert.ok(Math.abs(renewed.timestamp - Date.now() / 1000) < 60);
+  writeFileSync(marker, "garbage\n");
+  const lines = run(dir);
+  assert.ok(lines.includes(`Could not parse policy_validated JSON file '${marker}', using dummy data`));
+  assert.ok(lines.includes("Policy is already validated"));
+  assert.equal(readFileSync(marker, "utf8"), "garbage\n");
+});
+
 test("a policy hub also gets the release ID; a policy given elsewhere is tagged in the state directory", () => {
   const dir = workdir();
   mkdirSync(join(dir, "state"), { recursive: true });
