@@ -119,14 +119,3 @@ export function tagReleaseDirectory(dir: string, options: TagOptions): boolean {
     return false;
   }
 }
-
-/** When the policy was last validated, from a `cf_promises_validated` file (0 when missing or unreadable). */
-export function validatedAt(file: string): number {
-  try {
-    const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
-    const timestamp = (parsed as { timestamp?: unknown })?.timestamp;
-    return typeof timestamp === "number" ? timestamp : 0;
-  } catch {
-    return 0;
-  }
-}
