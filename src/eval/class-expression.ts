@@ -14,6 +14,7 @@
  * Parsing and evaluation keep their own stacks, not the call stack: 3.21
  * reads thousands of nested parentheses, and so does tend.
  */
+import { memoizeText } from "../text/memo.js";
 
 export type ClassExpression =
   | { readonly op: "name"; readonly name: string }
@@ -31,18 +32,11 @@ interface Cursor {
 
 const WORD_GAP = /[A-Za-z0-9_][ \t]+[A-Za-z0-9_]/;
 
-const parseCache = new Map<string, ClassExpressionParse>();
-const PARSE_CACHE_LIMIT = 10_000;
-
-/** Parses a class expression; never throws. Results are cached (they are immutable). */
-export function parseClassExpression(text: string): ClassExpressionParse {
-  const cached = parseCache.get(text);
-  if (cached) return cached;
-  const parsed = parseUncached(text);
-  if (parseCache.size >= PARSE_CACHE_LIMIT) parseCache.clear();
-  parseCache.set(text, parsed);
-  return parsed;
-}
+/** Parses a class expression; never throws. Results are remembered (they are immutable). */
+export const parseClassExpression: (text: string) => ClassExpressionParse = memoizeText(
+  parseUncached,
+  10_000,
+);
 
 function parseUncached(text: string): ClassExpressionParse {
   if (WORD_GAP.test(text)) {

@@ -19,6 +19,7 @@ import {
   isJsonContainer,
 } from "./values.js";
 import { lvalKey, parseVarRef } from "./var-ref.js";
+import { memoizeText } from "../text/memo.js";
 
 export interface ExpandOptions {
   /**
@@ -45,26 +46,15 @@ export interface ReferenceSpan {
   readonly end: number;
 }
 
-/**
- * The spans found in recent texts: policy strings are expanded again and
- * again (each iteration, each pass, the check and the run), and a text's
- * references never change. Long texts (file contents, JSON) are not kept.
- */
-const spanCache = new Map<string, readonly ReferenceSpan[]>();
-const SPAN_CACHE_LIMIT = 20000;
-const SPAN_CACHE_MAX_TEXT = 1024;
 const NO_SPANS: readonly ReferenceSpan[] = [];
+
+/** The spans of recent texts (policy strings are expanded again and again). */
+const knownReferences = memoizeText(scanReferences, 20000, 1024);
 
 /** Finds the outermost references of a string, in order. */
 export function findReferences(text: string): readonly ReferenceSpan[] {
   if (!text.includes("$") && !text.includes("@")) return NO_SPANS;
-  if (text.length > SPAN_CACHE_MAX_TEXT) return scanReferences(text);
-  const cached = spanCache.get(text);
-  if (cached !== undefined) return cached;
-  const found = scanReferences(text);
-  if (spanCache.size >= SPAN_CACHE_LIMIT) spanCache.clear();
-  spanCache.set(text, found);
-  return found;
+  return knownReferences(text);
 }
 
 function scanReferences(text: string): readonly ReferenceSpan[] {

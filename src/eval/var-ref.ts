@@ -9,6 +9,8 @@ export interface VarRef {
   readonly indices: readonly string[];
 }
 
+import { memoizeText } from "../text/memo.js";
+
 /** Scopes that live in the default namespace whatever namespace refers to them. */
 export const SPECIAL_SCOPES: ReadonlySet<string> = new Set([
   "sys",
@@ -21,24 +23,11 @@ export const SPECIAL_SCOPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * References parsed lately: the same few names are looked up again and
- * again (each expansion of each promise); a parsed reference is immutable.
+ * Parses a reference; indexes may themselves contain dots and colons.
+ * Remembered: the same few names are looked up again and again (each
+ * expansion of each promise), and a parsed reference is immutable.
  */
-const parsedRefs = new Map<string, VarRef>();
-const PARSED_REFS_LIMIT = 20000;
-const PARSED_REF_MAX_TEXT = 512;
-
-/** Parses a reference; indexes may themselves contain dots and colons. */
-export function parseVarRef(text: string): VarRef {
-  if (text.length > PARSED_REF_MAX_TEXT) return parseVarRefText(text);
-  let ref = parsedRefs.get(text);
-  if (ref === undefined) {
-    ref = parseVarRefText(text);
-    if (parsedRefs.size >= PARSED_REFS_LIMIT) parsedRefs.clear();
-    parsedRefs.set(text, ref);
-  }
-  return ref;
-}
+export const parseVarRef: (text: string) => VarRef = memoizeText(parseVarRefText, 20000, 512);
 
 function parseVarRefText(text: string): VarRef {
   const bracket = text.indexOf("[");
