@@ -5,6 +5,7 @@
  * a percentage kept as a negative number) with its defaults.
  */
 import type { Logger } from "../../agent/logger.js";
+import { CF_INT_MULTIPLIERS } from "../../eval/numbers.js";
 import type { ActivePromise } from "../contract.js";
 import { asStrings, asText } from "../values.js";
 
@@ -42,15 +43,6 @@ function flag(text: string | undefined): boolean {
   return text === "true" || text === "yes";
 }
 
-const UNITS: Record<string, number> = {
-  k: 1000,
-  K: 1024,
-  m: 1000 ** 2,
-  M: 1024 ** 2,
-  g: 1000 ** 3,
-  G: 1024 ** 3,
-};
-
 /**
  * 3.21's IntFromString: a number with an optional unit (k, K, m, M, g, G;
  * `%` gives minus the percentage); CF_NOINT, with 3.21's error, when the
@@ -82,7 +74,7 @@ export function intFromString(text: string | undefined, log: Logger): number {
     }
     return value === 0 ? 0 : -value;
   }
-  const factor = UNITS[unit];
+  const factor = CF_INT_MULTIPLIERS[unit];
   if (factor === undefined) {
     log.verbose(`Ignoring bad quantifier '${unit}' in integer: ${text}`);
     return value;
