@@ -49,7 +49,7 @@ await build({
   ...common,
   entryPoints: {
     "module-worker": "dist/src/promises/custom/module-worker.js",
-    "spawn-worker": "dist/src/promises/commands/spawn-worker.js",
+    "spawn-worker": "dist/src/providers/commands/spawn-worker.js",
   },
   outdir,
   format: "esm",

@@ -3,7 +3,7 @@
  * policy. Nothing here prints; problems in policy come back as diagnostics.
  */
 export type * from "./language/ast.js";
-export { type CheckOptions, type CheckResult, checkPolicy } from "./check.js";
+export { type CheckOptions, type CheckResult, checkPolicy } from "./check/check.js";
 export { type Diagnostic, type DiagnosticCode, hasErrors, type Severity } from "./language/diagnostics.js";
 export { type ParseResult, parse, parseText } from "./language/parser.js";
 export type { ParsedFile, PolicySet } from "./language/policy-set.js";

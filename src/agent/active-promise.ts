@@ -9,8 +9,8 @@ import { type ExpandOptions, expandRval } from "../eval/expand.js";
 import type { Value } from "../eval/values.js";
 import type { ActivePromise } from "../promises/contract.js";
 import { asText } from "../promises/values.js";
-import type { BodyInstance } from "./bodies.js";
-import type { Located } from "./policy-index.js";
+import type { BodyInstance } from "../promises/bodies.js";
+import type { Located } from "../promises/policy-index.js";
 
 /** A promise with its bodies resolved, shared by all its iterations. */
 export interface DerefPromise {

@@ -10,7 +10,7 @@ import { parseCfInt } from "../eval/numbers.js";
 import { isGuardTrue } from "../eval/resolve.js";
 import { boundedRegExp } from "../eval/regex/watchdog.js";
 import { asStrings } from "../promises/values.js";
-import type { PolicyIndex } from "./policy-index.js";
+import type { PolicyIndex } from "../promises/policy-index.js";
 
 export interface AgentControl {
   /** Regular expressions: a matching class aborts the whole run. */

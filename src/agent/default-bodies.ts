@@ -6,8 +6,8 @@
  */
 import type { EvalContext } from "../eval/context.js";
 import { getPromiseType } from "../language/syntax/index.js";
-import { type BodyInstance, resolveBody } from "./bodies.js";
-import type { PolicyIndex } from "./policy-index.js";
+import { type BodyInstance, resolveBody } from "../promises/bodies.js";
+import type { PolicyIndex } from "../promises/policy-index.js";
 
 const NAMESPACE = "bodydefault";
 

@@ -35,16 +35,16 @@ import { unsupportedPromiseType, unsupportedReason } from "../promises/unsupport
 import { asText, isUnresolved } from "../promises/values.js";
 import { parseCfInt } from "../eval/numbers.js";
 import { ActivePromiseImpl, type DerefPromise } from "./active-promise.js";
-import { type BodyInstance, resolveBody } from "./bodies.js";
+import { type BodyInstance, resolveBody } from "../promises/bodies.js";
 import { callsIfelse, iterate } from "../eval/iteration.js";
 import { type AgentControl, controlAttribute } from "./agent-control.js";
 import type { LockStore } from "./locks.js";
-import type { Logger } from "./logger.js";
-import { type Outcome, combineOutcomes } from "./outcome.js";
-import { applyFinalOutcomeClasses } from "./outcome-classes.js";
+import type { Logger } from "../system/logger.js";
+import { type Outcome, combineOutcomes } from "../promises/outcome.js";
+import { applyFinalOutcomeClasses } from "../promises/outcome-classes.js";
 import { defaultBodyNames } from "./default-bodies.js";
 import { logVariableComment } from "../promises/vars.js";
-import type { ChangesChroot } from "./simulate/changes-chroot.js";
+import type { ChangesChroot } from "../promises/simulate/changes-chroot.js";
 import { summarizeTransaction } from "./transaction-log.js";
 import {
   RunTrail,
@@ -56,8 +56,8 @@ import {
   promiseBanner,
   quoteArgument,
   typeBanner,
-} from "./ornaments.js";
-import type { Located, PolicyIndex } from "./policy-index.js";
+} from "../promises/ornaments.js";
+import type { Located, PolicyIndex } from "../promises/policy-index.js";
 import type { RunRecorder } from "./recorder.js";
 import { isStaticPromise } from "./static-promise.js";
 import { type ConditionState, conditionsHold } from "./promise-conditions.js";

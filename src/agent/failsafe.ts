@@ -13,7 +13,7 @@ import { accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomically } from "../system/atomic.js";
 import { errorText } from "../promises/files/step.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../system/logger.js";
 import { makeDirectoriesSync } from "../system/make-directories.js";
 
 /** tend's built-in failsafe policy (written to `failsafe.cf` when missing). */

@@ -40,8 +40,8 @@ import {
 import { isScalar, scalar } from "../eval/values.js";
 import { ActivePromiseImpl, type DerefPromise } from "./active-promise.js";
 import { defaultBodyNames } from "./default-bodies.js";
-import type { Logger } from "./logger.js";
-import type { Located, PolicyIndex } from "./policy-index.js";
+import type { Logger } from "../system/logger.js";
+import type { Located, PolicyIndex } from "../promises/policy-index.js";
 import { type ConditionState, conditionsHold } from "./promise-conditions.js";
 import {
   type DerefSources,

@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../system/logger.js";
 import { type StateTrust, type TimeTable, readTimeTable, writeTimeTable } from "./state-file.js";
 
 /** How long a lock is kept, and how often old ones are purged: four weeks, as 3.21's CF_LOCKHORIZON. */

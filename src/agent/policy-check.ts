@@ -24,12 +24,12 @@
  */
 import { lstatSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { loadAsCfPromises } from "../check.js";
+import { loadAsCfPromises } from "../check/check.js";
 import { parseJsonText } from "../eval/functions/json-text.js";
 import { BoxedNumber } from "../eval/json-numbers.js";
 import { isJsonContainer } from "../eval/values.js";
 import type { EvaluationMessageSinks, LoadResult } from "../loader/load.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../system/logger.js";
 import { tagReleaseDirectory } from "./release-tag.js";
 
 export interface PolicyCheckPlace {

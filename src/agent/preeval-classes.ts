@@ -13,8 +13,8 @@ import { parseCfInt } from "../eval/numbers.js";
 import type { ResolveHooks } from "../eval/resolve.js";
 import { valueToStrings } from "../eval/values.js";
 import type { Promise as PromiseNode } from "../language/ast.js";
-import { type BodyInstance, resolveBody } from "./bodies.js";
-import type { PolicyIndex } from "./policy-index.js";
+import { type BodyInstance, resolveBody } from "../promises/bodies.js";
+import type { PolicyIndex } from "../promises/policy-index.js";
 import { isIfElapsedZero } from "./promise-deref.js";
 
 /** Hooks that define the kept classes of vars promises' `classes` bodies. */

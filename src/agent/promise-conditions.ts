@@ -10,8 +10,8 @@ import { expandString } from "../eval/expand.js";
 import { isScalar } from "../eval/values.js";
 import { asStrings, isUnresolved } from "../promises/values.js";
 import type { ActivePromiseImpl } from "./active-promise.js";
-import type { Logger } from "./logger.js";
-import { rvalText } from "./ornaments.js";
+import type { Logger } from "../system/logger.js";
+import { rvalText } from "../promises/ornaments.js";
 
 /** The attributes that must hold for a promise to act (`unless` is checked apart). */
 const IF_ATTRIBUTES: readonly string[] = ["ifvarclass", "if"];

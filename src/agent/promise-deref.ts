@@ -13,9 +13,9 @@ import { collectIterationTexts } from "../eval/iteration.js";
 import { parseCfInt } from "../eval/numbers.js";
 import { isScalar } from "../eval/values.js";
 import type { DerefPromise } from "./active-promise.js";
-import { type BodyInstance, type BodyProblem, resolveBody } from "./bodies.js";
+import { type BodyInstance, type BodyProblem, resolveBody } from "../promises/bodies.js";
 import { addDefaultBodies } from "./default-bodies.js";
-import type { Located, PolicyIndex } from "./policy-index.js";
+import type { Located, PolicyIndex } from "../promises/policy-index.js";
 
 /** What dereferencing needs from its caller. */
 export interface DerefSources {

@@ -4,7 +4,7 @@
  */
 import type { SourceFile } from "../language/source.js";
 import type { ActivePromise } from "../promises/contract.js";
-import type { Outcome } from "./outcome.js";
+import type { Outcome } from "../promises/outcome.js";
 
 export interface PromiseRecord {
   readonly bundle: string;

@@ -46,17 +46,17 @@ import { canonifyClassName } from "../eval/class-expression.js";
 import { Engine } from "./engine.js";
 import { ensureFailsafePolicy } from "./failsafe.js";
 import { expandEveryPromise } from "./load-expansion.js";
-import { endOfRun, formatArguments, quoteArgument, waitingForBackground } from "./ornaments.js";
+import { endOfRun, formatArguments, quoteArgument, waitingForBackground } from "../promises/ornaments.js";
 import { LockStore } from "./locks.js";
-import { type LogLevel, type LogSink, Logger } from "./logger.js";
-import { type Outcome, combineOutcomes } from "./outcome.js";
+import { type LogLevel, type LogSink, Logger } from "../system/logger.js";
+import { type Outcome, combineOutcomes } from "../promises/outcome.js";
 import { PersistentClasses } from "./persistent-classes.js";
 import { evaluateAsPolicyCheck, isPolicyCheckDue, tagValidatedPolicy } from "./policy-check.js";
 import { preEvaluationClassHooks } from "./preeval-classes.js";
-import { PolicyIndex } from "./policy-index.js";
+import { PolicyIndex } from "../promises/policy-index.js";
 import { type PromiseRecord, RunRecorder } from "./recorder.js";
 import { auditChanges } from "./simulate/audit.js";
-import { ChangesChroot, type SimulateMode } from "./simulate/changes-chroot.js";
+import { ChangesChroot, type SimulateMode } from "../promises/simulate/changes-chroot.js";
 import { type AgentDirectories, agentDirectories, secureWorkDirectory } from "./workdir.js";
 
 export interface AgentOptions extends AgentDirectories {

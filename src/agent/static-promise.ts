@@ -9,7 +9,7 @@
  */
 import type { Body, Rval } from "../language/ast.js";
 import type { DerefPromise } from "./active-promise.js";
-import type { BodyInstance } from "./bodies.js";
+import type { BodyInstance } from "../promises/bodies.js";
 
 function isWordCode(code: number): boolean {
   return (

@@ -9,8 +9,8 @@
 import { appendFileSync, closeSync, lstatSync, openSync } from "node:fs";
 import type { ActivePromise } from "../promises/contract.js";
 import { asText } from "../promises/values.js";
-import type { Logger } from "./logger.js";
-import { type Outcome, UNACCOUNTED_TYPES } from "./outcome.js";
+import type { Logger } from "../system/logger.js";
+import { type Outcome, UNACCOUNTED_TYPES } from "../promises/outcome.js";
 
 function logAttributeFor(outcome: Outcome): string | undefined {
   switch (outcome) {

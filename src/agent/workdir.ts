@@ -13,7 +13,7 @@ import { lstatSync, type Stats, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { chmodSync, chownSync } from "../system/safe-fs.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../system/logger.js";
 import type { StateTrust } from "./state-file.js";
 import { makeDirectoriesSync } from "../system/make-directories.js";
 

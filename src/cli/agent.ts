@@ -9,10 +9,10 @@
  */
 import { existsSync } from "node:fs";
 import { isatty } from "node:tty";
-import type { LogLevel } from "../agent/logger.js";
-import { formatLogLine } from "../agent/logger.js";
+import type { LogLevel } from "../system/logger.js";
+import { formatLogLine } from "../system/logger.js";
 import type { AgentResult } from "../agent/run.js";
-import { SIMULATE_MODES, type SimulateMode } from "../agent/simulate/changes-chroot.js";
+import { SIMULATE_MODES, type SimulateMode } from "../promises/simulate/changes-chroot.js";
 import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 

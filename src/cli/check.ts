@@ -5,7 +5,7 @@
  * verbose notes) to stdout, or to stderr with `--log-to-stderr` or `--json`.
  */
 import { join } from "node:path";
-import type { CheckResult } from "../check.js";
+import type { CheckResult } from "../check/check.js";
 import type { ParsedFile } from "../language/policy-set.js";
 import { makeStyler, shouldColor } from "./color.js";
 import {
@@ -59,8 +59,8 @@ async function checkAndReport(options: CheckCommandOptions, io: CliIo): Promise<
   const entry = resolveEntryFile(options, inputDir);
   const log = logSink(options, io);
   if (options.verbose) log(`tend check: checking ${entry} (input directory ${inputDir})\n`);
-  const { checkPolicy } = await import("../check.js");
-  const { Logger, formatLogLine } = await import("../agent/logger.js");
+  const { checkPolicy } = await import("../check/check.js");
+  const { Logger, formatLogLine } = await import("../system/logger.js");
   const { checkMessages } = await import("../agent/policy-check.js");
   const { builtinPromiseTypes } = await import("../promises/registry.js");
   const types = builtinPromiseTypes();

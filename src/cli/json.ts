@@ -2,7 +2,7 @@
  * `--json` output of `tend check`: the result as data, with line and column
  * worked out for each diagnostic so that consumers need not read the source.
  */
-import type { CheckResult } from "../check.js";
+import type { CheckResult } from "../check/check.js";
 import type { Diagnostic } from "../language/diagnostics.js";
 import type { Position, SourceFile } from "../language/source.js";
 

@@ -32,7 +32,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     return values.help ? EXIT_OK : EXIT_FAILURE;
   }
   const [{ readSource }, { parse }] = await Promise.all([
-    import("../check.js"),
+    import("../check/check.js"),
     import("../language/parser.js"),
   ]);
   const color = makeStyler(shouldColor("auto", { isTTY: io.stderrIsTTY }, io.env));

@@ -6,7 +6,7 @@
 import type { Rval } from "../language/ast.js";
 import { expandRval } from "../eval/expand.js";
 import type { Value } from "../eval/values.js";
-import { formatArguments, quoteArgument, rvalText } from "../agent/ornaments.js";
+import { formatArguments, quoteArgument, rvalText } from "./ornaments.js";
 import type { ActivePromise, PromiseEnvironment } from "./contract.js";
 import { asText } from "./values.js";
 

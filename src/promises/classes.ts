@@ -3,7 +3,7 @@
  * (conditions, scope, persistence, canonification) are 3.21's, shared with
  * pre-evaluation in `eval/class-promise.ts`.
  */
-import type { Outcome } from "../agent/outcome.js";
+import type { Outcome } from "./outcome.js";
 import { expandRval } from "../eval/expand.js";
 import { verifyClassPromise } from "../eval/class-promise.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";

@@ -12,11 +12,11 @@ import type { Bundle, Promise as PromiseNode, Rval } from "../language/ast.js";
 import type { EntryMeta, EvalContext } from "../eval/context.js";
 import type { ExpandOptions } from "../eval/expand.js";
 import type { Value } from "../eval/values.js";
-import type { BodyInstance } from "../agent/bodies.js";
-import type { Logger } from "../agent/logger.js";
-import type { ChangesChroot } from "../agent/simulate/changes-chroot.js";
-import type { Outcome } from "../agent/outcome.js";
-import type { Located } from "../agent/policy-index.js";
+import type { BodyInstance } from "./bodies.js";
+import type { Logger } from "../system/logger.js";
+import type { ChangesChroot } from "./simulate/changes-chroot.js";
+import type { Outcome } from "./outcome.js";
+import type { Located } from "./policy-index.js";
 import type { LineList } from "./edit/lines.js";
 
 /** One iteration of a promise, expanded for its type to act on. */

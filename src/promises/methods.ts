@@ -6,12 +6,12 @@
  * back through `bundle_return_value_index` reports into an array.
  */
 import { parseVarRef } from "../eval/var-ref.js";
-import type { Outcome } from "../agent/outcome.js";
+import type { Outcome } from "./outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
 import { type BundleCall, bundleCallOf } from "./bundle-call.js";
 import { asBoolean, asText, isUnresolved } from "./values.js";
 import { logPromiseContext } from "./promise-context.js";
-import { applyOutcomeClasses } from "../agent/outcome-classes.js";
+import { applyOutcomeClasses } from "./outcome-classes.js";
 
 /** The bundle to run: `usebundle`, or the promiser naming it. */
 function bundleCall(promise: ActivePromise, env: PromiseEnvironment): BundleCall | undefined {

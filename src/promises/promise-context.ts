@@ -3,7 +3,7 @@
  * promise's own verbose message about its outcome (handle, version, source
  * file and line, promisee, comment).
  */
-import type { LogLevel } from "../agent/logger.js";
+import type { LogLevel } from "../system/logger.js";
 import { expandRval } from "../eval/expand.js";
 import type { ActivePromise, PromiseEnvironment } from "./contract.js";
 import { asStrings, asText } from "./values.js";

@@ -4,7 +4,7 @@
  * near line 7", then its comment if it has one).
  */
 import { readFileSync } from "node:fs";
-import type { LogLevel } from "../agent/logger.js";
+import type { LogLevel } from "../system/logger.js";
 import type { Promise as PromiseNode } from "../language/ast.js";
 import type { ActivePromise, PromiseEnvironment } from "./contract.js";
 import { asText } from "./values.js";

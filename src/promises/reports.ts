@@ -7,7 +7,7 @@
  */
 import { appendFileSync, readFileSync } from "node:fs";
 import { parseCfInt } from "../eval/numbers.js";
-import type { Outcome } from "../agent/outcome.js";
+import type { Outcome } from "./outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
 import { asText } from "./values.js";
 import { errorText } from "./files/step.js";

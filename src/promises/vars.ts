@@ -17,7 +17,7 @@ import type { EntryMeta } from "../eval/context.js";
 import { expandFinalValue } from "../eval/expand.js";
 import { type Value, isList, isScalar } from "../eval/values.js";
 import { parseVarRef } from "../eval/var-ref.js";
-import type { Outcome } from "../agent/outcome.js";
+import type { Outcome } from "./outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "./contract.js";
 import { asStrings, asText, isUnresolved } from "./values.js";
 

@@ -9,9 +9,9 @@ import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "
 import { join } from "node:path";
 import { test } from "node:test";
 import { runAgent } from "../../src/agent/run.js";
-import { Logger } from "../../src/agent/logger.js";
+import { Logger } from "../../src/system/logger.js";
 import { checkMessages } from "../../src/agent/policy-check.js";
-import { checkPolicy } from "../../src/check.js";
+import { checkPolicy } from "../../src/check/check.js";
 import { scratchDirectory } from "../scratch.js";
 
 function workdir(): string {

@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { Ajv } from "ajv";
 import { runAgent } from "../../src/agent/run.js";
 import { BUNDLE_TYPES, PROMISE_TYPES } from "../../src/language/syntax/index.js";
-import { checkPolicy } from "../../src/check.js";
+import { checkPolicy } from "../../src/check/check.js";
 import { builtinPromiseTypes, PromiseTypeRegistry } from "../../src/promises/registry.js";
 import { runTend } from "../cli/run-tend.js";
 import { scratchDirectory } from "../scratch.js";

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import type { JsonValue } from "../../src/eval/values.js";
-import { renderMustache } from "../../src/mustache/index.js";
+import { renderMustache } from "../../src/eval/mustache/index.js";
 
 interface Case {
   readonly name: string;

@@ -8,7 +8,7 @@
 import { rmSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import type { LogRecord } from "../../src/agent/logger.js";
+import type { LogRecord } from "../../src/system/logger.js";
 import { runAgent } from "../../src/agent/run.js";
 
 export interface RunResult {

@@ -18,8 +18,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, readlinkSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { groupName, userName } from "../../promises/files/accounts.js";
-import type { Logger } from "../logger.js";
-import type { ChangesChroot } from "./changes-chroot.js";
+import type { Logger } from "../../system/logger.js";
+import type { ChangesChroot } from "../../promises/simulate/changes-chroot.js";
 import { auditPackageOperations } from "../../promises/packages/simulate-audit.js";
 import { lstatOrUndefined } from "../../promises/files/stat.js";
 

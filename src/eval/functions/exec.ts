@@ -4,7 +4,7 @@
  * of the same shape as a run (exit code, output), with `error` set.
  */
 import { spawnSync } from "node:child_process";
-import { spawnAndWait, startRunnerEarly } from "../../promises/commands/spawn-client.js";
+import { spawnAndWait, startRunnerEarly } from "../../providers/commands/spawn-client.js";
 
 export type ShellMode = "noshell" | "useshell" | "powershell";
 export type OutputSelect = "both" | "stdout" | "stderr";

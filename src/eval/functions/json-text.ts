@@ -5,7 +5,7 @@
  * writer sorts object keys, indents by two spaces, writes an empty object
  * as `{` newline `}` and leaves non-ASCII text unescaped.
  */
-import { toMustacheNode, writeCompactJson, writePrettyJson } from "../../mustache/json-model.js";
+import { toMustacheNode, writeCompactJson, writePrettyJson } from "../mustache/json-model.js";
 import { findUnstorableJsonNumber } from "../../language/validate/json-numbers.js";
 import { jsonNumberText, parsedJsonNumber } from "../json-numbers.js";
 import { type JsonValue, isJsonContainer } from "../values.js";

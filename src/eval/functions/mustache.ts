@@ -4,7 +4,7 @@
  * given or, without one, the state `datastate()` returns. A template that
  * cannot be rendered makes the call fail, after the renderer's messages.
  */
-import { renderMustache } from "../../mustache/index.js";
+import { renderMustache } from "../mustache/index.js";
 import { dataState } from "../data-state.js";
 import { jsonNumberText } from "../json-numbers.js";
 import { type Value, scalar, valueToJson } from "../values.js";

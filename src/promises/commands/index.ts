@@ -10,7 +10,7 @@
  * `preview` commands, which run in dry runs too.
  */
 import { isAbsolute } from "node:path";
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { commandArg0 } from "../../eval/functions/exec.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { asBoolean, asText } from "../values.js";

@@ -12,7 +12,7 @@
  * persister when there is one.
  */
 import { readFileSync, statSync } from "node:fs";
-import type { LogLevel } from "../../agent/logger.js";
+import type { LogLevel } from "../../system/logger.js";
 import { classPersister } from "../../eval/functions/class-persistence.js";
 import { commandArg0 } from "../../eval/functions/exec.js";
 import { type FunctionLogLevel, emitFunctionMessage } from "../../eval/functions/messages.js";

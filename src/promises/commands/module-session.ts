@@ -12,7 +12,7 @@ import { commandArg0 } from "../../eval/functions/exec.js";
 import { parseJsonText, unstorableNumberIn } from "../../eval/functions/json-text.js";
 import { type Value, data, list, scalar } from "../../eval/values.js";
 import { parseVarRef } from "../../eval/var-ref.js";
-import type { LogLevel } from "../../agent/logger.js";
+import type { LogLevel } from "../../system/logger.js";
 import type { EvalContext, EntryMeta } from "../../eval/context.js";
 import type { PromiseEnvironment } from "../contract.js";
 import { type ModuleDirective, decodeModuleLine } from "./module-protocol.js";

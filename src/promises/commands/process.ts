@@ -9,8 +9,13 @@
  */
 import { splitCommand } from "../../eval/functions/exec.js";
 import { chrootCommand, findSetupFailure } from "./child-setup.js";
-import type { SpawnReply } from "./spawn-protocol.js";
-import { type SpawnOrder, finishBackground, spawnAndWait, spawnInBackground } from "./spawn-client.js";
+import type { SpawnReply } from "../../providers/commands/spawn-protocol.js";
+import {
+  type SpawnOrder,
+  finishBackground,
+  spawnAndWait,
+  spawnInBackground,
+} from "../../providers/commands/spawn-client.js";
 
 /** Output past this is not read: the pipe is closed (the program gets SIGPIPE if it writes on). */
 const MAX_OUTPUT = 1 << 30;

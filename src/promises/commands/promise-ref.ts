@@ -2,7 +2,7 @@
  * Where a promise comes from, logged after a problem with it as 3.21's
  * PromiseRef does: its bundle, file and line, its comment and its promisee.
  */
-import type { LogLevel } from "../../agent/logger.js";
+import type { LogLevel } from "../../system/logger.js";
 import { expandRval } from "../../eval/expand.js";
 import { isList } from "../../eval/values.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";

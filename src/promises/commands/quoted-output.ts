@@ -4,7 +4,7 @@
  * each (the last block after the command's verdict). A line too long for
  * any block is logged at once, quoted as `Q: 'prefix': line`.
  */
-import type { Logger } from "../../agent/logger.js";
+import type { Logger } from "../../system/logger.js";
 
 const BLOCK_SIZE = 4096;
 

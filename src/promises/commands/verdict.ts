@@ -9,9 +9,9 @@
  * it at once: a status in all three lists defines the kept, repaired and
  * failed classes alike.
  */
-import type { LogLevel } from "../../agent/logger.js";
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
-import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import type { LogLevel } from "../../system/logger.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
+import { applyOutcomeClasses } from "../outcome-classes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { asStrings } from "../values.js";
 

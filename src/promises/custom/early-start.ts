@@ -18,7 +18,7 @@
  * declarations whose path and interpreter are strings: a function call
  * there is not run an extra time.
  */
-import type { PolicyIndex } from "../../agent/policy-index.js";
+import type { PolicyIndex } from "../policy-index.js";
 import type { EvalContext } from "../../eval/context.js";
 import { hasUnresolvedReference } from "../../eval/expand.js";
 import { bundleThisVars } from "../../eval/resolve.js";

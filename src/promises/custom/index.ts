@@ -2,7 +2,7 @@
  * Custom promise types (promise modules): registered for every `promise
  * agent NAME` declaration of the policy, run by one runtime per agent run.
  */
-import type { PolicyIndex } from "../../agent/policy-index.js";
+import type { PolicyIndex } from "../policy-index.js";
 import type { PolicyFile } from "../../language/ast.js";
 import type { PromiseTypeRegistry } from "../registry.js";
 import { customDeclarations, customPromiseType } from "./promise-type.js";

@@ -4,7 +4,7 @@
  * promise is invalid or not kept, info when it repaired something, and
  * must neither repair nor report changes while changes are disabled.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { asText } from "../values.js";
 import type { LogCounts } from "./module-logs.js";

@@ -4,7 +4,7 @@
  * `log_level`, and counted, since the counts tell whether the module kept
  * its side of the protocol (an error for a failure, info for a change).
  */
-import type { Logger, LogLevel } from "../../agent/logger.js";
+import type { Logger, LogLevel } from "../../system/logger.js";
 import { type ModuleLogLevel, type ModuleLogMessage, clip, parseModuleLogLevel } from "./protocol.js";
 
 const RANK: Readonly<Record<ModuleLogLevel, number>> = {

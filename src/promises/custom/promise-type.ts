@@ -9,8 +9,8 @@
  * tend adds a time limit per exchange, five minutes by default, set per
  * promise type in the `tend_control` bundle (see settings.ts).
  */
-import type { Located, PolicyIndex } from "../../agent/policy-index.js";
-import type { Outcome } from "../../agent/outcome.js";
+import type { Located, PolicyIndex } from "../policy-index.js";
+import type { Outcome } from "../outcome.js";
 import type { CustomPromiseBlock, Rval } from "../../language/ast.js";
 import type { EvalContext } from "../../eval/context.js";
 import { expandRval } from "../../eval/expand.js";

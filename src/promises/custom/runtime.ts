@@ -5,7 +5,7 @@
  * is started with the first module, or ahead when the policy declares
  * promise types.
  */
-import type { Logger } from "../../agent/logger.js";
+import type { Logger } from "../../system/logger.js";
 import type { PromiseEnvironment } from "../contract.js";
 import { discardPipes, preparePipes } from "./module-pipes.js";
 import { type ModuleSpec, ModuleSession } from "./session.js";

@@ -10,7 +10,7 @@
  * start three times is not started again in the run.
  */
 import { accessSync, constants, statSync } from "node:fs";
-import type { Logger } from "../../agent/logger.js";
+import type { Logger } from "../../system/logger.js";
 import type { ExchangeResult } from "./exchange.js";
 import { type FrameForm, ModuleChannel } from "./module-channel.js";
 import {

@@ -9,7 +9,7 @@
  * logs "There is no PostgreSQL support compiled into this version" and
  * fails every SQL promise. tend does what 3.21 does with the client.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { checkDatabaseSanity, readDatabaseAttributes } from "./attributes.js";
 import { verifySqlPromise } from "./sql.js";

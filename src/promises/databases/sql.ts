@@ -13,8 +13,8 @@
  * fails), and a column without a size has size 0 (3.21 gives up on it);
  * unquoted names compare in lower case, as PostgreSQL folds them.
  */
-import type { Outcome } from "../../agent/outcome.js";
-import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import type { Outcome } from "../outcome.js";
+import { applyOutcomeClasses } from "../outcome-classes.js";
 import { type SqlConnection, type SqlServer, connectSql } from "../../providers/databases/connection.js";
 import {
   type Change,
@@ -27,8 +27,8 @@ import {
   listTables,
   parseColumn,
 } from "../../providers/databases/schema.js";
-import { combineOutcomes } from "../../agent/outcome.js";
-import type { LogLevel } from "../../agent/logger.js";
+import { combineOutcomes } from "../outcome.js";
+import type { LogLevel } from "../../system/logger.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { promiseRef } from "../promise-ref.js";
 import { asText } from "../values.js";

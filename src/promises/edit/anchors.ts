@@ -4,9 +4,9 @@
  * their order in the file then depends on the run, unless the file is
  * emptied first. Anchors still holding variables are not compared.
  */
-import type { Logger } from "../../agent/logger.js";
-import { resolveBody } from "../../agent/bodies.js";
-import type { PolicyIndex } from "../../agent/policy-index.js";
+import type { Logger } from "../../system/logger.js";
+import { resolveBody } from "../bodies.js";
+import type { PolicyIndex } from "../policy-index.js";
 import type { EvalContext } from "../../eval/context.js";
 import { expandRval } from "../../eval/expand.js";
 import { isGuardTrue } from "../../eval/resolve.js";

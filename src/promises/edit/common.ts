@@ -4,10 +4,10 @@
  * anything, its closing message, and the run-wide cache that lets an edit
  * promise act once per file and run.
  */
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
-import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
+import { applyOutcomeClasses } from "../outcome-classes.js";
 import type { Value } from "../../eval/values.js";
-import type { LogLevel } from "../../agent/logger.js";
+import type { LogLevel } from "../../system/logger.js";
 import type { ActivePromise, EditSession, PromiseEnvironment } from "../contract.js";
 import { promiseRef } from "../promise-ref.js";
 import { asText } from "../values.js";

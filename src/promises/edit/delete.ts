@@ -5,7 +5,7 @@
  * `not_matching` deletes the lines that do not match instead, and
  * `delete_select` limits the lines considered.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { asBoolean } from "../values.js";
 import { matchRegion } from "./chunks.js";

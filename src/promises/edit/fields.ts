@@ -9,7 +9,7 @@
  * is joined again with the text the separator first matched, and, as in
  * cf-agent, each double quote in it gains a backslash.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { fromByteString } from "../../eval/regex/bytes.js";
 import { splitOnRegex } from "../../eval/regex/match.js";
 import { PcreError } from "../../eval/regex/pcre.js";

@@ -5,7 +5,7 @@
  * instead. Nothing is saved after a failure of the operation.
  */
 import { statSync } from "node:fs";
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
 import type { EditSession, PromiseEnvironment } from "../contract.js";
 import { asText } from "../values.js";
 import { makingChanges } from "./common.js";

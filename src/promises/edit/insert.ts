@@ -11,7 +11,7 @@
  * preserves blocks; `whitespace_policy` says when lines count as equal,
  * `insert_select` which lines may go in.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { asBoolean, asStrings, asText } from "../values.js";
 import { matchRegion } from "./chunks.js";

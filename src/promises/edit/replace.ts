@@ -9,7 +9,7 @@
  * A pattern that is not anchored at both ends and still matches the line
  * after replacing is not convergent: an error, and the promise stops.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { expandRval } from "../../eval/expand.js";
 import { fromByteString, toByteString } from "../../eval/regex/bytes.js";
 import { type ByteMatch, searchBytes } from "../../eval/regex/match.js";

@@ -7,7 +7,7 @@
  * Info messages of the whole operation are printed only if it changed the
  * file (cf-agent buffers them).
  */
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
 import { expandRval } from "../../eval/expand.js";
 import { parseCfInt } from "../../eval/numbers.js";
 import { scalar } from "../../eval/values.js";

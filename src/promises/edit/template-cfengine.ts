@@ -9,8 +9,8 @@
  * template rendered.
  */
 import { readFileSync } from "node:fs";
-import type { Outcome } from "../../agent/outcome.js";
-import type { Located } from "../../agent/policy-index.js";
+import type { Outcome } from "../outcome.js";
+import type { Located } from "../policy-index.js";
 import { canonify } from "../../eval/class-expression.js";
 import { decodeBytes } from "../../eval/regex/bytes.js";
 import type { Value } from "../../eval/values.js";

@@ -6,14 +6,14 @@
  * backup `edit_defaults` asks for. A missing file is created first.
  */
 import { readFileSync } from "node:fs";
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { dataState } from "../../eval/data-state.js";
 import { decodeBytes, encodeBytes } from "../../eval/regex/bytes.js";
 import { parseJsonContainer } from "../../eval/functions/json-text.js";
 import type { JsonValue } from "../../eval/values.js";
 import { jsonNumberText } from "../../eval/json-numbers.js";
-import { type MustacheLogLevel, renderMustache } from "../../mustache/index.js";
-import { parsedNumberText } from "../../mustache/json-model.js";
+import { type MustacheLogLevel, renderMustache } from "../../eval/mustache/index.js";
+import { parsedNumberText } from "../../eval/mustache/json-model.js";
 import type { ActivePromise } from "../contract.js";
 import { makingChanges } from "./common.js";
 import { repositoryOf, saveEditedFile } from "./save.js";

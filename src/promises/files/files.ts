@@ -17,7 +17,7 @@
  * dry run nothing changes: each change is reported as a warning.
  */
 import { type Stats, statSync } from "node:fs";
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { scheduleEditOperation, templateMethod } from "../edit/session.js";
 import { captureGroups } from "../../eval/regex/match.js";
@@ -42,7 +42,7 @@ import { expandPathPattern, isPathPattern } from "./pathtype.js";
 import { promisedMode, readPermsSpec, warnDefaultRxdirs } from "./perms.js";
 import { mayEnter, SEVERED } from "./safe-path.js";
 import { actingEnvironment, chrootAttributes, chrooted, recordInChroot } from "./simulate.js";
-import type { ChangesChroot } from "../../agent/simulate/changes-chroot.js";
+import type { ChangesChroot } from "../simulate/changes-chroot.js";
 import { errorText, FileStep } from "./step.js";
 import { lstatOrUndefined, statOrUndefined } from "./stat.js";
 

@@ -12,8 +12,8 @@
  *   with `manifest-full`, an object found as promised as evaluated.
  */
 import { existsSync } from "node:fs";
-import type { Outcome } from "../../agent/outcome.js";
-import type { ChangesChroot } from "../../agent/simulate/changes-chroot.js";
+import type { Outcome } from "../outcome.js";
+import type { ChangesChroot } from "../simulate/changes-chroot.js";
 import type { PromiseEnvironment } from "../contract.js";
 import type { FilesAttributes } from "./attributes.js";
 

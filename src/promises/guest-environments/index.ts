@@ -12,7 +12,7 @@
  * cf-agent on a host running none (the ESX driver's password prompt
  * aside). Messages, outcomes and classes are 3.21's.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { isScalar } from "../../eval/values.js";
 import { type Hypervisor, openHypervisor } from "../../providers/virtualization/hypervisor.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";

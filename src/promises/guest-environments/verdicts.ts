@@ -3,9 +3,9 @@
  * attributes (with the state the host decided), and 3.21's cfPS: a message
  * that is also a verdict, setting the `classes` body's classes at once.
  */
-import type { LogLevel } from "../../agent/logger.js";
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
-import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import type { LogLevel } from "../../system/logger.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
+import { applyOutcomeClasses } from "../outcome-classes.js";
 import type { Hypervisor } from "../../providers/virtualization/hypervisor.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { logPromiseContext } from "../promise-context.js";

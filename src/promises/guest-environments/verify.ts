@@ -4,7 +4,7 @@
  * CreateVirtNetwork, DeleteVirtNetwork), over a hypervisor of the
  * virtualization provider: the same messages, levels and outcomes.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { type Domain, specOf } from "../../providers/virtualization/hypervisor.js";
 import type { EnvironmentRun } from "./verdicts.js";
 

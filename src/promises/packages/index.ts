@@ -11,7 +11,7 @@
  *
  * Both kinds at once, or neither with a usable body, fail.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { writes } from "./promise-attributes.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { evaluateMethodPromise, runScheduledOperations } from "./method-promise.js";

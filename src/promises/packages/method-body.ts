@@ -6,7 +6,7 @@
  * `generic`. Commands keep `$(name)`, `$(version)`, `$(arch)` and
  * `$(firstrepo)` for the scheduler to fill in.
  */
-import type { BodyInstance } from "../../agent/bodies.js";
+import type { BodyInstance } from "../bodies.js";
 import { expandRval } from "../../eval/expand.js";
 import { parseCfInt } from "../../eval/numbers.js";
 import type { Value } from "../../eval/values.js";

@@ -8,7 +8,7 @@
  * `$(version)` and `$(arch)` filled in; with `package_file_repositories`
  * additions and updates take the largest version found there.
  */
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
 import { asText } from "../values.js";
 import {
   type Decision,

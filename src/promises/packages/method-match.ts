@@ -6,7 +6,7 @@
  * `package_name_convention`; and the verdicts it logs on the way.
  */
 import { readdirSync } from "node:fs";
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import type { MethodAttributes, VersionSelect } from "./method-body.js";
 import { extractFirstReference, fullTextMatch, runMethodCommand } from "./method-commands.js";

@@ -4,7 +4,7 @@
  * the promised name (as a regex) or by (name, version, arch); what it
  * finds is handed to the scheduler, and the promise itself stays kept.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { extractFirstReference, fullTextMatch } from "./method-commands.js";
 import { schedulePackageOp } from "./method-decide.js";
 import { installedLists } from "./method-inventory.js";

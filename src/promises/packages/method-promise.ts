@@ -7,9 +7,9 @@
  * holds name, version and architecture for the body's
  * `package_name_regex`, `package_version_regex` and `package_arch_regex`.
  */
-import type { Outcome } from "../../agent/outcome.js";
-import { combineOutcomes } from "../../agent/outcome.js";
-import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import type { Outcome } from "../outcome.js";
+import { combineOutcomes } from "../outcome.js";
+import { applyOutcomeClasses } from "../outcome-classes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { type MethodAttributes, readMethodAttributes } from "./method-body.js";
 import { extractFirstReference, runMethodCommand } from "./method-commands.js";

@@ -8,7 +8,7 @@
  * package names. The outcome of each run defines the promise's classes.
  */
 import { existsSync } from "node:fs";
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { isExecutable } from "../commands/executable.js";
 import { judgeExit, readReturnCodes } from "../commands/verdict.js";

@@ -4,7 +4,7 @@
  * architecture, if given), ask the module to `remove` it, then check the
  * fresh cache no longer lists it.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { recordOperation, refuseChange } from "./simulate-record.js";
 import { isInCache } from "./module-cache.js";

@@ -4,7 +4,7 @@
  * sent with every request, and where the module is (`module_path`, else
  * `$(sys.workdir)/modules/packages/<name>`; run by `interpreter` if given).
  */
-import type { BodyInstance } from "../../agent/bodies.js";
+import type { BodyInstance } from "../bodies.js";
 import type { EvalContext } from "../../eval/context.js";
 import { expandRval } from "../../eval/expand.js";
 import { asStrings, asText } from "../values.js";

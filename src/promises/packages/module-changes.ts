@@ -3,7 +3,7 @@
  * (`repo-install`, `file-install`, `remove`), and the check 3.21 makes
  * after each: the caches are read again and must show the change.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import type { PromiseEnvironment } from "../contract.js";
 import { isInCache, refreshCache } from "./module-cache.js";
 import { type ModuleCommand, askModule } from "./module-process.js";

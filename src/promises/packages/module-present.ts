@@ -6,7 +6,7 @@
  * `version => "latest"`, when the updates cache offers a version that is
  * not installed. Every change is checked against a fresh cache.
  */
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
 import type { InventoryEntry } from "../../eval/package-inventory.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { isInCache, updateCacheIfDue, updatesOf } from "./module-cache.js";

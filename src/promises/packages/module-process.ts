@@ -11,7 +11,7 @@ import { accessSync, constants } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { posix } from "node:path";
-import type { Logger } from "../../agent/logger.js";
+import type { Logger } from "../../system/logger.js";
 import { splitCommand } from "../../eval/functions/exec.js";
 import type { PackageModuleBody } from "./module-body.js";
 

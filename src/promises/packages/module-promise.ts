@@ -5,7 +5,7 @@
  * speaks (only version 1 is known), then the package is made present or
  * absent; the outcome is logged with 3.21's closing messages.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { asStrings, asText } from "../values.js";
 import { writes } from "./promise-attributes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";

@@ -2,7 +2,7 @@
  * The text of package module requests and the reading of their answers
  * (no I/O here). Messages are 3.21's; the caller's logger receives them.
  */
-import type { Logger } from "../../agent/logger.js";
+import type { Logger } from "../../system/logger.js";
 import type { InventoryEntry } from "../../eval/package-inventory.js";
 
 /** `options=<item>` lines, one per option, sent first in every request. */

@@ -4,9 +4,9 @@
  * `classes` body applied for the outcome at once, and the outcome counted
  * in the run's accounting.
  */
-import type { LogLevel } from "../../agent/logger.js";
-import type { Outcome } from "../../agent/outcome.js";
-import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import type { LogLevel } from "../../system/logger.js";
+import type { Outcome } from "../outcome.js";
+import { applyOutcomeClasses } from "../outcome-classes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { logPromiseContext } from "../promise-context.js";
 

@@ -7,7 +7,7 @@
  * cf-agent lists them in its hash tables' order; tend in the order seen.
  */
 import { readFileSync } from "node:fs";
-import type { Logger } from "../../agent/logger.js";
+import type { Logger } from "../../system/logger.js";
 import { parseCsvLine } from "../../eval/functions/system-tables.js";
 import { operationsFile } from "./simulate-record.js";
 

@@ -21,9 +21,9 @@
  * dry run (`-n`) says what it would signal.
  */
 import { spawnSync } from "node:child_process";
-import type { LogLevel } from "../../agent/logger.js";
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
-import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import type { LogLevel } from "../../system/logger.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
+import { applyOutcomeClasses } from "../outcome-classes.js";
 import { canonifyClassName } from "../../eval/class-expression.js";
 import { commandArg0, splitCommand } from "../../eval/functions/exec.js";
 import { matchesFully } from "../../eval/regex/match.js";

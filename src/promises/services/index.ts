@@ -12,7 +12,7 @@
  * and `service_args` are accepted and not acted on by 3.21 on Unix; nor
  * here. `service_type => "windows"` is not supported off Windows.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { canonify } from "../../eval/class-expression.js";
 import { scalar } from "../../eval/values.js";
 import type { BundleCall } from "../bundle-call.js";

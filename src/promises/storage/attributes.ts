@@ -4,7 +4,7 @@
  * only for "true" or "yes", numbers through 3.21's IntFromString (units,
  * a percentage kept as a negative number) with its defaults.
  */
-import type { Logger } from "../../agent/logger.js";
+import type { Logger } from "../../system/logger.js";
 import { CF_INT_MULTIPLIERS } from "../../eval/numbers.js";
 import type { ActivePromise } from "../contract.js";
 import { asStrings, asText } from "../values.js";

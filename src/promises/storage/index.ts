@@ -23,10 +23,10 @@
  * after a cifs one do not crash the agent; nfs4 volumes are foreign too.
  * As in 3.21, `action_policy => "warn"` is not looked at here.
  */
-import type { Logger } from "../../agent/logger.js";
-import { silentLogger } from "../../agent/logger.js";
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
-import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import type { Logger } from "../../system/logger.js";
+import { silentLogger } from "../../system/logger.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
+import { applyOutcomeClasses } from "../outcome-classes.js";
 import { readMountTable, scanDirectory } from "../../providers/mounts/index.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { expandPathPattern, isPathPattern } from "../files/pathtype.js";

@@ -5,7 +5,7 @@
  * storage section (fstab saved, `mount -va`).
  */
 import { mkdirSync } from "node:fs";
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
 import { splitCommand } from "../../eval/functions/exec.js";
 import {
   MOUNT_COMMAND,

@@ -3,9 +3,9 @@
  * edits and its mount-all flag) and how a verdict is given (3.21's cfPS:
  * logged, the `classes` body applied and the outcome counted at once).
  */
-import type { LogLevel } from "../../agent/logger.js";
-import type { Outcome } from "../../agent/outcome.js";
-import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import type { LogLevel } from "../../system/logger.js";
+import type { Outcome } from "../outcome.js";
+import { applyOutcomeClasses } from "../outcome-classes.js";
 import { DEFAULT_FSTAB, FstabEdits, type MountEntry } from "../../providers/mounts/index.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { logPromiseContext } from "../promise-context.js";

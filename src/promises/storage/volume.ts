@@ -4,7 +4,7 @@
  * unless it is another host's.
  */
 import { statSync } from "node:fs";
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { diskUsage, isForeignMount, scanDirectory } from "../../providers/mounts/index.js";
 import type { StorageAttributes } from "./attributes.js";
 import { agentMountView } from "./mount-view.js";

@@ -12,8 +12,8 @@
  * `action_policy => "warn"`) warns at the first change needed and counts
  * the promise as not kept.
  */
-import type { Outcome } from "../../agent/outcome.js";
-import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import type { Outcome } from "../outcome.js";
+import { applyOutcomeClasses } from "../outcome-classes.js";
 import { type UserSpec, type UsersLogLevel, ensureUser } from "../../providers/users/index.js";
 import { bundleCallOf } from "../bundle-call.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";

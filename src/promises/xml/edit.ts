@@ -6,8 +6,8 @@
  * cf-agent's Record* calls, each message also defines the promise's
  * outcome classes for what it reports.
  */
-import { type Outcome, combineOutcomes } from "../../agent/outcome.js";
-import { applyOutcomeClasses } from "../../agent/outcome-classes.js";
+import { type Outcome, combineOutcomes } from "../outcome.js";
+import { applyOutcomeClasses } from "../outcome-classes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { closeEditPromise, makingChanges } from "../edit/common.js";
 import type { XmlDom } from "./library.js";

@@ -9,7 +9,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import { bundleCallOf } from "../bundle-call.js";
 import type { EditSession } from "../contract.js";
 import { makingChanges } from "../edit/common.js";

@@ -5,7 +5,7 @@
  * operation once per run (later passes repeat the checks, and their
  * failures, but not the operation), then the closing line.
  */
-import type { Outcome } from "../../agent/outcome.js";
+import type { Outcome } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
 import { deleteAttributeInNode, setAttributeInNode } from "./attributes.js";
 import { verifyXPathBuild } from "./build.js";

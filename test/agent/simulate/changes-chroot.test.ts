@@ -12,7 +12,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ChangesChroot } from "../../../src/agent/simulate/changes-chroot.js";
+import { ChangesChroot } from "../../../src/promises/simulate/changes-chroot.js";
 
 function withDirs(fn: (real: string, chroot: ChangesChroot) => void): void {
   const base = mkdtempSync(join(tmpdir(), "tend-chroot-"));

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { LogRecord } from "../../../src/agent/logger.js";
+import type { LogRecord } from "../../../src/system/logger.js";
 import type { PromiseRecord } from "../../../src/agent/recorder.js";
 import { runAgent } from "../../../src/agent/run.js";
 

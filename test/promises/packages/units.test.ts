@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { silentLogger } from "../../../src/agent/logger.js";
+import { silentLogger } from "../../../src/system/logger.js";
 import { managerName } from "../../../src/promises/packages/method-inventory.js";
 import { compareVersionsBuiltin } from "../../../src/promises/packages/method-versions.js";
 import { readInventoryAnswer, readPackageData } from "../../../src/promises/packages/module-replies.js";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type LogRecord, Logger } from "../../../src/agent/logger.js";
+import { type LogRecord, Logger } from "../../../src/system/logger.js";
 import { parseMountTable } from "../../../src/providers/mounts/index.js";
 import { CF_NOINT, intFromString } from "../../../src/promises/storage/attributes.js";
 import { agentMountView } from "../../../src/promises/storage/mount-view.js";

@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { checkPolicy } from "../../../src/check.js";
+import { checkPolicy } from "../../../src/check/check.js";
 import { scratchDirectory } from "../../scratch.js";
 
 const haveCfPromises = spawnSync("cf-promises", ["--version"]).status === 0;

@@ -7,7 +7,7 @@
 import type { Rval } from "../language/ast.js";
 import type { Value } from "../eval/values.js";
 import { isList } from "../eval/values.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../system/logger.js";
 import { type Outcome, UNACCOUNTED_TYPES } from "./outcome.js";
 
 const STARS = "*****************************************************************";

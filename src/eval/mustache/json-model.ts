@@ -6,10 +6,10 @@
  * keep whether they are integers or reals (`{{x}}` prints reals with two
  * decimals).
  */
-import { BoxedNumber, jsonNumberText } from "../eval/json-numbers.js";
-import type { JsonValue } from "../eval/values.js";
-import { quoteJsonString } from "../text/json-string.js";
-import { compareBytes } from "../text/byte-order.js";
+import { BoxedNumber, jsonNumberText } from "../json-numbers.js";
+import type { JsonValue } from "../values.js";
+import { quoteJsonString } from "../../text/json-string.js";
+import { compareBytes } from "../../text/byte-order.js";
 
 export type MustacheNode = MustachePrimitive | MustacheArray | MustacheObject;
 

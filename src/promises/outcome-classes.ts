@@ -5,8 +5,8 @@
  */
 import { canonifyClassName } from "../eval/class-expression.js";
 import { parseCfInt } from "../eval/numbers.js";
-import type { ActivePromise, PromiseEnvironment } from "../promises/contract.js";
-import { asStrings, asText } from "../promises/values.js";
+import type { ActivePromise, PromiseEnvironment } from "./contract.js";
+import { asStrings, asText } from "./values.js";
 import type { Value } from "../eval/values.js";
 import type { Outcome } from "./outcome.js";
 

@@ -4,17 +4,17 @@
  * pulls in), then validates the whole set if it loaded without errors. Problems in the policy come back
  * as diagnostics; nothing is printed and nothing is thrown for them.
  */
-import type { LoadMessage } from "./eval/augments-install.js";
-import type { EvalContext } from "./eval/context.js";
-import type { PolicyFile } from "./language/ast.js";
-import { type Diagnostic, hasErrors, makeDiagnostic } from "./language/diagnostics.js";
-import type { PolicySet } from "./language/policy-set.js";
-import { SourceFile } from "./language/source.js";
-import { validatePolicy } from "./language/validate/index.js";
-import { resolvePolicies } from "./loader/control.js";
-import { type EvaluationMessageSinks, type LoadResult, type ParseCache, loadPolicy } from "./loader/load.js";
-import { readPolicyFile } from "./loader/read-policy.js";
-import { unsupportedDiagnostics } from "./promises/unsupported-check.js";
+import type { LoadMessage } from "../eval/augments-install.js";
+import type { EvalContext } from "../eval/context.js";
+import type { PolicyFile } from "../language/ast.js";
+import { type Diagnostic, hasErrors, makeDiagnostic } from "../language/diagnostics.js";
+import type { PolicySet } from "../language/policy-set.js";
+import { SourceFile } from "../language/source.js";
+import { validatePolicy } from "../language/validate/index.js";
+import { resolvePolicies } from "../loader/control.js";
+import { type EvaluationMessageSinks, type LoadResult, type ParseCache, loadPolicy } from "../loader/load.js";
+import { readPolicyFile } from "../loader/read-policy.js";
+import { unsupportedDiagnostics } from "../promises/unsupported-check.js";
 
 export interface CheckOptions {
   /** The entry file, e.g. `promises.cf`; relative paths are taken from the process's directory. */

@@ -19,7 +19,7 @@
  * Problems are reported through `log` with cf-agent's words; a failed
  * render returns undefined.
  */
-import { type PrintfSpec, formatFixed } from "../eval/functions/c-printf.js";
+import { type PrintfSpec, formatFixed } from "../functions/c-printf.js";
 import {
   type MustacheNode,
   type MustachePrimitive,

@@ -2,8 +2,8 @@
  * Mustache templates as cf-agent 3.21 renders them (for `string_mustache()`
  * and files promises with `template_method => "mustache"`).
  */
-import type { BoxedNumber } from "../eval/json-numbers.js";
-import type { JsonValue } from "../eval/values.js";
+import type { BoxedNumber } from "../json-numbers.js";
+import type { JsonValue } from "../values.js";
 import { toMustacheNode } from "./json-model.js";
 import { type MustacheLog, renderTemplate } from "./render.js";
 
