@@ -1,0 +1,79 @@
+/**
+ * The contract between the applier and a resource type. A type is a thin
+ * layer of one front end's semantics (Puppet's `file`, a recipe's
+ * `template`) over a provider of src/providers: it reads the resource's
+ * parameters, asks the provider to inspect, diff and change, and turns the
+ * provider's changes into events. The applier owns order, refresh, failure
+ * propagation, noop and the report.
+ */
+import type { Logger } from "../system/logger.js";
+import type { Catalog, CatalogResource, ParamValue } from "./model.js";
+
+/** One property's change, as the report shows it (Puppet's event). */
+export interface ResourceEvent {
+  /** `ensure`, `content`, `mode`... or `message` for notify. */
+  readonly property: string;
+  readonly previousValue?: ParamValue;
+  readonly desiredValue?: ParamValue;
+  /** `defined content as '{sha256}...'`, `mode changed '0644' to '0600'`... */
+  readonly message: string;
+  /** success: changed; noop: would change; failure: tried and failed; audit: audited only. */
+  readonly status: "success" | "failure" | "noop" | "audit";
+  /** Event name, as Puppet's: `file_created`, `content_changed`, `mode_changed`... */
+  readonly name?: string;
+}
+
+/** What one evaluation of a resource did. */
+export interface ResourceResult {
+  readonly events: readonly ResourceEvent[];
+  /** Set when the resource failed; the applier skips what depends on it. */
+  readonly failed?: string;
+  /** The provider the type used (`posix`, `apt`, `systemd`...), for the report. */
+  readonly provider?: string;
+}
+
+/** What the applier hands a type for one resource. */
+export interface ApplyContext {
+  /** Noop for this resource (global noop, or its own `noop` parameter). */
+  readonly noop: boolean;
+  /** Messages meant for the run's log, tied to this resource by the applier. */
+  readonly logger: Logger;
+  /** Per-run state of the front end's choosing (puppet's vardir, module paths...). */
+  readonly run: RunSettings;
+  /** The whole catalog, for types that gather others (concat's fragments). */
+  readonly catalog: Catalog;
+}
+
+/** Settings of one run that types may need; front ends extend it. */
+export interface RunSettings {
+  /** Search path of modules, for `puppet:///modules/<module>/<file>` sources. */
+  readonly modulePath?: readonly string[];
+  /** Where file backups go (Puppet's local filebucket), when backing up to a bucket. */
+  readonly bucketDir?: string;
+  /** Anything else a front end passes down to its own types. */
+  readonly [key: string]: unknown;
+}
+
+export interface ResourceType {
+  /** Lower-case, as in the catalog's `type` lower-cased: `file`, `exec`, `concat::fragment`. */
+  readonly name: string;
+  /**
+   * Checks the parameters before anything runs; each string is a problem
+   * (`parameter 'mode' must be ...`). The applier fails the run on any.
+   */
+  validate?(resource: CatalogResource): readonly string[];
+  /** Brings the resource to its desired state (or, in noop, says what would change). */
+  apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult>;
+  /**
+   * Resources made at apply time, just before this one is applied (Puppet's
+   * eval_generate: a recursive file's children, purged files). They are
+   * applied right after it, depend on it, and are reported as resources of
+   * their own.
+   */
+  generate?(resource: CatalogResource, context: ApplyContext): Promise<readonly CatalogResource[]>;
+  /**
+   * Runs the resource's refresh (an exec's command, a service's restart)
+   * once, when it received events. Types without it ignore refresh events.
+   */
+  refresh?(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult>;
+}
