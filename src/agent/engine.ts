@@ -14,6 +14,7 @@
  * per run for each distinct expansion, and the outcome defines the
  * classes of the promise's `classes` body.
  */
+import { RunState } from "../promises/run-state.js";
 import { basename } from "node:path";
 import type { Bundle, ClassGuard, Promise as PromiseNode, PromiseSection, Rval } from "../language/ast.js";
 import { bundleToJson } from "../language/print/json.js";
@@ -123,6 +124,8 @@ export class Engine implements PromiseEnvironment {
   editing: EditSession | undefined;
   /** What the verbose log needs to know: pass, stack path, bundle arguments, counters. */
   readonly trail: RunTrail;
+  /** The promise types' own state of this run. */
+  readonly runState = new RunState();
   /** What `conditionsHold` asks, in the first passes and in the last (built once: it runs per iteration). */
   private readonly passState: ConditionState = {
     lastPass: false,

@@ -8,6 +8,7 @@
  * and the once-per-run check. After it returns, the engine applies the
  * `classes` body and records the outcome.
  */
+import type { RunState } from "./run-state.js";
 import type { Bundle, Promise as PromiseNode, Rval } from "../language/ast.js";
 import type { EntryMeta, EvalContext } from "../eval/context.js";
 import type { ExpandOptions } from "../eval/expand.js";
@@ -49,6 +50,8 @@ export interface ActivePromise {
 export interface PromiseEnvironment {
   readonly ctx: EvalContext;
   readonly log: Logger;
+  /** State of this run that promise types keep between promises (see run-state.ts). */
+  readonly runState: RunState;
   /** `--dry-run` / `--simulate` / `action_policy => "warn"`: inspect, never change. */
   readonly dryRun: boolean;
   /** `--simulate`: files promises act on copies in this chroot (the run itself is a dry run). */

@@ -5,10 +5,11 @@
  */
 import { parseCfInt } from "../../eval/numbers.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
+import type { RunSlot } from "../run-state.js";
 import { asText } from "../values.js";
 
-/** Promise locks taken in this run, per agent run. */
-const taken = new WeakMap<PromiseEnvironment, Set<string>>();
+/** Promise locks taken in this run. */
+const TAKEN: RunSlot<Set<string>> = { name: "packages promise locks", create: () => new Set() };
 
 /** Whether the promise may act now; `operand` is what 3.21 names the lock after. */
 export function acquirePromiseLock(
@@ -17,8 +18,7 @@ export function acquirePromiseLock(
   operand: string,
 ): boolean {
   const key = `${promise.bundle.block.name.text}:${promise.handle}:${operand}`;
-  const seen = taken.get(env) ?? new Set<string>();
-  taken.set(env, seen);
+  const seen = env.runState.get(TAKEN);
   if (seen.has(key)) return false;
   seen.add(key);
   const own = parseCfInt(asText(promise.bodyValue("action", "ifelapsed")) ?? "");
