@@ -1,0 +1,438 @@
+/**
+ * Benchmarks `tend puppet apply --catalog` beside Puppet 7 and cf-agent on
+ * one desired state, all in one run:
+ *
+ *   node dist/bench/catalog.js [--sizes 1000,10000] [--quick] [--iterations N]
+ *     [--puppet-iterations N] [--no-puppet-manifest] [--json]
+ *
+ * The desired state: N files under a temporary directory, each a regular
+ * file with one line of content and mode 0644. It is written as
+ * - a Puppet manifest of N `file` resources (ensure => file, content, mode),
+ *   compiled once with `puppet catalog compile` into a catalog (JSON);
+ * - `tend puppet apply --catalog` on that catalog;
+ * - `puppet apply --catalog` on the same catalog, and `puppet apply` of the
+ *   manifest (compiling it again on every run, as a user does);
+ * - `cf-agent -K` on a policy of N files promises: `create => "true"`,
+ *   `content => "..."` (3.21's attribute for a file's whole content, the
+ *   closest to Puppet's `content`; no edit_line bundle or template) and a
+ *   perms body with mode 0644: the policy of bench/files.ts.
+ * Every tool runs twice on the same tree: first run (the directory is empty,
+ * every file is created) and steady state (everything already converged,
+ * nothing changes). After each run the tree is checked (every file's
+ * content and mode), so a tool that did not do the work cannot look fast.
+ *
+ * Puppet runs in a scratch confdir (vardir, reports, state, ssl all inside
+ * the temporary directory) with fixed facts (`--facts_terminus json`): it
+ * never reads the machine's facts nor writes /var/lib/puppet. tend gets its
+ * own scratch confdir. cf-agent runs with its own work directory
+ * (CFENGINE_TEST_OVERRIDE_WORKDIR), as bench/files.ts runs it.
+ *
+ * Puppet's 10,000-file runs take tens of seconds each: `--quick` measures
+ * 1,000 files only. The tools alternate within an iteration so a busy
+ * moment of the machine hits all of them; rows give medians of wall time
+ * and of CPU time (user + system of the process and its children, from
+ * /proc: steadier on a shared machine). Tools that are absent are skipped
+ * with the reason.
+ */
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { filesPolicy } from "./files.js";
+import { type BenchAgent, benchAgent, CF_AGENT, childCpuMs, median, TEND } from "./measure.js";
+
+const PUPPET = "puppet";
+const NODE_NAME = "bench.example.com";
+
+export type Tool = "tend" | "puppet apply --catalog" | "puppet apply manifest" | "cf-agent";
+export type Phase = "first run" | "steady state";
+
+export interface ToolTiming {
+  readonly tool: Tool;
+  readonly runs: number;
+  /** Median wall time of a run. */
+  readonly wallMs: number;
+  /** Median CPU time (user + system) of a run, where /proc tells it. */
+  readonly cpuMs: number | null;
+}
+
+export interface CatalogRow {
+  readonly files: number;
+  readonly phase: Phase;
+  readonly timings: readonly ToolTiming[];
+  /** tend over the other tool, by wall time and by CPU time. */
+  readonly ratios: readonly { readonly against: Tool; readonly wall: number; readonly cpu: number | null }[];
+}
+
+export interface CatalogResult {
+  readonly rows: readonly CatalogRow[];
+  /** `puppet catalog compile` of each size (wall and CPU, ms). */
+  readonly compile: readonly {
+    readonly files: number;
+    readonly wallMs: number;
+    readonly cpuMs: number | null;
+  }[];
+  readonly skipped: readonly string[];
+}
+
+/** The goals of issue 13, tend over each tool. */
+const GOALS: Partial<Record<Tool, number>> = {
+  "puppet apply --catalog": 0.05,
+  "puppet apply manifest": 0.05,
+  "cf-agent": 0.5,
+};
+
+function fileContent(i: number): string {
+  return `file ${i}\n`;
+}
+
+/** N `file` resources: a regular file with one line of content, mode 0644. */
+export function fileManifest(dir: string, count: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++)
+    lines.push(`file { '${dir}/f${i}': ensure => file, content => "file ${i}\\n", mode => '0644' }`);
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * A scratch Puppet configuration under `root`: every directory Puppet
+ * writes (vardir, logs, reports, ssl, the facts it reads) inside it.
+ */
+function scratchConfdir(root: string): string {
+  const confdir = join(root, "etc");
+  mkdirSync(confdir, { recursive: true });
+  mkdirSync(join(root, "code", "environments", "production", "manifests"), { recursive: true });
+  writeFileSync(
+    join(confdir, "puppet.conf"),
+    [
+      "[main]",
+      `vardir = ${root}/var`,
+      `codedir = ${root}/code`,
+      `logdir = ${root}/var/log`,
+      `rundir = ${root}/var/run`,
+      `publicdir = ${root}/var/public`,
+      `ssldir = ${root}/etc/ssl`,
+      `cadir = ${root}/etc/ca`,
+      `vendormoduledir = ${root}/vendor_modules`,
+      "basemodulepath = $codedir/modules:/usr/share/puppet/modules",
+      "report = true",
+      "reports = store",
+      "",
+    ].join("\n"),
+  );
+  // Fixed facts: facter never reads the machine.
+  const facts = {
+    name: NODE_NAME,
+    values: {
+      clientcert: NODE_NAME,
+      fqdn: NODE_NAME,
+      hostname: "bench",
+      domain: "example.com",
+      kernel: "Linux",
+      osfamily: "Debian",
+      os: { name: "Debian", family: "Debian", release: { full: "12.7", major: "12", minor: "7" } },
+      networking: { fqdn: NODE_NAME, hostname: "bench", domain: "example.com", ip: "192.0.2.10" },
+      identity: { user: "root", uid: 0, gid: 0, group: "root", privileged: true },
+      path: "/usr/sbin:/usr/bin:/sbin:/bin",
+    },
+    timestamp: "2024-01-01T00:00:00+00:00",
+    expiration: "2099-01-01T00:00:00+00:00",
+  };
+  for (const side of ["server_data", "client_data"]) {
+    const dir = join(root, "var", side, "facts");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${NODE_NAME}.json`), JSON.stringify(facts));
+  }
+  return confdir;
+}
+
+function puppetArgs(confdir: string): string[] {
+  return ["--confdir", confdir, "--facts_terminus", "json", "--certname", NODE_NAME, "--color", "false"];
+}
+
+interface Command {
+  readonly tool: Tool;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+interface Timed {
+  readonly wall: number;
+  readonly cpu: number | null;
+}
+
+/** One timed run; a failed run (exit status, or an error logged) throws. */
+function timeCommand(c: Command): Timed {
+  const cpuBefore = childCpuMs();
+  const started = performance.now();
+  const result = spawnSync(c.command, c.args, {
+    env: { ...process.env, NO_COLOR: "1", ...c.env },
+    stdio: ["ignore", "pipe", "pipe"],
+    encoding: "utf8",
+    maxBuffer: 512 * 1024 * 1024,
+  });
+  const wall = performance.now() - started;
+  const cpuAfter = childCpuMs();
+  const errorLine = /^(Error|error):/m.exec(`${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0 || errorLine)
+    throw new Error(`${c.tool} exited ${result.status}: ${(result.stderr || result.stdout).slice(0, 600)}`);
+  return { wall, cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
+}
+
+/** Throws unless `dir` holds exactly the N files, each with its content and mode 0644. */
+function verifyTree(dir: string, count: number, tool: Tool): void {
+  const names = readdirSync(dir);
+  if (names.length !== count) throw new Error(`${tool}: ${names.length} files in ${dir}, expected ${count}`);
+  for (let i = 0; i < count; i++) {
+    const path = join(dir, `f${i}`);
+    const st = statSync(path);
+    if (!st.isFile() || (st.mode & 0o7777) !== 0o644 || readFileSync(path, "utf8") !== fileContent(i))
+      throw new Error(`${tool}: ${path} is not as desired (mode ${(st.mode & 0o7777).toString(8)})`);
+  }
+}
+
+function resetDirectory(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir);
+}
+
+/** Why `tend puppet apply` cannot run here, or null when it can. */
+function tendPuppetMissing(): string | null {
+  const r = spawnSync(TEND, ["puppet", "apply", "--help"], { encoding: "utf8" });
+  return r.status === 0
+    ? null
+    : `tend puppet apply is not available (${(r.stderr || r.stdout).trim().split("\n")[0]})`;
+}
+
+function puppetMissing(): string | null {
+  const r = spawnSync(PUPPET, ["--version"], { encoding: "utf8" });
+  return r.status === 0 ? null : "puppet is not installed (apt-get install puppet)";
+}
+
+function summarize(tool: Tool, runs: readonly Timed[]): ToolTiming {
+  const cpus = runs.map((r) => r.cpu);
+  return {
+    tool,
+    runs: runs.length,
+    wallMs: median(runs.map((r) => r.wall)),
+    cpuMs: cpus.every((c) => c !== null) ? median(cpus as number[]) : null,
+  };
+}
+
+export interface CatalogOptions {
+  readonly iterations: number;
+  readonly puppetIterations: number;
+  readonly puppetManifest: boolean;
+}
+
+/** Both phases for N files, every tool that is present. */
+export function compareCatalog(
+  count: number,
+  options: CatalogOptions,
+  skipped: string[],
+): { rows: CatalogRow[]; compile: CatalogResult["compile"][number] | null } {
+  const root = mkdtempSync(join(tmpdir(), "tend-bench-catalog-"));
+  const target = join(root, "files");
+  const agents: BenchAgent[] = [];
+  try {
+    const tools: { command: Command; iterations: number; first: Timed[]; steady: Timed[] }[] = [];
+    let compile: CatalogResult["compile"][number] | null = null;
+    const noPuppet = puppetMissing();
+    const noTend = tendPuppetMissing();
+    const catalog = join(root, "catalog.json");
+    if (noPuppet) skipped.push(noPuppet);
+    else {
+      const puppetRoot = join(root, "puppet");
+      const confdir = scratchConfdir(puppetRoot);
+      const manifest = join(puppetRoot, "code", "environments", "production", "manifests", "site.pp");
+      writeFileSync(manifest, fileManifest(target, count));
+      const cpuBefore = childCpuMs();
+      const started = performance.now();
+      const compiled = spawnSync(
+        PUPPET,
+        [
+          "catalog",
+          "compile",
+          NODE_NAME,
+          "--confdir",
+          confdir,
+          "--facts_terminus",
+          "json",
+          "--render-as",
+          "json",
+          "--log_level",
+          "err",
+        ],
+        { encoding: "utf8", maxBuffer: 512 * 1024 * 1024 },
+      );
+      const cpuAfter = childCpuMs();
+      if (compiled.status !== 0)
+        throw new Error(`puppet catalog compile failed: ${compiled.stderr.slice(0, 600)}`);
+      writeFileSync(catalog, compiled.stdout);
+      compile = {
+        files: count,
+        wallMs: performance.now() - started,
+        cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+      };
+      if (noTend) skipped.push(noTend);
+      else {
+        const tendConf = scratchConfdir(join(root, "tend"));
+        tools.push({
+          command: {
+            tool: "tend",
+            command: TEND,
+            args: ["puppet", "apply", "--confdir", tendConf, "--catalog", catalog],
+          },
+          iterations: options.iterations,
+          first: [],
+          steady: [],
+        });
+      }
+      tools.push({
+        command: {
+          tool: "puppet apply --catalog",
+          command: PUPPET,
+          args: ["apply", ...puppetArgs(confdir), "--catalog", catalog],
+        },
+        iterations: options.puppetIterations,
+        first: [],
+        steady: [],
+      });
+      if (options.puppetManifest)
+        tools.push({
+          command: {
+            tool: "puppet apply manifest",
+            command: PUPPET,
+            args: ["apply", ...puppetArgs(confdir), manifest],
+          },
+          iterations: options.puppetIterations,
+          first: [],
+          steady: [],
+        });
+    }
+    if (!existsSync(CF_AGENT)) skipped.push("cf-agent is not installed (apt-get install cfengine3)");
+    else {
+      const policy = join(root, "files.cf");
+      writeFileSync(policy, filesPolicy(target, count));
+      const agent = benchAgent("catalog", "cf-agent", policy);
+      agents.push(agent);
+      tools.push({
+        command: {
+          tool: "cf-agent",
+          command: agent.command,
+          args: agent.args,
+          env: { CFENGINE_TEST_OVERRIDE_WORKDIR: agent.workdir },
+        },
+        iterations: options.iterations,
+        first: [],
+        steady: [],
+      });
+    }
+    const rounds = Math.max(...tools.map((t) => t.iterations), 0);
+    for (let i = 0; i < rounds; i++) {
+      for (const t of tools) {
+        if (i >= t.iterations) continue;
+        resetDirectory(target);
+        t.first.push(timeCommand(t.command));
+        verifyTree(target, count, t.command.tool);
+        t.steady.push(timeCommand(t.command));
+        verifyTree(target, count, t.command.tool);
+      }
+    }
+    const rows = (["first run", "steady state"] as const).map((phase): CatalogRow => {
+      const timings = tools.map((t) => summarize(t.command.tool, phase === "first run" ? t.first : t.steady));
+      const tend = timings.find((t) => t.tool === "tend");
+      const ratios = tend
+        ? timings
+            .filter((t) => t.tool !== "tend")
+            .map((t) => ({
+              against: t.tool,
+              wall: tend.wallMs / t.wallMs,
+              cpu: tend.cpuMs !== null && t.cpuMs ? tend.cpuMs / t.cpuMs : null,
+            }))
+        : [];
+      return { files: count, phase, timings, ratios };
+    });
+    return { rows, compile };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+    for (const a of agents) rmSync(a.workdir, { recursive: true, force: true });
+  }
+}
+
+export function runCatalogBenchmarks(sizes: readonly number[], options: CatalogOptions): CatalogResult {
+  const skipped: string[] = [];
+  const rows: CatalogRow[] = [];
+  const compile: CatalogResult["compile"][number][] = [];
+  for (const n of sizes) {
+    const big = n >= 10000;
+    const r = compareCatalog(
+      n,
+      {
+        ...options,
+        iterations: big ? Math.max(1, options.iterations >> 1) : options.iterations,
+        puppetIterations: big ? 1 : options.puppetIterations,
+      },
+      skipped,
+    );
+    rows.push(...r.rows);
+    if (r.compile) compile.push(r.compile);
+  }
+  return { rows, compile, skipped: [...new Set(skipped)] };
+}
+
+function ms(value: number | null): string {
+  return value === null ? "?" : value.toFixed(0);
+}
+
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: "string" },
+      quick: { type: "boolean" },
+      iterations: { type: "string" },
+      "puppet-iterations": { type: "string" },
+      "no-puppet-manifest": { type: "boolean" },
+      json: { type: "boolean" },
+    },
+  });
+  const sizes = (values.sizes ?? (values.quick ? "1000" : "1000,10000")).split(",").map(Number);
+  const result = runCatalogBenchmarks(sizes, {
+    iterations: Number(values.iterations ?? 3),
+    puppetIterations: Number(values["puppet-iterations"] ?? 1),
+    puppetManifest: !values["no-puppet-manifest"],
+  });
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
+  for (const reason of result.skipped) process.stdout.write(`catalog benchmarks: skipped ${reason}\n`);
+  for (const c of result.compile)
+    process.stdout.write(
+      `catalog, ${c.files} files: puppet catalog compile ${ms(c.wallMs)} ms (CPU ${ms(c.cpuMs)} ms), not in the rows below\n`,
+    );
+  for (const r of result.rows) {
+    const times = r.timings.map((t) => `${t.tool} ${ms(t.wallMs)} ms (CPU ${ms(t.cpuMs)})`).join(", ");
+    process.stdout.write(`catalog, ${r.files} files, ${r.phase}: ${times}\n`);
+    for (const q of r.ratios) {
+      const goal = GOALS[q.against];
+      process.stdout.write(
+        `  tend / ${q.against}: ${q.wall.toFixed(3)}× wall, ${q.cpu === null ? "?" : q.cpu.toFixed(3)}× CPU${goal === undefined ? "" : ` (goal ≤ ${goal}×)`}\n`,
+      );
+    }
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
