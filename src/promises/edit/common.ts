@@ -10,6 +10,7 @@ import type { Value } from "../../eval/values.js";
 import type { LogLevel } from "../../system/logger.js";
 import type { ActivePromise, EditSession, PromiseEnvironment } from "../contract.js";
 import { promiseRef } from "../promise-ref.js";
+import type { RunSlot } from "../run-state.js";
 import { asText } from "../values.js";
 
 /**
@@ -124,8 +125,8 @@ export function closeEditPromise(
 
 // ---- once per file and run ---------------------------------------------------
 
-/** Edit promises already acted on, per run (keyed by the agent running it). */
-const acted = new WeakMap<PromiseEnvironment, Set<string>>();
+/** Edit promises already acted on in this run. */
+const ACTED: RunSlot<Set<string>> = { name: "edit promises acted on", create: () => new Set() };
 
 function valueKey(value: Value | undefined): string {
   if (!value) return "";
@@ -157,11 +158,7 @@ function promiseKey(promise: ActivePromise, salt: string): string {
  * with the same bundle); `salt` distinguishes what the lock name does.
  */
 export function alreadyActed(promise: ActivePromise, env: PromiseEnvironment, salt: string): boolean {
-  let keys = acted.get(env);
-  if (!keys) {
-    keys = new Set();
-    acted.set(env, keys);
-  }
+  const keys = env.runState.get(ACTED);
   const key = promiseKey(promise, salt);
   if (keys.has(key)) return true;
   keys.add(key);

@@ -20,6 +20,7 @@ import {
 import { dirname, isAbsolute, join } from "node:path";
 import { canonify } from "../../eval/class-expression.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
+import type { RunSlot } from "../run-state.js";
 import { asText } from "../values.js";
 import { copyAcl } from "../../providers/acl/posix-acl.js";
 import { writeFileAtomically } from "../../system/atomic.js";
@@ -63,15 +64,14 @@ function stampOf(now: Date, started: Date): string {
 }
 
 /** Names already rotated or archived in a run (cf-agent does each once per run). */
-const doneInRun = new WeakMap<PromiseEnvironment, Set<string>>();
+const DONE_IN_RUN: RunSlot<Set<string>> = {
+  name: "edit backups rotated or archived",
+  create: () => new Set(),
+};
 
 /** Whether `key` was already done in this run; marks it done. */
 function onceInRun(env: PromiseEnvironment, key: string): boolean {
-  let done = doneInRun.get(env);
-  if (!done) {
-    done = new Set();
-    doneInRun.set(env, done);
-  }
+  const done = env.runState.get(DONE_IN_RUN);
   if (done.has(key)) return true;
   done.add(key);
   return false;

@@ -5,6 +5,7 @@
  * were), and the per-run locks of the promises acting on it.
  */
 import type { ActivePromise, EditSession, PromiseEnvironment } from "../contract.js";
+import type { RunSlot } from "../run-state.js";
 import type { XmlDocument } from "./parse.js";
 
 export interface XmlEditSession {
@@ -52,14 +53,9 @@ export class RunLocks {
   }
 }
 
-const runLocks = new WeakMap<PromiseEnvironment, RunLocks>();
+const RUN_LOCKS: RunSlot<RunLocks> = { name: "edit_xml operation locks", create: () => new RunLocks() };
 
-/** The locks of the whole run (the environment is the running agent). */
+/** The locks of the whole run. */
 export function runLocksOf(env: PromiseEnvironment): RunLocks {
-  let locks = runLocks.get(env);
-  if (!locks) {
-    locks = new RunLocks();
-    runLocks.set(env, locks);
-  }
-  return locks;
+  return env.runState.get(RUN_LOCKS);
 }
