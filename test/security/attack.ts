@@ -48,7 +48,9 @@ export function runTendAgent(policy: string, workdir: string, extraEnv: NodeJS.P
   const run = spawnSync(process.execPath, ["bin/tend.js", "agent", "-Kf", policy], {
     env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir, ...extraEnv },
     encoding: "utf8",
-    timeout: 120_000,
+    // A guard against a hang, not a speed check: a loaded machine (64 MiB
+    // of output read twice) has taken over two minutes.
+    timeout: 600_000,
   });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
