@@ -11,7 +11,7 @@ import {
   moduleInventoryPath,
   readInventoryLines,
   readModuleInventory,
-} from "../package-inventory.js";
+} from "../../providers/packages/inventory.js";
 import { posix } from "node:path";
 import { parseVarRef } from "../var-ref.js";
 import { type JsonValue, type Value, data, scalar } from "../values.js";

@@ -5,10 +5,10 @@
  * packages and the updates known locally, each when its cache lock allows.
  */
 import type { PromiseEnvironment } from "../contract.js";
-import { updateCacheIfDue } from "./module-cache.js";
+import { updateCacheIfDue } from "../../providers/packages/module-cache.js";
+import { checkModuleRunnable, speaksApiVersion1 } from "../../providers/packages/module-process.js";
 import { readModuleBody } from "./module-body.js";
-import { checkModuleRunnable, moduleCommand } from "./module-process.js";
-import { speaksApiVersion1, workdirOf } from "./module-promise.js";
+import { moduleSession } from "./module-session.js";
 
 export function updateDefaultInventory(env: PromiseEnvironment): void {
   for (const name of env.ctx.packageInventory) {
@@ -17,12 +17,13 @@ export function updateDefaultInventory(env: PromiseEnvironment): void {
       env.log.error(`Can not find body for package module: ${name}`);
       continue;
     }
-    const module = moduleCommand(readModuleBody(env.ctx, body), workdirOf(env));
-    if (!checkModuleRunnable(module, env.log) || !speaksApiVersion1(env, module)) {
+    const session = moduleSession(env, readModuleBody(env.ctx, body));
+    const { module } = session;
+    if (!checkModuleRunnable(module, env.log) || !speaksApiVersion1(module, env.log, session.cwd)) {
       env.log.error(`Can not set up wrapper for module: ${name}`);
       continue;
     }
-    updateCacheIfDue(env, module, "installed");
-    updateCacheIfDue(env, module, "local-updates");
+    updateCacheIfDue(session, "installed");
+    updateCacheIfDue(session, "local-updates");
   }
 }

@@ -13,11 +13,16 @@
 import { closeSync, openSync, statSync, utimesSync } from "node:fs";
 import { posix } from "node:path";
 import { commandArg0 } from "../../eval/functions/exec.js";
-import { formatCsvField, legacyInventoryPath, readInventoryLines } from "../../eval/package-inventory.js";
+import {
+  formatCsvField,
+  legacyInventoryPath,
+  readInventoryLines,
+} from "../../providers/packages/inventory.js";
 import { parseCsvLine } from "../../eval/functions/system-tables.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
+import type { RunSlot } from "../run-state.js";
 import { writeFileAtomically } from "../../system/atomic.js";
-import { stateDirectory } from "./module-cache.js";
+import { stateDirectory } from "./module-session.js";
 import type { MethodAttributes } from "./method-body.js";
 import {
   extractFirstReference,
@@ -46,16 +51,17 @@ export interface InstalledList {
 }
 
 /** The lists of the pass (3.21 forgets them after each packages section). */
-const listsOf = new WeakMap<PromiseEnvironment, InstalledList[]>();
+const LISTS: RunSlot<{ lists: InstalledList[] }> = {
+  name: "package_method installed lists",
+  create: () => ({ lists: [] }),
+};
 
 export function installedLists(env: PromiseEnvironment): InstalledList[] {
-  const lists = listsOf.get(env) ?? [];
-  listsOf.set(env, lists);
-  return lists;
+  return env.runState.get(LISTS).lists;
 }
 
 export function forgetInstalledLists(env: PromiseEnvironment): void {
-  listsOf.delete(env);
+  env.runState.get(LISTS).lists = [];
 }
 
 /** 3.21's RealPackageManager + ReadLastNode: `env A=b /usr/bin/rpm -qa` is `rpm`. */

@@ -10,6 +10,7 @@
 import { existsSync } from "node:fs";
 import type { Outcome } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
+import type { RunSlot } from "../run-state.js";
 import { isExecutable } from "../commands/executable.js";
 import { judgeExit, readReturnCodes } from "../commands/verdict.js";
 import { commandArg0 } from "../../eval/functions/exec.js";
@@ -33,7 +34,8 @@ interface Manager {
   readonly items: ScheduledItem[];
 }
 
-const schedules = new WeakMap<PromiseEnvironment, Manager[]>();
+/** The managers of the pass, newest first (emptied when they have run). */
+const SCHEDULE: RunSlot<Manager[]> = { name: "package_method schedule", create: () => [] };
 
 /** Adds a package to the manager of `command` (created for `operation` when new). */
 export function schedule(
@@ -42,8 +44,7 @@ export function schedule(
   operation: Operation,
   item: ScheduledItem,
 ): void {
-  const managers = schedules.get(env) ?? [];
-  schedules.set(env, managers);
+  const managers = env.runState.get(SCHEDULE);
   const changes = item.attributes.changes;
   env.log.verbose(`Looking for a package manager called '${command}'`);
   let manager = managers.find((m) => m.command === command && m.changes === changes);
@@ -228,9 +229,9 @@ function executeOperation(env: PromiseEnvironment, managers: readonly Manager[],
 
 /** Runs what the pass scheduled, then forgets it and the pass's package lists. */
 export function runScheduledOperations(env: PromiseEnvironment): void {
-  const managers = schedules.get(env);
-  schedules.delete(env);
-  if (managers && managers.length > 0) {
+  const scheduled = env.runState.get(SCHEDULE);
+  const managers = scheduled.splice(0, scheduled.length);
+  if (managers.length > 0) {
     env.log.verbose("Offering the following package-promise suggestions to the managers");
     for (const [operation, title] of [
       ["delete", "Deletion"],

@@ -7,15 +7,14 @@
 import type { Outcome } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { recordOperation, refuseChange } from "./simulate-record.js";
-import { isInCache } from "./module-cache.js";
-import { type ModulePolicy, removePackage, validateChange } from "./module-changes.js";
-import type { ModuleCommand } from "./module-process.js";
+import { type ModuleSession, isInCache } from "../../providers/packages/module-cache.js";
+import { type ModulePolicy, removePackage, validateChange } from "../../providers/packages/module-changes.js";
 
 /** Makes the promised package absent; the outcome before the promise's closing message. */
 export function makeAbsent(
   promise: ActivePromise,
   env: PromiseEnvironment,
-  module: ModuleCommand,
+  module: ModuleSession,
   policy: ModulePolicy,
 ): Outcome {
   const name = promise.promiser;
@@ -23,7 +22,7 @@ export function makeAbsent(
     env.log.error("Package version 'latest' not supported forabsent package promise");
     return "failed";
   }
-  if (!isInCache(env, module, name, policy.version, policy.architecture, true)) {
+  if (!isInCache(module, name, policy.version, policy.architecture, true)) {
     env.log.debug(`Package '${name}' not installed. Skipping removing.`);
     recordOperation(env, "absent", name, policy.version, policy.architecture);
     return "kept";
@@ -34,8 +33,7 @@ export function makeAbsent(
     recordOperation(env, "remove", name, policy.version, policy.architecture);
     return "repaired";
   }
-  const outcome = removePackage(env, module, policy, name);
-  if (outcome !== "repaired") return outcome;
+  if (!removePackage(module, policy, name)) return "failed";
   const data = { name, version: policy.version, arch: policy.architecture };
-  return validateChange(env, module, policy.options, data, "absent");
+  return validateChange(module, policy.options, data, "absent") ? "repaired" : "failed";
 }

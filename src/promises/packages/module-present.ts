@@ -7,18 +7,32 @@
  * not installed. Every change is checked against a fresh cache.
  */
 import { type Outcome, combineOutcomes } from "../outcome.js";
-import type { InventoryEntry } from "../../eval/package-inventory.js";
+import type { InventoryEntry } from "../../providers/packages/inventory.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
-import { isInCache, updateCacheIfDue, updatesOf } from "./module-cache.js";
-import { type ModuleCommand, askModule } from "./module-process.js";
-import { type PackageData, optionLines, readPackageData, versionArchLines } from "./module-replies.js";
-import { type ModulePolicy, installPackages, validateChange } from "./module-changes.js";
+import {
+  type ModuleSession,
+  isInCache,
+  updateCacheIfDue,
+  updatesOf,
+} from "../../providers/packages/module-cache.js";
+import {
+  type ModulePolicy,
+  installPackages,
+  validateChange,
+} from "../../providers/packages/module-changes.js";
+import { askModule } from "../../providers/packages/module-process.js";
+import {
+  type PackageData,
+  optionLines,
+  readPackageData,
+  versionArchLines,
+} from "../../providers/packages/module-protocol.js";
 import { recordOperation, refuseChange } from "./simulate-record.js";
 
-function packageData(env: PromiseEnvironment, module: ModuleCommand, policy: ModulePolicy, file: string) {
+function packageData(env: PromiseEnvironment, module: ModuleSession, policy: ModulePolicy, file: string) {
   const request =
     optionLines(policy.options) + `File=${file}\n` + versionArchLines(policy.version, policy.architecture);
-  const lines = askModule(module, "get-package-data", request, env.log, env.ctx.workingDirectory);
+  const lines = askModule(module.module, "get-package-data", request, env.log, module.cwd);
   if (lines === undefined) {
     env.log.info(
       "Some error occurred while communicating with package module while collecting package data.",
@@ -58,8 +72,13 @@ function fileMatchesPolicy(env: PromiseEnvironment, policy: ModulePolicy, data: 
 interface Target {
   readonly promise: ActivePromise;
   readonly env: PromiseEnvironment;
-  readonly module: ModuleCommand;
+  readonly module: ModuleSession;
   readonly policy: ModulePolicy;
+}
+
+/** The fresh caches must show the package installed. */
+function validated(t: Target, data: Parameters<typeof validateChange>[2]): Outcome {
+  return validateChange(t.module, t.policy.options, data, "present") ? "repaired" : "failed";
 }
 
 function installFile(t: Target, data: PackageData, installed: boolean): Outcome {
@@ -76,35 +95,33 @@ function installFile(t: Target, data: PackageData, installed: boolean): Outcome 
     return "repaired";
   }
   const request = `File=${promise.promiser}\n`;
-  const outcome = installPackages(env, t.module, t.policy.options, "file-install", request);
-  if (outcome !== "repaired") return outcome;
-  return validateChange(env, t.module, t.policy.options, data, "present");
+  if (!installPackages(t.module, t.policy.options, "file-install", request)) return "failed";
+  return validated(t, data);
 }
 
 function installFromRepo(t: Target, data: PackageData, installed: boolean): Outcome {
   const { promise, env } = t;
   const name = data.name ?? promise.promiser;
   if (!installed) {
-    if (!updateCacheIfDue(env, t.module, "updates")) env.log.info("Can not update packages cache.");
+    if (!updateCacheIfDue(t.module, "updates")) env.log.info("Can not update packages cache.");
     const version = data.version === "latest" ? undefined : data.version;
     const refused = refuseChange(promise, env, `install repo type package: ${name}`);
     if (refused) return refused;
     if (env.changesChroot) {
       recordOperation(env, "install", name, data.version, data.arch);
       // As 3.21, the simulated installation is still checked (and found missing).
-      return validateChange(env, t.module, t.policy.options, data, "present");
+      return validated(t, data);
     }
     const request = `Name=${name}\n${versionArchLines(version, data.arch)}`;
-    const outcome = installPackages(env, t.module, t.policy.options, "repo-install", request);
-    if (outcome !== "repaired") return outcome;
-    return validateChange(env, t.module, t.policy.options, data, "present");
+    if (!installPackages(t.module, t.policy.options, "repo-install", request)) return "failed";
+    return validated(t, data);
   }
   if (data.version !== "latest") {
     recordOperation(env, "present", name, data.version, data.arch);
     env.log.verbose(`Package '${name}' already installed`);
     return "kept";
   }
-  const updates = updatesOf(env, t.module, name);
+  const updates = updatesOf(t.module, name);
   if (!updates) {
     recordOperation(env, "present", name, data.version, data.arch);
     env.log.verbose(`Package '${name}' is already in the latest version. Skipping installation.`);
@@ -125,7 +142,7 @@ function installLatest(
   const wanted: InventoryEntry[] = [];
   for (const update of updates) {
     if (arch !== undefined && arch !== update.arch) continue;
-    if (isInCache(env, t.module, name, update.version, update.arch, true)) {
+    if (isInCache(t.module, name, update.version, update.arch, true)) {
       recordOperation(env, "present", name, update.version, update.arch);
       env.log.verbose("Package version from updates matches one installed. Skipping package installation.");
       continue;
@@ -138,10 +155,10 @@ function installLatest(
   }
   if (wanted.length === 0) return outcome;
   const request = wanted.map((u) => `Name=${name}\nVersion=${u.version}\nArchitecture=${u.arch}\n`).join("");
-  outcome = installPackages(env, t.module, t.policy.options, "repo-install", request);
+  outcome = installPackages(t.module, t.policy.options, "repo-install", request) ? "repaired" : "failed";
   for (const update of wanted) {
     const data = { type: "repo", name, version: update.version, arch: update.arch } as const;
-    outcome = combineOutcomes(outcome, validateChange(env, t.module, t.policy.options, data, "present"));
+    outcome = combineOutcomes(outcome, validated(t, data));
   }
   return outcome;
 }
@@ -150,7 +167,7 @@ function installLatest(
 export function makePresent(
   promise: ActivePromise,
   env: PromiseEnvironment,
-  module: ModuleCommand,
+  module: ModuleSession,
   policy: ModulePolicy,
 ): Outcome {
   const data = packageData(env, module, policy, promise.promiser);
@@ -172,7 +189,7 @@ export function makePresent(
   }
   data.arch ??= policy.architecture;
   data.version ??= policy.version;
-  const installed = isInCache(env, module, data.name ?? "", data.version, data.arch, true);
+  const installed = isInCache(module, data.name ?? "", data.version, data.arch, true);
   const target = { promise, env, module, policy };
   return data.type === "file"
     ? installFile(target, data, installed)

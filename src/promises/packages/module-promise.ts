@@ -9,12 +9,13 @@ import type { Outcome } from "../outcome.js";
 import { asStrings, asText } from "../values.js";
 import { writes } from "./promise-attributes.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
-import { logInvalidIfelapsed } from "./module-cache.js";
+import { type ModuleSession, logInvalidIfelapsed } from "../../providers/packages/module-cache.js";
+import type { ModulePolicy } from "../../providers/packages/module-changes.js";
+import { checkModuleRunnable, speaksApiVersion1 } from "../../providers/packages/module-process.js";
 import { makeAbsent } from "./module-absent.js";
-import type { ModulePolicy } from "./module-changes.js";
 import { type PackageModuleBody, readModuleBody } from "./module-body.js";
-import { type ModuleCommand, askModule, checkModuleRunnable, moduleCommand } from "./module-process.js";
 import { makePresent } from "./module-present.js";
+import { moduleSession } from "./module-session.js";
 import { recordOutcome } from "./outcome-log.js";
 import { acquirePromiseLock } from "./promise-lock.js";
 
@@ -38,7 +39,7 @@ function sanityCheck(
     return false;
   }
   if (body.installedIfelapsed === undefined || body.updatesIfelapsed === undefined) {
-    logInvalidIfelapsed(env, moduleCommand(body, ""));
+    logInvalidIfelapsed(env.log, body.name, body.installedIfelapsed, body.updatesIfelapsed);
     return false;
   }
   if (policy !== "present" && policy !== "absent") {
@@ -48,31 +49,11 @@ function sanityCheck(
   return true;
 }
 
-export function workdirOf(env: PromiseEnvironment): string {
-  const value = env.ctx.getVariable({ ns: null, scope: "sys", name: "workdir", indices: [] });
-  return value?.type === "string" ? value.value : "/var/lib/cfengine3";
-}
-
-/** The module, once it runs and speaks API version 1; undefined (logged) otherwise. */
-function startModule(env: PromiseEnvironment, body: PackageModuleBody): ModuleCommand | undefined {
-  const command = moduleCommand(body, workdirOf(env));
-  if (!checkModuleRunnable(command, env.log)) return undefined;
-  return speaksApiVersion1(env, command) ? command : undefined;
-}
-
-/**
- * Asks a runnable module its API version, as 3.21 sets up a module wrapper
- * (for a promise and for the inventory alike): true for version 1, else
- * false with 3.21's messages.
- */
-export function speaksApiVersion1(env: PromiseEnvironment, command: ModuleCommand): boolean {
-  const answer = askModule(command, "supports-api-version", "", env.log, env.ctx.workingDirectory);
-  let version = -1;
-  if (answer === undefined) env.log.info("Error occurred while getting supported API version.");
-  else if (answer.length === 1) version = Number.parseInt(answer[0] ?? "", 10) || 0;
-  if (version === 1) return true;
-  env.log.error(`Unsupported package module wrapper API version: ${version}`);
-  return false;
+/** The module's session, once it runs and speaks API version 1; undefined (logged) otherwise. */
+function startModule(env: PromiseEnvironment, body: PackageModuleBody): ModuleSession | undefined {
+  const session = moduleSession(env, body);
+  if (!checkModuleRunnable(session.module, env.log)) return undefined;
+  return speaksApiVersion1(session.module, env.log, session.cwd) ? session : undefined;
 }
 
 export function evaluateModulePromise(promise: ActivePromise, env: PromiseEnvironment): Outcome {

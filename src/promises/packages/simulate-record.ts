@@ -9,7 +9,7 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Outcome } from "../outcome.js";
-import { formatCsvField } from "../../eval/package-inventory.js";
+import { formatCsvField } from "../../providers/packages/inventory.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { makingChanges } from "../edit/common.js";
 import { logPromiseContext } from "../promise-context.js";

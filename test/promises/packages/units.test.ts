@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { silentLogger } from "../../../src/system/logger.js";
 import { managerName } from "../../../src/promises/packages/method-inventory.js";
 import { compareVersionsBuiltin } from "../../../src/promises/packages/method-versions.js";
-import { readInventoryAnswer, readPackageData } from "../../../src/promises/packages/module-replies.js";
+import { readInventoryAnswer, readPackageData } from "../../../src/providers/packages/module-protocol.js";
 import { auditPackageOperations } from "../../../src/promises/packages/simulate-audit.js";
 
 test("built-in version comparison compares parts as strings, left to right", () => {

@@ -7,33 +7,24 @@
  * A module that cannot start, or that exits non-zero, is a failed exchange
  * (`undefined`); its answer is then ignored, as 3.21 ignores it.
  */
-import { accessSync, constants } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { posix } from "node:path";
+import { accessSync, constants, existsSync } from "node:fs";
 import type { Logger } from "../../system/logger.js";
-import { splitCommand } from "../../eval/functions/exec.js";
-import type { PackageModuleBody } from "./module-body.js";
 
 /** 3.21 gives a module four hours per request. */
 const MODULE_TIMEOUT_MS = 4 * 3600 * 1000;
 
-/** How a module is started: the program, then the arguments before the request name. */
-export interface ModuleCommand {
+/**
+ * How a module is started: the program, then the arguments before the
+ * request name. With an interpreter, `program` is the interpreter and the
+ * module's script is the last of `leadingArgs`.
+ */
+export interface PackageModule {
+  /** The module's name: its caches are named after it. */
   readonly name: string;
   readonly program: string;
   readonly leadingArgs: readonly string[];
-  readonly body: PackageModuleBody;
-}
-
-/** Where the module is and what runs it (its interpreter, if the body names one). */
-export function moduleCommand(body: PackageModuleBody, workdir: string): ModuleCommand {
-  const path = body.modulePath ?? posix.join(workdir, "modules", "packages", body.name);
-  if (body.interpreter === undefined) return { name: body.name, program: path, leadingArgs: [], body };
-  const [program = body.interpreter, ...options] = body.interpreter.includes(" ")
-    ? splitCommand(body.interpreter)
-    : [body.interpreter];
-  return { name: body.name, program, leadingArgs: [...options, path], body };
+  readonly interpreted: boolean;
 }
 
 function accessible(path: string, mode: number): string | undefined {
@@ -48,8 +39,8 @@ function accessible(path: string, mode: number): string | undefined {
 }
 
 /** Checks that the module (and its interpreter) can run; logs why not as 3.21 does. */
-export function checkModuleRunnable(command: ModuleCommand, log: Logger): boolean {
-  if (command.body.interpreter !== undefined) {
+export function checkModuleRunnable(command: PackageModule, log: Logger): boolean {
+  if (command.interpreted) {
     const program = accessible(command.program, constants.X_OK);
     if (program) {
       log.error(
@@ -88,7 +79,7 @@ export function splitAnswer(output: string): string[] {
  * module could not run or exited with a non-zero status.
  */
 export function askModule(
-  command: ModuleCommand,
+  command: PackageModule,
   request: string,
   input: string,
   log: Logger,
@@ -111,4 +102,19 @@ export function askModule(
     return undefined;
   }
   return splitAnswer(result.stdout.toString("utf8"));
+}
+
+/**
+ * Asks a runnable module its API version, as 3.21 sets up a module wrapper
+ * (for a promise and for the inventory alike): true for version 1, else
+ * false with 3.21's messages.
+ */
+export function speaksApiVersion1(command: PackageModule, log: Logger, cwd?: string): boolean {
+  const answer = askModule(command, "supports-api-version", "", log, cwd);
+  let version = -1;
+  if (answer === undefined) log.info("Error occurred while getting supported API version.");
+  else if (answer.length === 1) version = Number.parseInt(answer[0] ?? "", 10) || 0;
+  if (version === 1) return true;
+  log.error(`Unsupported package module wrapper API version: ${version}`);
+  return false;
 }

@@ -3,7 +3,7 @@
  * (no I/O here). Messages are 3.21's; the caller's logger receives them.
  */
 import type { Logger } from "../../system/logger.js";
-import type { InventoryEntry } from "../../eval/package-inventory.js";
+import type { InventoryEntry } from "./inventory.js";
 
 /** `options=<item>` lines, one per option, sent first in every request. */
 export function optionLines(options: readonly string[]): string {
