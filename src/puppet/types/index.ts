@@ -1,0 +1,21 @@
+/**
+ * The Puppet resource types tend runs, by lower-case name (`file`, `exec`,
+ * `concat::fragment`). A catalog resource of a type not listed here fails
+ * with a message naming the type. To add a type, write it in its own file
+ * of this folder and list it below.
+ */
+import type { ResourceType } from "../../catalog/resource-type.js";
+import { notifyType } from "./notify.js";
+
+const types: readonly ResourceType[] = [notifyType];
+
+/** Every registered type by its lower-case name. */
+export const puppetTypes: ReadonlyMap<string, ResourceType> = new Map(types.map((t) => [t.name, t]));
+
+/** Puppet's types that are containers, not resources: the applier walks through them. */
+export const CONTAINER_TYPES: ReadonlySet<string> = new Set(["class", "stage", "node", "whit", "component"]);
+
+/** The type of a catalog resource (`File`, `Concat::Fragment`), or undefined when tend has none. */
+export function findPuppetType(type: string): ResourceType | undefined {
+  return puppetTypes.get(type.toLowerCase());
+}
