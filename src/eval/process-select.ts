@@ -15,7 +15,7 @@ import {
   extractPid,
   splitProcessLine,
   timeCounterSeconds,
-} from "./process-table.js";
+} from "../providers/processes/index.js";
 import { PcreError } from "./regex/pcre.js";
 import { compileCfRegex, matchesFully } from "./regex/match.js";
 import { toByteString } from "./regex/bytes.js";

@@ -7,7 +7,7 @@ import {
   readColumns,
   splitProcessLine,
   timeCounterSeconds,
-} from "../../src/eval/process-table.js";
+} from "../../src/providers/processes/index.js";
 
 // A table as `ps` prints it on Linux for 3.21's options; no process is touched.
 const LEGEND =

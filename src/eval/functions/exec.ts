@@ -4,7 +4,7 @@
  * of the same shape as a run (exit code, output), with `error` set.
  */
 import { spawnSync } from "node:child_process";
-import { spawnAndWait, startRunnerEarly } from "../../providers/commands/spawn-client.js";
+import { runCommand as runProgram, startRunnerEarly } from "../../providers/commands/index.js";
 
 export type ShellMode = "noshell" | "useshell" | "powershell";
 export type OutputSelect = "both" | "stdout" | "stderr";
@@ -99,15 +99,9 @@ function throughRunner(shell: ShellMode, select: OutputSelect): boolean {
 }
 
 function runThroughRunner(argv: readonly string[], timeoutMs: number) {
-  const reply = spawnAndWait({
-    argv,
-    // As spawnSync would: this process's directory and umask at the call.
-    cwd: process.cwd(),
-    umask: process.umask(),
-    timeoutMs,
-    maxOutput: OUTPUT_LIMIT,
-  });
-  return { reply, output: Buffer.from(reply.output).toString("utf8") };
+  // As spawnSync would: this process's directory and umask at the call.
+  const reply = runProgram({ command: { argv }, cwd: process.cwd(), timeoutMs, maxOutput: OUTPUT_LIMIT });
+  return { reply, output: reply.output.toString("utf8") };
 }
 
 /**
@@ -131,7 +125,7 @@ export function runCommand(
     const cleaned = cleanOutput(output);
     if (reply.error) return { command, exitCode, output: cleaned, error: reply.error };
     if (reply.timedOut) return { command, exitCode, output: cleaned, error: timedOut(timeoutMs) };
-    if (reply.output.length >= OUTPUT_LIMIT) return { command, exitCode, output: cleaned, truncated: true };
+    if (reply.truncated) return { command, exitCode, output: cleaned, truncated: true };
     return { command, exitCode, output: cleaned };
   }
   // With a shell, `sh` as its $0 (as 3.21 names it in its messages).

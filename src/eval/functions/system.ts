@@ -21,7 +21,13 @@ import { isExecutable } from "./file-stat.js";
 import { emitFunctionMessage } from "./messages.js";
 import { intFromString } from "./numbers.js";
 import { type BuiltinFunction, type FunctionContext, defineFunction } from "./types.js";
-import { type PasswdEntry, findGroup, findUser, findUserById, listUsers } from "./users.js";
+import {
+  type PasswdEntry,
+  findGroup,
+  findUser,
+  findUserById,
+  listUsers,
+} from "../../providers/commands/user-lookup.js";
 
 function shellMode(value: Value | undefined): ShellMode {
   const mode = text(value);

@@ -6,7 +6,7 @@ import { parseCfInt } from "../../eval/numbers.js";
 import type { ActivePromise } from "../contract.js";
 import { asBoolean, asStrings, asText } from "../values.js";
 import { buildCommandLine, parseShellMode, parseUmask } from "./command-line.js";
-import { readGroup, readOwner } from "./identity.js";
+import { readGroup, readOwner } from "../../providers/commands/identity.js";
 import type { ShellMode } from "../../eval/functions/exec.js";
 
 export interface CommandAttributes {

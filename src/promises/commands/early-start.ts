@@ -5,7 +5,7 @@
  * work instead of before the first command.
  */
 import type { PolicySet } from "../../language/policy-set.js";
-import { startRunnerEarly } from "../../providers/commands/spawn-client.js";
+import { startRunnerEarly } from "../../providers/commands/index.js";
 
 /** Whether any bundle of the policy has a `commands` section. */
 function hasCommands(set: PolicySet): boolean {

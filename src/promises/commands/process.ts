@@ -1,24 +1,25 @@
 /**
- * Running a command the way a `commands` promise contains it: without or
- * through `/bin/sh`, with a umask, user, group, directory, root and time
- * limit. Standard output and standard error share one real pipe, read in
- * the order written, as with 3.21's pipe (see spawn-worker.ts).
+ * Running a command the way a `commands` promise contains it, on the
+ * command provider (src/providers/commands): without or through `/bin/sh`,
+ * with a umask, user, group, directory, root and time limit. Standard
+ * output and standard error share one real pipe, read in the order
+ * written, as with 3.21's pipe.
  *
- * A command that cannot run, dies from a signal or runs out of time is a
- * result like any other, with `exitCode` null and the reason set.
+ * What is 3.21's here: the command line split as ArgSplitCommand splits
+ * it, a bare program run from the current directory, reading stopped at
+ * `cfengine-die`, and a child whose setup fails printing its error line
+ * and exiting 1. A command that cannot run, dies from a signal or runs out
+ * of time is a result like any other, with `exitCode` null and the reason set.
  */
 import { splitCommand } from "../../eval/functions/exec.js";
-import { chrootCommand, findSetupFailure } from "./child-setup.js";
-import type { SpawnReply } from "../../providers/commands/spawn-protocol.js";
+import { findSetupFailure } from "../../providers/commands/child-setup.js";
 import {
-  type SpawnOrder,
-  finishBackground,
-  spawnAndWait,
-  spawnInBackground,
-} from "../../providers/commands/spawn-client.js";
-
-/** Output past this is not read: the pipe is closed (the program gets SIGPIPE if it writes on). */
-const MAX_OUTPUT = 1 << 30;
+  type CommandResult,
+  type CommandSpec,
+  finishBackgroundCommands as finishProviderBackground,
+  runCommand,
+  runCommandInBackground,
+} from "../../providers/commands/index.js";
 
 /** 3.21 stops reading a command's output at a line holding this. */
 export const STOP_READING = "cfengine-die";
@@ -35,16 +36,10 @@ export interface ContainSpec {
   readonly timeoutSeconds?: number;
 }
 
-export interface ProcessResult {
-  /** The exit status; null when the command did not exit by itself. */
-  readonly exitCode: number | null;
-  readonly signal: string | null;
-  readonly timedOut: boolean;
-  /** Everything the command wrote to standard output and standard error. */
-  readonly output: Buffer;
-  /** Why the command could not be started. */
-  readonly error?: string;
-}
+export type ProcessResult = Pick<CommandResult, "exitCode" | "signal" | "timedOut" | "output" | "error">;
+
+/** The uid 3.21 names when asked for the login groups of no user at all. */
+const NO_USER = 0xffffffff;
 
 /** The program and its arguments, as 3.21 splits them (or hands them to the shell). */
 export function commandArgv(spec: ContainSpec): string[] {
@@ -55,74 +50,69 @@ export function commandArgv(spec: ContainSpec): string[] {
   return argv;
 }
 
-type Prepared = { readonly order: SpawnOrder } | { readonly result: ProcessResult };
-
-/** What to start for the spec, or its result already when it cannot start as asked. */
-function prepare(spec: ContainSpec): Prepared {
-  const argv = commandArgv(spec);
-  if (argv.length === 0) {
-    return {
-      result: {
-        exitCode: null,
-        signal: null,
-        timedOut: false,
-        output: Buffer.alloc(0),
-        error: "empty command",
-      },
-    };
-  }
-  const failure = findSetupFailure(spec);
-  if (failure) {
-    const output = Buffer.from(`${failure.line}\n`);
-    return { result: { exitCode: failure.exitCode, signal: null, timedOut: false, output } };
-  }
+function providerSpec(spec: ContainSpec): CommandSpec {
   return {
-    order: {
-      ...placement(spec, argv),
-      umask: spec.umask,
-      timeoutMs: spec.timeoutSeconds === undefined ? undefined : spec.timeoutSeconds * 1000,
-      maxOutput: MAX_OUTPUT,
-      stopAt: STOP_READING,
-    },
+    command: { argv: commandArgv(spec) },
+    umask: spec.umask,
+    uid: spec.uid,
+    gid: spec.gid,
+    cwd: spec.cwd,
+    chroot: spec.chroot,
+    timeoutMs: spec.timeoutSeconds === undefined ? undefined : spec.timeoutSeconds * 1000,
+    stopAt: STOP_READING,
   };
 }
 
-function toResult(reply: SpawnReply): ProcessResult {
-  const output = Buffer.from(reply.output.buffer, reply.output.byteOffset, reply.output.byteLength);
-  return { ...reply, output };
+/** The line 3.21's child prints when a setup step fails, as the command's output with exit 1. */
+function childFailure(message: string): ProcessResult {
+  return { exitCode: 1, signal: null, timedOut: false, output: Buffer.from(`   error: ${message}\n`) };
+}
+
+/** A setup step of 3.21's child that fails, in its order: the result it gives instead, if any. */
+function cfengineSetup(spec: ContainSpec): ProcessResult | undefined {
+  if (commandArgv(spec).length === 0) return undefined;
+  const failure = findSetupFailure(spec);
+  if (failure) return childFailure(failure.message);
+  if (spec.gid !== undefined && spec.uid === undefined) {
+    // 3.21 sets the login groups of the exec_owner, and fails when there is none.
+    return childFailure(
+      `Unable to get login groups when dropping privilege to '${NO_USER}'. (getpwuid: Success)`,
+    );
+  }
+  return undefined;
+}
+
+function fromProvider(result: CommandResult): ProcessResult {
+  if (result.setupFailure) return childFailure(result.setupFailure.message);
+  const { exitCode, signal, timedOut, output, error } = result;
+  return error === undefined
+    ? { exitCode, signal, timedOut, output }
+    : { exitCode, signal, timedOut, output, error };
 }
 
 /** Runs the command to its end (or its time limit) and collects its output. */
 export function runContained(spec: ContainSpec): ProcessResult {
-  const prepared = prepare(spec);
-  if ("result" in prepared) return prepared.result;
-  return toResult(spawnAndWait(prepared.order));
+  return cfengineSetup(spec) ?? fromProvider(runCommand(providerSpec(spec)));
 }
 
-/** Results of background commands that could not start, handed over with the others. */
-const notStarted: (() => void)[] = [];
+/** Results of background commands 3.21's child would refuse, handed over with the others. */
+const refused: (() => void)[] = [];
 
 /**
  * Starts the command and returns at once (action `background`); `collect`
  * gets its result in finishBackgroundCommands().
  */
 export function runContainedInBackground(spec: ContainSpec, collect: (result: ProcessResult) => void): void {
-  const prepared = prepare(spec);
-  if ("result" in prepared) {
-    notStarted.push(() => collect(prepared.result));
+  const early = cfengineSetup(spec);
+  if (early) {
+    refused.push(() => collect(early));
     return;
   }
-  spawnInBackground(prepared.order, (reply) => collect(toResult(reply)));
+  runCommandInBackground(providerSpec(spec), (result) => collect(fromProvider(result)));
 }
 
 /** Waits for every background command of the run and hands over their results. */
 export function finishBackgroundCommands(): void {
-  for (const collect of notStarted.splice(0)) collect();
-  finishBackground();
-}
-
-/** The program to start, where, and as whom; in a chroot its helper does the rest. */
-function placement(spec: ContainSpec, argv: string[]): Pick<SpawnOrder, "argv" | "cwd" | "uid" | "gid"> {
-  if (spec.chroot) return { argv: chrootCommand({ ...spec, chroot: spec.chroot }, argv) };
-  return { argv, cwd: spec.cwd, uid: spec.uid, gid: spec.gid };
+  for (const collect of refused.splice(0)) collect();
+  finishProviderBackground();
 }

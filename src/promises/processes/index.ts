@@ -27,26 +27,35 @@ import { applyOutcomeClasses } from "../outcome-classes.js";
 import { canonifyClassName } from "../../eval/class-expression.js";
 import { commandArg0, splitCommand } from "../../eval/functions/exec.js";
 import { matchesFully } from "../../eval/regex/match.js";
+import { clearProcessTable, hasKeptProcessTable, keptProcessTable } from "../../eval/process-table.js";
 import {
   type ProcessTable,
   type ProcessTableLog,
-  clearProcessTable,
-  hasKeptProcessTable,
-  keptProcessTable,
-} from "../../eval/process-table.js";
+  isKillingSignal,
+  pause,
+  readSignalStep,
+  sendSignal,
+} from "../../providers/processes/index.js";
 import type { ActivePromise, PromiseEnvironment, PromiseType } from "../contract.js";
+import type { RunSlot } from "../run-state.js";
 import { logPromiseContext, logPromiseRef } from "../promise-context.js";
 import { asStrings } from "../values.js";
 import { type ListItem, type SelectedProcess, selectProcesses } from "../../eval/process-select.js";
 import { BadRange, type ProcessAttributes, readProcessAttributes } from "./attributes.js";
-import { isKillingSignal, pause, readSignalStep, sendSignal } from "./signals.js";
 import { isExecutable } from "../commands/executable.js";
 
-/** The table read for the current bundle, per run (undefined when `ps` failed). */
-const tables = new WeakMap<PromiseEnvironment, ProcessTable | undefined>();
+/** What a run keeps for its processes promises. */
+interface ProcessesRunState {
+  /** The table read for the current bundle (undefined when `ps` failed). */
+  table: ProcessTable | undefined;
+  /** The attributes read for this pass (3.21 reads them once, before acting). */
+  readonly attributesRead: WeakMap<ActivePromise, ProcessAttributes>;
+}
 
-/** The attributes read for this pass (3.21 reads them once, before acting). */
-const attributesRead = new WeakMap<ActivePromise, ProcessAttributes>();
+const PROCESSES: RunSlot<ProcessesRunState> = {
+  name: "processes",
+  create: () => ({ table: undefined, attributesRead: new WeakMap() }),
+};
 
 /** A verdict of the promise: logged (verbose ones after the promise's context), classes defined. */
 class Verdicts {
@@ -319,12 +328,12 @@ function restart(
 }
 
 function evaluateProcesses(promise: ActivePromise, env: PromiseEnvironment): Outcome {
-  const table = tables.get(env);
+  const table = env.runState.get(PROCESSES).table;
   if (!table) {
     env.log.error("Unable to read the process table - cannot keep processes: type promises");
     return "failed";
   }
-  const a = attributesRead.get(promise) ?? attributesOf(promise, env);
+  const a = env.runState.get(PROCESSES).attributesRead.get(promise) ?? attributesOf(promise, env);
   if (!a) return "failed";
   const verdicts = new Verdicts(promise, env);
   const matches = findMatches(promise, env, a, table);
@@ -361,11 +370,12 @@ function evaluateProcesses(promise: ActivePromise, env: PromiseEnvironment): Out
  * checks the promise's attributes.
  */
 function readTableAndCheck(promise: ActivePromise, env: PromiseEnvironment): void {
-  tables.set(env, keptProcessTable(tableLog(env)));
+  const state = env.runState.get(PROCESSES);
+  state.table = keptProcessTable(tableLog(env));
   const a = attributesOf(promise, env);
   if (!a) return;
   checkSanity(promise, env, a);
-  attributesRead.set(promise, a);
+  state.attributesRead.set(promise, a);
 }
 
 /** At the start of each bundle 3.21 reads the table again (only in the bundles `refresh_processes` names, if set). */

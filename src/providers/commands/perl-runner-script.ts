@@ -10,7 +10,10 @@
  * fields separated by NUL: id, umask (octal), directory, uid, gid ("" for
  * unchanged), time limit in milliseconds ("" for none: otherwise the
  * program gets its own process group), bytes of output kept, the text at
- * which reading stops ("" for none), then the program and its arguments.
+ * which reading stops ("" for none), the file read as standard input (""
+ * for /dev/null), the number of environment entries and each entry
+ * (`NAME=value`, added to the runner's environment), then the program and
+ * its arguments.
  *
  * Once ready, it writes the line \`tend-runner\`. Then each program gets one
  * reply on standard output, when it is over:
@@ -49,7 +52,9 @@ sub fail_child {
 }
 
 sub start {
-  my ($id, $umask, $dir, $uid, $gid, $limit, $max, $stop, @argv) = @_;
+  my ($id, $umask, $dir, $uid, $gid, $limit, $max, $stop, $stdin, $count, @rest) = @_;
+  my @env = splice(@rest, 0, $count);
+  my @argv = @rest;
   my $job = { id => $id, out => '', kept => 0, tail => '', max => $max, stop => $stop,
               err => '', timed => 0, stage => 0 };
   $jobs{$id} = $job;
@@ -62,7 +67,9 @@ sub start {
     # Kept short: each page the child writes is copied.
     setpgrp(0, 0) if $group;
     umask(oct $umask);
-    open(STDIN, '<&', $null) or fail_child($ew, 'stdin');
+    if ($stdin ne '') { open(STDIN, '<', $stdin) or fail_child($ew, 'stdin') }
+    else { open(STDIN, '<&', $null) or fail_child($ew, 'stdin') }
+    for (@env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
     open(STDOUT, '>&', $w) or fail_child($ew, 'stdout');
     open(STDERR, '>&', $w) or fail_child($ew, 'stderr');
     if ($dir ne '') { chdir($dir) or fail_child($ew, 'chdir') }

@@ -7,7 +7,7 @@
  *
  * It speaks the same protocol, described in perl-runner-script.ts: the
  * request `<length>\n<record>` (id, umask, directory, uid, gid, time limit,
- * bytes kept, stop text, argv, separated by NUL) and the reply
+ * bytes kept, stop text, standard input, environment, argv, separated by NUL) and the reply
  * `<id> <status> <signal> <timed out> <output length> <error length>\n`
  * with the output and the error text.
  *
@@ -18,9 +18,9 @@
 export const PYTHON_RUNNER_SCRIPT = String.raw`
 import os, select, signal, sys, time
 if sys.version_info < (3, 8): sys.exit(3)
-env = dict(os.environb)
-env.pop(b'LC_CTYPE', None)
-if sys.argv[1] != '-': env[b'LC_CTYPE'] = os.fsencode(sys.argv[1][1:])
+base_env = dict(os.environb)
+base_env.pop(b'LC_CTYPE', None)
+if sys.argv[1] != '-': base_env[b'LC_CTYPE'] = os.fsencode(sys.argv[1][1:])
 KILL_GRACE, DRAIN_GRACE = 1.0, 2.0
 IN, OUT = 0, 1
 jobs, by_pid = {}, {}
@@ -48,14 +48,14 @@ class Job:
 def fail(job, text):
     job.error = text.encode('utf-8', 'surrogateescape'); job.gaveup = True
 
-def child(job, umask, dir, uid, gid, group, argv, w, ew):
+def child(job, umask, dir, uid, gid, group, argv, w, ew, stdin, env):
     # A forked child (changing user or group): each step as 3.21's child, then exec.
     step = 'setpgid'
     try:
         for sig in DEFAULT_SIGNALS: signal.signal(sig, signal.SIG_DFL)
         if group: os.setpgid(0, 0)
         os.umask(umask)
-        step = 'stdin'; os.dup2(null, 0)
+        step = 'stdin'; os.dup2(os.open(stdin, os.O_RDONLY) if stdin else null, 0)
         step = 'stdout'; os.dup2(w, 1)
         step = 'stderr'; os.dup2(w, 2)
         if dir: step = 'chdir'; os.chdir(dir)
@@ -67,10 +67,11 @@ def child(job, umask, dir, uid, gid, group, argv, w, ew):
     finally:
         os._exit(127)
 
-def stdio_actions(w):
-    return [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, w, 1), (os.POSIX_SPAWN_DUP2, w, 2)]
+def stdio_actions(w, stdin):
+    first = (os.POSIX_SPAWN_OPEN, 0, stdin, os.O_RDONLY, 0) if stdin else (os.POSIX_SPAWN_DUP2, null, 0)
+    return [first, (os.POSIX_SPAWN_DUP2, w, 1), (os.POSIX_SPAWN_DUP2, w, 2)]
 
-def spawn(job, umask, dir, argv, w, group):
+def spawn(job, umask, dir, argv, w, group, stdin, env):
     # posix_spawn: the umask and directory are lent by this process for the moment of the spawn.
     old = os.umask(umask)
     try:
@@ -78,7 +79,7 @@ def spawn(job, umask, dir, argv, w, group):
             try: os.chdir(dir)
             except OSError as e: return 'chdir: ' + os.strerror(e.errno)
         try:
-            job.pid = os.posix_spawn(argv[0], argv, env, file_actions=stdio_actions(w),
+            job.pid = os.posix_spawn(argv[0], argv, env, file_actions=stdio_actions(w, stdin),
                 setsigdef=DEFAULT_SIGNALS, **({'setpgroup': 0} if group else {}))
         except OSError as e: return 'exec: ' + os.strerror(e.errno)
         finally:
@@ -97,7 +98,14 @@ def start(fields):
 
 def launch(job, fields):
     umask, dir, uid, gid, limit = fields[1:6]
-    argv = fields[8:]
+    stdin, count = fields[8], int(fields[9])
+    env = base_env
+    if count:
+        env = dict(base_env)
+        for entry in fields[10:10 + count]:
+            name, _, value = entry.partition(b'=')
+            env[name] = value
+    argv = fields[10 + count:]
     group = limit != b''
     try:
         r, w = os.pipe()
@@ -105,14 +113,14 @@ def launch(job, fields):
         return fail(job, 'pipe: ' + os.strerror(e.errno))
     umask = int(umask, 8)
     if uid == b'' and gid == b'':
-        problem = spawn(job, umask, dir, argv, w, group)
+        problem = spawn(job, umask, dir, argv, w, group, stdin, env)
         if problem is not None:
             os.close(r); os.close(w); return fail(job, problem)
     else:
         er, ew = os.pipe()
         job.pid = os.fork()
         if job.pid == 0:
-            child(job, umask, dir, int(uid) if uid else None, int(gid) if gid else None, group, argv, w, ew)
+            child(job, umask, dir, int(uid) if uid else None, int(gid) if gid else None, group, argv, w, ew, stdin, env)
         os.close(ew)
         job.er = er
     if group:

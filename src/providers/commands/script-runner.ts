@@ -53,6 +53,12 @@ const READY = "tend-runner\n";
 /** What to run; the id is the runner's. */
 export type RunOrder = Omit<SpawnRequest, "id" | "background">;
 
+/** The environment's fields of a request: their count, then each `NAME=value`. */
+function environmentFields(env: Readonly<Record<string, string>> | undefined): string[] {
+  const entries = Object.entries(env ?? {}).map(([name, value]) => `${name}=${value}`);
+  return [String(entries.length), ...entries];
+}
+
 const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([name, number]) => [number, name]));
 
 function failure(error: string): SpawnReply {
@@ -215,6 +221,8 @@ export class ScriptRunner {
       order.timeoutMs === undefined ? "" : String(Math.round(order.timeoutMs)),
       String(order.maxOutput),
       order.stopAt ?? "",
+      order.stdinPath ?? "",
+      ...environmentFields(order.env),
       ...order.argv,
     ];
     const record = Buffer.from(fields.join("\0"));

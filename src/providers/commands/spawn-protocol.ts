@@ -22,6 +22,10 @@ export interface SpawnRequest {
   readonly maxOutput: number;
   /** Stop reading at the first line holding this text (the program then gets SIGPIPE on writing). */
   readonly stopAt?: string;
+  /** A file the program reads as its standard input; /dev/null when absent. */
+  readonly stdinPath?: string;
+  /** Variables added to (or replacing those of) the environment the program inherits. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface SpawnReply {

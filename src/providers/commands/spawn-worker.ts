@@ -97,9 +97,12 @@ function launch(request: SpawnRequest, path: string, events: LaunchEvents): void
     return;
   }
   const [program, ...args] = request.argv;
+  let input: number | "ignore" = "ignore";
   try {
+    if (request.stdinPath !== undefined) input = openSync(request.stdinPath, constants.O_RDONLY);
     const child = spawn(program, args, {
-      stdio: ["ignore", writer, writer],
+      stdio: [input, writer, writer],
+      env: request.env === undefined ? process.env : { ...process.env, ...request.env },
       cwd: request.cwd,
       // Node takes ids as 32-bit signed numbers (uid -2 for 4294967294).
       uid: request.uid === undefined ? undefined : request.uid | 0,
@@ -114,6 +117,7 @@ function launch(request: SpawnRequest, path: string, events: LaunchEvents): void
   } finally {
     // Only the program (and what it starts) may hold the write end now.
     closeSync(writer);
+    if (typeof input === "number") closeSync(input);
   }
 }
 

@@ -1,9 +1,9 @@
 /**
- * What 3.21's child does between fork and exec: chroot (without changing
- * directory), chdir, set the group and the user. When a step fails, that
- * child prints an error line into the command's output and exits 1, and
- * the agent shows the line like any other output. tend checks the same
- * steps before starting the command and reports them the same way.
+ * What a command's child does between fork and exec: chroot (without
+ * changing directory), chdir, set the group and the user. The runner does
+ * the chdir and the ids itself; this checks beforehand the steps whose
+ * failure a front end reports (as 3.21's child does, with its messages),
+ * and builds the helper command that enters a chroot.
  *
  * A chroot needs a helper that calls chroot(2) and then execs the command
  * (Node has no chroot): perl where present, as its POSIX module does it
@@ -12,13 +12,6 @@
  */
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { errorText } from "../files/step.js";
-
-/** An exit status with the line the child printed. */
-export interface SetupFailure {
-  readonly line: string;
-  readonly exitCode: 1;
-}
 
 export interface ChildSetup {
   readonly chroot?: string;
@@ -27,30 +20,34 @@ export interface ChildSetup {
   readonly gid?: number;
 }
 
-/** The uid 3.21 names when asked for the login groups of no user at all. */
-const NO_USER = 0xffffffff;
+/** A setup step that would fail: which one, and the sentence 3.21's child prints for it. */
+export interface SetupFailure {
+  readonly step: "chroot" | "chdir";
+  readonly message: string;
+}
 
-/** The first step of the child's setup that would fail, as the child reports it. */
+/** The first step of the child's setup that would fail (the chroot, then the directory in it). */
 export function findSetupFailure(setup: ChildSetup): SetupFailure | undefined {
   if (setup.chroot) {
     const problem = directoryProblem(setup.chroot);
-    if (problem) return fail(`Couldn't chroot to '${setup.chroot}'. (chroot: ${problem})`);
+    if (problem)
+      return { step: "chroot", message: `Couldn't chroot to '${setup.chroot}'. (chroot: ${problem})` };
   }
   if (setup.cwd) {
     const inRoot = setup.chroot && isAbsolute(setup.cwd) ? join(setup.chroot, setup.cwd) : setup.cwd;
     const problem = directoryProblem(inRoot);
-    if (problem) return fail(`Couldn't chdir to '${setup.cwd}'. (chdir: ${problem})`);
-  }
-  if (setup.gid !== undefined && setup.uid === undefined) {
-    // 3.21 sets the login groups of the exec_owner, and fails when there is none.
-    return fail(`Unable to get login groups when dropping privilege to '${NO_USER}'. (getpwuid: Success)`);
+    if (problem) return { step: "chdir", message: `Couldn't chdir to '${setup.cwd}'. (chdir: ${problem})` };
   }
   return undefined;
 }
 
-function fail(message: string): SetupFailure {
-  return { line: `   error: ${message}`, exitCode: 1 };
-}
+const ERRNO_TEXT: Readonly<Record<string, string>> = {
+  ENOENT: "No such file or directory",
+  ENOTDIR: "Not a directory",
+  EACCES: "Permission denied",
+  ELOOP: "Too many levels of symbolic links",
+  ENAMETOOLONG: "File name too long",
+};
 
 function directoryProblem(path: string): string | undefined {
   try {
@@ -58,7 +55,8 @@ function directoryProblem(path: string): string | undefined {
     accessSync(path, constants.X_OK);
     return undefined;
   } catch (error) {
-    return errorText(error);
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    return ERRNO_TEXT[code] ?? (error as Error).message;
   }
 }
 
@@ -82,9 +80,8 @@ const PERL_CHROOT = [
 ].join("\n");
 
 /**
- * How to start `argv` inside `setup.chroot`: the helper's command line and
- * what the spawn itself still has to do (the helper changes user after the
- * chroot, which needs root).
+ * How to start `argv` inside `setup.chroot`: the helper's command line (the
+ * helper changes user after the chroot, which needs root).
  */
 export function chrootCommand(setup: ChildSetup & { chroot: string }, argv: readonly string[]): string[] {
   const id = (value: number | undefined) => (value === undefined ? "" : String(value));

@@ -1,12 +1,14 @@
 /**
- * `exec_owner` and `exec_group` read as 3.21 reads them: `*` means
- * unchanged, a number is taken as it stands, a name is looked up; an
- * unknown name is noted, and the command still runs, as 3.21's unknown
- * owner (uid_t -2) or group (gid_t -2).
+ * Who a command runs as: a user or group given by name or number, resolved
+ * to an id. `*` (CFEngine's "unchanged") and absence leave the id as the
+ * agent's; a number is taken as it stands; a name is looked up through
+ * the system's databases (NSS, see user-lookup.ts). An unknown name is
+ * noted and resolves to -2 as a 32-bit id (3.21's CF_UNKNOWN_OWNER and
+ * CF_UNKNOWN_GROUP); front ends that refuse unknown names check `unknown`.
  */
-import { findGroup, findUser } from "../../eval/functions/users.js";
+import { findGroup, findUser } from "./user-lookup.js";
 
-/** 3.21's CF_UNKNOWN_OWNER and CF_UNKNOWN_GROUP: -2 as a 32-bit id. */
+/** -2 as a 32-bit id: what an unknown owner or group resolves to. */
 export const UNKNOWN_ID = 0xfffffffe;
 
 export interface Identity {
