@@ -1,0 +1,284 @@
+/**
+ * One evaluation of a `file` resource, in Puppet 7.23's order: when
+ * `ensure` is out of sync it alone is changed (one event; owner, group and
+ * mode are then fixed silently); otherwise, when the file exists, each of
+ * content, target, owner, group and mode is compared and changed in turn,
+ * each change an event worded as Puppet's. A failed change is a failure
+ * event and fails the resource; the other properties still run.
+ */
+import { dirname } from "node:path";
+import type { ResourceEvent, ResourceResult } from "../../../catalog/resource-type.js";
+import type { ApplyContext } from "../../../catalog/resource-type.js";
+import { BackupError, performBackup } from "./backup.js";
+import { type Desired, desiredState, SourceError } from "./desired.js";
+import {
+  type AccountDatabase,
+  createSymlink,
+  type FileState,
+  inspectPath,
+  makeDirectory,
+  removePath,
+  replaceContent,
+  setMode,
+  setOwner,
+} from "./fs.js";
+import { modeToInt } from "./mode.js";
+import type { FileSpec } from "./params.js";
+import {
+  contentDrift,
+  type Drift,
+  ensureInSync,
+  ensureOf,
+  groupDrift,
+  modeDrift,
+  ownerDrift,
+  show,
+  targetDrift,
+  wantedMode,
+} from "./properties.js";
+
+/** A change that could not be made; its text follows `change from X to Y failed: `. */
+class ChangeFailed extends Error {}
+
+const STRERROR: Readonly<Record<string, string>> = {
+  ENOENT: "No such file or directory",
+  EACCES: "Permission denied",
+  EPERM: "Operation not permitted",
+  EISDIR: "Is a directory",
+  ENOTDIR: "Not a directory",
+  EEXIST: "File exists",
+  ENOTEMPTY: "Directory not empty",
+  EROFS: "Read-only file system",
+  ENOSPC: "No space left on device",
+};
+
+/** A system error as Ruby words it (`No such file or directory - /x`), for Puppet's messages. */
+function systemText(error: unknown, path: string): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const text = code ? STRERROR[code] : undefined;
+  return text ? `${text} - ${path}` : (error as Error).message;
+}
+
+/** A failed acting step, worded as Puppet's `Could not set 'file' on ensure: ...`. */
+function setFailed(value: string, error: unknown, path: string): ChangeFailed {
+  return new ChangeFailed(`Could not set '${value}' on ensure: ${systemText(error, path)}`);
+}
+
+interface Evaluation {
+  readonly spec: FileSpec;
+  readonly desired: Desired;
+  readonly context: ApplyContext;
+  readonly accounts: AccountDatabase;
+  readonly events: ResourceEvent[];
+}
+
+function state(run: Evaluation): FileState {
+  return inspectPath(run.spec.path, { follow: run.spec.links === "follow" });
+}
+
+/** Puppet's remove_existing: backs up, then removes what is in the way of `wanted`. */
+function removeExisting(run: Evaluation, wanted: string): boolean {
+  const found = ensureOf(state(run));
+  if (found === "absent") return false;
+  if (run.spec.backup !== false) {
+    if (found === "file" || found === "link" || (found === "directory" && run.spec.force))
+      performBackup(run.spec, run.context);
+    else run.context.logger.warning(`Could not back up file of type ${found}`);
+  }
+  if (wanted !== "link" && found === wanted) return false;
+  if (found === "directory") {
+    if (!run.spec.force) {
+      run.context.logger.notice("Not removing directory; use 'force' to override");
+      return false;
+    }
+    return unlinkOrFail(run, true);
+  }
+  if (["link", "file", "fifo", "socket"].includes(found)) return unlinkOrFail(run, false);
+  throw new ChangeFailed(`Could not remove files of type ${found}`);
+}
+
+function unlinkOrFail(run: Evaluation, recursive: boolean): boolean {
+  const removed = removePath(run.spec.path, { recursive });
+  if (removed.status === "failed")
+    throw new ChangeFailed(removed.cause?.message ?? removed.error ?? "remove failed");
+  return true;
+}
+
+function check(result: { status: string; error?: string; cause?: NodeJS.ErrnoException }): void {
+  if (result.status === "failed") throw new ChangeFailed(result.cause?.message ?? result.error ?? "failed");
+}
+
+/** Owner, group and mode brought in line silently after the file was made (Puppet's property_fix). */
+function propertyFix(run: Evaluation): void {
+  const fresh = () => state(run);
+  const owner = ownerDrift(run.desired, fresh(), run.accounts, false);
+  if (owner) check(setOwner(run.spec.path, { uid: owner.desired as number }));
+  const group = groupDrift(run.desired, fresh(), run.accounts, false);
+  if (group) check(setOwner(run.spec.path, { gid: group.desired as number }));
+  syncMode(run, fresh(), true);
+}
+
+function syncMode(run: Evaluation, found: FileState, silent: boolean): Drift | undefined {
+  const drift = modeDrift(run.spec, run.desired, found, (m) => newMode(m, found).toString(8));
+  if (drift && (silent || !run.context.noop))
+    check(setMode(run.spec.path, newMode(drift.desired as string, found)));
+  return drift;
+}
+
+function newMode(mode: string, found: FileState): number {
+  const current = found.kind === "absent" ? 0o644 : found.mode;
+  return modeToInt(wantedMode(mode, found), current, found.kind === "directory");
+}
+
+/** Puppet's write: the content (or an empty file) replaced atomically, then property_fix. */
+function write(run: Evaluation): void {
+  removeExisting(run, "file");
+  const mode = run.desired.mode ? modeToInt(run.desired.mode, 0o644) : undefined;
+  const bytes = run.desired.content?.read() ?? new Uint8Array();
+  const found = inspectPath(run.spec.path);
+  try {
+    replaceContent(run.spec.path, bytes, found.kind === "file" ? {} : { mode: mode ?? 0o644 });
+  } catch (error) {
+    throw setFailed("file", error, run.spec.path);
+  }
+  propertyFix(run);
+}
+
+function makeDirectoryNow(run: Evaluation): void {
+  const parent = dirname(run.spec.path);
+  if (inspectPath(parent).kind === "absent")
+    throw new ChangeFailed(`Cannot create ${run.spec.path}; parent directory ${parent} does not exist`);
+  const mode = run.desired.mode ? modeToInt(run.desired.mode, 0o755, true) : 0o755;
+  try {
+    makeDirectory(run.spec.path, mode);
+  } catch (error) {
+    throw setFailed("directory", error, run.spec.path);
+  }
+  propertyFix(run);
+}
+
+function makeLink(run: Evaluation): void {
+  const target = run.desired.target;
+  if (target === undefined) throw new ChangeFailed("Cannot create a symlink without a target");
+  removeExisting(run, target);
+  if (inspectPath(run.spec.path).kind !== "absent") throw new ChangeFailed("Could not remove existing file");
+  try {
+    createSymlink(run.spec.path, target);
+  } catch (error) {
+    throw setFailed("link", error, run.spec.path);
+  }
+  propertyFix(run);
+}
+
+const ENSURE_EVENTS: Readonly<Record<string, string>> = {
+  file: "file_created",
+  present: "file_created",
+  directory: "directory_created",
+  link: "link_created",
+  absent: "file_removed",
+};
+
+function ensureMessage(run: Evaluation, wanted: string, current: string): string {
+  if ((wanted === "file" || wanted === "present") && run.desired.content) {
+    return `defined content as '${run.desired.content.sum}'`;
+  }
+  if (current === "absent") return "created";
+  if (wanted === "absent") return "removed";
+  return `ensure changed ${show(current)} to ${show(wanted)}`;
+}
+
+function syncEnsure(run: Evaluation, wanted: string): void {
+  if (wanted === "absent") removeExisting(run, "absent");
+  else if (wanted === "file" || wanted === "present") write(run);
+  else if (wanted === "directory") {
+    removeExisting(run, "directory");
+    makeDirectoryNow(run);
+  } else makeLink(run);
+}
+
+function record(run: Evaluation, drift: Drift, act: () => void): void {
+  const base = {
+    property: drift.property,
+    previousValue: drift.previous,
+    desiredValue: drift.desired,
+    name: drift.event,
+  };
+  if (run.context.noop) {
+    run.events.push({ ...base, message: drift.noop, status: "noop" });
+    return;
+  }
+  try {
+    if (drift.fails !== undefined) throw new ChangeFailed(drift.fails);
+    act();
+    run.events.push({ ...base, message: drift.message, status: "success" });
+  } catch (error) {
+    if (!(error instanceof ChangeFailed || error instanceof BackupError)) throw error;
+    const from = drift.noop.replace(
+      /^current_value (.*), should be (.*) \(noop\)$/,
+      "change from $1 to $2 failed: ",
+    );
+    run.events.push({ ...base, message: `${from}${error.message}`, status: "failure" });
+  }
+}
+
+/** The ensure step; true when ensure was out of sync (then nothing else is looked at). */
+function applyEnsure(run: Evaluation): boolean {
+  const wanted = run.desired.ensure;
+  if (wanted === undefined) return false;
+  const current = ensureOf(state(run));
+  if (ensureInSync(run.spec, wanted, current)) return false;
+  const drift: Drift = {
+    property: "ensure",
+    previous: current,
+    desired: wanted,
+    message: ensureMessage(run, wanted, current),
+    noop: `current_value ${show(current)}, should be ${show(wanted)} (noop)`,
+    event: ENSURE_EVENTS[wanted] ?? "file_changed",
+  };
+  record(run, drift, () => syncEnsure(run, wanted));
+  return true;
+}
+
+/** Each property in Puppet's order, when the file exists and ensure was in sync. */
+function applyProperties(run: Evaluation): void {
+  // Puppet reads every current value before changing any (a content change's
+  // silent mode fix still leaves the mode event).
+  const initial = state(run);
+  const { spec, desired, accounts, context } = run;
+  const steps: Array<[() => Drift | undefined, (d: Drift) => void]> = [
+    [() => contentDrift(spec, desired, initial), () => write(run)],
+    [() => targetDrift(spec, desired, initial), () => makeLink(run)],
+    [
+      () => ownerDrift(desired, initial, accounts, context.noop),
+      (d) => check(setOwner(spec.path, { uid: d.desired as number })),
+    ],
+    [
+      () => groupDrift(desired, initial, accounts, context.noop),
+      (d) => check(setOwner(spec.path, { gid: d.desired as number })),
+    ],
+    [
+      () => modeDrift(spec, desired, initial, (m) => newMode(m, initial).toString(8)),
+      (d) => check(setMode(spec.path, newMode(d.desired as string, state(run)))),
+    ],
+  ];
+  for (const [find, act] of steps) {
+    const drift = find();
+    if (drift) record(run, drift, () => act(drift));
+  }
+}
+
+/** Evaluates one file resource; `accounts` resolves owner and group names. */
+export function applyFile(spec: FileSpec, context: ApplyContext, accounts: AccountDatabase): ResourceResult {
+  let desired: Desired;
+  try {
+    desired = desiredState(spec, context);
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    return { events: [], failed: error.message, provider: "posix" };
+  }
+  const run: Evaluation = { spec, desired, context, accounts, events: [] };
+  const present = state(run).kind !== "absent";
+  if (!applyEnsure(run) && present) applyProperties(run);
+  const failure = run.events.find((e) => e.status === "failure");
+  return { events: run.events, failed: failure?.message, provider: "posix" };
+}

@@ -1,0 +1,35 @@
+/**
+ * Puppet's `file` resource type over the shared files provider: parameters
+ * checked as Puppet 7.23 checks them, each evaluation in Puppet's property
+ * order with its events, and a recursive resource's children generated
+ * (and purged) just before it is applied.
+ */
+import type { CatalogResource } from "../../../catalog/model.js";
+import type { ApplyContext, ResourceResult, ResourceType } from "../../../catalog/resource-type.js";
+import { applyFile } from "./apply.js";
+import { AccountDatabase } from "./fs.js";
+import { type FileSpec, parseFile } from "./params.js";
+import { fileChildren } from "./recurse.js";
+
+function specOf(resource: CatalogResource): FileSpec | string {
+  const parsed = parseFile(resource);
+  return "error" in parsed ? parsed.error : parsed.spec;
+}
+
+export const fileType: ResourceType = {
+  name: "file",
+  validate(resource: CatalogResource): readonly string[] {
+    const spec = specOf(resource);
+    return typeof spec === "string" ? [spec] : [];
+  },
+  async apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
+    const spec = specOf(resource);
+    if (typeof spec === "string") return { events: [], failed: spec };
+    // Read lazily: only a resource naming an owner or group opens passwd and group.
+    return applyFile(spec, context, new AccountDatabase());
+  },
+  async generate(resource: CatalogResource, context: ApplyContext): Promise<readonly CatalogResource[]> {
+    const spec = specOf(resource);
+    return typeof spec === "string" ? [] : fileChildren(resource, spec, context);
+  },
+};
