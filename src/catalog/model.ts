@@ -26,6 +26,11 @@ export interface CatalogResource {
   readonly file?: string;
   readonly line?: number;
   readonly exported?: boolean;
+  /**
+   * Puppet's `kind`: `compilable_type` (a type with a provider),
+   * `defined_type` (a container: a defined type's instance), `unknown` (classes).
+   */
+  readonly kind?: string;
 }
 
 /** A containment edge: `source` contains `target` (both `Type[title]` references). */

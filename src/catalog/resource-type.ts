@@ -21,6 +21,17 @@ export interface ResourceEvent {
   readonly status: "success" | "failure" | "noop" | "audit";
   /** Event name, as Puppet's: `file_created`, `content_changed`, `mode_changed`... */
   readonly name?: string;
+  /** Puppet's historical_value (audit); absent is null in the report. */
+  readonly historicalValue?: ParamValue;
+  /** The values are secret and were replaced by `[redacted]`. */
+  readonly redacted?: boolean;
+  /** The change repaired drift from the value the previous run set. */
+  readonly correctiveChange?: boolean;
+  /**
+   * This change makes a pending refresh of the resource pointless (a service
+   * just started need not restart): the applier drops the refresh queued for it.
+   */
+  readonly invalidatesRefresh?: boolean;
 }
 
 /** What one evaluation of a resource did. */
@@ -38,6 +49,12 @@ export interface ApplyContext {
   readonly noop: boolean;
   /** Messages meant for the run's log, tied to this resource by the applier. */
   readonly logger: Logger;
+  /**
+   * Messages of the run not tied to the resource (Puppet's source `Puppet`:
+   * a notify's message, an exec's error before its event). Absent when the
+   * caller has none; use `logger` then.
+   */
+  readonly runLogger?: Logger;
   /** Per-run state of the front end's choosing (puppet's vardir, module paths...). */
   readonly run: RunSettings;
   /** The whole catalog, for types that gather others (concat's fragments). */
@@ -76,4 +93,10 @@ export interface ResourceType {
    * once, when it received events. Types without it ignore refresh events.
    */
   refresh?(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult>;
+  /**
+   * References (`File[/etc]`) this resource depends on when they are in the
+   * catalog (Puppet's autorequire: a file its parent directory, an exec its
+   * cwd). Never contradicts a relationship the catalog states.
+   */
+  autorequire?(resource: CatalogResource): readonly string[];
 }

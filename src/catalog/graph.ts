@@ -1,0 +1,230 @@
+/**
+ * The relationship graph a catalog is applied in, built as Puppet 7 builds
+ * it (graph/relationship_graph.rb): one vertex per resource, edges from the
+ * metaparameters `require`/`before` (order only) and `subscribe`/`notify`
+ * (order and refresh events), automatic `require`s a type asks for, and
+ * each container (Stage, Class, defined-type instance) replaced by two
+ * anchors, `admissible` and `completed`: what the container depends on
+ * comes before its admissible anchor, everything it contains lies between
+ * the two, and what depends on it comes after its completed anchor. That
+ * keeps the edge count linear however containers nest and relate.
+ *
+ * Vertices and edges are plain integers and arrays: 10,000 resources build
+ * in a few milliseconds.
+ */
+import type { CatalogResource } from "./model.js";
+import { RELATIONSHIP_PARAMS, refKey, refKeyOf, relationshipRefs } from "./refs.js";
+
+/** `resource`: a resource applied through its type. The others are anchors (Puppet's whits). */
+export type VertexKind = "resource" | "admissible" | "completed" | "sentinel";
+
+export interface Vertex {
+  readonly id: number;
+  readonly kind: VertexKind;
+  /** The resource, or for an anchor the container (or generating resource) it stands for. */
+  readonly resource: CatalogResource;
+  /** Position of `resource` in the catalog; generated resources have none. */
+  readonly index: number | undefined;
+  /** `Type[title]` as Puppet prints the vertex (an anchor prints as its container). */
+  readonly ref: string;
+  /** Order among vertices ready at once: catalog order, generated resources right after their parent. */
+  readonly priority: readonly number[];
+}
+
+export interface GraphEdge {
+  readonly source: number;
+  readonly target: number;
+  /** Whether events travel along the edge and call the target's refresh. */
+  refresh: boolean;
+}
+
+/** Options the applier passes: which resources are containers, and types' automatic relationships. */
+export interface GraphOptions {
+  isContainer(resource: CatalogResource): boolean;
+  /** References a resource depends on if they are in the catalog (Puppet's autorequire). */
+  autorequire?(resource: CatalogResource): readonly string[];
+}
+
+const PAIR = 2 ** 22;
+
+export class RelationshipGraph {
+  readonly vertices: Vertex[] = [];
+  readonly out: GraphEdge[][] = [];
+  readonly in: GraphEdge[][] = [];
+  private readonly pairs = new Map<number, GraphEdge>();
+
+  addVertex(
+    kind: VertexKind,
+    resource: CatalogResource,
+    index: number | undefined,
+    priority: readonly number[],
+  ): number {
+    const id = this.vertices.length;
+    const ref = refKey(resource.type, resource.title);
+    this.vertices.push({ id, kind, resource, index, ref, priority });
+    this.out.push([]);
+    this.in.push([]);
+    return id;
+  }
+
+  /** Adds `source → target`; a second edge between the same two merges into the first. */
+  addEdge(source: number, target: number, refresh: boolean): GraphEdge {
+    const key = source * PAIR + target;
+    const known = this.pairs.get(key);
+    if (known) {
+      known.refresh ||= refresh;
+      return known;
+    }
+    const edge: GraphEdge = { source, target, refresh };
+    this.pairs.set(key, edge);
+    (this.out[source] as GraphEdge[]).push(edge);
+    (this.in[target] as GraphEdge[]).push(edge);
+    return edge;
+  }
+
+  hasEdge(source: number, target: number): boolean {
+    return this.pairs.has(source * PAIR + target);
+  }
+
+  removeEdge(edge: GraphEdge): void {
+    this.pairs.delete(edge.source * PAIR + edge.target);
+    const out = this.out[edge.source] as GraphEdge[];
+    out.splice(out.indexOf(edge), 1);
+    const into = this.in[edge.target] as GraphEdge[];
+    into.splice(into.indexOf(edge), 1);
+  }
+
+  get size(): number {
+    return this.vertices.length;
+  }
+}
+
+/** The graph and what the applier needs to find its way in it. */
+export interface BuiltGraph {
+  readonly graph: RelationshipGraph;
+  /** Canonical reference (and alias) → catalog index. */
+  readonly index: ReadonlyMap<string, number>;
+  /** Catalog index → the containing resource's catalog index (first containment edge). */
+  readonly parent: ReadonlyMap<number, number>;
+  /** Catalog index → its vertex (resources) or its admissible/completed anchors (containers). */
+  readonly entry: readonly number[];
+  readonly exit: readonly number[];
+}
+
+/** Builds the relationship graph of a catalog already checked by the loader. */
+export function buildGraph(
+  resources: readonly CatalogResource[],
+  edges: readonly { source: string; target: string }[],
+  options: GraphOptions,
+): BuiltGraph {
+  const graph = new RelationshipGraph();
+  const index = indexResources(resources);
+  const containers = resources.map((r) => options.isContainer(r));
+  const entry: number[] = [];
+  const exit: number[] = [];
+  resources.forEach((resource, i) => {
+    if (containers[i]) return;
+    const id = graph.addVertex("resource", resource, i, [i + 1]);
+    entry[i] = id;
+    exit[i] = id;
+  });
+  resources.forEach((resource, i) => {
+    if (!containers[i]) return;
+    entry[i] = graph.addVertex("admissible", resource, i, [i + 1]);
+    exit[i] = graph.addVertex("completed", resource, i, [i + 1]);
+  });
+  const connect = (from: number, to: number, refresh: boolean): void => {
+    graph.addEdge(exit[from] as number, entry[to] as number, refresh);
+  };
+  addRelationships(resources, index, connect);
+  if (options.autorequire)
+    addAutorequires(resources, index, containers, options.autorequire, graph, entry, exit);
+  const parent = addContainment(resources, edges, index, containers, graph, entry, exit);
+  return { graph, index, parent, entry, exit };
+}
+
+function indexResources(resources: readonly CatalogResource[]): Map<string, number> {
+  const index = new Map<string, number>();
+  resources.forEach((resource, i) => {
+    index.set(refKey(resource.type, resource.title), i);
+  });
+  resources.forEach((resource, i) => {
+    for (const alias of relationshipRefs(resource.parameters.alias).refs) {
+      const key = refKey(resource.type, alias);
+      if (!index.has(key)) index.set(key, i);
+    }
+  });
+  return index;
+}
+
+function addRelationships(
+  resources: readonly CatalogResource[],
+  index: ReadonlyMap<string, number>,
+  connect: (from: number, to: number, refresh: boolean) => void,
+): void {
+  resources.forEach((resource, i) => {
+    for (const param of RELATIONSHIP_PARAMS) {
+      const value = resource.parameters[param];
+      if (value === undefined) continue;
+      const refresh = param === "notify" || param === "subscribe";
+      const inward = param === "require" || param === "subscribe";
+      for (const ref of relationshipRefs(value).refs) {
+        const other = index.get(refKeyOf(ref) ?? "");
+        // The loader reports missing references; a catalog built in code is trusted.
+        if (other === undefined) continue;
+        if (inward) connect(other, i, refresh);
+        else connect(i, other, refresh);
+      }
+    }
+  });
+}
+
+function addAutorequires(
+  resources: readonly CatalogResource[],
+  index: ReadonlyMap<string, number>,
+  containers: readonly boolean[],
+  autorequire: (resource: CatalogResource) => readonly string[],
+  graph: RelationshipGraph,
+  entry: readonly number[],
+  exit: readonly number[],
+): void {
+  resources.forEach((resource, i) => {
+    if (containers[i]) return;
+    for (const ref of autorequire(resource)) {
+      const other = index.get(refKeyOf(ref) ?? "");
+      if (other === undefined || other === i) continue;
+      const source = exit[other] as number;
+      const target = entry[i] as number;
+      // Automatic relationships never override or contradict manual ones.
+      if (graph.hasEdge(source, target) || graph.hasEdge(exit[i] as number, entry[other] as number)) continue;
+      graph.addEdge(source, target, false);
+    }
+  });
+}
+
+function addContainment(
+  resources: readonly CatalogResource[],
+  edges: readonly { source: string; target: string }[],
+  index: ReadonlyMap<string, number>,
+  containers: readonly boolean[],
+  graph: RelationshipGraph,
+  entry: readonly number[],
+  exit: readonly number[],
+): Map<number, number> {
+  const parent = new Map<number, number>();
+  const hasChildren = new Set<number>();
+  for (const edge of edges) {
+    const source = index.get(refKeyOf(edge.source) ?? "");
+    const target = index.get(refKeyOf(edge.target) ?? "");
+    if (source === undefined || target === undefined || source === target) continue;
+    if (!parent.has(target)) parent.set(target, source);
+    if (!containers[source]) continue;
+    hasChildren.add(source);
+    graph.addEdge(entry[source] as number, entry[target] as number, true);
+    graph.addEdge(exit[target] as number, exit[source] as number, true);
+  }
+  resources.forEach((_, i) => {
+    if (containers[i] && !hasChildren.has(i)) graph.addEdge(entry[i] as number, exit[i] as number, false);
+  });
+  return parent;
+}

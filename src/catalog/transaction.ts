@@ -1,0 +1,484 @@
+/**
+ * One walk of the relationship graph, as Puppet 7's transaction does it
+ * (transaction.rb, transaction/event_manager.rb): each vertex in order;
+ * failures recorded and propagated to what depends on them, which is
+ * skipped; events queued along refresh edges and each receiver's refresh
+ * called once after its own apply, however many arrived; anchors (whits)
+ * pass events and failures on without appearing in the report. Nothing is
+ * thrown across the walk: a type that throws fails its resource.
+ */
+import type { BuiltGraph, RelationshipGraph, Vertex } from "./graph.js";
+import type { ApplierHooks } from "./hooks.js";
+import type { Catalog, CatalogResource } from "./model.js";
+import { capitalizeType, refKey } from "./refs.js";
+import { addEvent, type ReportEvent, type ResourceStatus, type RunReport, reportTime } from "./report.js";
+import type {
+  ApplyContext,
+  ResourceEvent,
+  ResourceResult,
+  ResourceType,
+  RunSettings,
+} from "./resource-type.js";
+import type { RunLog } from "./run-log.js";
+import { Walk } from "./walk.js";
+
+/** An event waiting at its receiver: only its name and status matter there. */
+interface QueuedEvent {
+  readonly name: string;
+  readonly status: ReportEvent["status"];
+}
+
+interface VertexState {
+  status?: ResourceStatus;
+  failed: boolean;
+  failedToRestart: boolean;
+  failedDeps?: Set<number>;
+  queue?: QueuedEvent[];
+}
+
+export interface TransactionSettings {
+  readonly catalog: Catalog;
+  readonly built: BuiltGraph;
+  /** The type of each catalog resource (undefined for containers). */
+  readonly typeOf: (resource: CatalogResource) => ResourceType | undefined;
+  readonly report: RunReport;
+  readonly log: RunLog;
+  readonly noop: boolean;
+  readonly run: RunSettings;
+  readonly hooks: ApplierHooks;
+  /** Puppet's --tags / --skip_tags, lower-case. */
+  readonly tags: readonly string[];
+  readonly skipTags: readonly string[];
+}
+
+export class Transaction {
+  private readonly graph: RelationshipGraph;
+  private readonly walk: Walk;
+  private readonly states: VertexState[] = [];
+  private readonly paths = new Map<CatalogResource, readonly string[]>();
+  private readonly announcedFailures = new Set<number>();
+  private readonly generatedCount = new Map<number, number>();
+  private stopped = false;
+
+  constructor(private readonly s: TransactionSettings) {
+    this.graph = s.built.graph;
+    this.walk = new Walk(this.graph);
+  }
+
+  /** Applies every vertex in order; resolves when the walk is over. */
+  async run(): Promise<void> {
+    for (let v = this.walk.next(); v !== undefined; v = this.walk.next()) {
+      if (this.stopped) this.cancel(v);
+      else await this.evaluate(v);
+      this.walk.finish(v);
+    }
+  }
+
+  /** Marks every resource of these vertices failed as part of a cycle (nothing is applied). */
+  failCycle(vertices: readonly number[]): void {
+    for (const v of vertices) {
+      const status = this.statusOf(v);
+      if (status)
+        addEvent(
+          status,
+          this.resourceEvent("resource_error", "failure", "resource is part of a dependency cycle"),
+        );
+    }
+  }
+
+  private async evaluate(v: number): Promise<void> {
+    const vertex = this.graph.vertices[v] as Vertex;
+    const state = this.state(v);
+    const status = this.statusOf(v);
+    this.propagateFailure(v, state);
+    if (this.skip(vertex, state)) {
+      if (status) status.skipped = true;
+      this.dequeueAll(v);
+      return;
+    }
+    if (vertex.kind === "resource") await this.applyResource(v, vertex, status as ResourceStatus);
+    await this.processEvents(v);
+  }
+
+  private cancel(v: number): void {
+    const status = this.statusOf(v);
+    if (status) status.skipped = true;
+  }
+
+  private state(v: number): VertexState {
+    let state = this.states[v];
+    if (!state) {
+      state = { failed: false, failedToRestart: false };
+      this.states[v] = state;
+    }
+    return state;
+  }
+
+  // ---- failures and skipping ----
+
+  private propagateFailure(v: number, state: VertexState): void {
+    const failed = new Set<number>();
+    for (const edge of this.graph.in[v] ?? []) {
+      const dep = this.states[edge.source];
+      if (!dep) continue;
+      if (dep.failedDeps) for (const d of dep.failedDeps) failed.add(d);
+      if (dep.failed || dep.failedToRestart) failed.add(edge.source);
+    }
+    if (failed.size > 0) state.failedDeps = failed;
+  }
+
+  private skip(vertex: Vertex, state: VertexState): boolean {
+    if (this.s.skipTags.length > 0 && tagged(vertex.resource, this.s.skipTags)) return true;
+    if (this.s.tags.length > 0 && !tagged(vertex.resource, this.s.tags)) return true;
+    if (!state.failedDeps) return false;
+    if (vertex.kind !== "resource") return true;
+    const source = this.pathOf(vertex);
+    for (const dep of state.failedDeps) {
+      if (this.announcedFailures.has(dep)) continue;
+      this.announcedFailures.add(dep);
+      const failed = this.states[dep]?.failed === true;
+      this.s.log.resource(
+        "notice",
+        `Dependency ${this.refOf(dep)} has failures: ${failed}`,
+        source,
+        vertex.resource,
+      );
+    }
+    this.s.log.resource("warning", "Skipping because of failed dependencies", source, vertex.resource);
+    return true;
+  }
+
+  // ---- applying one resource ----
+
+  private async applyResource(v: number, vertex: Vertex, status: ResourceStatus): Promise<void> {
+    const type = this.s.typeOf(vertex.resource);
+    if (!type) return;
+    const context = this.context(vertex, vertex.resource);
+    const started = performance.now();
+    status.time = reportTime();
+    let resource = vertex.resource;
+    try {
+      const guard = await this.s.hooks.guard?.(resource, context);
+      if (guard && !guard.run) {
+        status.skipped = true;
+        status.skip_reason = guard.reason;
+        this.s.log.resource("notice", `Skipped: ${guard.reason}`, this.pathOf(vertex), resource);
+        return;
+      }
+      if (this.s.hooks.resolve) resource = await this.s.hooks.resolve(resource, context);
+      if (type.generate) await this.generate(v, vertex, type, resource, context);
+      const result = await type.apply(resource, { ...context, noop: this.noopFor(resource) });
+      this.record(v, vertex, status, result);
+    } catch (error) {
+      this.failResource(v, vertex, status, errorMessage(error));
+    } finally {
+      status.evaluation_time = status.skipped ? null : (performance.now() - started) / 1000;
+    }
+  }
+
+  private record(v: number, vertex: Vertex, status: ResourceStatus, result: ResourceResult): void {
+    if (result.provider) status.provider_used = result.provider;
+    const level = logLevelOf(vertex.resource);
+    for (const event of result.events) {
+      addEvent(status, this.reportEvent(event));
+      const source = `${this.pathOf(vertex)}/${event.property}`;
+      this.s.log.resource(event.status === "failure" ? "err" : level, event.message, source, vertex.resource);
+    }
+    if (result.failed !== undefined && !status.failed) this.failResource(v, vertex, status, result.failed);
+    else if (status.failed) this.markFailed(v, vertex);
+    if (this.state(v).failed) return;
+    this.queueEvents(
+      v,
+      result.events.map((e) => ({ name: e.name ?? `${e.property}_changed`, status: e.status })),
+    );
+    if (result.events.some((e) => e.invalidatesRefresh)) this.dequeueRefresh(v);
+  }
+
+  /** A failure with no failure event to show for it: Puppet's "Could not evaluate". */
+  private failResource(v: number, vertex: Vertex, status: ResourceStatus, message: string): void {
+    this.s.log.resource("err", `Could not evaluate: ${message}`, this.pathOf(vertex), vertex.resource);
+    addEvent(status, this.resourceEvent("resource_error", "failure", message));
+    this.markFailed(v, vertex);
+  }
+
+  private markFailed(v: number, vertex: Vertex): void {
+    const policy = this.s.hooks.failurePolicy?.(vertex.resource) ?? "skip-dependents";
+    // An ignored failure is reported, but neither skips dependents nor stops events.
+    this.state(v).failed = policy !== "ignore";
+    if (policy === "stop-run") this.stopped = true;
+  }
+
+  private async generate(
+    v: number,
+    vertex: Vertex,
+    type: ResourceType,
+    resource: CatalogResource,
+    context: ApplyContext,
+  ): Promise<void> {
+    const children = await (type.generate as NonNullable<ResourceType["generate"]>)(resource, context);
+    const made: number[] = [];
+    for (const child of children) {
+      if (this.s.built.index.has(`${capitalizeType(child.type)}[${child.title}]`)) continue;
+      const merged = { ...child, tags: [...new Set([...child.tags, ...resource.tags])] };
+      made.push(this.graph.addVertex("resource", merged, undefined, this.childPriority(v, vertex)));
+      const container = this.containmentPath(vertex).slice(0, -1);
+      this.paths.set(merged, [...container, `${merged.type}[${merged.title}]`]);
+    }
+    if (made.length === 0) return;
+    const sentinel = this.graph.addVertex("sentinel", resource, vertex.index, this.childPriority(v, vertex));
+    this.walk.trackNew();
+    for (const edge of [...(this.graph.out[v] ?? [])]) {
+      this.walk.removeEdge(edge);
+      this.walk.addEdge(sentinel, edge.target, edge.refresh);
+    }
+    for (const child of made) {
+      this.walk.addEdge(v, child, false);
+      this.walk.addEdge(child, sentinel, true);
+    }
+    this.walk.addEdge(v, sentinel, true);
+  }
+
+  private childPriority(v: number, vertex: Vertex): number[] {
+    const next = (this.generatedCount.get(v) ?? 0) + 1;
+    this.generatedCount.set(v, next);
+    return [...vertex.priority, next];
+  }
+
+  // ---- events and refresh ----
+
+  /** Queues a vertex's events at the receivers of its refresh edges (Puppet's queue_events). */
+  private queueEvents(v: number, events: readonly QueuedEvent[]): void {
+    if (events.length === 0) return;
+    for (const edge of this.graph.out[v] ?? []) {
+      if (!edge.refresh || !this.refreshable(edge.target)) continue;
+      this.logScheduling(this.graph.vertices[v] as Vertex, edge.target);
+      const target = this.state(edge.target);
+      target.queue ??= [];
+      target.queue.push(...events);
+    }
+  }
+
+  private logScheduling(from: Vertex, to: number): void {
+    if (!this.s.log.wouldLog("info")) return;
+    const target = this.graph.vertices[to] as Vertex;
+    if (target.kind === "completed" || target.kind === "sentinel") return;
+    this.s.log.resource("info", `Scheduling refresh of ${target.ref}`, this.sourceOf(from), from.resource);
+  }
+
+  private refreshable(v: number): boolean {
+    const vertex = this.graph.vertices[v] as Vertex;
+    if (vertex.kind !== "resource") return true;
+    return this.s.typeOf(vertex.resource)?.refresh !== undefined;
+  }
+
+  private dequeueRefresh(v: number): void {
+    const state = this.state(v);
+    if (!state.queue?.length) return;
+    const vertex = this.graph.vertices[v] as Vertex;
+    this.s.log.resource(
+      "info",
+      `Unscheduling refresh on ${vertex.ref}`,
+      this.sourceOf(vertex),
+      vertex.resource,
+    );
+    state.queue = [];
+  }
+
+  private dequeueAll(v: number): void {
+    const state = this.state(v);
+    if (!state.queue?.length) return;
+    const vertex = this.graph.vertices[v] as Vertex;
+    this.s.log.resource(
+      "info",
+      `Unscheduling all events on ${vertex.ref}`,
+      this.sourceOf(vertex),
+      vertex.resource,
+    );
+    state.queue = [];
+  }
+
+  /** Runs a vertex's refresh once for all the events it received (Puppet's process_events). */
+  private async processEvents(v: number): Promise<void> {
+    const state = this.state(v);
+    const events = state.queue;
+    if (!events?.length) return;
+    state.queue = [];
+    const vertex = this.graph.vertices[v] as Vertex;
+    const count = `${events.length} ${events.length === 1 ? "event" : "events"}`;
+    const source = this.sourceOf(vertex);
+    if (
+      events.every((e) => e.status === "noop") ||
+      this.noopFor(vertex.resource, vertex.kind !== "resource")
+    ) {
+      this.s.log.resource("notice", `Would have triggered 'refresh' from ${count}`, source, vertex.resource);
+      this.queueEvents(v, [{ name: "noop_restart", status: "noop" }]);
+      return;
+    }
+    if (vertex.kind === "resource" && !(await this.refresh(v, vertex, count))) return;
+    const status = this.statusOf(v);
+    if (status) status.restarted = true;
+    this.queueEvents(v, [{ name: "restarted", status: "success" }]);
+  }
+
+  private async refresh(v: number, vertex: Vertex, count: string): Promise<boolean> {
+    const type = this.s.typeOf(vertex.resource) as ResourceType;
+    const status = this.statusOf(v) as ResourceStatus;
+    const source = this.pathOf(vertex);
+    let failure: string | undefined;
+    try {
+      const result = await (type.refresh as NonNullable<ResourceType["refresh"]>)(
+        vertex.resource,
+        this.context(vertex, vertex.resource),
+      );
+      failure = result.failed ?? result.events.find((e) => e.status === "failure")?.message;
+    } catch (error) {
+      failure = errorMessage(error);
+    }
+    if (failure !== undefined) {
+      const message = `Failed to call refresh: ${failure}`;
+      this.s.log.resource("err", message, source, vertex.resource);
+      status.failed_to_restart = true;
+      this.state(v).failedToRestart = true;
+      addEvent(status, this.resourceEvent("resource_error", "failure", message));
+      return false;
+    }
+    const message = `Triggered 'refresh' from ${count}`;
+    this.s.log.resource("notice", message, source, vertex.resource);
+    addEvent(status, this.resourceEvent("refresh", "success", message));
+    return true;
+  }
+
+  // ---- statuses, paths, contexts ----
+
+  /** The report status of a resource vertex, created (and placed in the report) on first use. */
+  private statusOf(v: number): ResourceStatus | undefined {
+    const vertex = this.graph.vertices[v] as Vertex;
+    if (vertex.kind !== "resource") return undefined;
+    const state = this.state(v);
+    if (state.status) return state.status;
+    const resource = vertex.resource;
+    const status: ResourceStatus = {
+      title: resource.title,
+      file: resource.file ?? null,
+      line: resource.line ?? null,
+      resource: vertex.ref,
+      resource_type: capitalizeType(resource.type),
+      provider_used: null,
+      containment_path: this.containmentPath(vertex),
+      evaluation_time: null,
+      tags: resource.tags,
+      time: reportTime(),
+      failed: false,
+      failed_to_restart: false,
+      changed: false,
+      out_of_sync: false,
+      skipped: false,
+      change_count: 0,
+      out_of_sync_count: 0,
+      events: [],
+      corrective_change: false,
+      restarted: false,
+    };
+    state.status = status;
+    this.s.report.resource_statuses[vertex.ref] = status;
+    return status;
+  }
+
+  private containmentPath(vertex: Vertex): readonly string[] {
+    return this.paths.get(vertex.resource) ?? this.pathFromIndex(vertex.index);
+  }
+
+  /** `["Stage[main]", "Main", "File[/x]"]`: classes by title, other containers and resources by reference. */
+  private pathFromIndex(index: number | undefined): readonly string[] {
+    if (index === undefined) return [];
+    const resource = this.s.catalog.resources[index] as CatalogResource;
+    const known = this.paths.get(resource);
+    if (known) return known;
+    const parent = this.s.built.parent.get(index);
+    const own =
+      capitalizeType(resource.type) === "Class" ? resource.title : `${resource.type}[${resource.title}]`;
+    const path = [...(parent === undefined ? [] : this.pathFromIndex(parent)), own];
+    this.paths.set(resource, path);
+    return path;
+  }
+
+  private pathOf(vertex: Vertex): string {
+    return `/${this.containmentPath(vertex).join("/")}`;
+  }
+
+  /** Where a vertex's messages come from: its path, or for an anchor its container's reference. */
+  private sourceOf(vertex: Vertex): string {
+    return vertex.kind === "resource" ? this.pathOf(vertex) : vertex.ref;
+  }
+
+  private refOf(v: number): string {
+    return (this.graph.vertices[v] as Vertex).ref;
+  }
+
+  private noopFor(resource: CatalogResource, anchor = false): boolean {
+    const own = anchor ? undefined : resource.parameters.noop;
+    if (own === true || own === "true") return true;
+    if (own === false || own === "false") return false;
+    return this.s.noop;
+  }
+
+  private context(vertex: Vertex, resource: CatalogResource): ApplyContext {
+    return {
+      noop: this.noopFor(resource),
+      logger: this.s.log.loggerFor(this.pathOf(vertex), resource),
+      runLogger: this.s.log.loggerFor("Puppet", undefined),
+      run: this.s.run,
+      catalog: this.s.catalog,
+    };
+  }
+
+  private reportEvent(event: ResourceEvent): ReportEvent {
+    return {
+      audited: event.status === "audit",
+      property: event.property,
+      previous_value: event.previousValue ?? null,
+      desired_value: event.desiredValue ?? null,
+      historical_value: event.historicalValue ?? null,
+      message: event.message,
+      name: event.name ?? null,
+      status: event.status,
+      time: reportTime(),
+      redacted: event.redacted ?? null,
+      corrective_change: event.correctiveChange ?? false,
+    };
+  }
+
+  private resourceEvent(name: string, status: ReportEvent["status"], message: string): ReportEvent {
+    return {
+      audited: false,
+      property: null,
+      previous_value: null,
+      desired_value: null,
+      historical_value: null,
+      message,
+      name,
+      status,
+      time: reportTime(),
+      redacted: false,
+      corrective_change: false,
+    };
+  }
+}
+
+function tagged(resource: CatalogResource, tags: readonly string[]): boolean {
+  return resource.tags.some((t) => tags.includes(t.toLowerCase()));
+}
+
+/** The resource's `loglevel` metaparameter, for its events' messages (notice by default). */
+function logLevelOf(
+  resource: CatalogResource,
+): "debug" | "info" | "notice" | "warning" | "err" | "alert" | "emerg" | "crit" {
+  const level = resource.parameters.loglevel;
+  const known = ["debug", "info", "notice", "warning", "err", "alert", "emerg", "crit"] as const;
+  if (level === "verbose") return "info";
+  return known.find((k) => k === level) ?? "notice";
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,121 @@
+/**
+ * The order resources are applied in: a topological walk of the
+ * relationship graph where, among the vertices whose dependencies are all
+ * done, the one with the lowest priority goes first (Puppet 7's
+ * SequentialPrioritizer with its ready queue: unrelated resources in
+ * catalog order, generated ones right after their parent). Edges may be
+ * added while walking (generated resources); a vertex that gains a
+ * dependency not yet done leaves the ready queue until it is.
+ */
+import type { GraphEdge, RelationshipGraph, Vertex } from "./graph.js";
+
+export function comparePriority(a: readonly number[], b: readonly number[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = (a[i] as number) - (b[i] as number);
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
+}
+
+export class Walk {
+  /** Direct dependencies of each vertex not yet finished. */
+  private readonly blockers: number[] = [];
+  private readonly done: boolean[] = [];
+  private readonly heap: number[] = [];
+
+  constructor(private readonly graph: RelationshipGraph) {
+    for (let v = 0; v < graph.size; v++) this.track(v);
+  }
+
+  /** Starts tracking vertices added to the graph since (generated ones). */
+  trackNew(): void {
+    for (let v = this.blockers.length; v < this.graph.size; v++) this.track(v);
+  }
+
+  /** Adds an edge while walking, keeping the counts right. */
+  addEdge(source: number, target: number, refresh: boolean): void {
+    const had = this.graph.hasEdge(source, target);
+    this.graph.addEdge(source, target, refresh);
+    if (!had && !this.done[source]) this.blockers[target] = (this.blockers[target] as number) + 1;
+  }
+
+  /** Removes an edge while walking. */
+  removeEdge(edge: GraphEdge): void {
+    this.graph.removeEdge(edge);
+    if (!this.done[edge.source]) {
+      const left = (this.blockers[edge.target] as number) - 1;
+      this.blockers[edge.target] = left;
+      if (left === 0) this.push(edge.target);
+    }
+  }
+
+  /** The next vertex to apply, or undefined when none is ready. */
+  next(): number | undefined {
+    while (this.heap.length > 0) {
+      const v = this.pop();
+      // Stale entries: finished already, or blocked again since it was queued.
+      if (!this.done[v] && this.blockers[v] === 0) return v;
+    }
+    return undefined;
+  }
+
+  /** Marks a vertex done and readies what was waiting only for it. */
+  finish(v: number): void {
+    if (this.done[v]) return;
+    this.done[v] = true;
+    for (const edge of this.graph.out[v] ?? []) {
+      const left = (this.blockers[edge.target] as number) - 1;
+      this.blockers[edge.target] = left;
+      if (left === 0) this.push(edge.target);
+    }
+  }
+
+  isDone(v: number): boolean {
+    return this.done[v] === true;
+  }
+
+  private track(v: number): void {
+    let count = 0;
+    for (const edge of this.graph.in[v] ?? []) if (!this.done[edge.source]) count++;
+    this.blockers[v] = count;
+    this.done[v] = false;
+    if (count === 0) this.push(v);
+  }
+
+  private less(a: number, b: number): boolean {
+    const vertices = this.graph.vertices;
+    return comparePriority((vertices[a] as Vertex).priority, (vertices[b] as Vertex).priority) < 0;
+  }
+
+  private push(v: number): void {
+    const heap = this.heap;
+    heap.push(v);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (!this.less(heap[i] as number, heap[up] as number)) break;
+      [heap[i], heap[up]] = [heap[up] as number, heap[i] as number];
+      i = up;
+    }
+  }
+
+  private pop(): number {
+    const heap = this.heap;
+    const top = heap[0] as number;
+    const last = heap.pop() as number;
+    if (heap.length === 0) return top;
+    heap[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && this.less(heap[l] as number, heap[m] as number)) m = l;
+      if (r < heap.length && this.less(heap[r] as number, heap[m] as number)) m = r;
+      if (m === i) return top;
+      [heap[i], heap[m]] = [heap[m] as number, heap[i] as number];
+      i = m;
+    }
+  }
+}
