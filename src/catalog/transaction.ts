@@ -395,8 +395,9 @@ export class Transaction {
     const known = this.paths.get(resource);
     if (known) return known;
     const parent = this.s.built.parent.get(index);
-    const own =
-      capitalizeType(resource.type) === "Class" ? resource.title : `${resource.type}[${resource.title}]`;
+    const ref = refKey(resource.type, resource.title);
+    // A class appears by its title alone (`Main`), as Puppet's component pathbuilder writes it.
+    const own = ref.startsWith("Class[") ? ref.slice(6, -1) : ref;
     const path = [...(parent === undefined ? [] : this.pathFromIndex(parent)), own];
     this.paths.set(resource, path);
     return path;
