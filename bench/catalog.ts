@@ -341,18 +341,28 @@ export function compareCatalog(
       });
     }
     const rounds = Math.max(...tools.map((t) => t.iterations), 0);
+    const failed = new Set<Tool>();
     for (let i = 0; i < rounds; i++) {
       for (const t of tools) {
-        if (i >= t.iterations) continue;
+        if (i >= t.iterations || failed.has(t.command.tool)) continue;
         resetDirectory(target);
-        t.first.push(timeCommand(t.command));
-        verifyTree(target, count, t.command.tool);
-        t.steady.push(timeCommand(t.command));
-        verifyTree(target, count, t.command.tool);
+        try {
+          t.first.push(timeCommand(t.command));
+          verifyTree(target, count, t.command.tool);
+          t.steady.push(timeCommand(t.command));
+          verifyTree(target, count, t.command.tool);
+        } catch (error) {
+          // A tool that fails is left out, with the reason, rather than timed.
+          failed.add(t.command.tool);
+          skipped.push(`${count} files: ${(error as Error).message.trim()}`);
+        }
       }
     }
+    const measured = tools.filter((t) => !failed.has(t.command.tool));
     const rows = (["first run", "steady state"] as const).map((phase): CatalogRow => {
-      const timings = tools.map((t) => summarize(t.command.tool, phase === "first run" ? t.first : t.steady));
+      const timings = measured.map((t) =>
+        summarize(t.command.tool, phase === "first run" ? t.first : t.steady),
+      );
       const tend = timings.find((t) => t.tool === "tend");
       const ratios = tend
         ? timings
