@@ -21,6 +21,8 @@ export interface PasswdEntry {
 export interface ShadowEntry {
   readonly name: string;
   readonly hash: string;
+  /** The expiry date field, in days since 1970-01-01 ("" when the account does not expire). */
+  readonly expire: string;
 }
 
 export interface GroupEntry {
@@ -60,7 +62,7 @@ export function parseShadow(text: string): ShadowEntry[] {
   for (const line of entryLines(text)) {
     const f = line.split(":");
     if (f.length < 2) continue;
-    entries.push({ name: f[0] as string, hash: f[1] as string });
+    entries.push({ name: f[0] as string, hash: f[1] as string, expire: f[7] ?? "" });
   }
   return entries;
 }

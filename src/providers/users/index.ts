@@ -2,7 +2,9 @@
  * The users provider: local accounts in /etc/passwd, /etc/shadow and
  * /etc/group (of a given root), inspected, compared with a promised state
  * and changed with the system's shadow tools unless in a dry run. Every
- * front end (CFEngine's `users` promises today) goes through `ensureUser`.
+ * front end goes through it: CFEngine's `users` promises through
+ * `ensureUser` (cf-agent 3.21's semantics), Puppet's `user` and `group`
+ * through `ensureAccount` and `ensureGroup` (one command per property).
  */
 export {
   type GroupEntry,
@@ -24,5 +26,14 @@ export type {
   UsersOptions,
 } from "./context.js";
 export { ensureUser } from "./ensure.js";
+export {
+  type AccountOptions,
+  type AccountResult,
+  type AccountSpec,
+  type AccountState,
+  ensureAccount,
+  groupId,
+} from "./account.js";
+export { ensureGroup, type GroupOptions, type GroupResult, type GroupSpec } from "./groups.js";
 export { groupName, secondaryGroups } from "./modify.js";
 export { type ToolResult, type ToolRunner, runTool } from "./tools.js";

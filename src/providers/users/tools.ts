@@ -35,6 +35,9 @@ export const USERADD = "/usr/sbin/useradd";
 export const USERMOD = "/usr/sbin/usermod";
 export const USERDEL = "/usr/sbin/userdel";
 export const CHPASSWD = "/usr/sbin/chpasswd";
+export const GROUPADD = "/usr/sbin/groupadd";
+export const GROUPMOD = "/usr/sbin/groupmod";
+export const GROUPDEL = "/usr/sbin/groupdel";
 
 /** A command: its argument vector and the text messages show (cf-agent's). */
 export class ToolCommand {

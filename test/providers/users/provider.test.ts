@@ -28,10 +28,10 @@ test("passwd entries: fields, comments and malformed lines skipped", () => {
   ]);
 });
 
-test("shadow entries: name and hash", () => {
-  assert.deepEqual(parseShadow("u:$6$s$h:20000:0:99999:7:::\nv:!:1::::::\n"), [
-    { name: "u", hash: "$6$s$h" },
-    { name: "v", hash: "!" },
+test("shadow entries: name, hash and expiry", () => {
+  assert.deepEqual(parseShadow("u:$6$s$h:20000:0:99999:7:::\nv:!:1:::::21915:\n"), [
+    { name: "u", hash: "$6$s$h", expire: "" },
+    { name: "v", hash: "!", expire: "21915" },
   ]);
 });
 
