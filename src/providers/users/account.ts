@@ -10,7 +10,6 @@
  * (tools.ts) over the same databases (accounts.ts).
  */
 import { accessSync, constants, existsSync } from "node:fs";
-import { join } from "node:path";
 import type { Change, ProviderResult } from "../change.js";
 import { type GroupEntry, type PasswdEntry, readGroups, readPasswd, readShadow } from "./accounts.js";
 import { failureContext, runChecked } from "./groups.js";
@@ -108,7 +107,10 @@ function values(spec: AccountSpec, state: AccountState, groups: readonly GroupEn
   return {
     home: [state.home, spec.home],
     uid: [String(state.uid), spec.uid === undefined ? undefined : String(spec.uid)],
-    gid: [String(state.gid), spec.gid === undefined ? undefined : gid === undefined ? String(spec.gid) : String(gid)],
+    gid: [
+      String(state.gid),
+      spec.gid === undefined ? undefined : gid === undefined ? String(spec.gid) : String(gid),
+    ],
     comment: [state.comment, spec.comment],
     shell: [state.shell, spec.shell],
     password: [state.password, spec.password],
@@ -125,15 +127,21 @@ function differences(spec: AccountSpec, state: AccountState, groups: readonly Gr
     if (now === undefined || now === old) continue;
     const message =
       property === "password" ? "password changed" : `${property} changed from '${old ?? ""}' to '${now}'`;
-    changes.push({ property, old: property === "groups" ? state.groups.join(",") : old, new: now, message, applied: false });
+    changes.push({
+      property,
+      old: property === "groups" ? state.groups.join(",") : old,
+      new: now,
+      message,
+      applied: false,
+    });
   }
   return changes;
 }
 
-/** Why the shell cannot be used, as Puppet says it, or undefined. */
-function shellProblem(root: string, shell: string | undefined): string | undefined {
+/** Why the shell cannot be used, as Puppet says it, or undefined (checked on the running system, as the tools run there). */
+function shellProblem(shell: string | undefined): string | undefined {
   if (shell === undefined) return undefined;
-  const path = join(root, shell);
+  const path = shell;
   if (!existsSync(path)) return `Shell ${shell} must exist`;
   try {
     accessSync(path, constants.X_OK);
@@ -178,13 +186,18 @@ function setPassword(run: ToolRunner, root: string, name: string, hash: string):
 }
 
 /** Sets one property; undefined when it worked, else why not. */
-function setProperty(spec: AccountSpec, change: Change, options: AccountOptions, root: string): string | undefined {
+function setProperty(
+  spec: AccountSpec,
+  change: Change,
+  options: AccountOptions,
+  root: string,
+): string | undefined {
   const run = options.run ?? runTool;
   const property = change.property as Property;
   if (property === "password") return setPassword(run, root, spec.name, change.new ?? "");
   if (property === "gid" && !/^\d+$/.test(change.new ?? "")) return `Could not find group(s) ${change.new}`;
   if (property === "shell") {
-    const problem = shellProblem(root, spec.shell);
+    const problem = shellProblem(spec.shell);
     if (problem) return problem;
   }
   const value = property === "expiry" && change.new === "absent" ? "" : (change.new ?? "");
@@ -193,8 +206,13 @@ function setProperty(spec: AccountSpec, change: Change, options: AccountOptions,
   return runChecked(run, command.word(spec.name));
 }
 
-function create(spec: AccountSpec, options: AccountOptions, root: string, groups: readonly GroupEntry[]): string | undefined {
-  const problem = shellProblem(root, spec.shell);
+function create(
+  spec: AccountSpec,
+  options: AccountOptions,
+  root: string,
+  groups: readonly GroupEntry[],
+): string | undefined {
+  const problem = shellProblem(spec.shell);
   if (problem) return problem;
   const run = options.run ?? runTool;
   const said = runChecked(run, addCommand(spec, root, groups));
@@ -224,8 +242,10 @@ export function ensureAccount(spec: AccountSpec, options: AccountOptions): Accou
   const root = options.root ?? "/";
   const passwd = readPasswd(root);
   const groups = readGroups(root);
-  if (!passwd.ok) return { status: "failed", changes: [], error: `Could not read /etc/passwd: ${passwd.error}` };
-  if (!groups.ok) return { status: "failed", changes: [], error: `Could not read /etc/group: ${groups.error}` };
+  if (!passwd.ok)
+    return { status: "failed", changes: [], error: `Could not read /etc/passwd: ${passwd.error}` };
+  if (!groups.ok)
+    return { status: "failed", changes: [], error: `Could not read /etc/group: ${groups.error}` };
   const entry = passwd.entries.find((e) => e.name === spec.name);
   const found = entry ? readState(root, entry, groups.entries) : undefined;
   const exists = found !== undefined;

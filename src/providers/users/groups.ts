@@ -8,7 +8,16 @@
  */
 import type { Change, ProviderResult } from "../change.js";
 import { type GroupEntry, readGroups } from "./accounts.js";
-import { GROUPADD, GROUPDEL, GROUPMOD, runTool, ToolCommand, type ToolRunner, toolFailed, toolOutput } from "./tools.js";
+import {
+  GROUPADD,
+  GROUPDEL,
+  GROUPMOD,
+  runTool,
+  ToolCommand,
+  type ToolRunner,
+  toolFailed,
+  toolOutput,
+} from "./tools.js";
 
 export interface GroupSpec {
   readonly name: string;
@@ -63,7 +72,13 @@ function differences(spec: GroupSpec, found: GroupEntry): Change[] {
   const current = [...new Set(found.members)].sort();
   if (members !== undefined && members.join(",") !== current.join(",")) {
     const [old, now] = [found.members.join(","), members.join(",")];
-    changes.push({ property: "members", old, new: now, message: `members changed to ${now}`, applied: false });
+    changes.push({
+      property: "members",
+      old,
+      new: now,
+      message: `members changed to ${now}`,
+      applied: false,
+    });
   }
   return changes;
 }
@@ -102,11 +117,14 @@ function commands(spec: GroupSpec, changes: readonly Change[], root: string): To
 export function ensureGroup(spec: GroupSpec, options: GroupOptions): GroupResult {
   const root = options.root ?? "/";
   const groups = readGroups(root);
-  if (!groups.ok) return { status: "failed", changes: [], error: `Could not read /etc/group: ${groups.error}` };
+  if (!groups.ok)
+    return { status: "failed", changes: [], error: `Could not read /etc/group: ${groups.error}` };
   const found = groups.entries.find((g) => g.name === spec.name);
   let changes: Change[];
   if (spec.ensure === "absent")
-    changes = found ? [{ property: "ensure", old: "present", new: "absent", message: "removed", applied: false }] : [];
+    changes = found
+      ? [{ property: "ensure", old: "present", new: "absent", message: "removed", applied: false }]
+      : [];
   else if (!found)
     changes = [{ property: "ensure", old: "absent", new: "present", message: "created", applied: false }];
   else changes = differences(spec, found);

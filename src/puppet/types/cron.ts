@@ -7,9 +7,20 @@
  * `absent` for no value, ranges and steps as written.
  */
 import type { CatalogResource, ParamValue } from "../../catalog/model.js";
-import type { ApplyContext, ResourceEvent, ResourceResult, ResourceType } from "../../catalog/resource-type.js";
+import type {
+  ApplyContext,
+  ResourceEvent,
+  ResourceResult,
+  ResourceType,
+} from "../../catalog/resource-type.js";
 import type { Change } from "../../providers/change.js";
-import { type CronJob, type CronSpec, ensureCron, TIME_FIELDS, type TimeField } from "../../providers/cron/index.js";
+import {
+  type CronJob,
+  type CronSpec,
+  ensureCron,
+  TIME_FIELDS,
+  type TimeField,
+} from "../../providers/cron/index.js";
 import { ensureEvent, listParam, type PropertyDiff, propertyEvent, textParam } from "./property-change.js";
 
 const BOUNDS: Record<TimeField, [number, number]> = {
@@ -22,11 +33,25 @@ const BOUNDS: Record<TimeField, [number, number]> = {
 
 const NAMES: Partial<Record<TimeField, readonly string[]>> = {
   weekday: ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"],
-  month: ["", "january", "february", "march", "april", "may", "june", "july", "august"]
-    .concat(["september", "october", "november", "december"]),
+  month: ["", "january", "february", "march", "april", "may", "june", "july", "august"].concat([
+    "september",
+    "october",
+    "november",
+    "december",
+  ]),
 };
 
-const SPECIALS = ["reboot", "yearly", "annually", "monthly", "weekly", "daily", "midnight", "hourly", "absent"];
+const SPECIALS = [
+  "reboot",
+  "yearly",
+  "annually",
+  "monthly",
+  "weekly",
+  "daily",
+  "midnight",
+  "hourly",
+  "absent",
+];
 
 /** One value of a time field as cron_core munges it: a string, null for no value, or an error. */
 function mungeField(field: TimeField, value: string): string | null | Error {
@@ -38,14 +63,19 @@ function mungeField(field: TimeField, value: string): string | null | Error {
   } else {
     const names = NAMES[field];
     const lowered = value.toLowerCase();
-    const index = names?.findIndex((n) => n !== "" && (lowered.length === 3 ? n.startsWith(lowered) : n === lowered));
+    const index = names?.findIndex(
+      (n) => n !== "" && (lowered.length === 3 ? n.startsWith(lowered) : n === lowered),
+    );
     if (index !== undefined && index >= 0) return String(index);
   }
   return new Error(`${value} is not a valid ${field}`);
 }
 
 /** A field's values (null: no value) or the first problem. */
-function fieldValues(field: TimeField, value: ParamValue | undefined): readonly string[] | null | undefined | Error {
+function fieldValues(
+  field: TimeField,
+  value: ParamValue | undefined,
+): readonly string[] | null | undefined | Error {
   const raw = listParam(value);
   if (raw === undefined) return undefined;
   const out: string[] = [];
@@ -72,7 +102,9 @@ function validateCron(resource: CatalogResource): string[] {
     for (const field of TIME_FIELDS) {
       const values = fieldValues(field, p[field]);
       if (values !== undefined && values !== null)
-        problems.push(`Cron[${resource.title}] cannot specify both a special schedule and a value for ${field}`);
+        problems.push(
+          `Cron[${resource.title}] cannot specify both a special schedule and a value for ${field}`,
+        );
     }
   }
   for (const line of listParam(p.environment) ?? []) {

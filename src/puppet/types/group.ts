@@ -6,7 +6,12 @@
  * debug level); the provider can manage members for other front ends.
  */
 import type { CatalogResource, ParamValue } from "../../catalog/model.js";
-import type { ApplyContext, ResourceEvent, ResourceResult, ResourceType } from "../../catalog/resource-type.js";
+import type {
+  ApplyContext,
+  ResourceEvent,
+  ResourceResult,
+  ResourceType,
+} from "../../catalog/resource-type.js";
 import { ensureGroup, type GroupSpec } from "../../providers/users/index.js";
 import { ensureEvent, propertyEvent, textParam } from "./property-change.js";
 
@@ -40,14 +45,20 @@ function groupSpec(resource: CatalogResource): GroupSpec {
 async function applyGroup(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
   const spec = groupSpec(resource);
   if (resource.parameters.members !== undefined)
-    context.logger.debug("Provider groupadd does not support features manages_members; not managing attribute members");
+    context.logger.debug(
+      "Provider groupadd does not support features manages_members; not managing attribute members",
+    );
   const root = typeof context.run.root === "string" ? context.run.root : undefined;
   const result = ensureGroup(spec, { dryRun: context.noop, root });
   const failed = result.status === "failed" ? (result.error ?? "failed") : undefined;
   const status: ResourceEvent["status"] = context.noop ? "noop" : failed ? "failure" : "success";
   const events = result.changes.map((change) => {
     if (change.property === "ensure") return ensureEvent("group", spec.ensure, status, failed);
-    const diff = { property: change.property, previous: result.found?.gid ?? "absent", desired: spec.gid ?? "absent" };
+    const diff = {
+      property: change.property,
+      previous: result.found?.gid ?? "absent",
+      desired: spec.gid ?? "absent",
+    };
     return propertyEvent(diff, status, failed);
   });
   if (failed && events.length === 0) context.logger.error(failed);

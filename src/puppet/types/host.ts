@@ -5,7 +5,12 @@
  * shared hosts provider. Parameters are checked as host_core checks them.
  */
 import type { CatalogResource } from "../../catalog/model.js";
-import type { ApplyContext, ResourceEvent, ResourceResult, ResourceType } from "../../catalog/resource-type.js";
+import type {
+  ApplyContext,
+  ResourceEvent,
+  ResourceResult,
+  ResourceType,
+} from "../../catalog/resource-type.js";
 import type { Change } from "../../providers/change.js";
 import { ensureHost, type HostEntry, type HostSpec } from "../../providers/hosts/index.js";
 import { ensureEvent, listParam, type PropertyDiff, propertyEvent, textParam } from "./property-change.js";
@@ -29,7 +34,13 @@ function validV6(address: string): boolean {
   const groups = halves.flatMap((h) => (h === "" ? [] : h.split(":")));
   const last = groups.at(-1) ?? "";
   const v4 = IPV4.test(last);
-  if (v4 && !IPV4.exec(last)?.slice(1).every((n) => Number(n) <= 255)) return false;
+  if (
+    v4 &&
+    !IPV4.exec(last)
+      ?.slice(1)
+      .every((n) => Number(n) <= 255)
+  )
+    return false;
   const hex = v4 ? groups.slice(0, -1) : groups;
   if (!hex.every((g) => /^[0-9A-Fa-f]{1,4}$/.test(g))) return false;
   const count = hex.length + (v4 ? 2 : 0);
@@ -78,11 +89,7 @@ function diffOf(change: Change, found: HostEntry | undefined): PropertyDiff {
   return { property: change.property, previous: change.old ?? "", desired: change.new ?? "" };
 }
 
-function events(
-  result: ReturnType<typeof ensureHost>,
-  spec: HostSpec,
-  noop: boolean,
-): ResourceEvent[] {
+function events(result: ReturnType<typeof ensureHost>, spec: HostSpec, noop: boolean): ResourceEvent[] {
   const failed = result.status === "failed";
   const status: ResourceEvent["status"] = noop ? "noop" : failed ? "failure" : "success";
   return result.changes.map((change, i) => {

@@ -5,9 +5,13 @@
  * of this folder and list it below.
  */
 import type { ResourceType } from "../../catalog/resource-type.js";
+import { cronType } from "./cron.js";
+import { groupType } from "./group.js";
+import { hostType } from "./host.js";
 import { notifyType } from "./notify.js";
+import { userType } from "./user.js";
 
-const types: readonly ResourceType[] = [notifyType];
+const types: readonly ResourceType[] = [notifyType, userType, groupType, cronType, hostType];
 
 /** Every registered type by its lower-case name. */
 export const puppetTypes: ReadonlyMap<string, ResourceType> = new Map(types.map((t) => [t.name, t]));

@@ -8,23 +8,10 @@
  */
 import type { ParamValue } from "../../catalog/model.js";
 import type { ResourceEvent } from "../../catalog/resource-type.js";
+import { formatValue } from "../format.js";
 
 /** A value as Puppet's format_value_for_display shows it (strings quoted, arrays bracketed). */
-export function displayValue(value: ParamValue | undefined): string {
-  if (value === undefined || value === null) return "undef";
-  if (typeof value === "string") return quoteValue(value);
-  if (Array.isArray(value)) return `[${value.map((v) => displayValue(v)).join(", ")}]`;
-  if (typeof value === "object") {
-    const entries = Object.entries(value).map(([k, v]) => `${quoteValue(k)} => ${displayValue(v)}`);
-    return `{${entries.join(", ")}}`;
-  }
-  return String(value);
-}
-
-function quoteValue(text: string): string {
-  if (/[\u0000-\u001f]/.test(text)) return JSON.stringify(text);
-  return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
-}
+export const displayValue = formatValue;
 
 /** One property out of sync: its values as the report holds them and as messages show them. */
 export interface PropertyDiff {

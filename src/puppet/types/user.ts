@@ -7,10 +7,22 @@
  * (its home too with `managehome`). Events and messages are Puppet 7.23's.
  */
 import type { CatalogResource, ParamValue } from "../../catalog/model.js";
-import type { ApplyContext, ResourceEvent, ResourceResult, ResourceType } from "../../catalog/resource-type.js";
+import type {
+  ApplyContext,
+  ResourceEvent,
+  ResourceResult,
+  ResourceType,
+} from "../../catalog/resource-type.js";
 import type { Change } from "../../providers/change.js";
 import { type AccountSpec, type AccountState, ensureAccount } from "../../providers/users/index.js";
-import { displayValue, ensureEvent, listParam, type PropertyDiff, propertyEvent, textParam } from "./property-change.js";
+import {
+  displayValue,
+  ensureEvent,
+  listParam,
+  type PropertyDiff,
+  propertyEvent,
+  textParam,
+} from "./property-change.js";
 
 function booleanParam(value: ParamValue | undefined): boolean {
   return value === true || value === "true" || value === "yes";
@@ -20,10 +32,12 @@ function validateUser(resource: CatalogResource): string[] {
   const p = resource.parameters;
   const problems: string[] = [];
   const uid = textParam(p.uid);
-  if (uid !== undefined && !/^-?\d+$/.test(uid)) problems.push(`Parameter uid failed: uid must be numeric, not ${uid}`);
+  if (uid !== undefined && !/^-?\d+$/.test(uid))
+    problems.push(`Parameter uid failed: uid must be numeric, not ${uid}`);
   for (const group of listParam(p.groups) ?? []) {
     if (/^\d+$/.test(group)) problems.push("Group names must be provided, not GID numbers.");
-    else if (group.includes(",")) problems.push("Group names must be provided as an array, not a comma-separated list.");
+    else if (group.includes(","))
+      problems.push("Group names must be provided as an array, not a comma-separated list.");
     else if (group === "")
       problems.push('Group names must not be empty. If you want to specify "no groups" pass an empty array');
   }
