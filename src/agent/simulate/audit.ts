@@ -17,11 +17,11 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, readlinkSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { groupName, userName } from "../../promises/files/accounts.js";
+import { groupName, userName } from "../../providers/files/accounts.js";
 import type { Logger } from "../../system/logger.js";
 import type { ChangesChroot } from "../../promises/simulate/changes-chroot.js";
 import { auditPackageOperations } from "../../promises/packages/simulate-audit.js";
-import { lstatOrUndefined } from "../../promises/files/stat.js";
+import { lstatOrUndefined } from "../../providers/files/inspect.js";
 
 export interface AuditOptions {
   /** Where the run's own tools are (`$(sys.bindir)`): its `diff` is used when there is one. */

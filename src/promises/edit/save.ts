@@ -22,8 +22,7 @@ import { canonify } from "../../eval/class-expression.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import type { RunSlot } from "../run-state.js";
 import { asText } from "../values.js";
-import { copyAcl } from "../../providers/acl/posix-acl.js";
-import { writeFileAtomically } from "../../system/atomic.js";
+import { replaceContent } from "../../providers/files/content.js";
 import { errorText } from "../files/step.js";
 
 export type BackupOption = "true" | "false" | "timestamp" | "rotate";
@@ -154,10 +153,7 @@ export function saveEditedFile(
     } else if (options.backup === "false") unlinkSync(backup);
     else if (options.repository && archive(env, backup, options.repository)) unlinkSync(backup);
     // The edited file keeps the old one's ACLs, as 3.21 copies its extended attributes.
-    writeFileAtomically(target, data, stats.mode & 0o7777, stats, (temporary) => {
-      const copied = copyAcl(target, temporary);
-      if (copied.error !== undefined) throw new Error(`setfacl: ${copied.error}`);
-    });
+    replaceContent(target, data, { keepAcl: true }, stats);
     return true;
   } catch (error) {
     env.log.error(

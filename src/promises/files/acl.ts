@@ -26,7 +26,7 @@ import {
   writeAcl,
 } from "../../providers/acl/posix-acl.js";
 import { asStrings, asText } from "../values.js";
-import { groupId, groupName, userId, userName } from "./accounts.js";
+import { groupId, groupName, userId, userName } from "../../providers/files/accounts.js";
 import type { FileStep } from "./step.js";
 
 interface ParsedAce {

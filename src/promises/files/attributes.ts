@@ -8,8 +8,8 @@ import { CF_INFINITY, parseCfInt } from "../../eval/numbers.js";
 import type { ActivePromise } from "../contract.js";
 import { hasEdits } from "../edit/session.js";
 import { asBoolean, asStrings, asText } from "../values.js";
-import type { ModeMasks } from "./modes.js";
-import { parseModeString } from "./modes.js";
+import type { ModeMasks } from "../../providers/files/mode.js";
+import { parseModeString } from "../../providers/files/mode.js";
 
 export type Comparator = "atime" | "mtime" | "ctime" | "digest" | "hash" | "binary" | "exists" | "none";
 export type LinkType = "symlink" | "hardlink" | "relative" | "absolute";

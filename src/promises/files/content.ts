@@ -4,34 +4,16 @@
  * file is read only as far as the text's length and one byte more: enough
  * to tell whether it differs.
  */
-import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { writeFileAtomically } from "../../system/atomic.js";
+import { statSync } from "node:fs";
+import { contentMatches, replaceContent } from "../../providers/files/content.js";
 import { mayOpen } from "./safe-path.js";
 import { errorText, type FileStep } from "./step.js";
-
-/** Whether the file at `path` holds exactly `expected`. Throws the system error. */
-function holds(path: string, expected: Buffer): boolean {
-  const fd = openSync(path, "r");
-  try {
-    const buffer = Buffer.allocUnsafe(expected.length + 1);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const n = readSync(fd, buffer, filled, buffer.length - filled, filled);
-      filled += n;
-      // A short read of a regular file is its end: no second call to learn it.
-      if (n === 0 || filled < buffer.length) break;
-    }
-    return filled === expected.length && buffer.subarray(0, filled).equals(expected);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 export function verifyContent(step: FileStep, content: string): void {
   const { path } = step;
   const expected = Buffer.from(content, "utf8");
   try {
-    if (holds(path, expected)) {
+    if (contentMatches(path, expected)) {
       step.unchanged(`No changes to content of file '${path}'`);
       return;
     }
@@ -45,8 +27,7 @@ export function verifyContent(step: FileStep, content: string): void {
     return;
   }
   try {
-    const stats = statSync(path);
-    writeFileAtomically(path, expected, stats.mode & 0o7777, stats);
+    replaceContent(path, expected, {}, statSync(path));
   } catch (error) {
     step.failed(`Failed to update file '${path}' with content. (${errorText(error)})`);
     return;

@@ -22,7 +22,7 @@ import { addSlash, chopLastNode, lastNode } from "./paths.js";
 import { matchesAny } from "./patterns.js";
 import { runState } from "./run-state.js";
 import { errorText } from "./step.js";
-import { lstatOrUndefined } from "./stat.js";
+import { lstatOrUndefined } from "../../providers/files/inspect.js";
 
 const SERVER = "localhost";
 

@@ -19,7 +19,7 @@ import { runStamp } from "./run-state.js";
 import { mayOpen, SEVERED } from "./safe-path.js";
 import { copyFileSparse } from "./sparse-copy.js";
 import { errorText } from "./step.js";
-import { lstatOrUndefined, statOrUndefined } from "./stat.js";
+import { lstatOrUndefined, statOrUndefined } from "../../providers/files/inspect.js";
 
 /**
  * Copies the regular file `source` (stat `ss`) to `dest`. Returns whether

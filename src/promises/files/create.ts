@@ -3,12 +3,13 @@
  * `touch`, `content`): a directory when the promiser's last part is `.`,
  * otherwise an empty file, with any missing parent directories.
  */
-import { closeSync, fchmodSync, lstatSync, statSync } from "node:fs";
-import { mkdirSync, openSync, renameSync, rmSync } from "../../system/safe-fs.js";
+import { closeSync, fchmodSync } from "node:fs";
+import { openSync, renameSync, rmSync } from "../../system/safe-fs.js";
 import { spawnSync } from "node:child_process";
 import { isAbsolute } from "node:path";
-import { writeFileAtomically } from "../../system/atomic.js";
-import { formatMode, type ModeMasks } from "./modes.js";
+import { replaceContent } from "../../providers/files/content.js";
+import { createDirectories, followedKind } from "../../providers/files/directory.js";
+import { formatMode, type ModeMasks } from "../../providers/files/mode.js";
 import { mayOpen, SEVERED } from "./safe-path.js";
 import { errorText, type FileStep } from "./step.js";
 
@@ -80,7 +81,7 @@ function createFile(step: FileStep, mode: number, force: boolean, content: strin
     return false;
   }
   try {
-    if (content !== undefined) writeFileAtomically(path, content, mode);
+    if (content !== undefined) replaceContent(path, content, { mode }, null);
     else {
       // O_EXCL: never follow a dangling symlink someone left in the way.
       const fd = openSync(path, "wx", mode);
@@ -107,7 +108,7 @@ function createFile(step: FileStep, mode: number, force: boolean, content: strin
  */
 export function makeParentDirectory(step: FileStep, force: boolean, target = step.path): boolean | undefined {
   const parent = target.slice(0, target.lastIndexOf("/")).replace(/\/+$/, "") || "/";
-  const kind = kindOf(parent);
+  const kind = followedKind(parent);
   if (kind === "other" && !(force && moveObstruction(step, parent, target))) {
     if (!force) {
       step.failed(
@@ -121,27 +122,14 @@ export function makeParentDirectory(step: FileStep, force: boolean, target = ste
 }
 
 function makeDirectories(step: FileStep, dir: string): boolean | undefined {
-  let created = false;
-  let current = "";
-  for (const part of dir.split("/").filter((p) => p !== "")) {
-    current = `${current}/${part}`;
-    const kind = kindOf(current);
-    if (kind === "directory") continue;
-    if (kind === "other") {
-      step.failed(
-        `The object '${current}' is not a directory. Cannot make a new directory without deleting it.`,
-      );
-      return undefined;
-    }
-    try {
-      mkdirSync(current, 0o700);
-      created = true;
-    } catch (error) {
-      step.failed(`Failed to make directory '${current}'. (mkdir: ${errorText(error)})`);
-      return undefined;
-    }
-  }
-  return created;
+  const { created, failure } = createDirectories(dir, 0o700);
+  if (!failure) return created.length > 0;
+  if (failure.notDirectory) {
+    step.failed(
+      `The object '${failure.path}' is not a directory. Cannot make a new directory without deleting it.`,
+    );
+  } else step.failed(`Failed to make directory '${failure.path}'. (mkdir: ${errorText(failure.cause)})`);
+  return undefined;
 }
 
 function moveObstruction(step: FileStep, path: string, target: string): boolean {
@@ -157,18 +145,4 @@ function moveObstruction(step: FileStep, path: string, target: string): boolean 
   }
   step.changed(`Moved obstructing file/link '${path}' to '${saved}' to make directories for '${target}'`);
   return true;
-}
-
-/** What is at a path, following symlinks: nothing, a directory or something else. */
-export function kindOf(path: string): "missing" | "directory" | "other" {
-  try {
-    return statSync(path).isDirectory() ? "directory" : "other";
-  } catch {
-    try {
-      lstatSync(path);
-      return "other";
-    } catch {
-      return "missing";
-    }
-  }
 }

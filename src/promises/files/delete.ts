@@ -6,7 +6,7 @@
  * effect.
  */
 import type { Stats } from "node:fs";
-import { rmdirSync, unlinkSync } from "../../system/safe-fs.js";
+import { removePath } from "../../providers/files/remove.js";
 import type { FilesAttributes } from "./attributes.js";
 import { errorText, type FileStep } from "./step.js";
 
@@ -22,10 +22,9 @@ export function verifyDelete(
   const isDir = stats.isDirectory();
   if (!step.makingChanges(`delete ${isDir ? "directory" : "file"} '${path}'`)) return;
   if (!isDir) {
-    try {
-      unlinkSync(path);
-    } catch (error) {
-      step.failed(`Couldn't unlink '${path}' tidying. (unlink: ${errorText(error)})`);
+    const removed = removePath(path);
+    if (removed.status === "failed") {
+      step.failed(`Couldn't unlink '${path}' tidying. (unlink: ${errorText(removed.cause)})`);
       return;
     }
     step.changed(`Deleted file '${path}'`);
@@ -45,15 +44,14 @@ export function verifyDelete(
 }
 
 function removeDirectory(step: FileStep): void {
-  try {
-    rmdirSync(step.path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+  const removed = removePath(step.path);
+  if (removed.status === "failed") {
+    const code = removed.cause?.code;
     if (code === "ENOTEMPTY" || code === "EEXIST") {
       step.unchanged(`Delete directory '${step.path}' not empty, skipping`);
       return;
     }
-    step.failed(`Delete directory '${step.path}' failed (rmdir: ${errorText(error)})`);
+    step.failed(`Delete directory '${step.path}' failed (rmdir: ${errorText(removed.cause)})`);
     return;
   }
   step.changed(`Deleted directory '${step.path}'`);

@@ -6,12 +6,13 @@
  * mode, the ACL, and the time stamps.
  */
 import type { Stats } from "node:fs";
-import { chmodSync, utimesSync } from "../../system/safe-fs.js";
+import { utimesSync } from "../../system/safe-fs.js";
+import { setMode } from "../../providers/files/mode.js";
 import { verifyAcl } from "./acl.js";
 import type { FilesAttributes } from "./attributes.js";
 import { verifyFileChanges, verifyFileIntegrity } from "./changes.js";
 import { killGhostLink } from "./links.js";
-import { applyMode, formatMode } from "./modes.js";
+import { applyMode, formatMode } from "../../providers/files/mode.js";
 import { verifyOwner, verifySetUidGid } from "./ownership.js";
 import type { PermsSpec } from "./perms.js";
 import { errorText, type FileStep } from "./step.js";
@@ -59,10 +60,9 @@ function verifyMode(step: FileStep, file: string, current: number, wanted: numbe
   }
   const [from, to] = [formatMode(current), formatMode(wanted)];
   if (!step.makingChanges(`change permissions of '${file}' from ${from} to ${to}`)) return;
-  try {
-    chmodSync(file, wanted);
-  } catch (error) {
-    step.failed(`Failed to change permissions of '${file}'. (chmod: ${errorText(error)})`);
+  const result = setMode(file, wanted, { current });
+  if (result.status === "failed") {
+    step.failed(`Failed to change permissions of '${file}'. (chmod: ${errorText(result.cause)})`);
     return;
   }
   step.changed(`Object '${file}' had permissions ${from}, changed it to ${to}`);

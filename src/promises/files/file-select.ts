@@ -16,9 +16,9 @@ import { splitCommand } from "../../eval/functions/exec.js";
 import { matchesFully } from "../../eval/regex/match.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { asStrings, asText } from "../values.js";
-import { groupName, userName } from "./accounts.js";
+import { groupName, userName } from "../../providers/files/accounts.js";
 import { parseRange } from "./attributes.js";
-import { parseModeString } from "./modes.js";
+import { parseModeString } from "../../providers/files/mode.js";
 import { lastNode } from "./paths.js";
 import { withPromiser } from "./step.js";
 

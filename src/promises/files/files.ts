@@ -44,7 +44,7 @@ import { mayEnter, SEVERED } from "./safe-path.js";
 import { actingEnvironment, chrootAttributes, chrooted, recordInChroot } from "./simulate.js";
 import type { ChangesChroot } from "../simulate/changes-chroot.js";
 import { errorText, FileStep } from "./step.js";
-import { lstatOrUndefined, statOrUndefined } from "./stat.js";
+import { lstatOrUndefined, statOrUndefined } from "../../providers/files/inspect.js";
 
 /** cf-agent's CfCreateFile: a directory with a depth search, a FIFO with `file_type`. */
 function create(job: FilesJob, step: FileStep): boolean {

@@ -6,8 +6,10 @@
  * whose target is gone is removed with `when_no_source => "delete"` or
  * `rmdeadlinks`.
  */
-import { lstatSync, readlinkSync, statSync } from "node:fs";
-import { linkSync, symlinkSync, unlinkSync } from "../../system/safe-fs.js";
+import { lstatSync, statSync } from "node:fs";
+import { readLinkOrUndefined } from "../../providers/files/inspect.js";
+import { createHardLink, createSymlink } from "../../providers/files/link.js";
+import { removePath } from "../../providers/files/remove.js";
 import type { LinkType, WhenNoSource } from "./attributes.js";
 import { makeParentDirectory } from "./create.js";
 import { type ObstructionOptions, moveObstruction } from "./obstruction.js";
@@ -21,14 +23,6 @@ export interface LinkOptions extends ObstructionOptions {
 }
 
 const MAX_LINK_LEVEL = 4;
-
-function readLinkOrUndefined(path: string): string | undefined {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return undefined;
-  }
-}
 
 function exists(path: string): boolean {
   try {
@@ -107,9 +101,7 @@ export function verifyLink(step: FileStep, destination: string, source: string, 
     return;
   }
   if (!step.makingChanges(`remove incorrect link '${destination}'`)) return;
-  try {
-    unlinkSync(destination);
-  } catch {
+  if (removePath(destination).status === "failed") {
     step.failed(`Error removing link '${destination}' (points to '${current}' not '${to}')`);
     return;
   }
@@ -238,7 +230,7 @@ export function verifyHardLink(
 export function makeLink(step: FileStep, from: string, to: string): boolean {
   if (!step.makingChanges(`link files '${from}' -> '${to}'`)) return false;
   try {
-    symlinkSync(to, from);
+    createSymlink(from, to);
   } catch (error) {
     step.failed(`Couldn't link '${to}' to '${from}'. (symlink: ${errorText(error)})`);
     return false;
@@ -251,7 +243,7 @@ export function makeLink(step: FileStep, from: string, to: string): boolean {
 export function makeHardLink(step: FileStep, from: string, to: string, target = to): boolean {
   if (!step.makingChanges(`hard link files '${from}' -> '${to}'`)) return false;
   try {
-    linkSync(target, from);
+    createHardLink(from, target);
   } catch (error) {
     step.failed(`Failed to hard link '${to}' to '${from}'. (link: ${errorText(error)})`);
     return false;
@@ -281,11 +273,8 @@ export function killGhostLink(
   if (options.whenNoSource !== "delete" && !options.rmdeadlinks) return false;
   step.unchanged(`'${path}' is a link which points to '${text}', but the target doesn't seem to exist`);
   if (!step.makingChanges(`remove dead link '${path}'`)) return true;
-  try {
-    unlinkSync(path);
-  } catch {
-    // cf-agent reports the removal whatever unlink says.
-  }
+  // cf-agent reports the removal whatever unlink says.
+  removePath(path);
   step.changed(`Removed dead link '${path}'`);
   return true;
 }

@@ -6,9 +6,10 @@
  * is announced once and remembered in the state directory.
  */
 import { type Stats, appendFileSync, readFileSync } from "node:fs";
-import { lchownSync, mkdirSync } from "../../system/safe-fs.js";
+import { mkdirSync } from "../../system/safe-fs.js";
+import { setOwner } from "../../providers/files/owner.js";
 import { join } from "node:path";
-import { groupName, userName } from "./accounts.js";
+import { groupName, userName } from "../../providers/files/accounts.js";
 import type { AccountId, PermsSpec } from "./perms.js";
 import { stateDir } from "./run-state.js";
 import { errorText, type FileStep } from "./step.js";
@@ -53,13 +54,14 @@ export function verifyOwner(step: FileStep, file: string, stats: Stats, perms: P
         : `change group of '${file}' to '${gid}'`;
   if (!step.makingChanges(what)) return;
   const link = stats.isSymbolicLink();
-  try {
-    // Never through a link, as cf-agent's safe_chown: `stats` may be the
-    // target's (a followed link), but the link itself gets the owner.
-    lchownSync(file, uid === "same" ? -1 : uid, gid === "same" ? -1 : gid);
-  } catch (error) {
-    if (link) step.failed(`Cannot set ownership on link '${file}'. (lchown: ${errorText(error)})`);
-    else step.denied(`Cannot set ownership on file '${file}'. (chown: ${errorText(error)})`);
+  // Never through a link, as cf-agent's safe_chown: `stats` may be the
+  // target's (a followed link), but the link itself gets the owner.
+  const wanted = { uid: uid === "same" ? undefined : uid, gid: gid === "same" ? undefined : gid };
+  const result = setOwner(file, wanted, { current: stats });
+  if (result.status === "failed") {
+    const reason = errorText(result.cause);
+    if (link) step.failed(`Cannot set ownership on link '${file}'. (lchown: ${reason})`);
+    else step.denied(`Cannot set ownership on file '${file}'. (chown: ${reason})`);
     return;
   }
   const of = link ? "of link " : "of ";

@@ -4,8 +4,8 @@
  * (`*` or nothing means "any", an unknown name stays unknown).
  */
 import { asBoolean, asStrings, asText } from "../values.js";
-import { groupId, userId } from "./accounts.js";
-import { type ModeMasks, parseModeString } from "./modes.js";
+import { groupId, userId } from "../../providers/files/accounts.js";
+import { type ModeMasks, parseModeString } from "../../providers/files/mode.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 
 /** A promised owner or group: an id, any (`*`, or none promised), or a name that has no id. */

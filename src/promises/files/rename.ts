@@ -16,7 +16,7 @@ import {
   unlinkSync,
 } from "../../system/safe-fs.js";
 import type { RenameAttributes } from "./attributes.js";
-import { formatMode } from "./modes.js";
+import { formatMode } from "../../providers/files/mode.js";
 import { chopLastNode, joinPath } from "./paths.js";
 import { runState } from "./run-state.js";
 import { errorText, type FileStep } from "./step.js";

@@ -165,24 +165,4 @@ export function withPromiser<T>(env: PromiseEnvironment, path: string, fn: () =>
 }
 
 /** A system error's text as cf-agent prints it (`No such file or directory`). */
-export function errorText(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  return (code && SYSTEM_ERRORS[code]) ?? (error instanceof Error ? error.message : String(error));
-}
-
-const SYSTEM_ERRORS: Readonly<Record<string, string>> = {
-  ENOENT: "No such file or directory",
-  EEXIST: "File exists",
-  EACCES: "Permission denied",
-  EPERM: "Operation not permitted",
-  ENOTDIR: "Not a directory",
-  EISDIR: "Is a directory",
-  ENOTEMPTY: "Directory not empty",
-  EROFS: "Read-only file system",
-  ENOSPC: "No space left on device",
-  ELOOP: "Too many levels of symbolic links",
-  EXDEV: "Invalid cross-device link",
-  EINVAL: "Invalid argument",
-  EBUSY: "Device or resource busy",
-  ENOLINK: "Link has been severed",
-};
+export { errorText } from "../../providers/files/errors.js";

@@ -23,7 +23,7 @@ import {
   symlinkSync,
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { lstatOrUndefined, realpathOrUndefined, statOrUndefined } from "../files/stat.js";
+import { lstatOrUndefined, realpathOrUndefined, statOrUndefined } from "../../providers/files/inspect.js";
 import { makeDirectoriesSync } from "../../system/make-directories.js";
 
 /** `--simulate=`: what the run shows at its end. */

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { writeFileAtomically } from "../../../src/system/atomic.js";
-import { applyMode, parseModeString } from "../../../src/promises/files/modes.js";
+import { applyMode, parseModeString } from "../../../src/providers/files/mode.js";
 import { scratchDirectory } from "../../scratch.js";
 
 test("mode strings: octal sets every bit, symbolic clauses add, remove or set", () => {

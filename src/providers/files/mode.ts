@@ -1,9 +1,13 @@
 /**
- * Mode strings of `perms` bodies (`mode => "644"`, `"u+rwx,go-w"`), read
- * into the bits to add and the bits to remove, as 3.21 reads them: an
- * octal number sets every bit; a symbolic clause `who op perms` adds
- * (`+`), removes (`-`) or sets (`=`) bits for `u`, `g`, `o` or `a`.
+ * File modes: mode strings (`"644"`, `"0644"`, `"u+rwx,go-w"`) read into
+ * the bits to add and the bits to remove, as CFEngine 3.21 reads a perms
+ * body's mode: an octal number sets every bit; a symbolic clause `who op
+ * perms` adds (`+`), removes (`-`) or sets (`=`) bits for `u`, `g`, `o`
+ * or `a`. And setting a path's mode (`setMode`).
  */
+import { chmodSync } from "../../system/safe-fs.js";
+import { lstatOrUndefined } from "./inspect.js";
+import { type ActOptions, change, changedWith, type FileResult, failedWith, UNCHANGED } from "./result.js";
 
 /** Bits a mode string adds and removes. */
 export interface ModeMasks {
@@ -76,4 +80,45 @@ export function applyMode(current: number, masks: ModeMasks, rxdirs: boolean): n
 /** A mode as cf-agent prints it: four octal digits. */
 export function formatMode(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, "0");
+}
+
+/**
+ * Gives `path` the permission bits `wanted` (chmod through a trusted link
+ * at the leaf, as safe-fs does; a link itself has no mode to set and is
+ * left alone). `current` saves a second lstat when the caller has one.
+ * Fails with the chmod error; a path that is absent fails with ENOENT.
+ */
+export function setMode(
+  path: string,
+  wanted: number,
+  options: ActOptions & { readonly current?: number } = {},
+): FileResult {
+  let current = options.current;
+  if (current === undefined) {
+    const stats = lstatOrUndefined(path);
+    if (!stats) return failedWith(missing(path, "chmod"), "chmod");
+    if (stats.isSymbolicLink()) return UNCHANGED;
+    current = stats.mode & 0o7777;
+  }
+  wanted &= 0o7777;
+  if (current === wanted) return UNCHANGED;
+  const [from, to] = [formatMode(current), formatMode(wanted)];
+  const made = [change("mode", from, to, `mode changed '${from}' to '${to}'`, options.noop)];
+  if (options.noop) return changedWith(made);
+  try {
+    chmodSync(path, wanted);
+  } catch (error) {
+    return failedWith(error, "chmod");
+  }
+  return changedWith(made);
+}
+
+/** An ENOENT error shaped as node:fs gives it. */
+export function missing(path: string, syscall: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`ENOENT: no such file or directory, ${syscall} '${path}'`), {
+    code: "ENOENT",
+    errno: -2,
+    syscall,
+    path,
+  });
 }
