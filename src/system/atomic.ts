@@ -56,6 +56,21 @@ export function writeFileAtomically(
   owner?: { readonly uid: number; readonly gid: number },
   beforeRename?: (temporary: string) => void,
 ): void {
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  fillFileAtomically(path, (fd) => writeAll(fd, bytes), mode, owner, beforeRename);
+}
+
+/**
+ * As writeFileAtomically, with the content written by `fill` into the
+ * temporary file's descriptor (a copy streamed from another file, say).
+ */
+export function fillFileAtomically(
+  path: string,
+  fill: (fd: number) => void,
+  mode: number,
+  owner?: { readonly uid: number; readonly gid: number },
+  beforeRename?: (temporary: string) => void,
+): void {
   sweepStrayTemporaries(dirname(path));
   // Both names in the directory as it was checked (no link another user
   // controls on the way), however the path changes meanwhile.
@@ -68,7 +83,7 @@ export function writeFileAtomically(
     if (owner && (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.()))
       fchownSync(fd, owner.uid, owner.gid);
     fchmodSync(fd, mode);
-    writeAll(fd, typeof data === "string" ? Buffer.from(data, "utf8") : data);
+    fill(fd);
     if (replacing) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);

@@ -4,39 +4,10 @@
  * time (`ctime` and the default), by content (`digest`, `hash`, `binary`:
  * regular files only, else by time), or by any of these (`atime`).
  */
-import { closeSync, openSync, readSync, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
+import { contentsDiffer } from "../../providers/files/copy.js";
 import type { Comparator } from "./attributes.js";
 import type { FileStep } from "./step.js";
-
-const CHUNK = 64 * 1024;
-
-/**
- * Whether two files differ in content (sizes first, then bytes). A file
- * that cannot be read counts as different, so a copy is attempted and its
- * error reported.
- */
-export function contentsDiffer(a: string, b: string, aStats: Stats, bStats: Stats): boolean {
-  if (aStats.size !== bStats.size) return true;
-  let fa = -1;
-  let fb = -1;
-  try {
-    fa = openSync(a, "r");
-    fb = openSync(b, "r");
-    const ba = Buffer.allocUnsafe(CHUNK);
-    const bb = Buffer.allocUnsafe(CHUNK);
-    for (;;) {
-      const na = readSync(fa, ba, 0, CHUNK, null);
-      const nb = readSync(fb, bb, 0, CHUNK, null);
-      if (na !== nb || !ba.subarray(0, na).equals(bb.subarray(0, nb))) return true;
-      if (na === 0) return false;
-    }
-  } catch {
-    return true;
-  } finally {
-    if (fa >= 0) closeSync(fa);
-    if (fb >= 0) closeSync(fb);
-  }
-}
 
 function seconds(time: number): number {
   return Math.floor(time / 1000);

@@ -10,14 +10,14 @@
 import { type Stats, statSync } from "node:fs";
 import { linkSync, renameSync, rmdirSync, unlinkSync, utimesSync } from "../../system/safe-fs.js";
 import { unlinkQuietly } from "../../system/atomic.js";
-import { contentsDiffer } from "./copy-compare.js";
+import { contentsDiffer } from "../../providers/files/copy.js";
 import type { CopyContext } from "./copy-context.js";
 import { makeHardLink } from "./links.js";
 import { purgeLocalFiles } from "./purge.js";
 import { archiveToRepository } from "./repository.js";
 import { runStamp } from "./run-state.js";
 import { mayOpen, SEVERED } from "./safe-path.js";
-import { copyFileSparse } from "./sparse-copy.js";
+import { copyFileSparse } from "../../providers/files/copy.js";
 import { errorText } from "./step.js";
 import { lstatOrUndefined, statOrUndefined } from "../../providers/files/inspect.js";
 

@@ -25,6 +25,8 @@
  * Ensure operations (inspect, diff, change unless noop)
  *   ensureContent(path, data, { mode, owner, keepAcl, replace, force, backup, digest, noop })
  *     a regular file with this content; `replace: false` only creates
+ *   ensureCopy(source, dest, { preserve, mode, owner, replace, force, backup, digest, noop })
+ *     a copy of a regular file, compared byte by byte, holes kept
  *   ensureDirectory(path, { mode, owner, parents, backup, noop })
  *   ensureSymlink(path, target, { force, backup, noop })  replaces a wrong link or a
  *     file; a directory only with `force`
@@ -33,10 +35,17 @@
  *     `"0644"`, `"644"`, `"u+rwx,go-w"` into the bits to set
  *   setOwner(path, { uid, gid }, { current, noop })  never through a link (lchown)
  *   AccountDatabase: user and group names to ids and back (passwd, group files)
+ *   walkTree(root, { maxDepth, followLinks, skip, digest })  entries under a root,
+ *     depth first, for recursion and purging (remove each extra with removePath)
+ *
+ * A front end managing a whole file composes them: ensureContent or
+ * ensureCopy (or ensureDirectory, ensureSymlink, removePath) for `ensure`
+ * and content, then setMode and setOwner with the state inspectPath gives
+ * afterwards, and concatenates the changes (combineResults).
  *
  * Primitives (throw the system error; for front ends that word each step)
- *   replaceContent, contentMatches, createDirectories, followedKind,
- *   createSymlink, createHardLink
+ *   replaceContent, contentMatches, contentsDiffer, copyFileSparse,
+ *   createDirectories, followedKind, createSymlink, createHardLink
  *
  * Backups: a BackupHook is called with the FileState of what is about to
  * be replaced or removed; what it throws stops the operation (failed).
@@ -45,6 +54,7 @@
  */
 export * from "./accounts.js";
 export * from "./content.js";
+export * from "./copy.js";
 export * from "./directory.js";
 export * from "./errors.js";
 export * from "./inspect.js";
@@ -53,3 +63,4 @@ export * from "./mode.js";
 export * from "./owner.js";
 export * from "./remove.js";
 export * from "./result.js";
+export * from "./walk.js";
