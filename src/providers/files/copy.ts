@@ -9,13 +9,17 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  lstatSync,
   openSync as openByPath,
+  readdirSync,
+  readlinkSync,
   readSync,
   type Stats,
   writeSync,
 } from "node:fs";
 import { fillFileAtomically } from "../../system/atomic.js";
-import { openSync } from "../../system/safe-fs.js";
+import { chmodSync, lchownSync, mkdirSync, openSync, utimesSync } from "../../system/safe-fs.js";
+import { createSymlink } from "./link.js";
 import type { BackupHook } from "./content.js";
 import { type DigestAlgorithm, type FileState, fileDigest, inspectPath, statOrUndefined } from "./inspect.js";
 import type { Ownership } from "./owner.js";
@@ -199,4 +203,32 @@ function copyAtomically(
   } finally {
     closeSync(input);
   }
+}
+
+/**
+ * Copies a file, link or directory tree from `from` to the new path `to`
+ * (nothing may be there), keeping modes, times and, for root, owners; a
+ * link is copied as a link (its text), never followed. For backups of
+ * what is about to be replaced (Puppet's `.puppet-bak` copies). Throws the
+ * system error; what was copied before it stays.
+ */
+export function copyPreserving(from: string, to: string): void {
+  const stats = lstatSync(from);
+  if (stats.isSymbolicLink()) createSymlink(to, readlinkSync(from));
+  else if (stats.isDirectory()) {
+    mkdirSync(to, 0o700);
+    for (const name of readdirSync(from).sort()) copyPreserving(`${from}/${name}`, `${to}/${name}`);
+  } else if (stats.isFile()) copyFileSparse(from, to, 0o600);
+  else
+    throw Object.assign(new Error(`EINVAL: not a file, directory or link, copy '${from}'`), {
+      code: "EINVAL",
+    });
+  keepAttributes(to, stats);
+}
+
+function keepAttributes(path: string, stats: Stats): void {
+  if (process.getuid?.() === 0) lchownSync(path, stats.uid, stats.gid);
+  if (stats.isSymbolicLink()) return;
+  chmodSync(path, stats.mode & 0o7777);
+  utimesSync(path, stats.atime, stats.mtime);
 }

@@ -64,6 +64,12 @@ export function createDirectories(dir: string, mode = 0o700): DirectoriesMade {
   return { created };
 }
 
+/** Makes the directory `path` with exactly `mode` (whatever the umask). Throws the system error. */
+export function makeDirectory(path: string, mode: number): void {
+  mkdirSync(path, mode);
+  chmodSync(path, mode);
+}
+
 export interface DirectoryOptions extends ActOptions {
   /** Mode of a directory made here (exactly, whatever the umask); default 0755. Not checked on an existing one. */
   readonly mode?: number;
@@ -97,8 +103,7 @@ export function ensureDirectory(path: string, options: DirectoryOptions = {}): F
   }
   try {
     const mode = options.mode ?? 0o755;
-    mkdirSync(path, mode);
-    chmodSync(path, mode);
+    makeDirectory(path, mode);
     const owner = options.owner;
     if (owner && (owner.uid !== undefined || owner.gid !== undefined))
       lchownSync(path, owner.uid ?? -1, owner.gid ?? -1);

@@ -45,7 +45,8 @@
  *
  * Primitives (throw the system error; for front ends that word each step)
  *   replaceContent, contentMatches, contentsDiffer, copyFileSparse,
- *   createDirectories, followedKind, createSymlink, createHardLink
+ *   createDirectories, makeDirectory, followedKind, createSymlink, createHardLink,
+ *   copyPreserving (a file, link or tree with modes, times and owners: backups)
  *
  * Backups: a BackupHook is called with the FileState of what is about to
  * be replaced or removed; what it throws stops the operation (failed).

@@ -15,11 +15,13 @@ import {
   symlinkSync,
   writeFileSync,
   writeSync,
+  readlinkSync,
+  utimesSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { dataDigest, ensureCopy, walkTree } from "../../../src/providers/files/index.js";
+import { copyPreserving, dataDigest, ensureCopy, walkTree } from "../../../src/providers/files/index.js";
 
 function withDir(fn: (dir: string) => void): void {
   const dir = mkdtempSync(join(tmpdir(), "tend-files-provider-"));
@@ -87,5 +89,20 @@ test("walkTree walks depth first in name order, to a depth, not into links unles
     assert.deepEqual(followed, ["c", "c/d", "link", "link/inside"]);
     const skipped = [...walkTree(dir, { skip: (name) => name === "b" })].map((e) => e.relative);
     assert.deepEqual(skipped, ["a", "other", "other/inside"]);
+  });
+});
+
+test("copyPreserving copies a tree with modes and times, links as links", () => {
+  withDir((dir) => {
+    mkdirSync(join(dir, "tree", "sub"), { recursive: true });
+    writeFileSync(join(dir, "tree", "sub", "f"), "x", { mode: 0o604 });
+    symlinkSync("sub/f", join(dir, "tree", "l"));
+    utimesSync(join(dir, "tree", "sub", "f"), 1000, 2000);
+    copyPreserving(join(dir, "tree"), join(dir, "copy"));
+    const copied = lstatSync(join(dir, "copy", "sub", "f"));
+    assert.equal(copied.mode & 0o7777, 0o604);
+    assert.equal(copied.mtimeMs, 2000 * 1000);
+    assert.equal(readFileSync(join(dir, "copy", "sub", "f"), "utf8"), "x");
+    assert.equal(readlinkSync(join(dir, "copy", "l")), "sub/f");
   });
 });
