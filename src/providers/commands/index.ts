@@ -38,8 +38,8 @@ export type OutputStreams = "combined" | "stdout" | "stderr";
 
 export interface CommandSpec {
   readonly command: CommandLine;
-  /** Variables added to, or replacing those of, the agent's environment. */
-  readonly env?: Readonly<Record<string, string>>;
+  /** Variables added to, or replacing those of, the agent's environment; null removes one. */
+  readonly env?: Readonly<Record<string, string | null>>;
   /** The working directory (inside the chroot, when there is one). */
   readonly cwd?: string;
   /** A directory the program runs chrooted in (needs root). */

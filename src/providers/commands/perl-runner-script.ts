@@ -12,7 +12,8 @@
  * program gets its own process group), bytes of output kept, the text at
  * which reading stops ("" for none), the file read as standard input (""
  * for /dev/null), the number of environment entries and each entry
- * (`NAME=value`, added to the runner's environment), then the program and
+ * (`NAME=value`, added to the runner's environment; `NAME` alone removes
+ * it), then the program and
  * its arguments.
  *
  * Once ready, it writes the line \`tend-runner\`. Then each program gets one
@@ -69,7 +70,7 @@ sub start {
     umask(oct $umask);
     if ($stdin ne '') { open(STDIN, '<', $stdin) or fail_child($ew, 'stdin') }
     else { open(STDIN, '<&', $null) or fail_child($ew, 'stdin') }
-    for (@env) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }
+    for (@env) { my ($k, $v) = split /=/, $_, 2; if (defined $v) { $ENV{$k} = $v } else { delete $ENV{$k} } }
     open(STDOUT, '>&', $w) or fail_child($ew, 'stdout');
     open(STDERR, '>&', $w) or fail_child($ew, 'stderr');
     if ($dir ne '') { chdir($dir) or fail_child($ew, 'chdir') }

@@ -103,8 +103,9 @@ def launch(job, fields):
     if count:
         env = dict(base_env)
         for entry in fields[10:10 + count]:
-            name, _, value = entry.partition(b'=')
-            env[name] = value
+            name, set, value = entry.partition(b'=')
+            if set: env[name] = value
+            else: env.pop(name, None)
     argv = fields[10 + count:]
     group = limit != b''
     try:

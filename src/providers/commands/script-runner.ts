@@ -53,9 +53,11 @@ const READY = "tend-runner\n";
 /** What to run; the id is the runner's. */
 export type RunOrder = Omit<SpawnRequest, "id" | "background">;
 
-/** The environment's fields of a request: their count, then each `NAME=value`. */
-function environmentFields(env: Readonly<Record<string, string>> | undefined): string[] {
-  const entries = Object.entries(env ?? {}).map(([name, value]) => `${name}=${value}`);
+/** The environment's fields of a request: their count, then each `NAME=value` (or `NAME`: removed). */
+function environmentFields(env: Readonly<Record<string, string | null>> | undefined): string[] {
+  const entries = Object.entries(env ?? {}).map(([name, value]) =>
+    value === null ? name : `${name}=${value}`,
+  );
   return [String(entries.length), ...entries];
 }
 

@@ -24,8 +24,8 @@ export interface SpawnRequest {
   readonly stopAt?: string;
   /** A file the program reads as its standard input; /dev/null when absent. */
   readonly stdinPath?: string;
-  /** Variables added to (or replacing those of) the environment the program inherits. */
-  readonly env?: Readonly<Record<string, string>>;
+  /** Variables added to (or replacing those of) the environment the program inherits; null removes one. */
+  readonly env?: Readonly<Record<string, string | null>>;
 }
 
 export interface SpawnReply {

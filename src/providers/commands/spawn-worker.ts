@@ -60,6 +60,16 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** The worker's environment with the request's variables set or (null) removed. */
+function childEnvironment(changes: Readonly<Record<string, string | null>>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === null) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
 /** What becomes of a program once launched. */
 interface LaunchEvents {
   started(pid: number): void;
@@ -102,7 +112,7 @@ function launch(request: SpawnRequest, path: string, events: LaunchEvents): void
     if (request.stdinPath !== undefined) input = openSync(request.stdinPath, constants.O_RDONLY);
     const child = spawn(program, args, {
       stdio: [input, writer, writer],
-      env: request.env === undefined ? process.env : { ...process.env, ...request.env },
+      env: request.env === undefined ? process.env : childEnvironment(request.env),
       cwd: request.cwd,
       // Node takes ids as 32-bit signed numbers (uid -2 for 4294967294).
       uid: request.uid === undefined ? undefined : request.uid | 0,

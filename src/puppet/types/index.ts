@@ -6,12 +6,13 @@
  */
 import type { ResourceType } from "../../catalog/resource-type.js";
 import { cronType } from "./cron.js";
+import { execType } from "./exec.js";
 import { groupType } from "./group.js";
 import { hostType } from "./host.js";
 import { notifyType } from "./notify.js";
 import { userType } from "./user.js";
 
-const types: readonly ResourceType[] = [notifyType, userType, groupType, cronType, hostType];
+const types: readonly ResourceType[] = [notifyType, userType, groupType, cronType, hostType, execType];
 
 /** Every registered type by its lower-case name. */
 export const puppetTypes: ReadonlyMap<string, ResourceType> = new Map(types.map((t) => [t.name, t]));

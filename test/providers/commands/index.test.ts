@@ -52,6 +52,8 @@ for (const runner of RUNNERS) {
         env: { TEND_A: "one", TEND_B: "x=y" },
       });
       assert.equal(text(env.output), "one/x=y\n");
+      const removed = runCommand({ command: { shell: "env | grep -c ^HOME=" }, env: { HOME: null } });
+      assert.equal(text(removed.output), "0\n");
       // The agent's own environment is inherited.
       assert.equal(text(runCommand({ command: { shell: 'echo "$PATH"' } }).output), `${process.env.PATH}\n`);
 
