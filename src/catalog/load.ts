@@ -267,6 +267,8 @@ class CatalogChecker {
   private checkEdges(edges: readonly { edge: CatalogEdge; at: number }[], index: Map<string, number>): void {
     for (const { edge, at } of edges) {
       for (const end of ["source", "target"] as const) {
+        // A compiled catalog writes references canonically: found as they are.
+        if (index.has(edge[end])) continue;
         const key = refKeyOf(edge[end]);
         if (key === undefined || !index.has(key))
           this.report(
@@ -308,6 +310,7 @@ class CatalogChecker {
         `${ref}: '${param}' must name resources as "Type[title]", found ${JSON.stringify(item)}`,
       );
     for (const target of refs) {
+      if (index.has(target)) continue;
       if (!parseRef(target)) {
         this.report(
           "relationship-bad-reference",

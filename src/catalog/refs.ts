@@ -7,12 +7,20 @@
  */
 import type { ParamValue } from "./model.js";
 
+/** Names already capitalised: a catalog names few types, each thousands of times. */
+const capitalized = new Map<string, string>();
+const CAPITALIZED_MAX = 4096;
+
 /** `concat::fragment` → `Concat::Fragment`, `FILE` → `File` (Ruby's capitalize per segment). */
 export function capitalizeType(type: string): string {
-  return type
+  const known = capitalized.get(type);
+  if (known !== undefined) return known;
+  const result = type
     .split("::")
     .map((segment) => segment.charAt(0).toUpperCase() + segment.slice(1).toLowerCase())
     .join("::");
+  if (capitalized.size < CAPITALIZED_MAX) capitalized.set(type, result);
+  return result;
 }
 
 export interface ParsedRef {
