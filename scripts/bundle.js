@@ -48,7 +48,7 @@ await build({
 await build({
   ...common,
   entryPoints: {
-    "module-worker": "dist/src/promises/custom/module-worker.js",
+    "module-worker": "dist/src/providers/modules/module-worker.js",
     "spawn-worker": "dist/src/providers/commands/spawn-worker.js",
   },
   outdir,

@@ -26,7 +26,7 @@ import type { Bundle, CustomPromiseBlock } from "../../language/ast.js";
 import type { PromiseTypeRegistry } from "../registry.js";
 import { blockAttribute, blockText, customDeclarations } from "./promise-type.js";
 import type { CustomPromiseRuntime } from "./runtime.js";
-import type { ModuleSpec } from "./session.js";
+import type { ModuleSpec } from "../../providers/modules/session.js";
 
 /**
  * Starts the modules of the policy's custom promise types (not built into

@@ -7,7 +7,7 @@
 import type { Outcome } from "../outcome.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { asText } from "../values.js";
-import type { LogCounts } from "./module-logs.js";
+import type { LogCounts } from "../../providers/modules/module-logs.js";
 
 function place(promise: ActivePromise, env: PromiseEnvironment): string {
   const line = asText(env.ctx.currentFrame().thisVars.get("promise_linenumber")) ?? "0";

@@ -31,10 +31,10 @@ import {
   emptyCounts,
   promiseLogLevel,
   requestedLogLevel,
-} from "./module-logs.js";
-import { type ModuleRequest, lineBasedProblem } from "./protocol.js";
+} from "../../providers/modules/module-logs.js";
+import { type ModuleRequest, lineBasedProblem } from "../../providers/modules/protocol.js";
 import type { CustomPromiseRuntime } from "./runtime.js";
-import { type ModuleSession, type ModuleSpec, logStderr } from "./session.js";
+import { type ModuleSession, type ModuleSpec, logStderr } from "../../providers/modules/session.js";
 
 /** The `promise agent NAME` declaration's attribute, guards honoured. */
 export function blockAttribute(block: CustomPromiseBlock, ctx: EvalContext, name: string): Rval | undefined {

@@ -10,6 +10,7 @@ import { execType } from "./exec.js";
 import { groupType } from "./group.js";
 import { hostType } from "./host.js";
 import { notifyType } from "./notify.js";
+import { type PromiseModules, promiseModuleType } from "./promise-module.js";
 import { userType } from "./user.js";
 
 const types: readonly ResourceType[] = [notifyType, userType, groupType, cronType, hostType, execType];
@@ -20,7 +21,13 @@ export const puppetTypes: ReadonlyMap<string, ResourceType> = new Map(types.map(
 /** Puppet's types that are containers, not resources: the applier walks through them. */
 export const CONTAINER_TYPES: ReadonlySet<string> = new Set(["class", "stage", "node", "whit", "component"]);
 
-/** The type of a catalog resource (`File`, `Concat::Fragment`), or undefined when tend has none. */
-export function findPuppetType(type: string): ResourceType | undefined {
-  return puppetTypes.get(type.toLowerCase());
+/**
+ * The type of a catalog resource (`File`, `Concat::Fragment`): a built-in
+ * one, else the promise module configured for it, else undefined.
+ */
+export function findPuppetType(type: string, modules?: PromiseModules): ResourceType | undefined {
+  const builtIn = puppetTypes.get(type.toLowerCase());
+  if (builtIn || !modules) return builtIn;
+  const spec = modules.find(type);
+  return spec ? promiseModuleType(type.toLowerCase(), spec, modules) : undefined;
 }

@@ -7,11 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ExchangeResult } from "../../../src/promises/custom/exchange.js";
-import { ModuleChannel } from "../../../src/promises/custom/module-channel.js";
-import { sleep } from "../../../src/promises/custom/module-process.js";
-import { TimerProcess } from "../../../src/promises/custom/timer-process.js";
-import { ModuleWatchdog } from "../../../src/promises/custom/watchdog.js";
+import type { ExchangeResult } from "../../../src/providers/modules/exchange.js";
+import { ModuleChannel } from "../../../src/providers/modules/module-channel.js";
+import { sleep } from "../../../src/providers/modules/module-process.js";
+import { TimerProcess } from "../../../src/providers/modules/timer-process.js";
+import { ModuleWatchdog } from "../../../src/providers/modules/watchdog.js";
 
 const LIMITS = { timeout: 30_000 };
 /** A module that answers "ok" to every request. */

@@ -9,7 +9,7 @@ import {
   lineBasedProblem,
   parseHeader,
   parseModuleLogLevel,
-} from "../../../src/promises/custom/protocol.js";
+} from "../../../src/providers/modules/protocol.js";
 
 test("the agent introduces itself as cf-agent 3.21.0 speaking v1", () => {
   assert.equal(agentHeader(), "cf-agent 3.21.0 v1\n\n");

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AnswerPoll } from "../../../src/promises/custom/answer-poll.js";
+import { AnswerPoll } from "../../../src/providers/modules/answer-poll.js";
 
 test("quick answers are polled for, about twice as long as they take", () => {
   const poll = new AnswerPoll(2);

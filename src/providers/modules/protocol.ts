@@ -17,8 +17,32 @@
  * read with certainty is rejected as a whole (the caller restarts the
  * module), so that no reply is ever read as the answer to another request.
  */
-import { CF_VERSION } from "../../eval/sys-vars.js";
-import { type JsonValue, isJsonContainer } from "../../eval/values.js";
+/** The cf-agent version tend is compatible with, as modules are told it (eval/sys-vars' `sys.cf_version`). */
+export const AGENT_VERSION = "3.21.0";
+
+/**
+ * A value an attribute can carry: JSON, where a number may be boxed (an
+ * object with `toJSON`, as the CFEngine evaluator keeps `1.0`).
+ */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | { toJSON(): unknown }
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue };
+
+/** An array or object to recurse into (a boxed number is neither). */
+function isJsonContainer(
+  value: JsonValue | undefined,
+): value is readonly JsonValue[] | { readonly [key: string]: JsonValue } {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    typeof (value as { toJSON?: unknown }).toJSON !== "function"
+  );
+}
 
 /** The protocol version tend speaks and offers. */
 export const PROTOCOL_VERSION = 1;
@@ -29,7 +53,7 @@ export type ProtocolForm = "json" | "line";
 export function agentHeader(): string {
   // Modules check this (CFEngine's Python library asserts a 3.x version), so
   // tend introduces itself as the cf-agent it is compatible with.
-  return `cf-agent ${CF_VERSION} v${PROTOCOL_VERSION}\n\n`;
+  return `cf-agent ${AGENT_VERSION} v${PROTOCOL_VERSION}\n\n`;
 }
 
 export interface ModuleHeader {
@@ -166,8 +190,9 @@ function encodeValue(value: JsonValue): string {
 function sortKeys(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (!isJsonContainer(value)) return value;
+  const object = value as { readonly [key: string]: JsonValue };
   const out: Record<string, JsonValue> = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key]);
+  for (const key of Object.keys(object).sort()) out[key] = sortKeys(object[key] as JsonValue);
   return out;
 }
 

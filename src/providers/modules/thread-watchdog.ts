@@ -19,7 +19,7 @@ import { SHARED_BYTES, SharedState } from "./watchdog-state.js";
 function workerScript(): string {
   const path = fileURLToPath(new URL("./module-worker.js", import.meta.url));
   if (existsSync(path)) return path;
-  return fileURLToPath(new URL("../src/promises/custom/module-worker.js", import.meta.url));
+  return fileURLToPath(new URL("../src/providers/modules/module-worker.js", import.meta.url));
 }
 
 export class ThreadWatchdog implements Watchdog {
