@@ -45,13 +45,15 @@ export interface GraphOptions {
   autorequire?(resource: CatalogResource): readonly string[];
 }
 
-const PAIR = 2 ** 22;
+/** Out-degree from which a vertex's targets are indexed (a class with thousands of members). */
+const INDEXED_DEGREE = 16;
 
 export class RelationshipGraph {
   readonly vertices: Vertex[] = [];
   readonly out: GraphEdge[][] = [];
   readonly in: GraphEdge[][] = [];
-  private readonly pairs = new Map<number, GraphEdge>();
+  /** For vertices of high out-degree: target → edge, so finding an edge stays O(1). */
+  private readonly targets: (Map<number, GraphEdge> | undefined)[] = [];
 
   addVertex(
     kind: VertexKind,
@@ -69,25 +71,35 @@ export class RelationshipGraph {
 
   /** Adds `source → target`; a second edge between the same two merges into the first. */
   addEdge(source: number, target: number, refresh: boolean): GraphEdge {
-    const key = source * PAIR + target;
-    const known = this.pairs.get(key);
+    const known = this.edge(source, target);
     if (known) {
       known.refresh ||= refresh;
       return known;
     }
     const edge: GraphEdge = { source, target, refresh };
-    this.pairs.set(key, edge);
-    (this.out[source] as GraphEdge[]).push(edge);
+    const out = this.out[source] as GraphEdge[];
+    out.push(edge);
     (this.in[target] as GraphEdge[]).push(edge);
+    const indexed = this.targets[source];
+    if (indexed) indexed.set(target, edge);
+    else if (out.length > INDEXED_DEGREE) this.targets[source] = new Map(out.map((e) => [e.target, e]));
     return edge;
   }
 
+  /** The edge from `source` to `target`, if there is one. */
+  edge(source: number, target: number): GraphEdge | undefined {
+    const indexed = this.targets[source];
+    if (indexed) return indexed.get(target);
+    for (const edge of this.out[source] ?? []) if (edge.target === target) return edge;
+    return undefined;
+  }
+
   hasEdge(source: number, target: number): boolean {
-    return this.pairs.has(source * PAIR + target);
+    return this.edge(source, target) !== undefined;
   }
 
   removeEdge(edge: GraphEdge): void {
-    this.pairs.delete(edge.source * PAIR + edge.target);
+    this.targets[edge.source]?.delete(edge.target);
     const out = this.out[edge.source] as GraphEdge[];
     out.splice(out.indexOf(edge), 1);
     const into = this.in[edge.target] as GraphEdge[];

@@ -5,6 +5,7 @@
  * the relationship metaparameters, whose value is one reference or an
  * array of them.
  */
+import { memoizeText } from "../text/memo.js";
 import type { ParamValue } from "./model.js";
 
 /** Names already capitalised: a catalog names few types, each thousands of times. */
@@ -33,9 +34,16 @@ export function parseRef(text: string): ParsedRef | undefined {
   const open = text.indexOf("[");
   if (open <= 0 || !text.endsWith("]")) return undefined;
   const type = text.slice(0, open).trim();
-  if (!/^[A-Za-z][\w]*(::[A-Za-z][\w]*)*$/.test(type)) return undefined;
+  if (!isTypeName(type)) return undefined;
   return { type, title: text.slice(open + 1, -1) };
 }
+
+/** Whether `text` is a type name (`File`, `concat::fragment`). */
+export const isTypeName: (text: string) => boolean = memoizeText(
+  (text) => /^[A-Za-z]\w*(::[A-Za-z]\w*)*$/.test(text),
+  10_000,
+  200,
+);
 
 /**
  * The canonical key of a resource: the type capitalised, and for classes

@@ -105,10 +105,14 @@ export interface RunReport {
 }
 
 /** Puppet's time format: ISO 8601 with nine fractional digits and a numeric zone (UTC here). */
-export function reportTime(date = new Date()): string {
-  const iso = date.toISOString();
-  return `${iso.slice(0, 23)}000000+00:00`;
+export function reportTime(date?: Date): string {
+  const ms = date ? date.getTime() : Date.now();
+  // Thousands of statuses and events are stamped within the same millisecond.
+  if (ms !== lastStamp.ms) lastStamp = { ms, text: `${new Date(ms).toISOString().slice(0, 23)}000000+00:00` };
+  return lastStamp.text;
 }
+
+let lastStamp = { ms: Number.NaN, text: "" };
 
 /** Puppet's labels for metric names: `failed_to_restart` → `Failed to restart`. */
 export function labelize(name: string): string {

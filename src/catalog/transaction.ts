@@ -7,11 +7,19 @@
  * pass events and failures on without appearing in the report. Nothing is
  * thrown across the walk: a type that throws fails its resource.
  */
+import type { Logger } from "../system/logger.js";
 import type { BuiltGraph, RelationshipGraph, Vertex } from "./graph.js";
 import type { ApplierHooks } from "./hooks.js";
 import type { Catalog, CatalogResource } from "./model.js";
 import { capitalizeType, refKey } from "./refs.js";
-import { addEvent, type ReportEvent, type ResourceStatus, type RunReport, reportTime } from "./report.js";
+import {
+  addEvent,
+  type ReportEvent,
+  type ReportLogLevel,
+  type ResourceStatus,
+  type RunReport,
+  reportTime,
+} from "./report.js";
 import type {
   ApplyContext,
   ResourceEvent,
@@ -59,10 +67,12 @@ export class Transaction {
   private readonly announcedFailures = new Set<number>();
   private readonly generatedCount = new Map<number, number>();
   private stopped = false;
+  private readonly runLogger: Logger;
 
   constructor(private readonly s: TransactionSettings) {
     this.graph = s.built.graph;
     this.walk = new Walk(this.graph);
+    this.runLogger = s.log.loggerFor("Puppet", undefined);
   }
 
   /** Applies every vertex in order; resolves when the walk is over. */
@@ -97,7 +107,7 @@ export class Transaction {
       return;
     }
     if (vertex.kind === "resource") await this.applyResource(v, vertex, status as ResourceStatus);
-    await this.processEvents(v);
+    if (state.queue?.length) await this.processEvents(v);
   }
 
   private cancel(v: number): void {
@@ -117,14 +127,15 @@ export class Transaction {
   // ---- failures and skipping ----
 
   private propagateFailure(v: number, state: VertexState): void {
-    const failed = new Set<number>();
+    let failed: Set<number> | undefined;
     for (const edge of this.graph.in[v] ?? []) {
       const dep = this.states[edge.source];
-      if (!dep) continue;
+      if (!dep || !(dep.failedDeps || dep.failed || dep.failedToRestart)) continue;
+      failed ??= new Set<number>();
       if (dep.failedDeps) for (const d of dep.failedDeps) failed.add(d);
       if (dep.failed || dep.failedToRestart) failed.add(edge.source);
     }
-    if (failed.size > 0) state.failedDeps = failed;
+    if (failed) state.failedDeps = failed;
   }
 
   private skip(vertex: Vertex, state: VertexState): boolean {
@@ -158,7 +169,7 @@ export class Transaction {
     status.time = reportTime();
     let resource = vertex.resource;
     try {
-      const guard = await this.s.hooks.guard?.(resource, context);
+      const guard = this.s.hooks.guard ? await this.s.hooks.guard(resource, context) : undefined;
       if (guard && !guard.run) {
         status.skipped = true;
         status.skip_reason = guard.reason;
@@ -167,7 +178,10 @@ export class Transaction {
       }
       if (this.s.hooks.resolve) resource = await this.s.hooks.resolve(resource, context);
       if (type.generate) await this.generate(v, vertex, type, resource, context);
-      const result = await type.apply(resource, { ...context, noop: this.noopFor(resource) });
+      const result = await type.apply(
+        resource,
+        resource === vertex.resource ? context : this.context(vertex, resource),
+      );
       this.record(v, vertex, status, result);
     } catch (error) {
       this.failResource(v, vertex, status, errorMessage(error));
@@ -186,7 +200,7 @@ export class Transaction {
     }
     if (result.failed !== undefined && !status.failed) this.failResource(v, vertex, status, result.failed);
     else if (status.failed) this.markFailed(v, vertex);
-    if (this.state(v).failed) return;
+    if (this.state(v).failed || result.events.length === 0) return;
     this.queueEvents(
       v,
       result.events.map((e) => ({ name: e.name ?? `${e.property}_changed`, status: e.status })),
@@ -423,11 +437,18 @@ export class Transaction {
     return this.s.noop;
   }
 
+  /** The context handed to a type; its logger is made only if the type asks for it. */
   private context(vertex: Vertex, resource: CatalogResource): ApplyContext {
+    const log = this.s.log;
+    const source = (): string => this.pathOf(vertex);
+    let logger: Logger | undefined;
     return {
       noop: this.noopFor(resource),
-      logger: this.s.log.loggerFor(this.pathOf(vertex), resource),
-      runLogger: this.s.log.loggerFor("Puppet", undefined),
+      get logger(): Logger {
+        logger ??= log.loggerFor(source(), resource);
+        return logger;
+      },
+      runLogger: this.runLogger,
       run: this.s.run,
       catalog: this.s.catalog,
     };
