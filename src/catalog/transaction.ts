@@ -492,14 +492,23 @@ function tagged(resource: CatalogResource, tags: readonly string[]): boolean {
 }
 
 /** The resource's `loglevel` metaparameter, for its events' messages (notice by default). */
-function logLevelOf(
-  resource: CatalogResource,
-): "debug" | "info" | "notice" | "warning" | "err" | "alert" | "emerg" | "crit" {
+function logLevelOf(resource: CatalogResource): ReportLogLevel {
   const level = resource.parameters.loglevel;
-  const known = ["debug", "info", "notice", "warning", "err", "alert", "emerg", "crit"] as const;
+  if (level === undefined) return "notice";
   if (level === "verbose") return "info";
-  return known.find((k) => k === level) ?? "notice";
+  return LOG_LEVELS.find((k) => k === level) ?? "notice";
 }
+
+const LOG_LEVELS: readonly ReportLogLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "err",
+  "alert",
+  "emerg",
+  "crit",
+];
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
