@@ -354,6 +354,10 @@ export class Transaction {
       status.failed_to_restart = true;
       this.state(v).failedToRestart = true;
       addEvent(status, this.resourceEvent("resource_error", "failure", message));
+      // The failure event makes the status failed too, as Puppet's fail_with_event does.
+      this.state(v).failed = true;
+      // Puppet then logs the error itself (log_exception), at the resource.
+      this.s.log.resource("err", failure, source, vertex.resource);
       return false;
     }
     const message = `Triggered 'refresh' from ${count}`;
