@@ -5,15 +5,29 @@
  * of this folder and list it below.
  */
 import type { ResourceType } from "../../catalog/resource-type.js";
+import { concatFileType, concatFragmentType } from "./concat.js";
 import { cronType } from "./cron.js";
 import { execType } from "./exec.js";
+import { fileType } from "./file/index.js";
+import { fileLineType } from "./file-line.js";
 import { groupType } from "./group.js";
 import { hostType } from "./host.js";
 import { notifyType } from "./notify.js";
 import { type PromiseModules, promiseModuleType } from "./promise-module.js";
 import { userType } from "./user.js";
 
-const types: readonly ResourceType[] = [notifyType, userType, groupType, cronType, hostType, execType];
+const types: readonly ResourceType[] = [
+  notifyType,
+  userType,
+  groupType,
+  cronType,
+  hostType,
+  execType,
+  fileType,
+  fileLineType,
+  concatFileType,
+  concatFragmentType,
+];
 
 /** Every registered type by its lower-case name. */
 export const puppetTypes: ReadonlyMap<string, ResourceType> = new Map(types.map((t) => [t.name, t]));

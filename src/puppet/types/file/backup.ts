@@ -26,7 +26,9 @@ export function bucketDirectory(name: string, context: ApplyContext): string {
       throw new BackupError(`Remote filebucket ${name} is not supported: tend backs up locally only`);
   } else if (name !== "puppet")
     throw new BackupError(`Could not find filebucket ${name} specified in backup`);
-  const dir = context.run.bucketDir;
+  const vardir = context.run.vardir;
+  const dir =
+    context.run.bucketDir ?? (typeof vardir === "string" ? join(vardir, "clientbucket") : undefined);
   if (!dir) throw new BackupError(`No local filebucket directory for backups to ${name}`);
   return dir;
 }

@@ -76,7 +76,8 @@ export function contentDrift(spec: FileSpec, desired: Desired, state: FileState)
   return {
     property: "content",
     previous: is ?? null,
-    desired: want.sum,
+    // Puppet's content should is a binary string: its report carries it base64-encoded.
+    desired: Buffer.from(want.sum).toString("base64"),
     message,
     noop: noopText(show(is ?? "nil"), show(want.sum)),
     event: "content_changed",
@@ -192,7 +193,8 @@ export function modeDrift(
   return {
     property: "mode",
     previous: is,
-    desired: should,
+    // The report shows a numeric mode as Puppet's unmunge does: four digits.
+    desired: numeric ? displayMode(should) : should,
     message,
     noop: noopText(show(is), show(displayMode(should))),
     event: "mode_changed",
