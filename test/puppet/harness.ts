@@ -202,6 +202,9 @@ export function fixedFacts(node: string): Record<string, unknown> {
     identity: { user: "root", uid: 0, gid: 0, group: "root", privileged: true },
     service_provider: "systemd",
     puppetversion: "7.23.0",
+    // Puppet's agent adds it to the facts of every run; `catalog compile` does not
+    // (puppetlabs-concat's fragments need it).
+    clientversion: "7.23.0",
     path: "/usr/sbin:/usr/bin:/sbin:/bin",
   };
 }

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import type { CatalogResource, ParamValue } from "../../catalog/model.js";
 import { resourceRef } from "../../catalog/model.js";
 import type { ApplyContext, ResourceResult, ResourceType } from "../../catalog/resource-type.js";
-import { replaceContent } from "./file/fs.js";
+import { replaceContent } from "../../providers/files/index.js";
 import { rubyRegExp } from "./ruby-regexp.js";
 
 interface LineSpec {

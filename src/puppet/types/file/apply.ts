@@ -6,8 +6,11 @@
  * each change an event worded as Puppet's. A failed change is a failure
  * event and fails the resource; the other properties still run.
  */
+import { realpathSync } from "node:fs";
 import { dirname } from "node:path";
+import type { CatalogResource } from "../../../catalog/model.js";
 import type { ResourceEvent, ResourceResult } from "../../../catalog/resource-type.js";
+import { runLog } from "../../run-settings.js";
 import type { ApplyContext } from "../../../catalog/resource-type.js";
 import { BackupError, performBackup } from "./backup.js";
 import { type Desired, desiredState, SourceError } from "./desired.js";
@@ -21,7 +24,7 @@ import {
   replaceContent,
   setMode,
   setOwner,
-} from "./fs.js";
+} from "../../../providers/files/index.js";
 import { modeToInt } from "./mode.js";
 import type { FileSpec } from "./params.js";
 import {
@@ -38,7 +41,10 @@ import {
 } from "./properties.js";
 
 /** A change that could not be made; its text follows `change from X to Y failed: `. */
-class ChangeFailed extends Error {}
+class ChangeFailed extends Error {
+  /** The system error a `Could not set` failure wraps, as Puppet logs it a second time. */
+  wrapped?: string;
+}
 
 const STRERROR: Readonly<Record<string, string>> = {
   ENOENT: "No such file or directory",
@@ -61,7 +67,10 @@ function systemText(error: unknown, path: string): string {
 
 /** A failed acting step, worded as Puppet's `Could not set 'file' on ensure: ...`. */
 function setFailed(value: string, error: unknown, path: string): ChangeFailed {
-  return new ChangeFailed(`Could not set '${value}' on ensure: ${systemText(error, path)}`);
+  const detail = systemText(error, path);
+  const failed = new ChangeFailed(`Could not set '${value}' on ensure: ${detail}`);
+  failed.wrapped = detail;
+  return failed;
 }
 
 interface Evaluation {
@@ -70,6 +79,18 @@ interface Evaluation {
   readonly context: ApplyContext;
   readonly accounts: AccountDatabase;
   readonly events: ResourceEvent[];
+  /** ` (file: F, line: L)` of the resource's declaration, as Puppet appends it to some errors. */
+  readonly where: string;
+}
+
+/** The path owner, group and mode are set on: the link's target when links are followed. */
+function actingPath(run: Evaluation): string {
+  if (run.spec.links !== "follow") return run.spec.path;
+  try {
+    return realpathSync(run.spec.path);
+  } catch {
+    return run.spec.path;
+  }
 }
 
 function state(run: Evaluation): FileState {
@@ -112,16 +133,16 @@ function check(result: { status: string; error?: string; cause?: NodeJS.ErrnoExc
 function propertyFix(run: Evaluation): void {
   const fresh = () => state(run);
   const owner = ownerDrift(run.desired, fresh(), run.accounts, false);
-  if (owner) check(setOwner(run.spec.path, { uid: owner.desired as number }));
+  if (owner) check(setOwner(actingPath(run), { uid: owner.desired as number }));
   const group = groupDrift(run.desired, fresh(), run.accounts, false);
-  if (group) check(setOwner(run.spec.path, { gid: group.desired as number }));
+  if (group) check(setOwner(actingPath(run), { gid: group.desired as number }));
   syncMode(run, fresh(), true);
 }
 
 function syncMode(run: Evaluation, found: FileState, silent: boolean): Drift | undefined {
   const drift = modeDrift(run.spec, run.desired, found, (m) => newMode(m, found).toString(8));
   if (drift && (silent || !run.context.noop))
-    check(setMode(run.spec.path, newMode(drift.desired as string, found)));
+    check(setMode(actingPath(run), newMode(drift.desired as string, found)));
   return drift;
 }
 
@@ -188,12 +209,12 @@ function ensureMessage(run: Evaluation, wanted: string, current: string): string
 }
 
 function syncEnsure(run: Evaluation, wanted: string): void {
-  if (wanted === "absent") removeExisting(run, "absent");
-  else if (wanted === "file" || wanted === "present") write(run);
-  else if (wanted === "directory") {
-    removeExisting(run, "directory");
-    makeDirectoryNow(run);
-  } else makeLink(run);
+  // Puppet's ensure removes what is in the way, then its value's own step
+  // (writing, linking) looks again: a directory kept without force is noted twice.
+  removeExisting(run, wanted);
+  if (wanted === "file" || wanted === "present") write(run);
+  else if (wanted === "directory") makeDirectoryNow(run);
+  else if (wanted === "link") makeLink(run);
 }
 
 function record(run: Evaluation, drift: Drift, act: () => void): void {
@@ -217,7 +238,13 @@ function record(run: Evaluation, drift: Drift, act: () => void): void {
       /^current_value (.*), should be (.*) \(noop\)$/,
       "change from $1 to $2 failed: ",
     );
-    run.events.push({ ...base, message: `${from}${error.message}`, status: "failure" });
+    // Puppet logs the exception as its own, then the failed event.
+    const log = runLog(run.context);
+    const wrapped = error instanceof ChangeFailed ? error.wrapped : undefined;
+    const message = wrapped === undefined ? error.message : `${error.message}${run.where}`;
+    log.error(message);
+    if (wrapped !== undefined) log.error(`${message}\nWrapped exception:\n${wrapped}`);
+    run.events.push({ ...base, message: `${from}${message}`, status: "failure" });
   }
 }
 
@@ -250,15 +277,15 @@ function applyProperties(run: Evaluation): void {
     [() => targetDrift(spec, desired, initial), () => makeLink(run)],
     [
       () => ownerDrift(desired, initial, accounts, context.noop),
-      (d) => check(setOwner(spec.path, { uid: d.desired as number })),
+      (d) => check(setOwner(actingPath(run), { uid: d.desired as number })),
     ],
     [
       () => groupDrift(desired, initial, accounts, context.noop),
-      (d) => check(setOwner(spec.path, { gid: d.desired as number })),
+      (d) => check(setOwner(actingPath(run), { gid: d.desired as number })),
     ],
     [
       () => modeDrift(spec, desired, initial, (m) => newMode(m, initial).toString(8)),
-      (d) => check(setMode(spec.path, newMode(d.desired as string, state(run)))),
+      (d) => check(setMode(actingPath(run), newMode(d.desired as string, state(run)))),
     ],
   ];
   for (const [find, act] of steps) {
@@ -268,7 +295,12 @@ function applyProperties(run: Evaluation): void {
 }
 
 /** Evaluates one file resource; `accounts` resolves owner and group names. */
-export function applyFile(spec: FileSpec, context: ApplyContext, accounts: AccountDatabase): ResourceResult {
+export function applyFile(
+  resource: CatalogResource,
+  spec: FileSpec,
+  context: ApplyContext,
+  accounts: AccountDatabase,
+): ResourceResult {
   let desired: Desired;
   try {
     desired = desiredState(spec, context);
@@ -276,7 +308,8 @@ export function applyFile(spec: FileSpec, context: ApplyContext, accounts: Accou
     if (!(error instanceof SourceError)) throw error;
     return { events: [], failed: error.message, provider: "posix" };
   }
-  const run: Evaluation = { spec, desired, context, accounts, events: [] };
+  const where = resource.file !== undefined ? ` (file: ${resource.file}, line: ${resource.line ?? 0})` : "";
+  const run: Evaluation = { spec, desired, context, accounts, events: [], where };
   const present = state(run).kind !== "absent";
   if (!applyEnsure(run) && present) applyProperties(run);
   const failure = run.events.find((e) => e.status === "failure");

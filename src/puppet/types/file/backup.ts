@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ApplyContext } from "../../../catalog/resource-type.js";
 import { backupToBucket } from "./bucket.js";
-import { copyPreserving, inspectPath, removePath } from "./fs.js";
+import { copyPreserving, inspectPath, removePath } from "../../../providers/files/index.js";
 import type { FileSpec } from "./params.js";
 
 /** A backup that could not be made; the change that needed it does not happen. */

@@ -5,8 +5,9 @@
  * each made 0770), beside `paths` (0640) listing each original path once.
  * A second backup of the same content only adds its path.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, utimesSync } from "node:fs";
+import { existsSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
+import { createDirectories, makeDirectory } from "../../../providers/files/index.js";
 import { writeFileAtomically } from "../../../system/atomic.js";
 import { checksumOf } from "./checksum.js";
 
@@ -17,15 +18,14 @@ export function bucketEntry(bucketDir: string, sum: string): string {
 
 function makeDirectories(bucketDir: string, entry: string): void {
   if (!existsSync(bucketDir)) {
-    mkdirSync(bucketDir, { recursive: true, mode: 0o750 });
-    chmodSync(bucketDir, 0o750);
+    const made = createDirectories(bucketDir, 0o750);
+    if (made.failure) throw made.failure.cause ?? new Error(`Could not create ${made.failure.path}`);
   }
   let dir = bucketDir;
   for (const part of entry.slice(bucketDir.length + 1).split("/")) {
     dir = join(dir, part);
     if (existsSync(dir)) continue;
-    mkdirSync(dir, 0o770);
-    chmodSync(dir, 0o770);
+    makeDirectory(dir, 0o770);
   }
 }
 

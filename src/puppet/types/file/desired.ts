@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import type { ApplyContext } from "../../../catalog/resource-type.js";
 import { checksumOf } from "./checksum.js";
-import { inspectPath } from "./fs.js";
+import { inspectPath } from "../../../providers/files/index.js";
 import type { FileEnsure, FileSpec } from "./params.js";
 import { findSource, type SourceMetadata } from "./source.js";
 

@@ -7,7 +7,7 @@
 import type { CatalogResource } from "../../../catalog/model.js";
 import type { ApplyContext, ResourceResult, ResourceType } from "../../../catalog/resource-type.js";
 import { applyFile } from "./apply.js";
-import { AccountDatabase } from "./fs.js";
+import { AccountDatabase } from "../../../providers/files/index.js";
 import { type FileSpec, parseFile } from "./params.js";
 import { fileChildren } from "./recurse.js";
 
@@ -26,7 +26,7 @@ export const fileType: ResourceType = {
     const spec = specOf(resource);
     if (typeof spec === "string") return { events: [], failed: spec };
     // Read lazily: only a resource naming an owner or group opens passwd and group.
-    return applyFile(spec, context, new AccountDatabase());
+    return applyFile(resource, spec, context, new AccountDatabase());
   },
   async generate(resource: CatalogResource, context: ApplyContext): Promise<readonly CatalogResource[]> {
     const spec = specOf(resource);

@@ -7,7 +7,7 @@
 import type { ParamValue } from "../../../catalog/model.js";
 import { checksumOfFile } from "./checksum.js";
 import type { Desired } from "./desired.js";
-import type { AccountDatabase, FileState } from "./fs.js";
+import type { AccountDatabase, FileState } from "../../../providers/files/index.js";
 import { directoryMask, displayMode, modeInSync, modeOfStat } from "./mode.js";
 import type { FileSpec } from "./params.js";
 
@@ -77,7 +77,7 @@ export function contentDrift(spec: FileSpec, desired: Desired, state: FileState)
     property: "content",
     previous: is ?? null,
     // Puppet's content should is a binary string: its report carries it base64-encoded.
-    desired: Buffer.from(want.sum).toString("base64"),
+    desired: spec.contentLate ? want.sum : Buffer.from(want.sum).toString("base64"),
     message,
     noop: noopText(show(is ?? "nil"), show(want.sum)),
     event: "content_changed",
