@@ -27,7 +27,7 @@ import type {
 import { existsSync } from "node:fs";
 import type { Logger } from "../../system/logger.js";
 import { formatValue, noopMessage } from "../format.js";
-import { puppetLogLevel, runLog } from "../run-settings.js";
+import { puppetLogLevel } from "../run-settings.js";
 import { type ExecCommand, type ExecParams, readExecParams } from "./exec-params.js";
 import { commandText, runExecCommand } from "./exec-run.js";
 
@@ -47,9 +47,21 @@ function inspect(cmd: ExecCommand): string {
   return typeof cmd === "string" ? JSON.stringify(cmd) : commandText(cmd);
 }
 
-function runCheck(name: "unless" | "onlyif", cmd: ExecCommand, p: ExecParams, logger: Logger): CheckResult {
-  const run = runExecCommand(cmd, p, logger);
+/** The logger of one property (Puppet's source `.../Exec[x]/returns`), when the applier gives one. */
+function propertyLog(context: ApplyContext, property: string): Logger {
+  const withProperty = context as ApplyContext & { readonly propertyLogger?: (property: string) => Logger };
+  return withProperty.propertyLogger?.(property) ?? context.logger;
+}
+
+function runCheck(
+  name: "unless" | "onlyif",
+  cmd: ExecCommand,
+  p: ExecParams,
+  context: ApplyContext,
+): CheckResult {
+  const run = runExecCommand(cmd, p, context.logger);
   if (run.kind === "error") return { error: run.message };
+  const logger = propertyLog(context, name);
   if (run.kind === "timeout") {
     logger.error(`Check ${inspect(cmd)} exceeded timeout`);
     return { run: false };
@@ -59,17 +71,17 @@ function runCheck(name: "unless" | "onlyif", cmd: ExecCommand, p: ExecParams, lo
 }
 
 /** Puppet's check_all_attributes: whether every check lets the command run. */
-function checksAllow(p: ExecParams, logger: Logger, refreshing: boolean): CheckResult {
+function checksAllow(p: ExecParams, context: ApplyContext, refreshing: boolean): CheckResult {
   const checks: [CheckName, () => CheckResult][] = [];
   if (!refreshing && p.refreshonly) checks.push(["refreshonly", () => ({ run: false })]);
   for (const path of p.creates) checks.push(["creates", () => ({ run: !existsSync(path) })]);
-  for (const cmd of p.unless) checks.push(["unless", () => runCheck("unless", cmd, p, logger)]);
-  for (const cmd of p.onlyif) checks.push(["onlyif", () => runCheck("onlyif", cmd, p, logger)]);
+  for (const cmd of p.unless) checks.push(["unless", () => runCheck("unless", cmd, p, context)]);
+  for (const cmd of p.onlyif) checks.push(["onlyif", () => runCheck("onlyif", cmd, p, context)]);
   for (const [name, check] of checks) {
     const result = check();
     if ("error" in result) return result;
     if (!result.run) {
-      logger.debug(`'${commandText(p.command)}' won't be executed because of failed check '${name}'`);
+      context.logger.debug(`'${commandText(p.command)}' won't be executed because of failed check '${name}'`);
       return { run: false };
     }
   }
@@ -87,8 +99,9 @@ function splitLines(output: string): string[] {
 async function runCommandWithTries(
   resource: CatalogResource,
   p: ExecParams,
-  logger: Logger,
+  context: ApplyContext,
 ): Promise<string | undefined> {
+  const logger = propertyLog(context, "returns");
   let last: { status: string; output: string } | undefined;
   for (let attempt = 1; attempt <= p.tries; attempt++) {
     if (p.tries > 1) logger.debug(`Exec try ${attempt}/${p.tries}`);
@@ -125,18 +138,18 @@ function returnsEvent(p: ExecParams, status: ResourceEvent["status"], message: s
 
 async function applyExec(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
   const p = params(resource);
-  const allowed = checksAllow(p, context.logger, false);
+  const allowed = checksAllow(p, context, false);
   if ("error" in allowed) return { events: [], failed: allowed.error, provider: p.provider };
   if (!allowed.run) return { events: [], provider: p.provider };
   if (context.noop) {
     return { events: [returnsEvent(p, "noop", noopMessage("notrun", [...p.returns]))], provider: p.provider };
   }
-  const failure = await runCommandWithTries(resource, p, context.logger);
+  const failure = await runCommandWithTries(resource, p, context);
   if (failure === undefined) {
     return { events: [returnsEvent(p, "success", "executed successfully")], provider: p.provider };
   }
   // Puppet logs the failure as its own error before the failed change.
-  runLog(context).error(failure);
+  (context.runLogger ?? context.logger).error(failure);
   const message = `change from 'notrun' to ${formatValue([...p.returns])} failed: ${failure}`;
   return { events: [returnsEvent(p, "failure", message)], failed: failure, provider: p.provider };
 }
@@ -144,7 +157,7 @@ async function applyExec(resource: CatalogResource, context: ApplyContext): Prom
 /** Puppet's exec refresh: the checks but refreshonly, then `refresh` or the command. */
 async function refreshExec(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
   const p = params(resource);
-  const allowed = checksAllow(p, context.logger, true);
+  const allowed = checksAllow(p, context, true);
   if ("error" in allowed) return { events: [], failed: allowed.error };
   if (!allowed.run) return { events: [] };
   if (p.refresh !== undefined) {
@@ -152,7 +165,7 @@ async function refreshExec(resource: CatalogResource, context: ApplyContext): Pr
     if (run.kind === "timeout") return { events: [], failed: "execution expired" };
     return run.kind === "error" ? { events: [], failed: run.message } : { events: [] };
   }
-  const failure = await runCommandWithTries(resource, p, context.logger);
+  const failure = await runCommandWithTries(resource, p, context);
   return failure === undefined ? { events: [] } : { events: [], failed: failure };
 }
 
@@ -173,7 +186,7 @@ function autorequireExec(resource: CatalogResource): string[] {
   return refs;
 }
 
-export const execType: ResourceType & { autorequire(resource: CatalogResource): readonly string[] } = {
+export const execType: ResourceType = {
   name: "exec",
   validate(resource) {
     const read = readExecParams(resource);

@@ -30,7 +30,8 @@ function context(noop = false): { ctx: ApplyContext; logs: Logs } {
   const ctx: ApplyContext = {
     noop,
     logger: new Logger((r) => logs.own.push(r), "info"),
-    run: { runLogger: new Logger((r) => logs.run.push(r), "info") },
+    runLogger: new Logger((r) => logs.run.push(r), "info"),
+    run: {},
     catalog,
   };
   return { ctx, logs };
