@@ -11,7 +11,8 @@ import type { Logger } from "../system/logger.js";
 import type { BuiltGraph, RelationshipGraph, Vertex } from "./graph.js";
 import type { ApplierHooks } from "./hooks.js";
 import type { Catalog, CatalogResource } from "./model.js";
-import { capitalizeType, refKey } from "./refs.js";
+import { Notifications } from "./notifications.js";
+import { capitalizeType, refKey, refKeyOf } from "./refs.js";
 import {
   addEvent,
   type ReportEvent,
@@ -68,11 +69,24 @@ export class Transaction {
   private readonly generatedCount = new Map<number, number>();
   private stopped = false;
   private readonly runLogger: Logger;
+  private readonly notifications: Notifications;
 
   constructor(private readonly s: TransactionSettings) {
     this.graph = s.built.graph;
     this.walk = new Walk(this.graph);
     this.runLogger = s.log.loggerFor("Puppet", undefined);
+    this.notifications = new Notifications(s.hooks, {
+      vertexOf: (ref) => {
+        const index = s.built.index.get(refKeyOf(ref) ?? "");
+        const vertex = index === undefined ? undefined : s.built.entry[index];
+        return vertex !== undefined && this.graph.vertices[vertex]?.kind === "resource" ? vertex : undefined;
+      },
+      runAction: (target, action, why) => this.runNotification(target, action, why),
+      log: (level, message, from) => {
+        const vertex = this.graph.vertices[from] as Vertex;
+        this.s.log.resource(level, message, this.pathOf(vertex), vertex.resource);
+      },
+    });
   }
 
   /** Applies every vertex in order; resolves when the walk is over. */
@@ -82,6 +96,7 @@ export class Transaction {
       else await this.evaluate(v);
       this.walk.finish(v);
     }
+    await this.notifications.flushDelayed();
   }
 
   /** Marks every resource of these vertices failed as part of a cycle (nothing is applied). */
@@ -177,17 +192,32 @@ export class Transaction {
         return;
       }
       if (this.s.hooks.resolve) resource = await this.s.hooks.resolve(resource, context);
-      if (type.generate) await this.generate(v, vertex, type, resource, context);
-      const result = await type.apply(
-        resource,
-        resource === vertex.resource ? context : this.context(vertex, resource),
-      );
+      const applyContext = resource === vertex.resource ? context : this.context(vertex, resource);
+      if (this.notifications.hasBefore(resource)) await this.notifyBefore(v, type, resource, applyContext);
+      if (type.generate) await this.generate(v, vertex, type, resource, applyContext);
+      const result = await type.apply(resource, applyContext);
       this.record(v, vertex, status, result);
+      if (!this.state(v).failed) {
+        const changed = result.events.some((e) => e.status === "success" || e.status === "noop");
+        await this.notifications.afterApply(v, resource, changed, applyContext.noop);
+      }
     } catch (error) {
       this.failResource(v, vertex, status, errorMessage(error));
     } finally {
       status.evaluation_time = status.skipped ? null : (performance.now() - started) / 1000;
     }
+  }
+
+  /** `before` notifications need to know whether the resource would change: a dry run first. */
+  private async notifyBefore(
+    v: number,
+    type: ResourceType,
+    resource: CatalogResource,
+    context: ApplyContext,
+  ): Promise<void> {
+    const dry = await type.apply(resource, { ...context, noop: true, logger: context.logger });
+    const wouldChange = dry.events.some((e) => e.status === "noop" || e.status === "success");
+    await this.notifications.beforeApply(v, resource, wouldChange, context.noop);
   }
 
   private record(v: number, vertex: Vertex, status: ResourceStatus, result: ResourceResult): void {
@@ -336,20 +366,33 @@ export class Transaction {
 
   private async refresh(v: number, vertex: Vertex, count: string): Promise<boolean> {
     const type = this.s.typeOf(vertex.resource) as ResourceType;
+    const run = type.refresh as NonNullable<ResourceType["refresh"]>;
+    return this.callAction(v, vertex, "refresh", `from ${count}`, (r, c) => run(r, c));
+  }
+
+  /**
+   * Runs a refresh or a notification's action and records it as Puppet
+   * records a refresh: `Triggered 'refresh' from 2 events` and a success
+   * event, or `Failed to call refresh: ...`, failed and failed_to_restart.
+   */
+  private async callAction(
+    v: number,
+    vertex: Vertex,
+    action: string,
+    why: string,
+    run: (resource: CatalogResource, context: ApplyContext) => Promise<ResourceResult>,
+  ): Promise<boolean> {
     const status = this.statusOf(v) as ResourceStatus;
     const source = this.pathOf(vertex);
     let failure: string | undefined;
     try {
-      const result = await (type.refresh as NonNullable<ResourceType["refresh"]>)(
-        vertex.resource,
-        this.context(vertex, vertex.resource),
-      );
+      const result = await run(vertex.resource, this.context(vertex, vertex.resource));
       failure = result.failed ?? result.events.find((e) => e.status === "failure")?.message;
     } catch (error) {
       failure = errorMessage(error);
     }
     if (failure !== undefined) {
-      const message = `Failed to call refresh: ${failure}`;
+      const message = `Failed to call ${action}: ${failure}`;
       this.s.log.resource("err", message, source, vertex.resource);
       status.failed_to_restart = true;
       this.state(v).failedToRestart = true;
@@ -360,10 +403,34 @@ export class Transaction {
       this.s.log.resource("err", failure, source, vertex.resource);
       return false;
     }
-    const message = `Triggered 'refresh' from ${count}`;
+    const message = `Triggered '${action}' ${why}`;
     this.s.log.resource("notice", message, source, vertex.resource);
-    addEvent(status, this.resourceEvent("refresh", "success", message));
+    addEvent(status, this.resourceEvent(action, "success", message));
     return true;
+  }
+
+  /** A notification's action on its target (the notifications hook): the front end's runner, or refresh. */
+  private async runNotification(target: number, action: string | undefined, why: string): Promise<void> {
+    const vertex = this.graph.vertices[target] as Vertex;
+    const type = this.s.typeOf(vertex.resource);
+    const runner = this.s.hooks.runNotification;
+    const name = action ?? "refresh";
+    if (runner) {
+      await this.callAction(target, vertex, name, `by ${why}`, (r, c) => runner(r, action, c));
+    } else if (type?.refresh) {
+      const refresh = type.refresh;
+      await this.callAction(target, vertex, name, `by ${why}`, (r, c) => refresh(r, c));
+    } else {
+      this.s.log.resource(
+        "warning",
+        `Cannot ${name}: ${vertex.ref} has no refresh`,
+        this.pathOf(vertex),
+        vertex.resource,
+      );
+      return;
+    }
+    const status = this.statusOf(target);
+    if (status && !status.failed_to_restart) status.restarted = true;
   }
 
   // ---- statuses, paths, contexts ----
