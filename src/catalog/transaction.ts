@@ -154,6 +154,8 @@ export class Transaction {
   }
 
   private skip(vertex: Vertex, state: VertexState): boolean {
+    // Exported resources are for other nodes (Puppet's virtual): skipped here.
+    if (vertex.resource.exported === true) return true;
     if (this.s.skipTags.length > 0 && tagged(vertex.resource, this.s.skipTags)) return true;
     if (this.s.tags.length > 0 && !tagged(vertex.resource, this.s.tags)) return true;
     if (!state.failedDeps) return false;

@@ -372,3 +372,11 @@ test("10,000 resources in a chain and unrelated: every one applied once, in orde
   assert.equal(report.metrics.resources.total, 10_000);
   assert.equal(report.status, "unchanged");
 });
+
+test("exported resources are skipped (they are for other nodes)", async () => {
+  const { journal, report } = await run(
+    catalogOf([{ ...resource("Fake", "e"), exported: true }, resource("Fake", "b")]),
+  );
+  assert.deepEqual(journal, ["apply b"]);
+  assert.equal(report.resource_statuses["Fake[e]"]?.skipped, true);
+});
