@@ -4,6 +4,7 @@
  */
 import type { Catalog, CatalogResource, ParamValue } from "../../../src/catalog/model.js";
 import type { ApplyContext, ResourceResult, ResourceType } from "../../../src/catalog/resource-type.js";
+import { findPuppetType } from "../../../src/puppet/types/index.js";
 import { Logger, type LogRecord } from "../../../src/system/logger.js";
 
 export interface Driver {
@@ -56,8 +57,10 @@ export function driver(
       }
       const children = (await type.generate?.(res, context(noop))) ?? [];
       results.set(`${res.type}[${title}]`, await type.apply(res, context(noop)));
-      for (const child of children)
-        results.set(`${child.type}[${child.title}]`, await type.apply(child, context(noop)));
+      for (const child of children) {
+        const childType = findPuppetType(child.type) ?? type;
+        results.set(`${child.type}[${child.title}]`, await childType.apply(child, context(noop)));
+      }
       return results;
     },
   };
