@@ -17,7 +17,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, readlinkSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { groupName, userName } from "../../providers/files/accounts.js";
+import { AccountDatabase } from "../../providers/files/accounts.js";
 import type { Logger } from "../../system/logger.js";
 import type { ChangesChroot } from "../../promises/simulate/changes-chroot.js";
 import { auditPackageOperations } from "../../promises/packages/simulate-audit.js";
@@ -59,6 +59,8 @@ export function auditChanges(
 class Audit {
   private readonly audited = new Set<string>();
   private readonly delimiter: string;
+  /** Users and groups, read once per audit (the run may have added some). */
+  private readonly accounts = new AccountDatabase();
 
   constructor(
     private readonly chroot: ChangesChroot,
@@ -101,7 +103,7 @@ class Audit {
       this.write(`'${path}' no longer exists\n`);
       return;
     }
-    this.write(`'${path}' is a ${typeDescription(stats)}\n${statInfo(stats)}`);
+    this.write(`'${path}' is a ${typeDescription(stats)}\n${statInfo(stats, this.accounts)}`);
     this.details(real, stats, chrooted);
   }
 
@@ -121,13 +123,15 @@ class Audit {
     }
     const type = typeDescription(changed);
     if (typeDescription(original) !== type) {
-      this.write(`'${path}' changed type from ${typeDescription(original)} to ${type}\n${statInfo(changed)}`);
+      this.write(
+        `'${path}' changed type from ${typeDescription(original)} to ${type}\n${statInfo(changed, this.accounts)}`,
+      );
       // 3.21 shows the details of the original path here.
       this.details(path, changed, true);
     } else if (changed.isFile() || changed.isDirectory()) {
       this.runDiff(path, chrooted);
     } else {
-      this.write(`'${path}' is a ${type}\n${statInfo(changed)}`);
+      this.write(`'${path}' is a ${type}\n${statInfo(changed, this.accounts)}`);
       this.details(path, changed, true);
     }
   }
@@ -174,13 +178,13 @@ function typeDescription(stats: Stats): string {
 }
 
 /** Size, mode, owner and times, as the `stat` command shows them. */
-function statInfo(stats: Stats): string {
+function statInfo(stats: Stats, accounts: AccountDatabase): string {
   const mode = stats.mode;
   let text = `Size: ${stats.size}\n`;
   text += `Access: (${(mode & 0o7777).toString(8).padStart(4, "0")}/${modeString(mode)})  `;
-  const user = userName(stats.uid);
+  const user = accounts.userName(stats.uid);
   if (user !== undefined) text += `Uid: (${stats.uid}/${user})   `;
-  const group = groupName(stats.gid);
+  const group = accounts.groupName(stats.gid);
   if (group !== undefined) text += `Gid: (${stats.gid}/${group})\n`;
   text += `Access: ${timestamp(stats.atime)}\n`;
   text += `Modify: ${timestamp(stats.mtime)}\n`;

@@ -26,7 +26,8 @@ import {
   writeAcl,
 } from "../../providers/acl/posix-acl.js";
 import { asStrings, asText } from "../values.js";
-import { groupId, groupName, userId, userName } from "../../providers/files/accounts.js";
+import type { AccountDatabase } from "../../providers/files/accounts.js";
+import { accountsOf } from "./run-state.js";
 import type { FileStep } from "./step.js";
 
 interface ParsedAce {
@@ -75,7 +76,7 @@ function modeProblem(mode: string, nativePerms: string): ProblemLine[] | undefin
 }
 
 /** One ACE (`user:alice:=rw:allow`), or why it is refused; `posix` when acl_type says so. */
-function parseAce(ace: string, posix: boolean): ParsedAce | AceProblem {
+function parseAce(ace: string, posix: boolean, accounts: AccountDatabase): ParsedAce | AceProblem {
   const refused = (...lines: ProblemLine[]): AceProblem => ({
     lines: [...lines, line(`ACL: The ACE '${ace}' contains errors`, true)],
   });
@@ -91,7 +92,7 @@ function parseAce(ace: string, posix: boolean): ParsedAce | AceProblem {
     if (name === "*") tag = kind === "user" ? "user_obj" : "group_obj";
     else {
       tag = kind;
-      id = kind === "user" ? userId(name) : groupId(name);
+      id = kind === "user" ? accounts.userId(name) : accounts.groupId(name);
       if (id === undefined) {
         const what =
           kind === "user" ? `UID for user '${name}', (getpwnam` : `GID for group '${name}', (getgrnam`;
@@ -136,10 +137,14 @@ function bodyValue(step: FileStep, name: string): string | undefined {
 }
 
 /** The ACEs, parsed; the first problem (logged by the caller) otherwise. */
-function parseAces(aces: readonly string[], posix: boolean): ParsedAce[] | AceProblem {
+function parseAces(
+  aces: readonly string[],
+  posix: boolean,
+  accounts: AccountDatabase,
+): ParsedAce[] | AceProblem {
   const parsed: ParsedAce[] = [];
   for (const ace of aces) {
-    const result = parseAce(ace, posix);
+    const result = parseAce(ace, posix, accounts);
     if ("lines" in result) return result;
     parsed.push(result);
   }
@@ -164,11 +169,12 @@ export function verifyAcl(step: FileStep, file: string, stats: Stats): void {
     return;
   }
   const posix = bodyValue(step, "acl_type") === "posix";
-  const aces = parseAces(asStrings(step.promise.bodyValue("acl", "aces")), posix);
+  const accounts = accountsOf(step.env);
+  const aces = parseAces(asStrings(step.promise.bodyValue("acl", "aces")), posix, accounts);
   const policy = defaultPolicy(step);
   const defaults =
     policy === "specify"
-      ? parseAces(asStrings(step.promise.bodyValue("acl", "specify_default_aces")), posix)
+      ? parseAces(asStrings(step.promise.bodyValue("acl", "specify_default_aces")), posix, accounts)
       : [];
   if (isProblem(aces) || isProblem(defaults)) {
     reportProblem(step, file, isProblem(aces) ? aces : (defaults as AceProblem));
@@ -218,7 +224,11 @@ function keepEntries(
     return true;
   }
   if (!step.makingChanges(`update ACL ${label} on file '${file}'`)) return true;
-  const text = aclText(entries, (id, tag) => (tag === "user" ? userName(id) : groupName(id)) ?? String(id));
+  const accounts = accountsOf(step.env);
+  const text = aclText(
+    entries,
+    (id, tag) => (tag === "user" ? accounts.userName(id) : accounts.groupName(id)) ?? String(id),
+  );
   const invalid = checkAcl(entries);
   if (invalid)
     return failWith(

@@ -10,8 +10,8 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { mkdirSync } from "../../system/safe-fs.js";
 import { join } from "node:path";
-import type { EvalContext } from "../../eval/context.js";
 import type { PromiseEnvironment } from "../contract.js";
+import type { RunSlot } from "../run-state.js";
 import { writeFileAtomically } from "../../system/atomic.js";
 import { stateDir } from "./run-state.js";
 
@@ -118,16 +118,13 @@ export class ChangesDatabase {
   }
 }
 
-const databases = new WeakMap<EvalContext, ChangesDatabase>();
+const DATABASE: RunSlot<{ db?: ChangesDatabase }> = { name: "changes database", create: () => ({}) };
 
 /** The run's changes database, opened on first use. */
 export function changesDatabase(env: PromiseEnvironment): ChangesDatabase {
-  let db = databases.get(env.ctx);
-  if (!db) {
-    db = ChangesDatabase.open(stateDir(env));
-    databases.set(env.ctx, db);
-  }
-  return db;
+  const slot = env.runState.get(DATABASE);
+  slot.db ??= ChangesDatabase.open(stateDir(env));
+  return slot.db;
 }
 
 export type FileState = "N" | "R" | "C" | "S";

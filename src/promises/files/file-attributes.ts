@@ -6,7 +6,7 @@
  * mode, the ACL, and the time stamps.
  */
 import type { Stats } from "node:fs";
-import { utimesSync } from "../../system/safe-fs.js";
+import { touchPath } from "../../providers/files/rename.js";
 import { setMode } from "../../providers/files/mode.js";
 import { verifyAcl } from "./acl.js";
 import type { FilesAttributes } from "./attributes.js";
@@ -69,11 +69,9 @@ function verifyMode(step: FileStep, file: string, current: number, wanted: numbe
 }
 
 function updateTimestamps(step: FileStep, file: string): void {
-  try {
-    const now = new Date();
-    utimesSync(file, now, now);
-  } catch (error) {
-    step.denied(`Updating timestamps on '${file}' failed. (utime: ${errorText(error)})`);
+  const touched = touchPath(file);
+  if (touched.status === "failed") {
+    step.denied(`Updating timestamps on '${file}' failed. (utime: ${errorText(touched.cause)})`);
     return;
   }
   step.changed(`Updated timestamps on '${file}'`);

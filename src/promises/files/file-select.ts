@@ -16,10 +16,11 @@ import { splitCommand } from "../../eval/functions/exec.js";
 import { matchesFully } from "../../eval/regex/match.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import { asStrings, asText } from "../values.js";
-import { groupName, userName } from "../../providers/files/accounts.js";
+import type { AccountDatabase } from "../../providers/files/accounts.js";
 import { parseRange } from "./attributes.js";
 import { parseModeString } from "../../providers/files/mode.js";
 import { lastNode } from "./paths.js";
+import { accountsOf } from "./run-state.js";
 import { withPromiser } from "./step.js";
 
 export interface FileSelect {
@@ -143,7 +144,12 @@ function execProgramMatch(select: FileSelect, path: string): boolean {
 }
 
 /** The words of the criteria `path` (lstat `stats`) meets. */
-export function selectionWords(select: FileSelect, path: string, stats: Stats): Set<string> {
+export function selectionWords(
+  select: FileSelect,
+  path: string,
+  stats: Stats,
+  accounts: AccountDatabase,
+): Set<string> {
   const words = new Set<string>();
   const add = (word: string, holds: boolean) => holds && words.add(word);
   const leaf = lastNode(path);
@@ -158,8 +164,14 @@ export function selectionWords(select: FileSelect, path: string, stats: Stats): 
     "file_types",
     select.fileTypes.some((t) => checkClassExpression(t, (w) => types.has(w)) === true),
   );
-  add("owner", select.owners.length === 0 || accountMatch(select.owners, stats.uid, userName(stats.uid)));
-  add("group", select.groups.length === 0 || accountMatch(select.groups, stats.gid, groupName(stats.gid)));
+  add(
+    "owner",
+    select.owners.length === 0 || accountMatch(select.owners, stats.uid, accounts.userName(stats.uid)),
+  );
+  add(
+    "group",
+    select.groups.length === 0 || accountMatch(select.groups, stats.gid, accounts.groupName(stats.gid)),
+  );
   add("mode", modeMatch(select.modes, stats));
   const seconds = (ms: number) => Math.floor(ms / 1000);
   add("atime", inRange(seconds(stats.atimeMs), select.atime, false));
@@ -174,7 +186,7 @@ export function selectionWords(select: FileSelect, path: string, stats: Stats): 
 
 /** Whether `path` (lstat `stats`) is selected; logs the verdict in verbose mode. */
 export function selectLeaf(env: PromiseEnvironment, select: FileSelect, path: string, stats: Stats): boolean {
-  const words = selectionWords(select, path, stats);
+  const words = selectionWords(select, path, stats, accountsOf(env));
   const result =
     select.result !== undefined && checkClassExpression(select.result, (w) => words.has(w)) === true;
   env.log.verbose(`file_select result '${select.result ?? ""}' on '${path}' was '${result}'`);

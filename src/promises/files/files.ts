@@ -383,7 +383,7 @@ function evaluateFiles(promise: ActivePromise, runEnv: PromiseEnvironment): Outc
     promise,
     env,
     attrs,
-    perms: readPermsSpec(promise, masks),
+    perms: readPermsSpec(promise, env, masks),
     select: readFileSelect(promise, env),
     repository: chrootRepository(asText(promise.value("repository")), chroot),
     pattern: isPattern(promise, attrs),

@@ -9,9 +9,8 @@ import { type Stats, appendFileSync, readFileSync } from "node:fs";
 import { mkdirSync } from "../../system/safe-fs.js";
 import { setOwner } from "../../providers/files/owner.js";
 import { join } from "node:path";
-import { groupName, userName } from "../../providers/files/accounts.js";
 import type { AccountId, PermsSpec } from "./perms.js";
-import { stateDir } from "./run-state.js";
+import { accountsOf, stateDir } from "./run-state.js";
 import { errorText, type FileStep } from "./step.js";
 
 type Wanted = number | "same";
@@ -42,9 +41,10 @@ export function verifyOwner(step: FileStep, file: string, stats: Stats, perms: P
   const uid = wantedId(step, perms.owners, stats.uid, file, "Owner");
   const gid = wantedId(step, perms.groups, stats.gid, file, "Group");
   if (uid === "same" && gid === "same") return;
-  if (userName(stats.uid) === undefined)
+  const accounts = accountsOf(step.env);
+  if (accounts.userName(stats.uid) === undefined)
     step.warned(`File '${file}' is not owned by anybody in the passwd database (uid = ${stats.uid})`);
-  if (groupName(stats.gid) === undefined)
+  if (accounts.groupName(stats.gid) === undefined)
     step.warned(`File '${file}' is not owned by any group in group database  (gid = ${stats.gid})`);
   const what =
     uid !== "same" && gid !== "same"

@@ -4,9 +4,9 @@
  * (`*` or nothing means "any", an unknown name stays unknown).
  */
 import { asBoolean, asStrings, asText } from "../values.js";
-import { groupId, userId } from "../../providers/files/accounts.js";
 import { type ModeMasks, parseModeString } from "../../providers/files/mode.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
+import { accountsOf } from "./run-state.js";
 
 /** A promised owner or group: an id, any (`*`, or none promised), or a name that has no id. */
 export type AccountId = number | "same" | "unknown";
@@ -47,11 +47,16 @@ function accountIds(names: readonly string[], resolve: (name: string) => number 
 }
 
 /** The promise's perms body as a spec (masks already validated by `promisedMode`). */
-export function readPermsSpec(promise: ActivePromise, masks: ModeMasks | undefined): PermsSpec {
+export function readPermsSpec(
+  promise: ActivePromise,
+  env: PromiseEnvironment,
+  masks: ModeMasks | undefined,
+): PermsSpec {
+  const accounts = accountsOf(env);
   return {
     masks,
     rxdirs: asBoolean(promise.bodyValue("perms", "rxdirs"), false),
-    owners: accountIds(asStrings(promise.bodyValue("perms", "owners")), userId),
-    groups: accountIds(asStrings(promise.bodyValue("perms", "groups")), groupId),
+    owners: accountIds(asStrings(promise.bodyValue("perms", "owners")), (name) => accounts.userId(name)),
+    groups: accountIds(asStrings(promise.bodyValue("perms", "groups")), (name) => accounts.groupId(name)),
   };
 }

@@ -5,18 +5,11 @@
  * its mode), deleting a symbolic link instead; `rotate => n` keeps n numbered
  * copies and empties the file; `rotate => 0` only empties it.
  */
-import { type Stats, closeSync, lstatSync, statSync } from "node:fs";
-import {
-  chmodSync,
-  chownSync,
-  copyFileSync,
-  openSync,
-  renameSync,
-  truncateSync,
-  unlinkSync,
-} from "../../system/safe-fs.js";
+import { type Stats, lstatSync } from "node:fs";
+import { removePath } from "../../providers/files/remove.js";
+import { renamePath, rotateFile, truncateFile } from "../../providers/files/rename.js";
 import type { RenameAttributes } from "./attributes.js";
-import { formatMode } from "../../providers/files/mode.js";
+import { formatMode, setMode } from "../../providers/files/mode.js";
 import { chopLastNode, joinPath } from "./paths.js";
 import { runState } from "./run-state.js";
 import { errorText, type FileStep } from "./step.js";
@@ -65,10 +58,9 @@ function moveTo(step: FileStep, target: string): void {
     step.warned(`Renaming '${path}' to same destination twice would overwrite saved copy - aborting`);
     return;
   }
-  try {
-    renameSync(path, target);
-  } catch (error) {
-    step.failed(`Error occurred while renaming '${path}'. (rename: ${errorText(error)})`);
+  const moved = renamePath(path, target);
+  if (moved.status === "failed") {
+    step.failed(`Error occurred while renaming '${path}'. (rename: ${errorText(moved.cause)})`);
     return;
   }
   step.env.changesChroot?.recordRename(path, target);
@@ -78,10 +70,9 @@ function moveTo(step: FileStep, target: string): void {
 function disableLink(step: FileStep): void {
   const { path } = step;
   if (!step.makingChanges(`disable link '${path}'`)) return;
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    step.failed(`Unable to unlink '${path}'. (unlink: ${errorText(error)})`);
+  const removed = removePath(path);
+  if (removed.status === "failed") {
+    step.failed(`Unable to unlink '${path}'. (unlink: ${errorText(removed.cause)})`);
     return;
   }
   step.changed(`Disabled symbolic link '${path}' by deleting it`);
@@ -98,22 +89,19 @@ function disable(step: FileStep, stats: Stats, rename: RenameAttributes): void {
   // Without disable_mode the masks are empty: the file keeps its mode.
   const mode = masks ? ((stats.mode & 0o7777) | masks.plus) & ~masks.minus : stats.mode & 0o7777;
   if (!step.makingChanges(`rename file '${path}' to '${target}'`)) return;
-  try {
-    chmodSync(path, mode);
-    step.changed(`Changed permissions of '${path}' to 'mode ${formatMode(mode)}'`);
-  } catch (error) {
+  const chmodded = setMode(path, mode, { current: stats.mode & 0o7777 });
+  if (chmodded.status === "failed") {
     step.failed(
-      `Failed to change permissions of '${path}' to 'mode ${formatMode(mode)}' (${errorText(error)})`,
+      `Failed to change permissions of '${path}' to 'mode ${formatMode(mode)}' (${errorText(chmodded.cause)})`,
     );
-  }
+  } else step.changed(`Changed permissions of '${path}' to 'mode ${formatMode(mode)}'`);
   if (runState(step.env).archived.has(target)) {
     step.warned("Disable required twice? Would overwrite saved copy - changing permissions only");
     return;
   }
-  try {
-    renameSync(path, target);
-  } catch (error) {
-    step.failed(`Error occurred while renaming '${path}'. (rename: ${errorText(error)})`);
+  const moved = renamePath(path, target);
+  if (moved.status === "failed") {
+    step.failed(`Error occurred while renaming '${path}'. (rename: ${errorText(moved.cause)})`);
     return;
   }
   step.env.changesChroot?.recordRename(path, target);
@@ -124,7 +112,7 @@ function truncate(step: FileStep): void {
   const { path } = step;
   if (!step.makingChanges(`truncate '${path}'`)) return;
   try {
-    closeSync(openSync(path, "w"));
+    truncateFile(path);
   } catch (error) {
     step.env.log.error(`Failed to create or truncate file '${path}'. (create: ${errorText(error)})`);
   }
@@ -142,33 +130,7 @@ function rotate(step: FileStep, count: number): void {
   const { rotated } = runState(step.env);
   if (!rotated.has(path)) {
     rotated.add(path);
-    rotateFiles(path, count);
+    rotateFile(path, count);
   }
   step.changed(`Rotated file '${path}' in ${count} fifo`);
-}
-
-function rotateFiles(path: string, count: number): void {
-  let stats: Stats;
-  try {
-    stats = statSync(path);
-  } catch {
-    return;
-  }
-  for (let i = count - 1; i > 0; i--) {
-    for (const ext of ["", ".gz", ".Z", ".bz", ".bz2"]) {
-      try {
-        renameSync(`${path}.${i}${ext}`, `${path}.${i + 1}${ext}`);
-      } catch {
-        // Not every generation exists.
-      }
-    }
-  }
-  try {
-    copyFileSync(path, `${path}.1`);
-    chmodSync(`${path}.1`, stats.mode & 0o7777);
-    chownSync(`${path}.1`, stats.uid, stats.gid);
-    truncateSync(path, 0);
-  } catch {
-    // cf-agent goes on quietly when a step of the rotation fails.
-  }
 }

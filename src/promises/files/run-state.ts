@@ -1,13 +1,15 @@
 /**
  * What files promises remember for the length of one agent run: when it
  * started (for time-stamped backups), which files were already archived
- * to the repository, and which were copied under `files_single_copy`.
- * Kept per evaluation context, so two runs in one process never share it.
+ * to the repository, and which were copied under `files_single_copy`;
+ * and the account databases, read once per run. Kept in the run's
+ * RunState, so two runs in one process never share it.
  */
 import { canonify } from "../../eval/class-expression.js";
-import type { EvalContext } from "../../eval/context.js";
 import { isScalar } from "../../eval/values.js";
+import { AccountDatabase } from "../../providers/files/accounts.js";
 import type { PromiseEnvironment } from "../contract.js";
+import type { RunSlot } from "../run-state.js";
 
 export interface FilesRunState {
   readonly startSeconds: number;
@@ -19,20 +21,25 @@ export interface FilesRunState {
   readonly rotated: Set<string>;
 }
 
-const states = new WeakMap<EvalContext, FilesRunState>();
+const FILES_RUN: RunSlot<FilesRunState> = {
+  name: "files promises",
+  create: () => ({
+    startSeconds: Math.floor(Date.now() / 1000),
+    archived: new Set(),
+    singleCopied: new Set(),
+    rotated: new Set(),
+  }),
+};
 
 export function runState(env: PromiseEnvironment): FilesRunState {
-  let state = states.get(env.ctx);
-  if (!state) {
-    state = {
-      startSeconds: Math.floor(Date.now() / 1000),
-      archived: new Set(),
-      singleCopied: new Set(),
-      rotated: new Set(),
-    };
-    states.set(env.ctx, state);
-  }
-  return state;
+  return env.runState.get(FILES_RUN);
+}
+
+const ACCOUNTS: RunSlot<AccountDatabase> = { name: "account databases", create: () => new AccountDatabase() };
+
+/** This run's users and groups (/etc/passwd and /etc/group, read once per run). */
+export function accountsOf(env: PromiseEnvironment): AccountDatabase {
+  return env.runState.get(ACCOUNTS);
 }
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];

@@ -65,26 +65,3 @@ function reverse(database: Database, id: number): string | undefined {
   for (const [name, value] of database) if (value === id) return name;
   return undefined;
 }
-
-/** The database the module functions below use, read once per process. */
-const processAccounts = new AccountDatabase();
-
-/** A user's id, or undefined when there is no such user (this system's, read once). */
-export function userId(name: string): number | undefined {
-  return processAccounts.userId(name);
-}
-
-/** A group's id, or undefined when there is no such group. */
-export function groupId(name: string): number | undefined {
-  return processAccounts.groupId(name);
-}
-
-/** The name of the user with this id, or undefined when none has it. */
-export function userName(uid: number): string | undefined {
-  return processAccounts.userName(uid);
-}
-
-/** The name of the group with this id, or undefined when none has it. */
-export function groupName(gid: number): string | undefined {
-  return processAccounts.groupName(gid);
-}

@@ -34,6 +34,7 @@
  *   setMode(path, mode, { current, noop })      numeric; parseModeString/applyMode read
  *     `"0644"`, `"644"`, `"u+rwx,go-w"` into the bits to set
  *   setOwner(path, { uid, gid }, { current, noop })  never through a link (lchown)
+ *   renamePath(from, to, { noop }), touchPath(path, { when, noop })
  *   AccountDatabase: user and group names to ids and back (passwd, group files)
  *   walkTree(root, { maxDepth, followLinks, skip, digest })  entries under a root,
  *     depth first, for recursion and purging (remove each extra with removePath)
@@ -46,7 +47,8 @@
  * Primitives (throw the system error; for front ends that word each step)
  *   replaceContent, contentMatches, contentsDiffer, copyFileSparse,
  *   createDirectories, makeDirectory, followedKind, createSymlink, createHardLink,
- *   copyPreserving (a file, link or tree with modes, times and owners: backups)
+ *   copyPreserving (a file, link or tree with modes, times and owners: backups),
+ *   truncateFile, rotateFile (numbered copies `path.1`..., as log rotation)
  *
  * Backups: a BackupHook is called with the FileState of what is about to
  * be replaced or removed; what it throws stops the operation (failed).
@@ -63,5 +65,6 @@ export * from "./link.js";
 export * from "./mode.js";
 export * from "./owner.js";
 export * from "./remove.js";
+export * from "./rename.js";
 export * from "./result.js";
 export * from "./walk.js";

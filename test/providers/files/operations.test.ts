@@ -27,6 +27,10 @@ import {
   parseModeString,
   applyMode,
   removePath,
+  renamePath,
+  rotateFile,
+  touchPath,
+  truncateFile,
   setMode,
   setOwner,
   createDirectories,
@@ -231,5 +235,33 @@ test("AccountDatabase reads names and ids from the files under its root", () => 
     assert.equal(accounts.groupId("staff"), 50);
     assert.equal(accounts.userName(1001), "alice");
     assert.equal(accounts.groupName(7), undefined);
+  });
+});
+
+test("renamePath, touchPath, truncateFile and rotateFile", () => {
+  withDir((dir) => {
+    const path = join(dir, "log");
+    writeFileSync(path, "one");
+    assert.deepEqual(
+      renamePath(path, `${path}.old`).changes.map((c) => [c.property, c.old, c.new]),
+      [["path", path, `${path}.old`]],
+    );
+    assert.equal(renamePath(path, `${path}.x`).cause?.code, "ENOENT");
+    const when = new Date(2_000_000_000);
+    assert.equal(touchPath(`${path}.old`, { when }).status, "changed");
+    assert.equal(lstatSync(`${path}.old`).mtimeMs, 2_000_000_000);
+    writeFileSync(path, "first", { mode: 0o640 });
+    assert.equal(rotateFile(path, 3), true);
+    writeFileSync(path, "second");
+    rotateFile(path, 3);
+    assert.deepEqual(
+      [readFileSync(path, "utf8"), readFileSync(`${path}.1`, "utf8"), readFileSync(`${path}.2`, "utf8")],
+      ["", "second", "first"],
+    );
+    assert.equal(modeOf(`${path}.1`), 0o640);
+    writeFileSync(path, "x");
+    truncateFile(path);
+    assert.equal(readFileSync(path, "utf8"), "");
+    assert.equal(rotateFile(join(dir, "none"), 2), false);
   });
 });
