@@ -17,46 +17,9 @@ import type { SpawnMessage, SpawnReply, SpawnRequest, SpawnWorkerData } from "./
 /** What to run; the id is the client's. */
 export type SpawnOrder = Omit<SpawnRequest, "id" | "background">;
 
-/** The runner in use, by what TEND_SPAWNER asked; undefined when none could start. */
-const runners = new Map<string, ScriptRunner | undefined>();
-/** A runner started ahead of its first program, by what TEND_SPAWNER asked. */
-const early = new Map<string, ScriptRunner>();
-/** Runners that have background programs to collect (a dead one's fail, still to be handed over). */
-const runnersWithBackground = new Set<ScriptRunner>();
-
 function runnerKinds(asked: string | undefined): RunnerKind[] {
   if (asked === "python" || asked === "perl") return [asked];
   return asked === "node" ? [] : ["python", "perl"];
-}
-
-/**
- * Starts the runner now, so that it is ready by the first program (it runs
- * alongside the agent meanwhile); it is used by the first program of the
- * run, or left to end with the agent.
- */
-export function startRunnerEarly(): void {
-  const asked = process.env.TEND_SPAWNER ?? "";
-  if (runners.has(asked) || early.has(asked)) return;
-  const kind = runnerKinds(asked)[0];
-  const runner = kind === undefined ? undefined : ScriptRunner.launch(kind);
-  if (runner) early.set(asked, runner);
-}
-
-/** The runner (started at first use, and again after one died), or undefined for the worker. */
-function scriptRunner(): ScriptRunner | undefined {
-  const asked = process.env.TEND_SPAWNER ?? "";
-  const current = runners.get(asked);
-  if (runners.has(asked) && !current?.dead) return current;
-  let started: ScriptRunner | undefined;
-  const launched = early.get(asked);
-  early.delete(asked);
-  for (const kind of runnerKinds(asked)) {
-    started = launched?.kind === kind ? launched : ScriptRunner.launch(kind);
-    if (started?.ready()) break;
-    started = undefined;
-  }
-  runners.set(asked, started);
-  return started;
 }
 
 /** Runs `start` with the process's umask set as asked: a program started from Node inherits it. */
@@ -69,21 +32,53 @@ function withUmask<T>(umask: number, start: () => T): T {
   }
 }
 
-interface SpawnWorker {
+/**
+ * The runner processes of this process, by what TEND_SPAWNER asked: they
+ * are resources of the process (started once, reused by every run).
+ */
+class RunnerPool {
+  /** The runner in use; undefined when none could start. */
+  private readonly runners = new Map<string, ScriptRunner | undefined>();
+  /** A runner started ahead of its first program. */
+  private readonly early = new Map<string, ScriptRunner>();
+  /** Runners that have background programs to collect (a dead one's fail, still to be handed over). */
+  readonly withBackground = new Set<ScriptRunner>();
+
+  startEarly(asked: string): void {
+    if (this.runners.has(asked) || this.early.has(asked)) return;
+    const kind = runnerKinds(asked)[0];
+    const runner = kind === undefined ? undefined : ScriptRunner.launch(kind);
+    if (runner) this.early.set(asked, runner);
+  }
+
+  /** The runner (started at first use, and again after one died), or undefined for the worker. */
+  current(asked: string): ScriptRunner | undefined {
+    const current = this.runners.get(asked);
+    if (this.runners.has(asked) && !current?.dead) return current;
+    let started: ScriptRunner | undefined;
+    const launched = this.early.get(asked);
+    this.early.delete(asked);
+    for (const kind of runnerKinds(asked)) {
+      started = launched?.kind === kind ? launched : ScriptRunner.launch(kind);
+      if (started?.ready()) break;
+      started = undefined;
+    }
+    this.runners.set(asked, started);
+    return started;
+  }
+
+  finishBackground(): void {
+    for (const runner of this.withBackground) runner.finishBackground();
+    this.withBackground.clear();
+  }
+}
+
+interface WorkerPort {
   readonly port: MessagePort;
   readonly ready: Int32Array;
 }
 
-let current: SpawnWorker | undefined;
-let nextId = 0;
-/** Requests whose program has started (background ones report it). */
-const started = new Set<number>();
-/** Replies received and not yet claimed, by request. */
-const finished = new Map<number, SpawnReply>();
-/** Background programs not yet collected, with what to do with each result. */
-const background = new Map<number, (reply: SpawnReply) => void>();
-
-function startWorker(): SpawnWorker {
+function startWorker(): WorkerPort {
   const fifoDir = mkdtempSync(join(tmpdir(), "tend-commands-"));
   process.once("exit", () => rmSync(fifoDir, { recursive: true, force: true }));
   const ready = new SharedArrayBuffer(4);
@@ -101,40 +96,98 @@ function startWorker(): SpawnWorker {
   return { port: port1, ready: new Int32Array(ready) };
 }
 
-/** Takes every message the worker has posted so far. */
-function drain(port: MessagePort): void {
-  for (let received = receiveMessageOnPort(port); received; received = receiveMessageOnPort(port)) {
-    const message = received.message as SpawnMessage;
-    if (message.kind === "started") started.add(message.id);
-    else finished.set(message.id, message.reply);
+/** The spawn worker of this process (started at its first program) and its requests. */
+class WorkerClient {
+  private worker: WorkerPort | undefined;
+  private nextId = 0;
+  /** Requests whose program has started (background ones report it). */
+  private readonly started = new Set<number>();
+  /** Replies received and not yet claimed, by request. */
+  private readonly finished = new Map<number, SpawnReply>();
+  /** Background programs not yet collected, with what to do with each result. */
+  private readonly background = new Map<number, (reply: SpawnReply) => void>();
+
+  run(order: SpawnOrder): SpawnReply {
+    // The umask stays set until the worker has started the program, which is when it is over here.
+    return withUmask(order.umask, () => {
+      const id = this.send(order, false);
+      this.waitUntil(() => this.finished.has(id));
+      return this.claim(id);
+    });
+  }
+
+  runInBackground(order: SpawnOrder, collect: (reply: SpawnReply) => void): void {
+    withUmask(order.umask, () => {
+      const id = this.send(order, true);
+      this.background.set(id, collect);
+      this.waitUntil(() => this.started.has(id) || this.finished.has(id));
+    });
+  }
+
+  finishBackground(): void {
+    while (this.background.size > 0) {
+      this.waitUntil(() => [...this.background.keys()].some((id) => this.finished.has(id)));
+      for (const id of [...this.finished.keys()]) {
+        const collect = this.background.get(id);
+        if (!collect) continue;
+        this.background.delete(id);
+        collect(this.claim(id));
+      }
+    }
+  }
+
+  /** Takes every message the worker has posted so far. */
+  private drain(port: MessagePort): void {
+    for (let received = receiveMessageOnPort(port); received; received = receiveMessageOnPort(port)) {
+      const message = received.message as SpawnMessage;
+      if (message.kind === "started") this.started.add(message.id);
+      else this.finished.set(message.id, message.reply);
+    }
+  }
+
+  /** Blocks until `done` holds, reading the worker's messages as they come. */
+  private waitUntil(done: () => boolean): void {
+    const worker = this.worker!;
+    for (;;) {
+      // Read the counter first: a message posted after this read changes it, so the wait cannot miss it.
+      const seen = Atomics.load(worker.ready, 0);
+      this.drain(worker.port);
+      if (done()) return;
+      Atomics.wait(worker.ready, 0, seen);
+    }
+  }
+
+  private send(order: SpawnOrder, inBackground: boolean): number {
+    this.worker ??= startWorker();
+    const id = ++this.nextId;
+    const request: SpawnRequest = { ...order, id, background: inBackground };
+    this.worker.port.postMessage(request);
+    return id;
+  }
+
+  private claim(id: number): SpawnReply {
+    const reply = this.finished.get(id)!;
+    this.finished.delete(id);
+    this.started.delete(id);
+    return reply;
   }
 }
 
-/** Blocks until `done` holds, reading the worker's messages as they come. */
-function waitUntil(done: () => boolean): void {
-  const worker = current!;
-  for (;;) {
-    // Read the counter first: a message posted after this read changes it, so the wait cannot miss it.
-    const seen = Atomics.load(worker.ready, 0);
-    drain(worker.port);
-    if (done()) return;
-    Atomics.wait(worker.ready, 0, seen);
-  }
+/** What starts programs for this process: its runner processes and its spawn worker. */
+const runners = new RunnerPool();
+const worker = new WorkerClient();
+
+function asked(): string {
+  return process.env.TEND_SPAWNER ?? "";
 }
 
-function send(order: SpawnOrder, inBackground: boolean): number {
-  current ??= startWorker();
-  const id = ++nextId;
-  const request: SpawnRequest = { ...order, id, background: inBackground };
-  current.port.postMessage(request);
-  return id;
-}
-
-function claim(id: number): SpawnReply {
-  const reply = finished.get(id)!;
-  finished.delete(id);
-  started.delete(id);
-  return reply;
+/**
+ * Starts the runner now, so that it is ready by the first program (it runs
+ * alongside the agent meanwhile); it is used by the first program of the
+ * run, or left to end with the agent.
+ */
+export function startRunnerEarly(): void {
+  runners.startEarly(asked());
 }
 
 /**
@@ -142,14 +195,8 @@ function claim(id: number): SpawnReply {
  * is a reply with `error` set, like any other.
  */
 export function spawnAndWait(order: SpawnOrder): SpawnReply {
-  const runner = scriptRunner();
-  if (runner) return runner.run(order);
-  // The umask stays set until the worker has started the program, which is when it is over here.
-  return withUmask(order.umask, () => {
-    const id = send(order, false);
-    waitUntil(() => finished.has(id));
-    return claim(id);
-  });
+  const runner = runners.current(asked());
+  return runner ? runner.run(order) : worker.run(order);
 }
 
 /**
@@ -158,30 +205,17 @@ export function spawnAndWait(order: SpawnOrder): SpawnReply {
  * `collect` gets its result in finishBackground().
  */
 export function spawnInBackground(order: SpawnOrder, collect: (reply: SpawnReply) => void): void {
-  const runner = scriptRunner();
+  const runner = runners.current(asked());
   if (runner) {
-    runnersWithBackground.add(runner);
+    runners.withBackground.add(runner);
     runner.runInBackground(order, collect);
     return;
   }
-  withUmask(order.umask, () => {
-    const id = send(order, true);
-    background.set(id, collect);
-    waitUntil(() => started.has(id) || finished.has(id));
-  });
+  worker.runInBackground(order, collect);
 }
 
 /** Waits for every background program, handing each result over in the order they end. */
 export function finishBackground(): void {
-  for (const runner of runnersWithBackground) runner.finishBackground();
-  runnersWithBackground.clear();
-  while (background.size > 0) {
-    waitUntil(() => [...background.keys()].some((id) => finished.has(id)));
-    for (const id of [...finished.keys()]) {
-      const collect = background.get(id);
-      if (!collect) continue;
-      background.delete(id);
-      collect(claim(id));
-    }
-  }
+  runners.finishBackground();
+  worker.finishBackground();
 }
