@@ -181,6 +181,7 @@ export class DebSandbox {
 
   /** `dpkg-query`'s status and version of a package inside, or `unknown`. */
   packageState(name: string): string {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own field syntax
     const run = this.run(["dpkg-query", "-W", "--showformat", "${Status} ${Version}", name]);
     return run.status === 0 ? run.stdout.trim() : "unknown";
   }
