@@ -43,9 +43,12 @@ export function commandText(argv: readonly string[]): string {
   return argv.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word}'`)).join(" ");
 }
 
-/** A failed command as one line: the command, its status and the last line it wrote. */
-export function commandFailure(argv: readonly string[], output: CommandOutput): string {
+/**
+ * A failed command as one line, worded as Puppet words it: the command (or
+ * `shown`, the text the user gave), its status, the last line it wrote.
+ */
+export function commandFailure(argv: readonly string[], output: CommandOutput, shown?: string): string {
   const said = (output.stderr.trim() || output.stdout.trim()).split("\n").at(-1) ?? "";
   const status = output.status === null ? "could not run" : `returned ${output.status}`;
-  return `Execution of '${commandText(argv)}' ${status}${said ? `: ${said}` : ""}`;
+  return `Execution of '${shown ?? commandText(argv)}' ${status}: ${said}`;
 }

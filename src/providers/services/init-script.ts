@@ -82,7 +82,9 @@ export function commandServiceBackend(
   const execute = (argv: Argv): ActionError => {
     if (!("length" in argv)) return argv.error;
     const out = run(argv);
-    return out.status === 0 ? undefined : commandFailure(argv, out);
+    // A command the user gave is named as they wrote it.
+    const shown = argv[0] === "/bin/sh" && argv[1] === "-c" ? argv[2] : undefined;
+    return out.status === 0 ? undefined : commandFailure(argv, out, shown);
   };
   const statusCommand = (): Argv | undefined => {
     if (given.status !== undefined) return shell(given.status);
@@ -151,8 +153,22 @@ function withUpdateRcD(backend: ServiceBackend, service: CommandService, run: To
     },
     enable: () =>
       steps(["/usr/sbin/update-rc.d", "-f", name, "remove"], ["/usr/sbin/update-rc.d", name, "defaults"]),
-    disable: () => steps(["/usr/sbin/update-rc.d", name, "disable"]),
+    disable: () =>
+      sysvRcKnowsDisable(run)
+        ? steps(["/usr/sbin/update-rc.d", name, "disable"])
+        : steps(
+            ["/usr/sbin/update-rc.d", "-f", name, "remove"],
+            ["/usr/sbin/update-rc.d", name, "stop", "00", "1", "2", "3", "4", "5", "6", "."],
+          ),
   };
+}
+
+/** `update-rc.d disable` exists from sysv-rc 2.88 on; without sysv-rc, links are rewritten as stops. */
+function sysvRcKnowsDisable(run: ToolRunner): boolean {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own field syntax
+  const query = run(["/usr/bin/dpkg-query", "-W", "--showformat", "${Version}", "sysv-rc"]);
+  if (query.status !== 0 || query.stdout.trim() === "") return false;
+  return run(["/usr/bin/dpkg", "--compare-versions", query.stdout.trim(), "ge", "2.88"]).status === 0;
 }
 
 function safeList(dir: string): string[] {

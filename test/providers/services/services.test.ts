@@ -130,7 +130,7 @@ test("given commands run through the shell; a failed start stops there", () => {
   );
   const result = ensureService(backend, { ensure: "running", enable: true, noop: false });
   assert.equal(result.status, "failed");
-  assert.equal(result.error, "Execution of '/bin/sh -c start-web' returned 1: no");
+  assert.equal(result.error, "Execution of 'start-web' returned 1: no");
   assert.equal(result.changes.length, 1);
   assert.ok(!f.calls.some((c) => c.includes("update-rc.d")));
 });

@@ -11,13 +11,13 @@ import type { ApplyContext, ResourceType } from "../../../src/catalog/resource-t
 import { packageType } from "../../../src/puppet/types/package.js";
 import { serviceType } from "../../../src/puppet/types/service.js";
 import { Logger } from "../../../src/system/logger.js";
-import type { ResourceOutcome } from "./harness.js";
+import { ROOT, type ResourceOutcome } from "./harness.js";
 
 const TYPES: Readonly<Record<string, ResourceType>> = { Package: packageType, Service: serviceType };
 
 async function main(): Promise<void> {
   const [file = "", ...flags] = process.argv.slice(2);
-  const catalog = JSON.parse(readFileSync(file, "utf8")) as Catalog;
+  const catalog = JSON.parse(readFileSync(file, "utf8").split("@ROOT@").join(ROOT)) as Catalog;
   const noop = flags.includes("--noop");
   const logger = new Logger(() => {}, "debug");
   const resources: Record<string, ResourceOutcome> = {};
