@@ -13,7 +13,9 @@ import { fileLineType } from "./file-line.js";
 import { groupType } from "./group.js";
 import { hostType } from "./host.js";
 import { notifyType } from "./notify.js";
+import { packageType } from "./package.js";
 import { type PromiseModules, promiseModuleType } from "./promise-module.js";
+import { serviceType } from "./service.js";
 import { userType } from "./user.js";
 
 const types: readonly ResourceType[] = [
@@ -27,6 +29,8 @@ const types: readonly ResourceType[] = [
   fileLineType,
   concatFileType,
   concatFragmentType,
+  packageType,
+  serviceType,
 ];
 
 /** Every registered type by its lower-case name. */

@@ -165,10 +165,14 @@ export async function applyService(
       const message = `current_value ${quoted(old)}, should be ${quoted(wanted)} (noop)`;
       events.push({ ...base, status: "noop", message });
     } else if (change.applied) {
+      const message = `${change.property} changed ${quoted(old)} to ${quoted(wanted)}`;
+      // A service just started needs no restart for the events queued for it.
+      const invalidatesRefresh = change.property === "ensure" && wanted === "running";
       events.push({
         ...base,
         status: "success",
-        message: `${change.property} changed ${quoted(old)} to ${quoted(wanted)}`,
+        message,
+        ...(invalidatesRefresh ? { invalidatesRefresh } : {}),
       });
     } else {
       const verb = change.property === "ensure" ? VERBS[wanted] : wanted === "true" ? "enable" : "disable";
