@@ -71,6 +71,7 @@ function record(scenario: Scenario, version: string): void {
       rmSync(join(scratch, "var/state/last_run_report.yaml"), { force: true });
       const args = ["apply", ...common, "--certname", NODE, "--detailed-exitcodes", "--color", "false"];
       if (run.noop) args.push("--noop");
+      if (run.tags !== undefined) args.push("--tags", run.tags);
       const applied = spawnSync(puppet, [...args, "-e", ""], {
         encoding: "utf8",
         env: { ...process.env, LANG: "C.UTF-8" },

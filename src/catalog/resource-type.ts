@@ -55,6 +55,12 @@ export interface ApplyContext {
    * caller has none; use `logger` then.
    */
   readonly runLogger?: Logger;
+  /**
+   * Messages tied to one property of the resource (Puppet's source
+   * `/Stage[main]/Main/Exec[x]/returns`: an exec's output, a notify with
+   * `withpath`). Absent when the caller has none; use `logger` then.
+   */
+  readonly propertyLogger?: (property: string) => Logger;
   /** Per-run state of the front end's choosing (puppet's vardir, module paths...). */
   readonly run: RunSettings;
   /** The whole catalog, for types that gather others (concat's fragments). */

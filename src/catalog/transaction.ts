@@ -522,6 +522,7 @@ export class Transaction {
         return logger;
       },
       runLogger: this.runLogger,
+      propertyLogger: (property) => log.loggerFor(`${source()}/${property}`, resource),
       run: this.s.run,
       catalog: this.s.catalog,
     };

@@ -40,7 +40,8 @@ Options:
       --log_level LEVEL     debug, info, notice, warning or err
   -v, --verbose             log at info level
   -d, --debug               log at debug level
-      --color[=WHEN]        always, auto or never (Puppet's true/ansi/false too)
+      --color WHEN          always, auto or never (Puppet's true/ansi/false too)
+      --tags TAG,...        apply only the resources with one of these tags
       --json                print tend's run report as JSON on stdout (log lines
                             go to stderr)
   -h, --help                show this help
@@ -66,30 +67,27 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 function parseApplyArgs(args: readonly string[]) {
-  return parseCommandLine(
-    args,
-    {
-      catalog: { type: "string" },
-      execute: { type: "string", short: "e" },
-      noop: { type: "boolean" },
-      "detailed-exitcodes": { type: "boolean" },
-      confdir: { type: "string" },
-      vardir: { type: "string" },
-      certname: { type: "string" },
-      environment: { type: "string" },
-      modulepath: { type: "string" },
-      log_level: { type: "string" },
-      "log-level": { type: "string" },
-      facts_terminus: { type: "string" },
-      "facts-terminus": { type: "string" },
-      verbose: { type: "boolean", short: "v" },
-      debug: { type: "boolean", short: "d" },
-      color: { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-    { "--color": "--color=auto" },
-  );
+  return parseCommandLine(args, {
+    catalog: { type: "string" },
+    execute: { type: "string", short: "e" },
+    noop: { type: "boolean" },
+    "detailed-exitcodes": { type: "boolean" },
+    confdir: { type: "string" },
+    vardir: { type: "string" },
+    certname: { type: "string" },
+    environment: { type: "string" },
+    modulepath: { type: "string" },
+    log_level: { type: "string" },
+    "log-level": { type: "string" },
+    facts_terminus: { type: "string" },
+    "facts-terminus": { type: "string" },
+    verbose: { type: "boolean", short: "v" },
+    debug: { type: "boolean", short: "d" },
+    color: { type: "string" },
+    json: { type: "boolean" },
+    tags: { type: "string", multiple: true },
+    help: { type: "boolean", short: "h" },
+  });
 }
 
 type ApplyArgs = ReturnType<typeof parseApplyArgs>;
@@ -167,6 +165,11 @@ async function runApply(args: readonly string[], io: CliIo): Promise<number> {
     readStdin: values.catalog === "-",
     settings,
     noop: values.noop === true || settings.noop,
+    tags: (values.tags ?? [])
+      .flatMap((t) => t.split(","))
+      .map((t) => t.trim().toLowerCase())
+      .filter((t) => t !== ""),
+    logLevel: level,
     log: (line) => {
       if (!shownAt(line.level, level)) return;
       const stderr = toStderr(line.level);

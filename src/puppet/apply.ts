@@ -1,12 +1,21 @@
 /**
- * `puppet apply --catalog` on tend's engine: reads the catalog, applies it
- * with the shared applier and Puppet's resource types, logs as Puppet logs,
- * writes Puppet's report files, and gives the detailed exit code.
+ * `puppet apply --catalog` on tend's engine: reads and checks the catalog,
+ * applies it with the shared applier and Puppet's resource types, logs as
+ * Puppet logs, writes Puppet's report files, and gives the detailed exit
+ * code. Bad input is reported (file:line:col) and never thrown.
  */
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { applyCatalog } from "../catalog/apply.js";
+import { formatCatalogDiagnostic, loadCatalogFile, parseCatalog } from "../catalog/load.js";
+import { detailedExitCode, type ReportLog, type RunReport, reportTime } from "../catalog/report.js";
+import { writeFileAtomically } from "../system/atomic.js";
+import { makeDirectoriesSync } from "../system/make-directories.js";
 import type { PuppetLogLine } from "./console.js";
+import { puppetShapedReport, renderReportYaml, renderStateYaml, renderSummaryYaml } from "./report-files.js";
+import type { PuppetRunSettings } from "./run-settings.js";
 import type { PuppetSettings } from "./settings.js";
+import { puppetTypes } from "./types/index.js";
 
 export interface PuppetApplyOptions {
   readonly catalogFile: string;
@@ -15,6 +24,10 @@ export interface PuppetApplyOptions {
   readonly readStdin?: boolean;
   readonly settings: PuppetSettings;
   readonly noop: boolean;
+  /** Puppet's --tags, lower-case. */
+  readonly tags?: readonly string[];
+  /** The lowest level logged and kept in the report. */
+  readonly logLevel?: PuppetLogLine["level"];
   /** Each log line, as it happens. */
   readonly log: (line: PuppetLogLine) => void;
 }
@@ -22,33 +35,113 @@ export interface PuppetApplyOptions {
 export interface PuppetApplyResult {
   /** 1 when the run could not happen (a bad catalog, a cycle); else Puppet's detailed exit code. */
   readonly exitCode: number;
-  /** tend's run report (`--json`), when the catalog was applied. */
-  readonly runReport?: unknown;
+  /** The run report (tend's `--json`), when the catalog was loaded. */
+  readonly runReport?: RunReport;
 }
 
-/** False until the shared applier lands (tests count the scenarios as todo meanwhile). */
-export const applierReady: boolean = false;
+function toLine(log: ReportLog): PuppetLogLine {
+  return {
+    level: log.level,
+    message: log.message,
+    source: log.source,
+    tags: log.tags,
+    time: new Date(log.time.slice(0, 23) + "Z"),
+    ...(log.file !== null ? { file: log.file } : {}),
+    ...(log.line !== null ? { line: log.line } : {}),
+  };
+}
 
-function puppetError(message: string): PuppetLogLine {
+function runError(message: string): PuppetLogLine {
   return { level: "err", message, source: "Puppet", tags: ["err"], time: new Date() };
 }
 
-/** Applies the catalog of `options`; never throws for a bad catalog (exit code 1 and an error line). */
+/** Applies the catalog of `options`; never throws for bad input (exit code 1 and error lines). */
 export async function runPuppetApply(options: PuppetApplyOptions): Promise<PuppetApplyResult> {
-  const path = resolve(options.cwd, options.catalogFile);
-  let text: string;
-  try {
-    text = readFileSync(options.readStdin ? 0 : path, "utf8");
-  } catch (error) {
-    options.log(puppetError(`Could not read catalog ${path}: ${(error as Error).message}`));
+  const started = performance.now();
+  const path = options.readStdin ? "<stdin>" : resolve(options.cwd, options.catalogFile);
+  const loaded = options.readStdin ? parseCatalog(readStdin(), path) : await loadCatalogFile(path);
+  if (!loaded.ok) {
+    for (const d of loaded.diagnostics) options.log(runError(formatCatalogDiagnostic(d)));
     return { exitCode: 1 };
   }
-  try {
-    JSON.parse(text);
-  } catch (error) {
-    options.log(puppetError(`${path}: not a JSON catalog: ${(error as Error).message}`));
-    return { exitCode: 1 };
+  const { settings } = options;
+  const retrieval = (performance.now() - started) / 1000;
+  const run: PuppetRunSettings = {
+    modulePath: settings.modulepath.split(":").filter((p) => p !== ""),
+    bucketDir: settings.clientbucketdir,
+    vardir: settings.vardir,
+    certname: settings.certname,
+    environment: settings.environment,
+  };
+  const applyStarted = performance.now();
+  const report = await applyCatalog(loaded.catalog, puppetTypes, {
+    noop: options.noop,
+    logLevel: options.logLevel ?? "notice",
+    onLog: (log) => options.log(toLine(log)),
+    run,
+    host: settings.certname,
+    tags: options.tags ?? [],
+  });
+  const application = (performance.now() - applyStarted) / 1000;
+  if (report.transaction_completed) {
+    appendRunLog(report, `Applied catalog in ${application.toFixed(2)} seconds`, options);
   }
-  options.log(puppetError("the catalog applier (src/catalog/apply.ts) is not in tend yet"));
-  return { exitCode: 1 };
+  const times = {
+    config_retrieval: retrieval,
+    transaction_evaluation: report.metrics.time.transaction_evaluation ?? application,
+    catalog_application: application,
+    total: report.metrics.time.total ?? application,
+  };
+  writeReportFiles(puppetShapedReport(report, times), settings, options);
+  return { exitCode: detailedExitCode(report), runReport: report };
+}
+
+function readStdin(): string {
+  return readFileSync(0, "utf8");
+}
+
+/** A notice of the run itself, kept in the report and shown, as Puppet's closing line. */
+function appendRunLog(report: RunReport, message: string, options: PuppetApplyOptions): void {
+  const log: ReportLog = {
+    level: "notice",
+    message,
+    source: "Puppet",
+    tags: ["notice"],
+    time: reportTime(),
+    file: null,
+    line: null,
+  };
+  report.logs.push(log);
+  options.log(toLine(log));
+}
+
+/**
+ * Writes the report, summary and state files where Puppet's settings put
+ * them, each through a temporary file renamed into place. A file that
+ * cannot be written is an error line, as in Puppet; the run's result
+ * stands.
+ */
+function writeReportFiles(report: RunReport, settings: PuppetSettings, options: PuppetApplyOptions): void {
+  const now = new Date();
+  const files: [string, string, number][] = [[settings.lastrunfile, renderSummaryYaml(report, now), 0o755]];
+  if (settings.report) {
+    const yaml = renderReportYaml(report);
+    files.push([settings.lastrunreport, yaml, 0o1755]);
+    files.push([join(settings.vardir, "reports", report.host, `${storeName(now)}.yaml`), yaml, 0o750]);
+  }
+  files.push([settings.statefile, renderStateYaml(report), 0o1755]);
+  for (const [file, text, dirMode] of files) {
+    try {
+      makeDirectoriesSync(dirname(file), dirMode);
+      writeFileAtomically(file, text, 0o640);
+    } catch (error) {
+      options.log(runError(`Could not save ${file}: ${(error as Error).message}`));
+    }
+  }
+}
+
+/** The name Puppet's `store` report processor gives a report: UTC `YYYYMMDDhhmm`. */
+function storeName(now: Date): string {
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${now.getUTCFullYear()}${two(now.getUTCMonth() + 1)}${two(now.getUTCDate())}${two(now.getUTCHours())}${two(now.getUTCMinutes())}`;
 }

@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { main } from "../../src/cli/app.js";
 import type { CliIo } from "../../src/cli/io.js";
-import { applierReady } from "../../src/puppet/apply.js";
 import { puppetTypes } from "../../src/puppet/types/index.js";
 import { scratchDirectory } from "../scratch.js";
 import {
@@ -22,6 +21,7 @@ import {
   leafTypes,
   listScenarios,
   modulesOf,
+  replacePaths,
   prepareRoot,
   readOutcome,
   writeScratchConf,
@@ -34,7 +34,6 @@ interface CatalogJson {
 
 /** Why the scenario cannot run in tend yet, or undefined. */
 async function missing(catalog: CatalogJson): Promise<string | undefined> {
-  if (!applierReady) return "the catalog applier (src/catalog/apply.ts) has not landed yet";
   const absent = [...leafTypes(catalog)].filter((t) => !puppetTypes.has(t)).sort();
   if (absent.length > 0) return `tend has no Puppet type ${absent.join(", ")} yet`;
   return undefined;
@@ -54,7 +53,12 @@ function captureIo(cwd: string): { io: CliIo; out: string[]; err: string[] } {
   return { io, out, err };
 }
 
-async function applyScenario(scenario: Scenario, catalogText: string): Promise<RunOutcome[]> {
+interface TendRun extends RunOutcome {
+  /** What tend printed, shown when a comparison fails. */
+  readonly console: string;
+}
+
+async function applyScenario(scenario: Scenario, catalogText: string): Promise<TendRun[]> {
   const scratch = scratchDirectory(`tend-puppet-${scenario.name}-`);
   const confdir = writeScratchConf(scratch);
   const root = join(scratch, "root");
@@ -70,16 +74,18 @@ async function applyScenario(scenario: Scenario, catalogText: string): Promise<R
     [scratch, "@SCRATCH@"],
   ] as const;
   const report = join(scratch, "var/state/last_run_report.yaml");
-  const outcomes: RunOutcome[] = [];
+  const outcomes: TendRun[] = [];
   for (const run of scenario.runs) {
     rmSync(report, { force: true });
     const args = ["puppet", "apply", "--catalog", catalogFile, "--confdir", confdir, "--certname", NODE];
     args.push("--detailed-exitcodes", "--color", "never");
     if (modules) args.push("--modulepath", modules);
     if (run.noop) args.push("--noop");
-    const { io } = captureIo(scratch);
+    if (run.tags !== undefined) args.push("--tags", run.tags);
+    const { io, out, err } = captureIo(scratch);
     const code = await main(args, io);
-    outcomes.push(readOutcome(report, code, root, replacements));
+    const console = replacePaths([...out, ...err].join(""), replacements);
+    outcomes.push({ ...readOutcome(report, code, root, replacements), console });
   }
   return outcomes;
 }
@@ -105,7 +111,7 @@ for (const scenario of listScenarios()) {
     const actual = await applyScenario(scenario, catalogText);
     for (const [index, want] of expected.runs.entries()) {
       const got = actual[index];
-      const label = `${scenario.name} run ${index + 1}`;
+      const label = `${scenario.name} run ${index + 1} (tend printed:\n${got.console})`;
       assert.equal(got.exitCode, want.exitCode, `${label}: exit code`);
       assert.deepEqual(got.resources, want.resources, `${label}: resource statuses and events`);
       assert.deepEqual(comparableTree(got), comparableTree(want), `${label}: files`);

@@ -36,6 +36,8 @@ export const NODE = "testnode";
 export interface ScenarioRun {
   /** `--noop` for this run. */
   readonly noop?: boolean;
+  /** `--tags`: only resources with one of these tags (comma-separated) are applied. */
+  readonly tags?: string;
 }
 
 export interface ScenarioSpec {

@@ -19,7 +19,8 @@ function context(noop: boolean, records: LogRecord[], runRecords: LogRecord[]): 
   return {
     noop,
     logger: new Logger((r) => records.push(r), "debug"),
-    run: { runLogger: new Logger((r) => runRecords.push(r), "debug") },
+    runLogger: new Logger((r) => runRecords.push(r), "debug"),
+    run: {},
     catalog,
   };
 }

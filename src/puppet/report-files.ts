@@ -1,0 +1,203 @@
+/**
+ * The files `puppet apply` leaves after a run, rendered from the applier's
+ * report: `last_run_report.yaml` (the whole report, Psych's YAML of a
+ * `Puppet::Transaction::Report`), the same report stored under
+ * `$vardir/reports/<host>/`, `last_run_summary.yaml` (Puppet 7's summary)
+ * and `state.yaml` (when each resource was last checked and synced). Keys,
+ * nesting and order are Puppet 7.23's. As Puppet's, every report holds the
+ * default schedules and filebucket Puppet adds to each catalog.
+ */
+import type { ReportLog, ResourceStatus, RunReport } from "../catalog/report.js";
+import { finalizeReport, labelize, reportTime } from "../catalog/report.js";
+import { type YamlValue, dumpYaml } from "./yaml.js";
+
+/** The Puppet version whose report format tend writes. */
+export const PUPPET_VERSION = "7.23.0";
+
+const REPORT_TAG = "!ruby/object:Puppet::Transaction::Report";
+
+/** The resources Puppet adds to every catalog: the default schedules and the filebucket. */
+const IMPLICIT: readonly (readonly [string, string])[] = [
+  ["Schedule", "puppet"],
+  ["Schedule", "hourly"],
+  ["Schedule", "daily"],
+  ["Schedule", "weekly"],
+  ["Schedule", "monthly"],
+  ["Schedule", "never"],
+  ["Filebucket", "puppet"],
+];
+
+function implicitStatus(type: string, title: string, time: string): ResourceStatus {
+  return {
+    title,
+    file: null,
+    line: null,
+    resource: `${type}[${title}]`,
+    resource_type: type,
+    provider_used: null,
+    containment_path: [`${type}[${title}]`],
+    evaluation_time: 0,
+    tags: [type.toLowerCase(), title],
+    time,
+    failed: false,
+    failed_to_restart: false,
+    changed: false,
+    out_of_sync: false,
+    skipped: false,
+    change_count: 0,
+    out_of_sync_count: 0,
+    events: [],
+    corrective_change: false,
+    restarted: false,
+  };
+}
+
+/**
+ * The report as Puppet's would be: the implicit resources added (after
+ * the catalog's, as Puppet evaluates them last) and the metrics computed
+ * again with the run's times in Puppet's order.
+ */
+export function puppetShapedReport(report: RunReport, times: Readonly<Record<string, number>>): RunReport {
+  const statuses: Record<string, ResourceStatus> = { ...report.resource_statuses };
+  const time = reportTime();
+  if (report.transaction_completed) {
+    for (const [type, title] of IMPLICIT) {
+      const ref = `${type}[${title}]`;
+      if (!Object.hasOwn(statuses, ref)) statuses[ref] = implicitStatus(type, title, time);
+    }
+  }
+  const copy: RunReport = { ...report, resource_statuses: statuses, logs: [...report.logs] };
+  finalizeReport(copy, times);
+  return copy;
+}
+
+function logYaml(log: ReportLog): YamlValue {
+  return {
+    level: log.level,
+    message: log.message,
+    source: log.source,
+    tags: log.tags,
+    time: log.time,
+    file: log.file,
+    line: log.line,
+  };
+}
+
+function statusYaml(status: ResourceStatus): YamlValue {
+  return {
+    title: status.title,
+    file: status.file,
+    line: status.line,
+    resource: status.resource,
+    resource_type: status.resource_type,
+    provider_used: status.provider_used,
+    containment_path: status.containment_path,
+    evaluation_time: status.evaluation_time,
+    tags: status.tags,
+    time: status.time,
+    failed: status.failed,
+    failed_to_restart: status.failed_to_restart,
+    changed: status.changed,
+    out_of_sync: status.out_of_sync,
+    skipped: status.skipped,
+    change_count: status.change_count,
+    out_of_sync_count: status.out_of_sync_count,
+    events: status.events.map((e) => ({
+      audited: e.audited,
+      property: e.property,
+      previous_value: e.previous_value,
+      desired_value: e.desired_value,
+      historical_value: e.historical_value,
+      message: e.message,
+      name: e.name,
+      status: e.status,
+      time: e.time,
+      redacted: e.redacted,
+      corrective_change: e.corrective_change,
+    })),
+    corrective_change: status.corrective_change,
+  };
+}
+
+function metricYaml(name: string, values: Readonly<Record<string, number>>): YamlValue {
+  return { name, label: labelize(name), values: Object.entries(values).map(([k, v]) => [k, labelize(k), v]) };
+}
+
+/** A configuration version as Puppet writes it: a number when it is one. */
+function versionValue(version: string): YamlValue {
+  return /^\d+$/.test(version) ? Number(version) : version;
+}
+
+/** `last_run_report.yaml`: the report in Puppet 7's YAML. */
+export function renderReportYaml(report: RunReport): string {
+  const doc: Record<string, YamlValue> = {
+    host: report.host,
+    time: report.time,
+    configuration_version: versionValue(report.configuration_version),
+    transaction_uuid: report.transaction_uuid,
+    report_format: report.report_format,
+    puppet_version: PUPPET_VERSION,
+    status: report.status,
+    transaction_completed: report.transaction_completed,
+    noop: report.noop,
+    noop_pending: report.noop_pending,
+    environment: report.environment,
+    logs: report.logs.map(logYaml),
+    metrics: {
+      resources: metricYaml("resources", report.metrics.resources),
+      time: metricYaml("time", report.metrics.time),
+      changes: metricYaml("changes", report.metrics.changes),
+      events: metricYaml("events", report.metrics.events),
+    },
+    resource_statuses: Object.fromEntries(
+      Object.entries(report.resource_statuses).map(([ref, s]) => [ref, statusYaml(s)]),
+    ),
+    corrective_change: report.corrective_change,
+    catalog_uuid: report.catalog_uuid,
+    cached_catalog_status: "not_used",
+  };
+  return dumpYaml(doc, REPORT_TAG);
+}
+
+/** A metric's values sorted by label, as Puppet's summary lists them, total included. */
+function sortedByLabel(values: Readonly<Record<string, number>>, withTotal: boolean): Record<string, number> {
+  const all: Record<string, number> = { ...values };
+  if (withTotal && !Object.hasOwn(all, "total")) all.total = 0;
+  const keys = Object.keys(all).sort((a, b) =>
+    labelize(a) < labelize(b) ? -1 : labelize(a) > labelize(b) ? 1 : 0,
+  );
+  return Object.fromEntries(keys.map((k) => [k, all[k] as number]));
+}
+
+/** `last_run_summary.yaml`: Puppet 7's summary of the run. */
+export function renderSummaryYaml(report: RunReport, now: Date): string {
+  const doc: Record<string, YamlValue> = {
+    version: { config: versionValue(report.configuration_version), puppet: PUPPET_VERSION },
+    application: {
+      run_mode: "user",
+      initial_environment: report.environment,
+      converged_environment: report.environment,
+    },
+    resources: sortedByLabel(report.metrics.resources, true),
+    time: { ...sortedByLabel(report.metrics.time, false), last_run: Math.floor(now.getTime() / 1000) },
+    changes: sortedByLabel(report.metrics.changes, true),
+    events: sortedByLabel(report.metrics.events, true),
+  };
+  return dumpYaml(doc);
+}
+
+/** A time as Ruby's YAML writes a Time: `2026-11-27 00:40:16.733011005 +00:00`. */
+function stateTime(time: string): string {
+  return `${time.slice(0, 10)} ${time.slice(11, 29)} ${time.slice(29)}`;
+}
+
+/** `state.yaml`: each resource's last check, and last sync when it changed. */
+export function renderStateYaml(report: RunReport): string {
+  let out = "---\n";
+  for (const [ref, status] of Object.entries(report.resource_statuses)) {
+    if (status.skipped) continue;
+    out += `${dumpYaml({ [ref]: null }).slice(4, -1)}\n  :checked: ${stateTime(status.time)}\n`;
+    if (status.changed) out += `  :synced: ${stateTime(status.time)}\n`;
+  }
+  return out;
+}

@@ -1,0 +1,268 @@
+/**
+ * YAML written as Ruby's Psych (over libyaml) writes it, for Puppet's
+ * report files: block mappings indented by two, sequences in a mapping not
+ * indented, `nil` as nothing, strings plain where libyaml allows it, else
+ * quoted as Psych chooses (double quotes for text starting with a
+ * non-word character, single quotes for text that would read as another
+ * type), long lines folded at spaces past column 80, text of several lines
+ * as a literal block. Tools that read Puppet's reports read these; the
+ * bytes follow Psych's closely so that a diff against Puppet's is small.
+ */
+
+/** What can be written: JSON's values (undefined is written as nil too). */
+export type YamlValue =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | readonly YamlValue[]
+  | { readonly [key: string]: YamlValue };
+
+const BEST_WIDTH = 80;
+
+/** A YAML document (`--- TAG` then the value), ending with a newline. */
+export function dumpYaml(value: YamlValue, tag?: string): string {
+  const head = tag ? `--- ${tag}` : "---";
+  if (isMapping(value) && Object.keys(value).length > 0) return `${head}\n${mapping(value, 0)}`;
+  if (Array.isArray(value) && value.length > 0) return `${head}\n${sequence(value, 0)}`;
+  return `${head} ${scalar(value, head.length + 1, 0)}\n`;
+}
+
+function isMapping(value: YamlValue): value is { readonly [key: string]: YamlValue } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isEmptyCollection(value: YamlValue): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  return isMapping(value) && Object.keys(value).length === 0;
+}
+
+/** A block mapping at `indent`, each line ending with a newline. */
+function mapping(value: { readonly [key: string]: YamlValue }, indent: number, firstInline = false): string {
+  let out = "";
+  let first = firstInline;
+  for (const [key, item] of Object.entries(value)) {
+    const pad = first ? "" : " ".repeat(indent);
+    first = false;
+    const keyText = scalar(key, indent, indent);
+    out += `${pad}${keyText}:${valueAfterKey(item, indent, indent + keyText.length + 1)}`;
+  }
+  return out;
+}
+
+/** What follows `key:`: a scalar on the same line, or a nested block on the next. */
+function valueAfterKey(item: YamlValue, indent: number, column: number): string {
+  if (item === null || item === undefined) return "\n";
+  if (isEmptyCollection(item)) return Array.isArray(item) ? " []\n" : " {}\n";
+  if (Array.isArray(item)) return `\n${sequence(item, indent)}`;
+  if (isMapping(item)) return `\n${mapping(item, indent + 2)}`;
+  return ` ${scalar(item, column + 1, indent + 2)}\n`;
+}
+
+/** A block sequence at `indent`; `firstInline` when its first `- ` follows a `- ` already written. */
+function sequence(items: readonly YamlValue[], indent: number, firstInline = false): string {
+  let out = "";
+  for (const [index, item] of items.entries()) {
+    out += index === 0 && firstInline ? "- " : `${" ".repeat(indent)}- `;
+    if (item === null || item === undefined) out = `${out.slice(0, -1)}\n`;
+    else if (isEmptyCollection(item)) out += Array.isArray(item) ? "[]\n" : "{}\n";
+    else if (Array.isArray(item)) out += sequence(item, indent + 2, true);
+    else if (isMapping(item)) out += mapping(item, indent + 2, true);
+    else out += `${scalar(item, indent + 2, indent + 2)}\n`;
+  }
+  return out;
+}
+
+/** A scalar starting at `column`; continuation lines are indented by `indent`. */
+function scalar(value: YamlValue, column: number, indent: number): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "boolean") return String(value);
+  if (typeof value === "number") return rubyNumber(value);
+  if (typeof value !== "string") return "";
+  return stringScalar(value, column, indent);
+}
+
+/** A number as Ruby prints it: integers bare, floats with `.0` or `e-05`. */
+export function rubyNumber(value: number): string {
+  if (Number.isInteger(value) && !Object.is(value, -0) && Math.abs(value) < 1e16) {
+    return String(value);
+  }
+  if (!Number.isFinite(value)) return Number.isNaN(value) ? ".nan" : value > 0 ? ".inf" : "-.inf";
+  const abs = Math.abs(value);
+  if (abs !== 0 && (abs < 1e-4 || abs >= 1e16)) {
+    const [mantissa, exponent] = value.toExponential().split("e");
+    const sign = exponent.startsWith("-") ? "-" : "+";
+    const digits = exponent.replace(/^[-+]/, "").padStart(2, "0");
+    return `${mantissa.includes(".") ? mantissa : `${mantissa}.0`}e${sign}${digits}`;
+  }
+  const text = String(value);
+  return text.includes(".") ? text : `${text}.0`;
+}
+
+type Style = "plain" | "single" | "double" | "literal";
+
+function stringScalar(text: string, column: number, indent: number): string {
+  const style = chooseStyle(text);
+  if (style === "literal") return literal(text, indent);
+  if (style === "double") return doubleQuoted(text, column, indent);
+  if (style === "single") return singleQuoted(text, column, indent);
+  return plain(text, column, indent);
+}
+
+/** Psych's choice of style, then libyaml's veto of plain text it could not read back. */
+function chooseStyle(text: string): Style {
+  if (/\n(?!$)/.test(text)) return "literal";
+  if (text === "y" || text === "n") return "double";
+  if (/^[^\p{L}\p{N}_][^"]*$/u.test(text)) return "double";
+  if (readsAsOtherType(text)) return needsDouble(text) ? "double" : "single";
+  if (!plainAllowed(text)) return needsDouble(text) ? "double" : "single";
+  return "plain";
+}
+
+/** Characters libyaml writes only in double quotes. */
+function needsDouble(text: string): boolean {
+  return /[\u0000-\u0008\u000b-\u001f\u007f\u0085\u2028\u2029\ufeff]|\n/.test(text);
+}
+
+/** Whether Psych's scalar scanner would read the text as something other than a string. */
+function readsAsOtherType(text: string): boolean {
+  if (text === "") return true;
+  if (/^[^\d.:-]?[\p{L}_\s!@#$%^&*(){}<>|/\\~;=]+/u.test(text)) {
+    if (text.length > 5 || /^[^ytonf~]/i.test(text)) return false;
+    return /^(~|null|yes|true|on|no|false|off)$/i.test(text);
+  }
+  if (
+    /^-?\d{4}-\d{1,2}-\d{1,2}(?:[Tt]|\s+)\d{1,2}:\d\d:\d\d(?:\.\d*)?(?:\s*(?:Z|[-+]\d{1,2}:?(?:\d\d)?))?$/.test(
+      text,
+    )
+  )
+    return true;
+  if (/^\d{4}-(?:1[012]|0\d|\d)-(?:[12]\d|3[01]|0\d|\d)$/.test(text)) return true;
+  if (/^[-+]?\.(inf|nan)$/i.test(text) || /^:./.test(text)) return true;
+  if (/^[-+]?[0-9][0-9_]*(:[0-5]?[0-9]){1,2}(\.[0-9_]*)?$/.test(text)) return true;
+  if (/^(?:[-+]?([0-9][0-9_,]*)?\.[0-9]*([eE][-+][0-9]+)?)$/.test(text) && !/^[-+]?\.$/.test(text))
+    return true;
+  if (
+    /^(?:[-+]?0b[0-1_,]+|[-+]?0[0-7_,]+|[-+]?(?:0|[1-9](?:[0-9]|,[0-9]|_[0-9])*)|[-+]?0x[0-9a-fA-F_,]+)$/.test(
+      text,
+    )
+  )
+    return true;
+  return /^0[0-7]*[89]/.test(text);
+}
+
+/** libyaml's analysis: may the text be written plain in a block context? */
+function plainAllowed(text: string): boolean {
+  if (/^\s|\s$/.test(text)) return false;
+  if (/^[-?:,[\]{}#&*!|>'"%@`]/.test(text)) {
+    if (!/^[-?:]/.test(text) || text.length === 1 || /^[-?:]\s/.test(text)) return false;
+  }
+  if (text.startsWith("---") || text.startsWith("...")) return false;
+  if (/: |:$| #/.test(text)) return false;
+  if (/\t/.test(text)) return false;
+  return !needsDouble(text);
+}
+
+/** Plain text, folded at a space once past the best width. */
+function plain(text: string, column: number, indent: number): string {
+  return fold(text, column, indent, (c) => c);
+}
+
+function singleQuoted(text: string, column: number, indent: number): string {
+  return `'${fold(text, column + 1, indent, (c) => (c === "'" ? "''" : c))}'`;
+}
+
+/**
+ * Writes `text` char by char, breaking at a single space (not the first
+ * or last character, not before another space) when past the best width,
+ * as libyaml's writers do; the break replaces the space.
+ */
+function fold(text: string, column: number, indent: number, escapeChar: (c: string) => string): string {
+  const chars = [...text];
+  let out = "";
+  let col = column;
+  let previousSpace = false;
+  for (const [i, c] of chars.entries()) {
+    if (c === " ") {
+      const next = chars[i + 1];
+      if (!previousSpace && col > BEST_WIDTH && i !== 0 && i !== chars.length - 1 && next !== " ") {
+        out += `\n${" ".repeat(indent)}`;
+        col = indent;
+      } else {
+        out += " ";
+        col += 1;
+      }
+      previousSpace = true;
+      continue;
+    }
+    previousSpace = false;
+    const written = escapeChar(c);
+    out += written;
+    col += written.length;
+  }
+  return out;
+}
+
+const DOUBLE_ESCAPES: Readonly<Record<string, string>> = {
+  "\0": "\\0",
+  "\u0007": "\\a",
+  "\b": "\\b",
+  "\t": "\\t",
+  "\n": "\\n",
+  "\u000b": "\\v",
+  "\f": "\\f",
+  "\r": "\\r",
+  "\u001b": "\\e",
+  '"': '\\"',
+  "\\": "\\\\",
+  "\u0085": "\\N",
+  "\u00a0": "\\_",
+  "\u2028": "\\L",
+  "\u2029": "\\P",
+};
+
+function doubleQuoted(text: string, column: number, indent: number): string {
+  const chars = [...text];
+  let out = '"';
+  let col = column + 1;
+  let previousSpace = false;
+  for (const [i, c] of chars.entries()) {
+    if (c === " ") {
+      if (!previousSpace && col > BEST_WIDTH && i !== 0 && i !== chars.length - 1) {
+        out += `\n${" ".repeat(indent)}`;
+        col = indent;
+        if (chars[i + 1] === " ") {
+          out += "\\";
+          col += 1;
+        }
+      } else {
+        out += " ";
+        col += 1;
+      }
+      previousSpace = true;
+      continue;
+    }
+    previousSpace = false;
+    const code = c.codePointAt(0) ?? 0;
+    let written = c;
+    if (Object.hasOwn(DOUBLE_ESCAPES, c)) written = DOUBLE_ESCAPES[c];
+    else if (code < 0x20 || code === 0x7f || code === 0xfeff)
+      written = `\\x${code.toString(16).toUpperCase().padStart(2, "0")}`;
+    out += written;
+    col += written.length;
+  }
+  return `${out}"`;
+}
+
+/** Text of several lines as a literal block (`|-`, `|` or `|+` for its trailing newlines). */
+function literal(text: string, indent: number): string {
+  const trailing = /\n*$/.exec(text)?.[0].length ?? 0;
+  const chomp = trailing === 0 ? "-" : trailing === 1 ? "" : "+";
+  const indicator = /^[ \n]/.test(text) ? "2" : "";
+  const body = trailing === 0 ? text : text.slice(0, text.length - (trailing === 1 ? 1 : 0));
+  const lines = body.split("\n");
+  if (chomp === "+") lines.pop();
+  const pad = " ".repeat(indent);
+  return `|${indicator}${chomp}\n${lines.map((l) => (l === "" ? "" : `${pad}${l}`)).join("\n")}`;
+}
