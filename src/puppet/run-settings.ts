@@ -3,8 +3,8 @@
  * applier's `RunSettings` (vardir, certname beside the shared module path
  * and bucket), and Puppet's log levels as tend's.
  */
-import type { RunSettings } from "../catalog/resource-type.js";
-import type { LogLevel } from "../system/logger.js";
+import type { ApplyContext, RunSettings } from "../catalog/resource-type.js";
+import type { LogLevel, Logger } from "../system/logger.js";
 
 export interface PuppetRunSettings extends RunSettings {
   readonly vardir?: string;
@@ -32,4 +32,13 @@ export function puppetLogLevel(value: unknown): LogLevel {
     default:
       return "notice";
   }
+}
+
+/**
+ * The run's own log (source `Puppet`): the applier's, else one a caller
+ * put in the run settings (`runLogger`), else the resource's.
+ */
+export function runLog(context: ApplyContext): Logger {
+  const fromSettings = (context.run as { readonly runLogger?: Logger }).runLogger;
+  return context.runLogger ?? fromSettings ?? context.logger;
 }

@@ -253,7 +253,9 @@ export function readOutcome(
 ): RunOutcome {
   const report: ReportYaml =
     reportFile && existsSync(reportFile)
-      ? (parseYaml(readFileSync(reportFile, "utf8"), { logLevel: "error" }) as ReportYaml)
+      ? (decodeBinary(
+          parseYaml(readFileSync(reportFile, "utf8"), { logLevel: "error", customTags: ["binary"] }),
+        ) as ReportYaml)
       : {};
   const resources: Record<string, ResourceOutcome> = {};
   for (const [ref, status] of Object.entries(report.resource_statuses ?? {})) {
@@ -284,7 +286,28 @@ export function readOutcome(
     logs,
     tree: snapshotTree(root),
   };
-  return replacePaths(outcome, replacements);
+  return normaliseVolatile(replacePaths(outcome, replacements));
+}
+
+/** Strings Psych wrote as `!binary` (Ruby's binary strings), as the text they hold. */
+function decodeBinary(value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("utf8");
+  if (Array.isArray(value)) return value.map(decodeBinary);
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, decodeBinary(v)]));
+  return value;
+}
+
+/**
+ * Puppet's volatile names in messages: the lock file it makes beside a
+ * file it writes (`config20261127-23999-15ipcsu.lock`, date, pid, random).
+ */
+function normaliseVolatile<T>(value: T): T {
+  if (typeof value === "string") return value.replace(/\d{8}-\d+-[0-9a-z]+\.lock\b/g, "@LOCK@") as T;
+  if (Array.isArray(value)) return value.map(normaliseVolatile) as T;
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normaliseVolatile(v)])) as T;
+  return value;
 }
 
 /** Every entry under `root` (not the root itself), sorted by path. */

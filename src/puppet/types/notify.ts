@@ -8,7 +8,7 @@ import type { CatalogResource, ParamValue } from "../../catalog/model.js";
 import type { ApplyContext, ResourceResult, ResourceType } from "../../catalog/resource-type.js";
 import type { LogLevel } from "../../system/logger.js";
 import { definedMessage, noopMessage } from "../format.js";
-import { puppetLogLevel } from "../run-settings.js";
+import { puppetLogLevel, runLog } from "../run-settings.js";
 
 /** The desired message: the title by default; of an array, its first value (as Puppet's `should`). */
 function desiredMessage(resource: CatalogResource): ParamValue {
@@ -41,7 +41,7 @@ async function applyNotify(resource: CatalogResource, context: ApplyContext): Pr
   const sensitive = resource.parameters.message !== undefined && isSensitive(resource.parameters.message);
   const text = sensitive ? "Sensitive [value redacted]" : messageText(desired);
   if (withPath(resource)) (context.propertyLogger?.("message") ?? context.logger).log(level, text);
-  else (context.runLogger ?? context.logger).log(level, text);
+  else runLog(context).log(level, text);
   return { events: [{ ...base, status: "success", message: definedMessage("message", desired) }] };
 }
 
