@@ -92,7 +92,10 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
     catalog_application: application,
     total: report.metrics.time.total ?? application,
   };
-  writeReportFiles(puppetShapedReport(report, times), settings, options);
+  // A catalog refused before the transaction (an unknown type, an invalid
+  // parameter) leaves no report, as Puppet's failed conversion to resources.
+  const refused = report.failure !== undefined && report.failure.code !== "cycle";
+  if (!refused) writeReportFiles(puppetShapedReport(report, times), settings, options);
   return { exitCode: detailedExitCode(report), runReport: report };
 }
 

@@ -76,8 +76,9 @@ export function contentDrift(spec: FileSpec, desired: Desired, state: FileState)
   return {
     property: "content",
     previous: is ?? null,
-    // Puppet's content should is a binary string: its report carries it base64-encoded.
-    desired: spec.contentLate ? want.sum : Buffer.from(want.sum).toString("base64"),
+    // Puppet's content should is a binary string, which Psych writes as
+    // base64 (!binary); its value is the checksum text, as here.
+    desired: want.sum,
     message,
     noop: noopText(show(is ?? "nil"), show(want.sum)),
     event: "content_changed",
