@@ -249,10 +249,10 @@ function record(run: Evaluation, drift: Drift, act: () => void): void {
 }
 
 /** The ensure step; true when ensure was out of sync (then nothing else is looked at). */
-function applyEnsure(run: Evaluation): boolean {
+function applyEnsure(run: Evaluation, found: FileState): boolean {
   const wanted = run.desired.ensure;
   if (wanted === undefined) return false;
-  const current = ensureOf(state(run));
+  const current = ensureOf(found);
   if (ensureInSync(run.spec, wanted, current)) return false;
   const drift: Drift = {
     property: "ensure",
@@ -267,10 +267,9 @@ function applyEnsure(run: Evaluation): boolean {
 }
 
 /** Each property in Puppet's order, when the file exists and ensure was in sync. */
-function applyProperties(run: Evaluation): void {
+function applyProperties(run: Evaluation, initial: FileState): void {
   // Puppet reads every current value before changing any (a content change's
   // silent mode fix still leaves the mode event).
-  const initial = state(run);
   const { spec, desired, accounts, context } = run;
   const steps: Array<[() => Drift | undefined, (d: Drift) => void]> = [
     [() => contentDrift(spec, desired, initial), () => write(run)],
@@ -310,8 +309,9 @@ export function applyFile(
   }
   const where = resource.file !== undefined ? ` (file: ${resource.file}, line: ${resource.line ?? 0})` : "";
   const run: Evaluation = { spec, desired, context, accounts, events: [], where };
-  const present = state(run).kind !== "absent";
-  if (!applyEnsure(run) && present) applyProperties(run);
+  // Looked at once: when ensure is in sync nothing changed it since.
+  const found = state(run);
+  if (!applyEnsure(run, found) && found.kind !== "absent") applyProperties(run, found);
   const failure = run.events.find((e) => e.status === "failure");
   return { events: run.events, failed: failure?.message, provider: "posix" };
 }

@@ -37,6 +37,11 @@ function algorithm(type: ChecksumType): string | undefined {
   return base === "mtime" || base === "ctime" || base === "none" ? undefined : base;
 }
 
+/** Whether equal digests of this type mean equal bytes (a whole-file digest, not lite or a time). */
+export function digestsWholeContent(type: ChecksumType): boolean {
+  return algorithm(type) !== undefined && !type.endsWith("lite");
+}
+
 /** `{type}hex` of bytes; types without a digest (mtime, ctime, none) give `{none}`. */
 export function checksumOf(data: Uint8Array, type: ChecksumType = DEFAULT_CHECKSUM): string {
   const digest = algorithm(type);

@@ -14,6 +14,8 @@ import { findSource, type SourceMetadata } from "./source.js";
 export interface DesiredContent {
   /** `{sha256}…`, as messages show it. */
   readonly sum: string;
+  /** The bytes, when the catalog holds them (`content`): compared as they are, no digest needed. */
+  readonly bytes?: Uint8Array;
   /** The bytes, read when they are written. */
   read(): Uint8Array;
 }
@@ -62,6 +64,19 @@ function fromSource(spec: FileSpec, meta: SourceMetadata): Desired {
   };
 }
 
+/** Content the catalog holds: its digest computed only when a message or report needs it. */
+function inMemory(bytes: Uint8Array, spec: FileSpec): DesiredContent {
+  let sum: string | undefined;
+  return {
+    get sum(): string {
+      sum ??= checksumOf(bytes, spec.checksum);
+      return sum;
+    },
+    bytes,
+    read: () => bytes,
+  };
+}
+
 /** The resource's wanted state; throws a SourceError when no source can be read. */
 export function desiredState(spec: FileSpec, context: ApplyContext): Desired {
   if (spec.source) {
@@ -79,7 +94,7 @@ export function desiredState(spec: FileSpec, context: ApplyContext): Desired {
   const bytes = spec.content;
   return {
     ensure: spec.ensure,
-    content: bytes ? { sum: checksumOf(bytes, spec.checksum), read: () => bytes } : undefined,
+    content: bytes ? inMemory(bytes, spec) : undefined,
     target: spec.target,
     mode: spec.mode,
     owner: spec.owner,

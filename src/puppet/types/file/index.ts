@@ -11,9 +11,17 @@ import { AccountDatabase } from "../../../providers/files/index.js";
 import { type FileSpec, parseFile } from "./params.js";
 import { fileChildren } from "./recurse.js";
 
+/** Parsed once per resource object: validate, generate and apply each need it. */
+const specs = new WeakMap<CatalogResource, FileSpec | string>();
+
 function specOf(resource: CatalogResource): FileSpec | string {
-  const parsed = parseFile(resource);
-  return "error" in parsed ? parsed.error : parsed.spec;
+  let spec = specs.get(resource);
+  if (spec === undefined) {
+    const parsed = parseFile(resource);
+    spec = "error" in parsed ? parsed.error : parsed.spec;
+    specs.set(resource, spec);
+  }
+  return spec;
 }
 
 export const fileType: ResourceType = {

@@ -5,7 +5,8 @@
  * text its change message and noop message use.
  */
 import type { ParamValue } from "../../../catalog/model.js";
-import { checksumOfFile } from "./checksum.js";
+import { contentMatches } from "../../../providers/files/content.js";
+import { checksumOfFile, digestsWholeContent } from "./checksum.js";
 import type { Desired } from "./desired.js";
 import type { AccountDatabase, FileState } from "../../../providers/files/index.js";
 import { directoryMask, displayMode, modeInSync, modeOfStat } from "./mode.js";
@@ -65,9 +66,29 @@ function noopText(is: string, should: string): string {
   return `current_value ${is}, should be ${should} (noop)`;
 }
 
+/**
+ * Whether the file holds exactly `bytes`, read no further than their length:
+ * in sync without digesting the file. Unreadable: false, and the digest
+ * path reports the error.
+ */
+function holds(path: string, bytes: Uint8Array): boolean {
+  try {
+    return contentMatches(path, bytes);
+  } catch {
+    return false;
+  }
+}
+
 export function contentDrift(spec: FileSpec, desired: Desired, state: FileState): Drift | undefined {
   const want = desired.content;
   if (!want || !shouldBeFile(desired, state)) return undefined;
+  if (
+    want.bytes &&
+    state.kind === "file" &&
+    digestsWholeContent(spec.checksum) &&
+    holds(spec.path, want.bytes)
+  )
+    return undefined;
   const is = currentContent(spec, state);
   if (is !== "absent" && !spec.replace) return undefined;
   if (is === want.sum) return undefined;
