@@ -72,8 +72,13 @@ export async function applyCatalog(
   const containers = containerTypes(catalog, options.definedTypes ?? []);
   const isContainer = (r: CatalogResource): boolean =>
     r.kind === "defined_type" || containers.has(capitalizeType(r.type));
-  const typeOf = (r: CatalogResource): ResourceType | undefined =>
-    isContainer(r) ? undefined : registry.get(r.type.toLowerCase());
+  // Asked for every resource, several times: one answer per type name.
+  const byTypeName = new Map<string, ResourceType | undefined>();
+  const typeOf = (r: CatalogResource): ResourceType | undefined => {
+    if (isContainer(r)) return undefined;
+    if (!byTypeName.has(r.type)) byTypeName.set(r.type, registry.get(r.type.toLowerCase()));
+    return byTypeName.get(r.type);
+  };
   const refused = checkResources(catalog, isContainer, typeOf, log);
   if (refused) return finish(report, refused, started);
 

@@ -161,6 +161,7 @@ function indexResources(resources: readonly CatalogResource[]): Map<string, numb
     index.set(refKey(resource.type, resource.title), i);
   });
   resources.forEach((resource, i) => {
+    if (resource.parameters.alias === undefined) return;
     for (const alias of relationshipRefs(resource.parameters.alias).refs) {
       const key = refKey(resource.type, alias);
       if (!index.has(key)) index.set(key, i);
@@ -181,7 +182,7 @@ function addRelationships(
       const refresh = param === "notify" || param === "subscribe";
       const inward = param === "require" || param === "subscribe";
       for (const ref of relationshipRefs(value).refs) {
-        const other = index.get(refKeyOf(ref) ?? "");
+        const other = index.get(ref) ?? index.get(refKeyOf(ref) ?? "");
         // The loader reports missing references; a catalog built in code is trusted.
         if (other === undefined) continue;
         if (inward) connect(other, i, refresh);
@@ -226,8 +227,9 @@ function addContainment(
   const parent = new Map<number, number>();
   const hasChildren = new Set<number>();
   for (const edge of edges) {
-    const source = index.get(refKeyOf(edge.source) ?? "");
-    const target = index.get(refKeyOf(edge.target) ?? "");
+    // A compiled catalog mostly names resources canonically: found without reparsing.
+    const source = index.get(edge.source) ?? index.get(refKeyOf(edge.source) ?? "");
+    const target = index.get(edge.target) ?? index.get(refKeyOf(edge.target) ?? "");
     if (source === undefined || target === undefined || source === target) continue;
     if (!parent.has(target)) parent.set(target, source);
     if (!containers[source]) continue;

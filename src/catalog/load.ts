@@ -247,6 +247,7 @@ class CatalogChecker {
         continue;
       }
       index.set(key, at);
+      if (resource.parameters.alias === undefined) continue;
       for (const alias of relationshipRefs(resource.parameters.alias).refs) {
         const aliasKey = refKey(resource.type, alias);
         if (!index.has(aliasKey)) index.set(aliasKey, at);

@@ -31,6 +31,7 @@ export class Notifications {
 
   /** Whether this resource sends notifications that must run before it. */
   hasBefore(resource: CatalogResource): boolean {
+    if (!this.hooks.notifications) return false;
     return this.of(resource).some((n) => n.timing === "before");
   }
 
@@ -49,7 +50,7 @@ export class Notifications {
 
   /** `immediate` and `delayed` notifications of a resource that changed (or would have, in noop). */
   async afterApply(v: number, resource: CatalogResource, changed: boolean, noop: boolean): Promise<void> {
-    if (!changed) return;
+    if (!changed || !this.hooks.notifications) return;
     for (const notification of this.of(resource)) {
       if (notification.timing !== "before") await this.send(v, resource, notification, noop);
     }
