@@ -44,6 +44,11 @@ export interface ReplaceOptions {
   readonly owner?: Ownership;
   /** Give the new file the replaced file's POSIX ACL (as cf-agent keeps extended attributes). */
   readonly keepAcl?: boolean;
+  /**
+   * Called with the written temporary file before it replaces `path`
+   * (Puppet's `validate_cmd`); what it throws leaves `path` as it was.
+   */
+  readonly validate?: (temporary: string) => void;
 }
 
 /**
@@ -63,6 +68,7 @@ export function replaceContent(
   const owner = ownerOf(options.owner, found);
   const keepAcl = options.keepAcl && found !== undefined;
   writeFileAtomically(path, data, mode, owner, (temporary) => {
+    options.validate?.(temporary);
     if (!keepAcl) return;
     const copied = copyAcl(path, temporary);
     if (copied.error !== undefined) throw new Error(`setfacl: ${copied.error}`);

@@ -181,3 +181,18 @@ test("a missing source fails the resource with Puppet's message", async () => {
     `File[${dir}/x] FAILED Could not retrieve information from environment production source(s) puppet:///modules/none/x`,
   ]);
 });
+
+test("validate_cmd checks the new content before it replaces the file", async () => {
+  const dir = scratchDirectory("tend-pfile-");
+  writeFileSync(`${dir}/conf`, "ok: old\n");
+  const d = driver();
+  const params = { validate_cmd: "/bin/grep -q '^ok' %" };
+  const good = await d.apply(fileType, `${dir}/conf`, { ...params, content: "ok: new\n" });
+  assert.match(eventLines(good)[0] ?? "", /content success content_changed/);
+  const bad = await d.apply(fileType, `${dir}/conf`, { ...params, content: "broken\n" });
+  assert.match(
+    eventLines(bad)[0] ?? "",
+    /content failure content_changed: change from .* failed: Execution of '\/bin\/grep -q '\^ok' .*' returned 1: $/,
+  );
+  assert.equal(readFileSync(`${dir}/conf`, "utf8"), "ok: new\n");
+});

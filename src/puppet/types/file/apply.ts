@@ -10,6 +10,7 @@ import { realpathSync } from "node:fs";
 import { dirname } from "node:path";
 import type { CatalogResource } from "../../../catalog/model.js";
 import type { ResourceEvent, ResourceResult } from "../../../catalog/resource-type.js";
+import { runCommand } from "../../../providers/commands/index.js";
 import { runLog } from "../../run-settings.js";
 import type { ApplyContext } from "../../../catalog/resource-type.js";
 import { BackupError, performBackup } from "./backup.js";
@@ -151,6 +152,25 @@ function newMode(mode: string, found: FileState): number {
   return modeToInt(wantedMode(mode, found), current, found.kind === "directory");
 }
 
+/** The check `validate_cmd` makes of the new content before it replaces the file. */
+function validation(spec: FileSpec): ((temporary: string) => void) | undefined {
+  const command = spec.validateCmd;
+  if (command === undefined) return undefined;
+  return (temporary) => {
+    const line = command.split(spec.validateReplacement).join(temporary);
+    const result = runCommand({ command: { shell: line }, output: "combined" });
+    if (result.exitCode !== 0) {
+      const status = result.exitCode ?? result.signal ?? result.error ?? "nothing";
+      throw new ValidationFailed(
+        `Execution of '${line}' returned ${status}: ${result.output.toString("utf8").trim()}`,
+      );
+    }
+  };
+}
+
+/** A validate_cmd that refused the new content. */
+class ValidationFailed extends Error {}
+
 /** Puppet's write: the content (or an empty file) replaced atomically, then property_fix. */
 function write(run: Evaluation): void {
   removeExisting(run, "file");
@@ -158,8 +178,14 @@ function write(run: Evaluation): void {
   const bytes = run.desired.content?.read() ?? new Uint8Array();
   const found = inspectPath(run.spec.path);
   try {
-    replaceContent(run.spec.path, bytes, found.kind === "file" ? {} : { mode: mode ?? 0o644 });
+    const validate = run.desired.content ? validation(run.spec) : undefined;
+    replaceContent(
+      run.spec.path,
+      bytes,
+      found.kind === "file" ? { validate } : { mode: mode ?? 0o644, validate },
+    );
   } catch (error) {
+    if (error instanceof ValidationFailed) throw new ChangeFailed(error.message);
     throw setFailed("file", error, run.spec.path);
   }
   propertyFix(run);
@@ -271,6 +297,10 @@ function applyProperties(run: Evaluation, initial: FileState): void {
   // Puppet reads every current value before changing any (a content change's
   // silent mode fix still leaves the mode event).
   const { spec, desired, accounts, context } = run;
+  if (desired.ensure === "present" && desired.content && initial.kind !== "file")
+    context.logger.warning(
+      `Ensure set to :present but file type is ${ensureOf(initial)} so no content will be synced`,
+    );
   const steps: Array<[() => Drift | undefined, (d: Drift) => void]> = [
     [() => contentDrift(spec, desired, initial), () => write(run)],
     [() => targetDrift(spec, desired, initial), () => makeLink(run)],

@@ -45,6 +45,9 @@ export interface FileSpec {
    * and its report shows the desired value plainly rather than base64.
    */
   readonly contentLate: boolean;
+  /** A command checking the new content before it replaces the file; `%` (validate_replacement) names it. */
+  readonly validateCmd?: string;
+  readonly validateReplacement: string;
 }
 
 /** The parameter concat_file sets on the file it generates (see FileSpec.contentLate). */
@@ -247,6 +250,8 @@ function readSpec(resource: CatalogResource): FileSpec {
     ),
     sourceselect: readChoice(params, "sourceselect", ["first", "all"] as const, "first"),
     contentLate: params[CONTENT_LATE] === true,
+    validateCmd: typeof params.validate_cmd === "string" ? params.validate_cmd : undefined,
+    validateReplacement: typeof params.validate_replacement === "string" ? params.validate_replacement : "%",
   };
   checkWhole(spec);
   return spec;
