@@ -12,7 +12,7 @@ import type { BuiltGraph, RelationshipGraph, Vertex } from "./graph.js";
 import type { ApplierHooks } from "./hooks.js";
 import type { Catalog, CatalogResource } from "./model.js";
 import { Notifications } from "./notifications.js";
-import { capitalizeType, refKey, refKeyOf } from "./refs.js";
+import { capitalizeType, RELATIONSHIP_PARAMS, refKey, refKeyOf, relationshipRefs } from "./refs.js";
 import {
   addEvent,
   type ReportEvent,
@@ -67,6 +67,8 @@ export class Transaction {
   private readonly paths = new Map<CatalogResource, readonly string[]>();
   private readonly announcedFailures = new Set<number>();
   private readonly generatedCount = new Map<number, number>();
+  /** Generated resources by canonical reference. */
+  private readonly generatedIndex = new Map<string, number>();
   private stopped = false;
   private readonly runLogger: Logger;
   private readonly notifications: Notifications;
@@ -77,8 +79,7 @@ export class Transaction {
     this.runLogger = s.log.loggerFor("Puppet", undefined);
     this.notifications = new Notifications(s.hooks, {
       vertexOf: (ref) => {
-        const index = s.built.index.get(refKeyOf(ref) ?? "");
-        const vertex = index === undefined ? undefined : s.built.entry[index];
+        const vertex = this.endsOf(ref)?.entry;
         return vertex !== undefined && this.graph.vertices[vertex]?.kind === "resource" ? vertex : undefined;
       },
       runAction: (target, action, why) => this.runNotification(target, action, why),
@@ -180,7 +181,11 @@ export class Transaction {
 
   private async applyResource(v: number, vertex: Vertex, status: ResourceStatus): Promise<void> {
     const type = this.s.typeOf(vertex.resource);
-    if (!type) return;
+    if (!type) {
+      // Only a generated resource can get here: catalog resources were checked before the run.
+      this.failResource(v, vertex, status, `Unknown resource type: '${vertex.resource.type.toLowerCase()}'`);
+      return;
+    }
     const context = this.context(vertex, vertex.resource);
     const started = performance.now();
     status.time = reportTime();
@@ -194,6 +199,12 @@ export class Transaction {
         return;
       }
       if (this.s.hooks.resolve) resource = await this.s.hooks.resolve(resource, context);
+      // Catalog resources were checked before the run; generated ones are checked now.
+      const problems = vertex.index === undefined ? (type.validate?.(resource) ?? []) : [];
+      if (problems.length > 0) {
+        this.failResource(v, vertex, status, problems.join("; "));
+        return;
+      }
       const applyContext = resource === vertex.resource ? context : this.context(vertex, resource);
       if (this.notifications.hasBefore(resource)) await this.notifyBefore(v, type, resource, applyContext);
       if (type.generate) await this.generate(v, vertex, type, resource, applyContext);
@@ -264,11 +275,15 @@ export class Transaction {
     const children = await (type.generate as NonNullable<ResourceType["generate"]>)(resource, context);
     const made: number[] = [];
     for (const child of children) {
-      if (this.s.built.index.has(`${capitalizeType(child.type)}[${child.title}]`)) continue;
+      const key = refKey(child.type, child.title);
+      // A resource the catalog (or an earlier generation) already has is managed as declared there.
+      if (this.s.built.index.has(key) || this.generatedIndex.has(key)) continue;
       const merged = { ...child, tags: [...new Set([...child.tags, ...resource.tags])] };
-      made.push(this.graph.addVertex("resource", merged, undefined, this.childPriority(v, vertex)));
+      const id = this.graph.addVertex("resource", merged, undefined, this.childPriority(v, vertex));
+      made.push(id);
+      this.generatedIndex.set(key, id);
       const container = this.containmentPath(vertex).slice(0, -1);
-      this.paths.set(merged, [...container, `${merged.type}[${merged.title}]`]);
+      this.paths.set(merged, [...container, key]);
     }
     if (made.length === 0) return;
     const sentinel = this.graph.addVertex("sentinel", resource, vertex.index, this.childPriority(v, vertex));
@@ -282,6 +297,33 @@ export class Transaction {
       this.walk.addEdge(child, sentinel, true);
     }
     this.walk.addEdge(v, sentinel, true);
+    for (const child of made) this.relateGenerated(child);
+  }
+
+  /** A generated resource's own relationship metaparameters, as edges (to what is not done yet). */
+  private relateGenerated(child: number): void {
+    const resource = (this.graph.vertices[child] as Vertex).resource;
+    for (const param of RELATIONSHIP_PARAMS) {
+      const value = resource.parameters[param];
+      if (value === undefined) continue;
+      const refresh = param === "notify" || param === "subscribe";
+      for (const ref of relationshipRefs(value).refs) {
+        const ends = this.endsOf(ref);
+        if (!ends || ends.entry === child) continue;
+        if (param === "require" || param === "subscribe") this.walk.addEdge(ends.exit, child, refresh);
+        else this.walk.addEdge(child, ends.entry, refresh);
+      }
+    }
+  }
+
+  /** The vertices a reference enters and leaves by: a resource's own, a container's anchors. */
+  private endsOf(ref: string): { entry: number; exit: number } | undefined {
+    const key = refKeyOf(ref) ?? "";
+    const generated = this.generatedIndex.get(key);
+    if (generated !== undefined) return { entry: generated, exit: generated };
+    const index = this.s.built.index.get(key);
+    if (index === undefined) return undefined;
+    return { entry: this.s.built.entry[index] as number, exit: this.s.built.exit[index] as number };
   }
 
   private childPriority(v: number, vertex: Vertex): number[] {

@@ -380,3 +380,55 @@ test("exported resources are skipped (they are for other nodes)", async () => {
   assert.deepEqual(journal, ["apply b"]);
   assert.equal(report.resource_statuses["Fake[e]"]?.skipped, true);
 });
+
+test("generated resources: their own relationships, checks and unknown types", async () => {
+  const journal: Journal = { entries: [] };
+  const types = fakeTypes(journal);
+  const gen = {
+    ...(types[2] as (typeof types)[number]),
+    generate: async () => [
+      resource("Fake", "child-first", { before: "Fake[late]" }),
+      resource("Fake", "child-bad", { bad: true }),
+      resource("Nosuch", "child-unknown"),
+      resource("Fake", "late"),
+    ],
+  };
+  const report = await applyCatalog(
+    catalogOf([resource("Fake", "late"), resource("Gen", "p")]),
+    typeRegistry([types[0] as (typeof types)[number], gen]),
+  );
+  // Fake[late] is the catalog's own: not generated again; it ran before Gen[p] existed as a parent.
+  assert.deepEqual(journal.entries, ["apply late", "apply p", "apply child-first"]);
+  assert.equal(
+    report.resource_statuses["Fake[child-bad]"]?.events[0]?.message,
+    "parameter 'bad' must not be true",
+  );
+  assert.equal(report.resource_statuses["Nosuch[child-unknown]"]?.failed, true);
+});
+
+test("events of generated resources reach the subscribers of the parent's container", async () => {
+  const journal: Journal = { entries: [] };
+  const types = fakeTypes(journal);
+  const gen = { ...(types[2] as (typeof types)[number]), generate: async () => [resource("Fake", "made")] };
+  const base = catalogOf([
+    resource("Gen", "frag"),
+    resource("Fake", "svc", { insync: true, subscribe: "Mydef[x]" }),
+  ]);
+  const withDefinedType: Catalog = {
+    ...base,
+    resources: [...base.resources, { ...resource("Mydef", "x"), kind: "defined_type" }],
+    edges: [
+      ...base.edges.filter((e) => e.target !== "Gen[frag]"),
+      { source: "Class[Main]", target: "Mydef[x]" },
+      { source: "Mydef[x]", target: "Gen[frag]" },
+    ],
+  };
+  const report = await applyCatalog(withDefinedType, typeRegistry([types[0] as (typeof types)[number], gen]));
+  assert.deepEqual(journal.entries, ["apply frag", "apply made", "apply svc", "refresh svc"]);
+  assert.deepEqual(report.resource_statuses["Fake[made]"]?.containment_path, [
+    "Stage[main]",
+    "Main",
+    "Mydef[x]",
+    "Fake[made]",
+  ]);
+});
