@@ -1,6 +1,7 @@
 /**
  * A sandbox for users scenarios: a temporary directory holding a copy of
- * /etc, an empty /home, /var/log and /var/mail, and work directories;
+ * /etc, an empty /home, /var/log, /var/mail and /var/spool/cron (when the
+ * machine has it), and work directories;
  * commands run in a private mount namespace (`unshare -m`) where those
  * copies are bound over the real directories, so the shadow tools (which
  * replace /etc/passwd and friends by rename) change only the copies. The
@@ -26,6 +27,7 @@ const COVERED: readonly [string, string][] = [
   ["/var/log", "log"],
   ["/var/mail", "mail"],
   ["/var/lib/cfengine3", "wd-cfa"],
+  ["/var/spool/cron", "spool"],
 ];
 
 export interface SandboxRun {
@@ -62,7 +64,7 @@ export class Sandbox {
     this.dir = mkdtempSync(join(tmpdir(), "tend-users-"));
     const copy = spawnSync("cp", ["-a", "/etc", join(this.dir, "etc")], { encoding: "utf8" });
     if (copy.status !== 0) throw new Error(`cannot copy /etc: ${copy.stderr}`);
-    for (const sub of ["home", "log", "mail", "wd-cfa", "wd-tend"]) mkdirSync(join(this.dir, sub));
+    for (const sub of ["home", "log", "mail", "wd-cfa", "wd-tend", "spool"]) mkdirSync(join(this.dir, sub));
     for (const file of ["lastlog", "faillog"]) writeFileSync(join(this.dir, "log", file), "");
   }
 
