@@ -175,4 +175,5 @@ export const cronType: ResourceType = {
   name: "cron",
   validate: validateCron,
   apply: applyCron,
+  autorequire: (resource) => [`User[${textParam(resource.parameters.user) ?? "root"}]`],
 };

@@ -49,3 +49,22 @@ export function findPuppetType(type: string, modules?: PromiseModules): Resource
   const spec = modules.find(type);
   return spec ? promiseModuleType(type.toLowerCase(), spec, modules) : undefined;
 }
+
+/**
+ * The types a catalog's run uses: every built-in type, and for each type of
+ * the catalog that is not built in, its promise module when one is
+ * configured (the applier refuses types it cannot find, naming them).
+ */
+export function puppetRegistry(
+  resources: readonly { readonly type: string }[],
+  modules?: PromiseModules,
+): ReadonlyMap<string, ResourceType> {
+  const registry = new Map(puppetTypes);
+  for (const { type } of resources) {
+    const name = type.toLowerCase();
+    if (registry.has(name) || CONTAINER_TYPES.has(name)) continue;
+    const found = findPuppetType(type, modules);
+    if (found) registry.set(name, found);
+  }
+  return registry;
+}

@@ -138,4 +138,10 @@ export const userType: ResourceType = {
   name: "user",
   validate: validateUser,
   apply: applyUser,
+  // Its primary group (when named) and its groups, when the catalog manages them.
+  autorequire(resource) {
+    const gid = textParam(resource.parameters.gid);
+    const named = gid !== undefined && !/^\d+$/.test(gid) ? [gid] : [];
+    return [...named, ...(listParam(resource.parameters.groups) ?? [])].map((g) => `Group[${g}]`);
+  },
 };

@@ -18,7 +18,9 @@ import { Sandbox } from "../../promises/users/sandbox.js";
 import { snapshotTree, type ResourceOutcome, type TreeEntry } from "../harness.js";
 import type { AccountsScenario } from "./scenarios.js";
 
-export const fixturesDir = fileURLToPath(new URL("../../../../test/fixtures/puppet-accounts/", import.meta.url));
+export const fixturesDir = fileURLToPath(
+  new URL("../../../../test/fixtures/puppet-accounts/", import.meta.url),
+);
 
 export interface AccountsState {
   readonly passwd: readonly string[];
@@ -32,7 +34,9 @@ export interface AccountsState {
 
 export interface AccountsRun {
   readonly exitCode: number;
-  readonly resources: Readonly<Record<string, Pick<ResourceOutcome, "changed" | "failed" | "skipped" | "events">>>;
+  readonly resources: Readonly<
+    Record<string, Pick<ResourceOutcome, "changed" | "failed" | "skipped" | "events">>
+  >;
   readonly state: AccountsState;
 }
 

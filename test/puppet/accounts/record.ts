@@ -32,7 +32,17 @@ for (const scenario of SCENARIOS) {
     mkdirSync(manifests, { recursive: true });
     writeFileSync(join(manifests, "site.pp"), `${scenario.manifest}\n`);
     const common = ["--confdir", confdir, "--facts_terminus", "json"];
-    const compiled = sandbox.run(["puppet", "catalog", "compile", NODE, ...common, "--render-as", "json", "--log_level", "err"]);
+    const compiled = sandbox.run([
+      "puppet",
+      "catalog",
+      "compile",
+      NODE,
+      ...common,
+      "--render-as",
+      "json",
+      "--log_level",
+      "err",
+    ]);
     if (compiled.status !== 0) throw new Error(`${scenario.name}: compile failed: ${compiled.stderr}`);
     const catalog = JSON.parse(compiled.stdout) as Record<string, unknown>;
     for (const key of ["version", "catalog_uuid", "code_id"]) delete catalog[key];
@@ -54,7 +64,10 @@ for (const scenario of SCENARIOS) {
     const dir = join(fixturesDir, scenario.name);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "catalog.json"), `${JSON.stringify(catalog, null, 2)}\n`);
-    writeFileSync(join(dir, "expected.json"), `${JSON.stringify({ puppetVersion: version, runs }, null, 2)}\n`);
+    writeFileSync(
+      join(dir, "expected.json"),
+      `${JSON.stringify({ puppetVersion: version, runs }, null, 2)}\n`,
+    );
   } finally {
     sandbox.remove();
     rmSync(scratch, { recursive: true, force: true });

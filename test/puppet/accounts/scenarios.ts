@@ -34,7 +34,8 @@ user { 'bob': ensure => present, uid => 2002, gid => 100 }`,
   },
   {
     name: "user-modify",
-    setup: "groupadd -g 2001 devs && useradd -u 2001 -g devs -G users -c Alice -d /home/alice -s /bin/bash alice",
+    setup:
+      "groupadd -g 2001 devs && useradd -u 2001 -g devs -G users -c Alice -d /home/alice -s /bin/bash alice",
     manifest: `user { 'alice': uid => 2002, gid => 'users', home => '/home/alice2', shell => '/bin/sh',
   comment => 'Alice B', groups => ['devs'], membership => inclusive, expiry => '2030-01-01' }`,
     runs: twice,
@@ -91,7 +92,8 @@ host { 'ip6.example': ip => '2001:db8::5' }
 host { 'old.example': ensure => absent }
 host { 'web.example': ip => '10.0.0.8', host_aliases => 'web' }
 host { 'localhost': ip => '127.0.0.1' }`,
-    setup: "printf '%s\\n' '127.0.0.1 localhost' '# a comment' '10.0.0.7 old.example old' '10.0.0.9 web.example www # front' >> /etc/hosts",
+    setup:
+      "printf '%s\\n' '127.0.0.1 localhost' '# a comment' '10.0.0.7 old.example old' '10.0.0.9 web.example www # front' >> /etc/hosts",
     runs: twice,
   },
   {

@@ -11,7 +11,8 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { CatalogResource, ParamValue } from "../../../src/catalog/model.js";
 import type { ResourceResult } from "../../../src/catalog/resource-type.js";
-import { findPuppetType } from "../../../src/puppet/types/index.js";
+import { applyCatalog } from "../../../src/catalog/apply.js";
+import { findPuppetType, puppetRegistry } from "../../../src/puppet/types/index.js";
 import { PromiseModules, parsePromiseModuleOption } from "../../../src/puppet/types/promise-module.js";
 import { Logger, type LogRecord } from "../../../src/system/logger.js";
 import { scratchDirectory } from "../../scratch.js";
@@ -86,6 +87,27 @@ test("a module found in a modules directory; built-in types win; unknown types s
     assert.equal(findPuppetType("Host", modules)?.name, "host");
     assert.equal(findPuppetType("Nosuch", modules), undefined);
     assert.equal(parsePromiseModuleOption("nameonly"), "--promise-module takes NAME=PATH, not 'nameonly'");
+  } finally {
+    modules.shutdown(new Logger(() => {}));
+  }
+});
+
+test("the applier runs a module's resources like any other", async () => {
+  const dir = scratchDirectory("tend-pmod-");
+  const target = join(dir, "motd");
+  const modules = new PromiseModules(new Map([["file_content", { path: MODULE }]]));
+  try {
+    const resources = [resource(target, { content: "hi" }), resource(join(dir, "other"), {})];
+    const catalog = { name: "n", environment: "production", version: "1", resources, edges: [], classes: [] };
+    const report = await applyCatalog(catalog, puppetRegistry(resources, modules));
+    const statuses = Object.values(report.resource_statuses).map((s) => [s.resource, s.changed, s.failed]);
+    assert.deepEqual(statuses, [
+      [`File_content[${target}]`, true, false],
+      [`File_content[${join(dir, "other")}]`, false, true],
+    ]);
+    assert.equal(readFileSync(target, "utf8"), "hi\n");
+    const unknown = await applyCatalog(catalog, puppetRegistry(resources));
+    assert.equal(unknown.failure?.code, "unknown-type");
   } finally {
     modules.shutdown(new Logger(() => {}));
   }
