@@ -266,7 +266,8 @@ export function ensureAccount(spec: AccountSpec, options: AccountOptions): Accou
           ? create(spec, options, root, groups.entries)
           : remove(spec, options, root);
     if (said !== undefined) {
-      const plain = said.startsWith("Could not find group");
+      // Puppet's own checks say what is wrong plainly; a tool's failure is put in context.
+      const plain = said.startsWith("Could not find group") || said.startsWith("Shell ");
       const error = plain ? said : `${failureContext("user", spec.name, change)}: ${said}`;
       return { status: "failed", changes: [...applied, ...changes.slice(applied.length)], found, error };
     }

@@ -7,14 +7,15 @@
  *
  *   node replay.js CATALOG.json [--noop]
  */
-import { readFileSync } from "node:fs";
 import { applyCatalog } from "../../../src/catalog/apply.js";
-import type { Catalog } from "../../../src/catalog/model.js";
+import { formatCatalogDiagnostic, loadCatalogFile } from "../../../src/catalog/load.js";
 import { puppetTypes } from "../../../src/puppet/types/index.js";
 
 async function main(): Promise<void> {
   const [file, flag] = process.argv.slice(2);
-  const catalog = JSON.parse(readFileSync(file as string, "utf8")) as Catalog;
+  const loaded = await loadCatalogFile(file as string);
+  if (!loaded.ok) throw new Error(loaded.diagnostics.map(formatCatalogDiagnostic).join("\n"));
+  const catalog = loaded.catalog;
   const report = await applyCatalog(catalog, puppetTypes, { noop: flag === "--noop" });
   if (report.failure) throw new Error(report.failure.message);
   const resources: Record<string, unknown> = {};
