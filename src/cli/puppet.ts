@@ -4,6 +4,7 @@
  * accepting `puppet apply`'s options; compiling manifests is not in tend
  * yet (issue 16), so a manifest or `-e` is refused with what to do instead.
  */
+import { resolve } from "node:path";
 import { type PuppetLevel, formatConsoleLine, shownAt, toStderr } from "../puppet/console.js";
 import { parseCommandLine } from "./args.js";
 import { shouldColor } from "./color.js";
@@ -42,6 +43,9 @@ Options:
   -d, --debug               log at debug level
       --color WHEN          always, auto or never (Puppet's true/ansi/false too)
       --tags TAG,...        apply only the resources with one of these tags
+      --promise-module NAME=PATH  a promise module run as resource type NAME
+      --promise-modules DIR       a directory of promise modules, each run as the
+                            resource type of its name (\`::\` written \`__\`)
       --json                print tend's run report as JSON on stdout (log lines
                             go to stderr)
   -h, --help                show this help
@@ -86,6 +90,8 @@ function parseApplyArgs(args: readonly string[]) {
     color: { type: "string" },
     json: { type: "boolean" },
     tags: { type: "string", multiple: true },
+    "promise-module": { type: "string", multiple: true },
+    "promise-modules": { type: "string", multiple: true },
     help: { type: "boolean", short: "h" },
   });
 }
@@ -159,7 +165,18 @@ async function runApply(args: readonly string[], io: CliIo): Promise<number> {
     io.stderr(`Error: ${error.message}\n`);
     return EXIT_FAILURE;
   }
+  const { parsePromiseModuleOption } = await import("../puppet/types/promise-module.js");
+  const named = new Map<string, { path: string }>();
+  for (const text of values["promise-module"] ?? []) {
+    const parsedModule = parsePromiseModuleOption(text);
+    if (typeof parsedModule === "string") {
+      io.stderr(`tend puppet apply: ${parsedModule}\n`);
+      return EXIT_FAILURE;
+    }
+    named.set(parsedModule[0], parsedModule[1]);
+  }
   const result = await runPuppetApply({
+    promiseModules: { named, dirs: (values["promise-modules"] ?? []).map((d) => resolve(io.cwd, d)) },
     catalogFile: values.catalog,
     cwd: io.cwd,
     readStdin: values.catalog === "-",

@@ -15,7 +15,12 @@ import type { PuppetLogLine } from "./console.js";
 import { puppetShapedReport, renderReportYaml, renderStateYaml, renderSummaryYaml } from "./report-files.js";
 import type { PuppetRunSettings } from "./run-settings.js";
 import type { PuppetSettings } from "./settings.js";
-import { puppetTypes } from "./types/index.js";
+import type { ResourceType } from "../catalog/resource-type.js";
+import type { Catalog } from "../catalog/model.js";
+import type { ModuleSpec } from "../providers/modules/session.js";
+import { Logger } from "../system/logger.js";
+import { findPuppetType, puppetTypes } from "./types/index.js";
+import { PromiseModules } from "./types/promise-module.js";
 
 export interface PuppetApplyOptions {
   readonly catalogFile: string;
@@ -30,6 +35,11 @@ export interface PuppetApplyOptions {
   readonly logLevel?: PuppetLogLine["level"];
   /** Each log line, as it happens. */
   readonly log: (line: PuppetLogLine) => void;
+  /** Promise modules as resource types: by type name (`--promise-module`), and directories to find them in. */
+  readonly promiseModules?: {
+    readonly named: ReadonlyMap<string, ModuleSpec>;
+    readonly dirs: readonly string[];
+  };
 }
 
 export interface PuppetApplyResult {
@@ -73,8 +83,12 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
     certname: settings.certname,
     environment: settings.environment,
   };
+  const modules = new PromiseModules(
+    options.promiseModules?.named ?? new Map(),
+    options.promiseModules?.dirs ?? [],
+  );
   const applyStarted = performance.now();
-  const report = await applyCatalog(loaded.catalog, puppetTypes, {
+  const report = await applyCatalog(loaded.catalog, registryFor(loaded.catalog, modules), {
     noop: options.noop,
     logLevel: options.logLevel ?? "notice",
     onLog: (log) => options.log(toLine(log)),
@@ -82,6 +96,7 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
     host: settings.certname,
     tags: options.tags ?? [],
   });
+  modules.shutdown(new Logger((record) => options.log(runLogLine(record.level, record.message)), "debug"));
   const application = (performance.now() - applyStarted) / 1000;
   if (report.transaction_completed) {
     appendRunLog(report, `Applied catalog in ${application.toFixed(2)} seconds`, options);
@@ -97,6 +112,32 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
   const refused = report.failure !== undefined && report.failure.code !== "cycle";
   if (!refused) writeReportFiles(puppetShapedReport(report, times), settings, options);
   return { exitCode: detailedExitCode(report), runReport: report };
+}
+
+/** The built-in types, and for the catalog's other types the promise module of that name, if any. */
+function registryFor(catalog: Catalog, modules: PromiseModules): ReadonlyMap<string, ResourceType> {
+  const registry = new Map(puppetTypes);
+  for (const resource of catalog.resources) {
+    const name = resource.type.toLowerCase();
+    if (registry.has(name)) continue;
+    const type = findPuppetType(resource.type, modules);
+    if (type) registry.set(name, type);
+  }
+  return registry;
+}
+
+const LEVELS: Readonly<Record<string, PuppetLogLine["level"]>> = {
+  critical: "crit",
+  error: "err",
+  warning: "warning",
+  notice: "notice",
+  info: "info",
+  verbose: "info",
+  debug: "debug",
+};
+
+function runLogLine(level: string, message: string): PuppetLogLine {
+  return { level: LEVELS[level] ?? "notice", message, source: "Puppet", tags: [level], time: new Date() };
 }
 
 function readStdin(): string {
