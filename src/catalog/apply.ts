@@ -186,9 +186,28 @@ function checkResources(
       invalid.push(message);
     }
   }
+  warnUnsupported(catalog, log);
   if (unknown.length > 0) return refuse(log, "unknown-type", unknown);
   if (invalid.length > 0) return refuse(log, "invalid-resource", invalid);
   return undefined;
+}
+
+/** What tend does not do (yet), said once per run rather than silently ignored. */
+const UNSUPPORTED: Readonly<Record<string, string>> = {
+  schedule: "applied as if always scheduled",
+  audit: "not audited",
+};
+
+function warnUnsupported(catalog: Catalog, log: RunLog): void {
+  for (const [param, effect] of Object.entries(UNSUPPORTED)) {
+    const refs = catalog.resources
+      .filter((r) => r.parameters[param] !== undefined && r.parameters[param] !== null)
+      .map((r) => `${r.type}[${r.title}]`);
+    if (refs.length === 0) continue;
+    const shown =
+      refs.length > 3 ? `${refs.slice(0, 3).join(", ")} and ${refs.length - 3} more` : refs.join(", ");
+    log.run("warning", `The '${param}' metaparameter is not supported by tend: ${shown} ${effect}`);
+  }
 }
 
 function refuse(log: RunLog, code: RunFailure["code"], messages: readonly string[]): RunFailure {

@@ -432,3 +432,14 @@ test("events of generated resources reach the subscribers of the parent's contai
     "Fake[made]",
   ]);
 });
+
+test("schedule and audit are not supported: said once, the resources still run", async () => {
+  const { journal, lines } = await run(
+    catalogOf([resource("Fake", "a", { schedule: "daily" }), resource("Fake", "b", { audit: "all" })]),
+  );
+  assert.deepEqual(journal, ["apply a", "apply b"]);
+  assert.deepEqual(lines.slice(0, 2), [
+    "Warning: The 'schedule' metaparameter is not supported by tend: Fake[a] applied as if always scheduled",
+    "Warning: The 'audit' metaparameter is not supported by tend: Fake[b] not audited",
+  ]);
+});
