@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { type Stats, lstatSync, readlinkSync, statSync } from "node:fs";
-import { unlinkSync } from "../../system/safe-fs.js";
+import { removePath } from "../../providers/files/remove.js";
 import { canonify } from "../../eval/class-expression.js";
 import { filesAutoDefine, filesSingleCopy } from "./agent-settings.js";
 import { isOutOfDate } from "./copy-compare.js";
@@ -93,10 +93,9 @@ function removeLinkInTheWay(
     return undefined;
   }
   if (!step.makingChanges(`remove old symbolic link '${dest}' to make way for copy`)) return undefined;
-  try {
-    unlinkSync(dest);
-  } catch (error) {
-    step.failed(`Couldn't remove link '${dest}'. (unlink: ${errorText(error)})`);
+  const removed = removePath(dest, { missingOk: false });
+  if (removed.status === "failed") {
+    step.failed(`Couldn't remove link '${dest}'. (unlink: ${errorText(removed.cause)})`);
     return undefined;
   }
   step.changed(`Removing old symbolic link '${dest}' to make way for copy`);

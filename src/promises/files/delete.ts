@@ -22,7 +22,7 @@ export function verifyDelete(
   const isDir = stats.isDirectory();
   if (!step.makingChanges(`delete ${isDir ? "directory" : "file"} '${path}'`)) return;
   if (!isDir) {
-    const removed = removePath(path);
+    const removed = removePath(path, { missingOk: false });
     if (removed.status === "failed") {
       step.failed(`Couldn't unlink '${path}' tidying. (unlink: ${errorText(removed.cause)})`);
       return;
@@ -44,7 +44,7 @@ export function verifyDelete(
 }
 
 function removeDirectory(step: FileStep): void {
-  const removed = removePath(step.path);
+  const removed = removePath(step.path, { missingOk: false });
   if (removed.status === "failed") {
     const code = removed.cause?.code;
     if (code === "ENOTEMPTY" || code === "EEXIST") {

@@ -7,7 +7,7 @@
  * "override_file"`), recursing as deep as the depth_search allows.
  */
 import { lstatSync } from "node:fs";
-import { unlinkSync } from "../../system/safe-fs.js";
+import { removePath } from "../../providers/files/remove.js";
 import { newCopyContext } from "./copy-context.js";
 import { verifyCopy } from "./copy-from.js";
 import { createObject } from "./create.js";
@@ -71,12 +71,9 @@ export function scheduleLinkChildren(
     existing = undefined;
   }
   if (existing && moveObstructions && existing.isSymbolicLink()) {
-    try {
-      unlinkSync(destination);
-      step.changed(`Removed obstructing link '${destination}'`);
-    } catch {
+    if (removePath(destination, { missingOk: false }).status === "failed")
       step.failed(`Failed to remove obstructing link '${destination}'`);
-    }
+    else step.changed(`Removed obstructing link '${destination}'`);
   } else if (existing && !existing.isDirectory()) {
     step.failed(`Cannot promise to link files to children of '${destination}' as it is not a directory`);
     return;

@@ -101,7 +101,7 @@ export function verifyLink(step: FileStep, destination: string, source: string, 
     return;
   }
   if (!step.makingChanges(`remove incorrect link '${destination}'`)) return;
-  if (removePath(destination).status === "failed") {
+  if (removePath(destination, { missingOk: false }).status === "failed") {
     step.failed(`Error removing link '${destination}' (points to '${current}' not '${to}')`);
     return;
   }

@@ -4,7 +4,7 @@
  * cf-agent 3.21 does it (only with a depth_search, never `/`).
  */
 import { lstatSync } from "node:fs";
-import { rmSync, rmdirSync, unlinkSync } from "../../system/safe-fs.js";
+import { removePath } from "../../providers/files/remove.js";
 import { joinPath, readDirectory } from "./paths.js";
 import { errorText, type FileStep } from "./step.js";
 
@@ -52,9 +52,7 @@ function purgeOne(step: FileStep, path: string): void {
     purgeDirectory(step, path);
     return;
   }
-  try {
-    unlinkSync(path);
-  } catch {
+  if (removePath(path, { missingOk: false }).status === "failed") {
     step.failed(`Couldn't delete '${path}' while purging`);
     return;
   }
@@ -62,17 +60,22 @@ function purgeOne(step: FileStep, path: string): void {
 }
 
 function purgeDirectory(step: FileStep, path: string): void {
+  let names: string[];
   try {
-    for (const name of readDirectory(path)) rmSync(joinPath(path, name), { recursive: true, force: true });
+    names = readDirectory(path);
   } catch {
     step.failed(`Unable to purge directory tree '${path}'`);
     return;
   }
-  try {
-    rmdirSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-      step.failed(`Unable to purge directory '${path}'`);
+  for (const name of names) {
+    if (removePath(joinPath(path, name), { recursive: true }).status === "failed") {
+      step.failed(`Unable to purge directory tree '${path}'`);
+      return;
+    }
+  }
+  const removed = removePath(path);
+  if (removed.status !== "changed") {
+    if (removed.status === "failed") step.failed(`Unable to purge directory '${path}'`);
     return;
   }
   step.changed(`Purged directory '${path}' in copy dest directory`);

@@ -70,7 +70,7 @@ function moveTo(step: FileStep, target: string): void {
 function disableLink(step: FileStep): void {
   const { path } = step;
   if (!step.makingChanges(`disable link '${path}'`)) return;
-  const removed = removePath(path);
+  const removed = removePath(path, { missingOk: false });
   if (removed.status === "failed") {
     step.failed(`Unable to unlink '${path}'. (unlink: ${errorText(removed.cause)})`);
     return;

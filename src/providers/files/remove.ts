@@ -7,6 +7,7 @@
 import { rmdirSync, rmSync, unlinkSync } from "../../system/safe-fs.js";
 import type { BackupHook } from "./content.js";
 import { inspectPath } from "./inspect.js";
+import { missing } from "./mode.js";
 import { type ActOptions, change, changedWith, type FileResult, failedWith, UNCHANGED } from "./result.js";
 
 export interface RemoveOptions extends ActOptions {
@@ -14,12 +15,15 @@ export interface RemoveOptions extends ActOptions {
   readonly recursive?: boolean;
   /** Called before anything is removed. */
   readonly backup?: BackupHook;
+  /** False: an absent path fails with ENOENT, as unlink(2) does (default: nothing to do). */
+  readonly missingOk?: boolean;
 }
 
 /** Removes what is at `path`. Change: `ensure` from the kind found to `absent`. */
 export function removePath(path: string, options: RemoveOptions = {}): FileResult {
   const found = inspectPath(path);
-  if (found.kind === "absent") return UNCHANGED;
+  if (found.kind === "absent")
+    return options.missingOk === false ? failedWith(missing(path, "unlink"), "unlink") : UNCHANGED;
   const made = [change("ensure", found.kind, "absent", `removed ${found.kind}`, options.noop)];
   if (options.noop) return changedWith(made);
   let syscall = "unlink";

@@ -209,6 +209,7 @@ test("removePath removes files and links, directories only when empty unless rec
       [["ensure", "file", "absent"]],
     );
     assert.equal(removePath(join(dir, "f")).status, "unchanged");
+    assert.equal(removePath(join(dir, "f"), { missingOk: false }).cause?.code, "ENOENT");
     mkdirSync(join(dir, "d"));
     writeFileSync(join(dir, "outside"), "");
     symlinkSync(join(dir, "outside"), join(dir, "d", "link"));
