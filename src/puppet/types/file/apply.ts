@@ -6,7 +6,7 @@
  * each change an event worded as Puppet's. A failed change is a failure
  * event and fails the resource; the other properties still run.
  */
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
 import type { CatalogResource } from "../../../catalog/model.js";
 import type { ResourceEvent, ResourceResult } from "../../../catalog/resource-type.js";
@@ -66,9 +66,24 @@ function systemText(error: unknown, path: string): string {
   return text ? `${text} - ${path}` : (error as Error).message;
 }
 
+/**
+ * Puppet writes a file's content through a lock file beside it
+ * (`PATH` + Ruby's temporary name `YYYYMMDD-PID-RANDOM` + `.lock`); when
+ * the directory is missing, Ruby's error names that lock file.
+ */
+function missingDirectoryText(path: string): string {
+  const now = new Date();
+  const day = `${now.getUTCFullYear()}${String(now.getUTCMonth() + 1).padStart(2, "0")}${String(now.getUTCDate()).padStart(2, "0")}`;
+  const random = Math.floor(Math.random() * 0x100000000).toString(36);
+  const lock = `${path}${day}-${process.pid}-${random}.lock`;
+  return `No such file or directory - A directory component in ${lock} does not exist or is a dangling symbolic link`;
+}
+
 /** A failed acting step, worded as Puppet's `Could not set 'file' on ensure: ...`. */
 function setFailed(value: string, error: unknown, path: string): ChangeFailed {
-  const detail = systemText(error, path);
+  const missingDir =
+    value === "file" && (error as NodeJS.ErrnoException).code === "ENOENT" && !existsSync(dirname(path));
+  const detail = missingDir ? missingDirectoryText(path) : systemText(error, path);
   const failed = new ChangeFailed(`Could not set '${value}' on ensure: ${detail}`);
   failed.wrapped = detail;
   return failed;
