@@ -5,7 +5,8 @@
  * protocol client; kept, repaired, not kept, invalid, noop.
  */
 import assert from "node:assert/strict";
-import { readFileSync, symlinkSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -111,4 +112,39 @@ test("the applier runs a module's resources like any other", async () => {
   } finally {
     modules.shutdown(new Logger(() => {}));
   }
+});
+
+test("tend puppet apply --promise-module NAME=PATH applies the module's resources", () => {
+  const tend = fileURLToPath(new URL("../../../bundle/tend.cjs", import.meta.url));
+  const dir = scratchDirectory("tend-pmod-");
+  const target = join(dir, "motd");
+  const catalog = {
+    name: "n",
+    version: 1,
+    environment: "production",
+    resources: [
+      { type: "File_content", title: target, tags: [], exported: false, parameters: { content: "hi" } },
+    ],
+    edges: [],
+    classes: [],
+  };
+  writeFileSync(join(dir, "catalog.json"), JSON.stringify(catalog));
+  const argv = [
+    tend,
+    "puppet",
+    "apply",
+    "--catalog",
+    join(dir, "catalog.json"),
+    "--vardir",
+    join(dir, "var"),
+  ];
+  const withModule = [...argv, "--detailed-exitcodes", "--promise-module", `file_content=${MODULE}`];
+  const first = spawnSync(process.execPath, withModule, { encoding: "utf8" });
+  assert.equal(first.status, 2, first.stderr);
+  assert.match(first.stdout, /result: repaired by promise module/);
+  assert.equal(readFileSync(target, "utf8"), "hi\n");
+  assert.equal(spawnSync(process.execPath, withModule, { encoding: "utf8" }).status, 0);
+  const without = spawnSync(process.execPath, argv, { encoding: "utf8" });
+  assert.equal(without.status, 1);
+  assert.match(without.stderr, /Unknown resource type: 'file_content'/);
 });
