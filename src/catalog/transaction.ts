@@ -12,7 +12,7 @@ import type { BuiltGraph, RelationshipGraph, Vertex } from "./graph.js";
 import type { ApplierHooks } from "./hooks.js";
 import type { Catalog, CatalogResource } from "./model.js";
 import { Notifications } from "./notifications.js";
-import { capitalizeType, RELATIONSHIP_PARAMS, refKey, refKeyOf, relationshipRefs } from "./refs.js";
+import { RELATIONSHIP_PARAMS, refKey, refKeyOf, relationshipRefs } from "./refs.js";
 import {
   addEvent,
   type ReportEvent,
@@ -21,14 +21,9 @@ import {
   type RunReport,
   reportTime,
 } from "./report.js";
-import type {
-  ApplyContext,
-  ResourceEvent,
-  ResourceResult,
-  ResourceType,
-  RunSettings,
-} from "./resource-type.js";
+import type { ApplyContext, ResourceResult, ResourceType, RunSettings } from "./resource-type.js";
 import type { RunLog } from "./run-log.js";
+import { ContainmentPaths, newStatus, reportEvent, resourceEvent } from "./statuses.js";
 import { Walk } from "./walk.js";
 
 /** An event waiting at its receiver: only its name and status matter there. */
@@ -64,7 +59,7 @@ export class Transaction {
   private readonly graph: RelationshipGraph;
   private readonly walk: Walk;
   private readonly states: VertexState[] = [];
-  private readonly paths = new Map<CatalogResource, readonly string[]>();
+  private readonly paths: ContainmentPaths;
   private readonly announcedFailures = new Set<number>();
   private readonly generatedCount = new Map<number, number>();
   /** Generated resources by canonical reference. */
@@ -76,6 +71,7 @@ export class Transaction {
   constructor(private readonly s: TransactionSettings) {
     this.graph = s.built.graph;
     this.walk = new Walk(this.graph);
+    this.paths = new ContainmentPaths(s.catalog, s.built);
     this.runLogger = s.log.loggerFor("Puppet", undefined);
     this.notifications = new Notifications(s.hooks, {
       vertexOf: (ref) => {
@@ -107,7 +103,7 @@ export class Transaction {
       if (status)
         addEvent(
           status,
-          this.resourceEvent("resource_error", "failure", "resource is part of a dependency cycle"),
+          resourceEvent("resource_error", "failure", "resource is part of a dependency cycle"),
         );
     }
   }
@@ -237,7 +233,7 @@ export class Transaction {
     if (result.provider) status.provider_used = result.provider;
     const level = logLevelOf(vertex.resource);
     for (const event of result.events) {
-      addEvent(status, this.reportEvent(event));
+      addEvent(status, reportEvent(event));
       const source = `${this.pathOf(vertex)}/${event.property}`;
       this.s.log.resource(event.status === "failure" ? "err" : level, event.message, source, vertex.resource);
     }
@@ -254,7 +250,7 @@ export class Transaction {
   /** A failure with no failure event to show for it: Puppet's "Could not evaluate". */
   private failResource(v: number, vertex: Vertex, status: ResourceStatus, message: string): void {
     this.s.log.resource("err", `Could not evaluate: ${message}`, this.pathOf(vertex), vertex.resource);
-    addEvent(status, this.resourceEvent("resource_error", "failure", message));
+    addEvent(status, resourceEvent("resource_error", "failure", message));
     this.markFailed(v, vertex);
   }
 
@@ -282,7 +278,7 @@ export class Transaction {
       const id = this.graph.addVertex("resource", merged, undefined, this.childPriority(v, vertex));
       made.push(id);
       this.generatedIndex.set(key, id);
-      const container = this.containmentPath(vertex).slice(0, -1);
+      const container = this.paths.of(vertex).slice(0, -1);
       this.paths.set(merged, [...container, key]);
     }
     if (made.length === 0) return;
@@ -440,7 +436,7 @@ export class Transaction {
       this.s.log.resource("err", message, source, vertex.resource);
       status.failed_to_restart = true;
       this.state(v).failedToRestart = true;
-      addEvent(status, this.resourceEvent("resource_error", "failure", message));
+      addEvent(status, resourceEvent("resource_error", "failure", message));
       // The failure event makes the status failed too, as Puppet's fail_with_event does.
       this.state(v).failed = true;
       // Puppet then logs the error itself (log_exception), at the resource.
@@ -449,7 +445,7 @@ export class Transaction {
     }
     const message = `Triggered '${action}' ${why}`;
     this.s.log.resource("notice", message, source, vertex.resource);
-    addEvent(status, this.resourceEvent(action, "success", message));
+    addEvent(status, resourceEvent(action, "success", message));
     return true;
   }
 
@@ -485,55 +481,14 @@ export class Transaction {
     if (vertex.kind !== "resource") return undefined;
     const state = this.state(v);
     if (state.status) return state.status;
-    const resource = vertex.resource;
-    const status: ResourceStatus = {
-      title: resource.title,
-      file: resource.file ?? null,
-      line: resource.line ?? null,
-      resource: vertex.ref,
-      resource_type: capitalizeType(resource.type),
-      provider_used: null,
-      containment_path: this.containmentPath(vertex),
-      evaluation_time: null,
-      tags: resource.tags,
-      time: reportTime(),
-      failed: false,
-      failed_to_restart: false,
-      changed: false,
-      out_of_sync: false,
-      skipped: false,
-      change_count: 0,
-      out_of_sync_count: 0,
-      events: [],
-      corrective_change: false,
-      restarted: false,
-    };
+    const status = newStatus(vertex, this.paths.of(vertex));
     state.status = status;
     this.s.report.resource_statuses[vertex.ref] = status;
     return status;
   }
 
-  private containmentPath(vertex: Vertex): readonly string[] {
-    return this.paths.get(vertex.resource) ?? this.pathFromIndex(vertex.index);
-  }
-
-  /** `["Stage[main]", "Main", "File[/x]"]`: classes by title, other containers and resources by reference. */
-  private pathFromIndex(index: number | undefined): readonly string[] {
-    if (index === undefined) return [];
-    const resource = this.s.catalog.resources[index] as CatalogResource;
-    const known = this.paths.get(resource);
-    if (known) return known;
-    const parent = this.s.built.parent.get(index);
-    const ref = refKey(resource.type, resource.title);
-    // A class appears by its title alone (`Main`), as Puppet's component pathbuilder writes it.
-    const own = ref.startsWith("Class[") ? ref.slice(6, -1) : ref;
-    const path = [...(parent === undefined ? [] : this.pathFromIndex(parent)), own];
-    this.paths.set(resource, path);
-    return path;
-  }
-
   private pathOf(vertex: Vertex): string {
-    return `/${this.containmentPath(vertex).join("/")}`;
+    return this.paths.text(vertex);
   }
 
   /** Where a vertex's messages come from: its path, or for an anchor its container's reference. */
@@ -567,38 +522,6 @@ export class Transaction {
       propertyLogger: (property) => log.loggerFor(`${source()}/${property}`, resource),
       run: this.s.run,
       catalog: this.s.catalog,
-    };
-  }
-
-  private reportEvent(event: ResourceEvent): ReportEvent {
-    return {
-      audited: event.status === "audit",
-      property: event.property,
-      previous_value: event.previousValue ?? null,
-      desired_value: event.desiredValue ?? null,
-      historical_value: event.historicalValue ?? null,
-      message: event.message,
-      name: event.name ?? null,
-      status: event.status,
-      time: reportTime(),
-      redacted: event.redacted ?? null,
-      corrective_change: event.correctiveChange ?? false,
-    };
-  }
-
-  private resourceEvent(name: string, status: ReportEvent["status"], message: string): ReportEvent {
-    return {
-      audited: false,
-      property: null,
-      previous_value: null,
-      desired_value: null,
-      historical_value: null,
-      message,
-      name,
-      status,
-      time: reportTime(),
-      redacted: false,
-      corrective_change: false,
     };
   }
 }
