@@ -1,18 +1,30 @@
 /**
  * Puppet's package and service applied by tend, compared with what Puppet
- * 7.23 did in the same sandbox (scripts/record-puppet-sandboxed.ts): per
- * run, each resource's events (property, name, status, values, message),
- * its changed/failed flags, and the packages and services left.
+ * 7.23 did in the same sandbox (scripts/record-puppet-sandboxed.ts): tend
+ * runs `tend puppet apply --catalog` inside a fresh sandbox on the recorded
+ * catalog; per run, each Package and Service's events (property, name,
+ * status, values, message) and changed/failed flags in the report tend
+ * writes, and the packages and services left, must be Puppet's.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { DebSandbox, debSandboxUnavailable } from "../../providers/packages/deb-sandbox.js";
-import { type Expected, type ResourceOutcome, listScenarios, prepare, snapshotState } from "./harness.js";
+import { DebSandbox, INSIDE, debSandboxUnavailable } from "../../providers/packages/deb-sandbox.js";
+import {
+  type Expected,
+  NODE,
+  ROOT,
+  type ResourceOutcome,
+  listScenarios,
+  prepare,
+  readReport,
+  snapshotState,
+  writePuppetConf,
+} from "./harness.js";
 
-const DRIVER = fileURLToPath(new URL("./driver.js", import.meta.url));
+const TEND = fileURLToPath(new URL("../../../../bin/tend.js", import.meta.url));
 const unavailable = debSandboxUnavailable();
 
 for (const scenario of listScenarios()) {
@@ -26,11 +38,21 @@ for (const scenario of listScenarios()) {
     const sandbox = new DebSandbox(scenario.debs ?? []);
     try {
       prepare(scenario, sandbox);
+      writePuppetConf(sandbox.path("puppet"), `${INSIDE}/puppet`);
+      const text = readFileSync(catalog, "utf8").split("@ROOT@").join(ROOT);
+      writeFileSync(sandbox.path("catalog.json"), text);
+      const report = sandbox.path("puppet/var/state/last_run_report.yaml");
       scenario.runs.forEach((run, i) => {
-        const args = ["node", DRIVER, catalog, ...(run.noop ? ["--noop"] : [])];
+        rmSync(report, { force: true });
+        const args = [process.execPath, TEND, "puppet", "apply", "--catalog", sandbox.inside("catalog.json")];
+        args.push("--confdir", `${INSIDE}/puppet/etc`, "--certname", NODE);
+        if (run.noop) args.push("--noop");
         const applied = sandbox.run(args);
-        assert.equal(applied.status, 0, `run ${i + 1}: driver failed: ${applied.stderr}`);
-        const resources = JSON.parse(applied.stdout) as Record<string, ResourceOutcome>;
+        assert.ok(
+          applied.status !== null && applied.status < 8,
+          `run ${i + 1}: tend failed: ${applied.stderr}`,
+        );
+        const resources = readReport(report);
         const want = expected.runs[i];
         assert.ok(want, `run ${i + 1} was not recorded`);
         assert.deepEqual(normalise(resources), normalise(want.resources), `run ${i + 1}: resources`);
