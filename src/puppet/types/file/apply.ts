@@ -147,12 +147,14 @@ function check(result: { status: string; error?: string; cause?: NodeJS.ErrnoExc
 
 /** Owner, group and mode brought in line silently after the file was made (Puppet's property_fix). */
 function propertyFix(run: Evaluation): void {
+  // The path is looked at again only for a property the resource sets.
   const fresh = () => state(run);
-  const owner = ownerDrift(run.desired, fresh(), run.accounts, false);
+  const { desired } = run;
+  const owner = desired.owner === undefined ? undefined : ownerDrift(desired, fresh(), run.accounts, false);
   if (owner) check(setOwner(actingPath(run), { uid: owner.desired as number }));
-  const group = groupDrift(run.desired, fresh(), run.accounts, false);
+  const group = desired.group === undefined ? undefined : groupDrift(desired, fresh(), run.accounts, false);
   if (group) check(setOwner(actingPath(run), { gid: group.desired as number }));
-  syncMode(run, fresh(), true);
+  if (desired.mode !== undefined) syncMode(run, fresh(), true);
 }
 
 function syncMode(run: Evaluation, found: FileState, silent: boolean): Drift | undefined {
@@ -198,6 +200,8 @@ function write(run: Evaluation): void {
       run.spec.path,
       bytes,
       found.kind === "file" ? { validate } : { mode: mode ?? 0o644, validate },
+      // What replaceContent would look up again: the file replaced, or none.
+      found.kind === "file" ? found.stats : found.kind === "absent" ? null : undefined,
     );
   } catch (error) {
     if (error instanceof ValidationFailed) throw new ChangeFailed(error.message);
