@@ -5,8 +5,8 @@
  * ones), whose account files are first cut down to the system's own
  * (uids and gids below 1000) and whose /etc/hosts is fixed, so that the
  * state compared is the same on any machine. Recording (record.ts) runs
- * Puppet 7.23 there; the test (differential.test.ts) runs tend there on
- * the recorded catalog and compares the per-resource statuses and events,
+ * Puppet 7.23 there; the test (differential.test.ts) runs `tend puppet
+ * apply --catalog` there on the recorded catalog and compares the per-resource statuses and events,
  * the exit code and the final state (account lines, hosts, crontabs,
  * homes).
  */
