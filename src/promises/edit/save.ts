@@ -8,21 +8,15 @@
  * (`.cf-before-edit.1`, `.2`, ...), or none. A symbolic link is followed:
  * its target is edited.
  */
-import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
-import {
-  copyFileSync,
-  linkSync,
-  mayFollowLinkAt,
-  renameSync,
-  severedLinkError,
-  unlinkSync,
-} from "../../system/safe-fs.js";
-import { dirname, isAbsolute, join } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { copyFileSync, linkSync, renameSync, unlinkSync } from "../../system/safe-fs.js";
+import { join } from "node:path";
 import { canonify } from "../../eval/class-expression.js";
 import type { ActivePromise, PromiseEnvironment } from "../contract.js";
 import type { RunSlot } from "../run-state.js";
 import { asText } from "../values.js";
 import { replaceContent } from "../../providers/files/content.js";
+import { resolveLinkChain } from "../../providers/files/special.js";
 import { errorText } from "../files/step.js";
 
 export type BackupOption = "true" | "false" | "timestamp" | "rotate";
@@ -33,20 +27,6 @@ export interface SaveOptions {
   readonly rotate: number;
   /** A directory where backups go instead (`repository`). */
   readonly repository?: string;
-}
-
-/** The file a path edits: the path itself, or the end of its chain of links. */
-function resolveLinks(path: string): string {
-  let current = path;
-  for (let hops = 0; hops < 40; hops++) {
-    const link = lstatSync(current);
-    if (!link.isSymbolicLink()) return current;
-    // A link someone else planted to a file of another owner is not followed (safe-fs.ts).
-    if (!mayFollowLinkAt(current, link)) throw severedLinkError("lstat", current);
-    const target = readlinkSync(current);
-    current = isAbsolute(target) ? target : join(dirname(current), target);
-  }
-  return current;
 }
 
 /** cf-agent's ctime() text, canonified, as the time stamp of a backup. */
@@ -132,7 +112,7 @@ export function saveEditedFile(
 ): boolean {
   let target: string;
   try {
-    target = resolveLinks(path);
+    target = resolveLinkChain(path);
   } catch (error) {
     env.log.error(`Can no longer access file '${path}', which needed editing. (lstat: ${errorText(error)})`);
     return false;

@@ -3,11 +3,10 @@
  * `touch`, `content`): a directory when the promiser's last part is `.`,
  * otherwise an empty file, with any missing parent directories.
  */
-import { closeSync, fchmodSync } from "node:fs";
-import { openSync, renameSync, rmSync } from "../../system/safe-fs.js";
-import { spawnSync } from "node:child_process";
+import { renameSync, rmSync } from "../../system/safe-fs.js";
 import { isAbsolute } from "node:path";
 import { replaceContent } from "../../providers/files/content.js";
+import { createEmptyFile, createFifo } from "../../providers/files/special.js";
 import { createDirectories, followedKind } from "../../providers/files/directory.js";
 import { formatMode, type ModeMasks } from "../../providers/files/mode.js";
 import { mayOpen, SEVERED } from "./safe-path.js";
@@ -49,20 +48,19 @@ export function createObject(
     return true;
   }
   const mode = masks ? masks.plus & ~masks.minus : 0o600;
-  if (kind === "fifo") return createFifo(step, mode, force);
+  if (kind === "fifo") return makeFifo(step, mode, force);
   return createFile(step, mode, force, content);
 }
 
 /** `file_type => "fifo"`: a named pipe (made with mkfifo(1): Node has no mkfifo). */
-function createFifo(step: FileStep, mode: number, force: boolean): boolean {
+function makeFifo(step: FileStep, mode: number, force: boolean): boolean {
   const { path } = step;
   const created = makeParentDirectory(step, force);
   if (created === undefined) return false;
   if (created) step.changed(`Created directory for '${path}'`);
   if (!step.makingChanges(`create named pipe '${path}', mode ${formatMode(mode)}`)) return false;
-  const run = spawnSync("mkfifo", ["-m", mode.toString(8), "--", path], { encoding: "utf8" });
-  if (run.status !== 0) {
-    const reason = (run.stderr ?? "").trim().replace(/^mkfifo: /, "") || "failed";
+  const reason = createFifo(path, mode);
+  if (reason !== undefined) {
     step.failed(`Error creating file '${path}', mode '${formatMode(mode)}'. (mkfifo: ${reason})`);
     return false;
   }
@@ -84,9 +82,7 @@ function createFile(step: FileStep, mode: number, force: boolean, content: strin
     if (content !== undefined) replaceContent(path, content, { mode }, null);
     else {
       // O_EXCL: never follow a dangling symlink someone left in the way.
-      const fd = openSync(path, "wx", mode);
-      fchmodSync(fd, mode);
-      closeSync(fd);
+      createEmptyFile(path, mode);
     }
   } catch (error) {
     const detail =

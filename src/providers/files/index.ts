@@ -36,7 +36,7 @@
  *   setOwner(path, { uid, gid }, { current, noop })  never through a link (lchown)
  *   renamePath(from, to, { noop }), touchPath(path, { when, noop })
  *   AccountDatabase: user and group names to ids and back (passwd, group files)
- *   walkTree(root, { maxDepth, followLinks, skip, digest })  entries under a root,
+ *   walkTree(root, { maxDepth, followLinks, skip, order, digest })  entries under a root,
  *     depth first, for recursion and purging (remove each extra with removePath)
  *
  * A front end managing a whole file composes them: ensureContent or
@@ -48,7 +48,8 @@
  *   replaceContent, contentMatches, contentsDiffer, copyFileSparse,
  *   createDirectories, makeDirectory, followedKind, createSymlink, createHardLink,
  *   copyPreserving (a file, link or tree with modes, times and owners: backups),
- *   truncateFile, rotateFile (numbered copies `path.1`..., as log rotation)
+ *   truncateFile, rotateFile (numbered copies `path.1`..., as log rotation),
+ *   createEmptyFile (O_EXCL), createFifo, resolveLinkChain (trusted links only)
  *
  * Backups: a BackupHook is called with the FileState of what is about to
  * be replaced or removed; what it throws stops the operation (failed).
@@ -66,5 +67,6 @@ export * from "./mode.js";
 export * from "./owner.js";
 export * from "./remove.js";
 export * from "./rename.js";
+export * from "./special.js";
 export * from "./result.js";
 export * from "./walk.js";

@@ -1,7 +1,7 @@
 /**
- * Walking a directory tree (Puppet's `recurse`, `purge`; CFEngine's depth
- * searches): each entry under a root, depth first, names in code-point
- * order, with what inspectPath finds there. A link is not descended into
+ * Walking a directory tree (Puppet's `recurse`, `purge`): each entry
+ * under a root, depth first, names in code-point order (or the order the
+ * system gives them), with what inspectPath finds there. A link is not descended into
  * unless `followLinks` says so (and never twice into the same directory).
  */
 import { readdirSync } from "node:fs";
@@ -23,6 +23,8 @@ export interface WalkOptions {
   readonly followLinks?: boolean;
   /** Leave out an entry (and what is under it) for which this is true. */
   readonly skip?: (name: string, relative: string) => boolean;
+  /** `system`: names in the order readdir gives them (as cf-agent walks); default `sorted`. */
+  readonly order?: "sorted" | "system";
   /** Digest of regular files' content, as inspectPath's option. */
   readonly digest?: DigestAlgorithm;
   /** Told of a directory that could not be read (its entries are then not walked). */
@@ -48,7 +50,8 @@ function* walkLevel(
   if (depth > (options.maxDepth ?? Number.POSITIVE_INFINITY)) return;
   let names: string[];
   try {
-    names = readdirSync(dir).sort();
+    names = readdirSync(dir);
+    if (options.order !== "system") names.sort();
   } catch (error) {
     options.onError?.(dir, error as NodeJS.ErrnoException);
     return;

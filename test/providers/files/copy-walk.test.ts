@@ -21,7 +21,15 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { copyPreserving, dataDigest, ensureCopy, walkTree } from "../../../src/providers/files/index.js";
+import {
+  copyPreserving,
+  createEmptyFile,
+  createFifo,
+  dataDigest,
+  ensureCopy,
+  resolveLinkChain,
+  walkTree,
+} from "../../../src/providers/files/index.js";
 
 function withDir(fn: (dir: string) => void): void {
   const dir = mkdtempSync(join(tmpdir(), "tend-files-provider-"));
@@ -104,5 +112,21 @@ test("copyPreserving copies a tree with modes and times, links as links", () => 
     assert.equal(copied.mtimeMs, 2000 * 1000);
     assert.equal(readFileSync(join(dir, "copy", "sub", "f"), "utf8"), "x");
     assert.equal(readlinkSync(join(dir, "copy", "l")), "sub/f");
+  });
+});
+
+test("createEmptyFile refuses what is there, a dangling link included; resolveLinkChain follows links", () => {
+  withDir((dir) => {
+    const path = join(dir, "new");
+    createEmptyFile(path, 0o640);
+    assert.equal(lstatSync(path).mode & 0o7777, 0o640);
+    symlinkSync(join(dir, "nowhere"), join(dir, "dangling"));
+    assert.throws(() => createEmptyFile(join(dir, "dangling"), 0o600), { code: "EEXIST" });
+    symlinkSync("new", join(dir, "l1"));
+    symlinkSync(join(dir, "l1"), join(dir, "l2"));
+    assert.equal(resolveLinkChain(join(dir, "l2")), join(dir, "new"));
+    assert.equal(resolveLinkChain(path), path);
+    assert.equal(createFifo(join(dir, "pipe"), 0o600), undefined);
+    assert.ok(lstatSync(join(dir, "pipe")).isFIFO());
   });
 });
