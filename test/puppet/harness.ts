@@ -254,7 +254,10 @@ export function readOutcome(
   const report: ReportYaml =
     reportFile && existsSync(reportFile)
       ? (decodeBinary(
-          parseYaml(readFileSync(reportFile, "utf8"), { logLevel: "error", customTags: ["binary"] }),
+          parseYaml(readFileSync(reportFile, "utf8"), {
+            logLevel: "error",
+            customTags: ["binary", PSYCH_BINARY],
+          }),
         ) as ReportYaml)
       : {};
   const resources: Record<string, ResourceOutcome> = {};
@@ -288,6 +291,12 @@ export function readOutcome(
   };
   return normaliseVolatile(replacePaths(outcome, replacements));
 }
+
+/** Psych's own tag for Ruby's binary strings (`!binary`, not YAML's `!!binary`), as bytes. */
+const PSYCH_BINARY = {
+  tag: "!binary",
+  resolve: (text: string): Uint8Array => new Uint8Array(Buffer.from(text.replace(/\s/g, ""), "base64")),
+};
 
 /** Strings Psych wrote as `!binary` (Ruby's binary strings), as the text they hold. */
 function decodeBinary(value: unknown): unknown {

@@ -12,7 +12,6 @@
 import { readFileSync } from "node:fs";
 import type { CatalogResource, ParamValue } from "../../catalog/model.js";
 import type { ApplyContext, ResourceType } from "../../catalog/resource-type.js";
-import { CONTENT_LATE } from "./file/params.js";
 import { localPathOf } from "./file/source.js";
 
 /** The tag concat derives from a title (`/etc/motd` → `_etc_motd`). */
@@ -122,10 +121,7 @@ export const concatFileType: ResourceType = {
       const value = resource.parameters[name];
       if (value !== undefined && value !== null) parameters[name] = value;
     }
-    if (!absent) {
-      parameters.content = concatContent(resource, context);
-      parameters[CONTENT_LATE] = true;
-    }
+    if (!absent) parameters.content = concatContent(resource, context);
     const path = pathOf(resource);
     return [
       { type: "File", title: path, parameters, tags: ["file"], file: resource.file, line: resource.line },

@@ -39,19 +39,10 @@ export interface FileSpec {
   readonly checksum: ChecksumType;
   readonly sourcePermissions: "ignore" | "use" | "use_when_creating";
   readonly sourceselect: "first" | "all";
-  /**
-   * The content was given after the resource was made (concat_file's
-   * generated file): Puppet then holds its checksum as text, not binary,
-   * and its report shows the desired value plainly rather than base64.
-   */
-  readonly contentLate: boolean;
   /** A command checking the new content before it replaces the file; `%` (validate_replacement) names it. */
   readonly validateCmd?: string;
   readonly validateReplacement: string;
 }
-
-/** The parameter concat_file sets on the file it generates (see FileSpec.contentLate). */
-export const CONTENT_LATE = "__content_late";
 
 type Params = Readonly<Record<string, ParamValue>>;
 
@@ -249,7 +240,6 @@ function readSpec(resource: CatalogResource): FileSpec {
       "ignore",
     ),
     sourceselect: readChoice(params, "sourceselect", ["first", "all"] as const, "first"),
-    contentLate: params[CONTENT_LATE] === true,
     validateCmd: typeof params.validate_cmd === "string" ? params.validate_cmd : undefined,
     validateReplacement: typeof params.validate_replacement === "string" ? params.validate_replacement : "%",
   };
