@@ -19,7 +19,8 @@ const RANK: Readonly<Record<ReportLogLevel, number>> = {
   debug: 7,
 };
 
-const FROM_LOGGER: Readonly<Record<LogLevel, ReportLogLevel>> = {
+/** The report's level for each of the logger's. */
+export const REPORT_LEVEL_OF: Readonly<Record<LogLevel, ReportLogLevel>> = {
   critical: "crit",
   error: "err",
   warning: "warning",
@@ -62,7 +63,7 @@ export class RunLog {
   /** A Logger (the shared contract) whose messages are tied to `source`. */
   loggerFor(source: string, resource: CatalogResource | undefined): Logger {
     return new Logger(
-      (record) => this.write(FROM_LOGGER[record.level], record.message, source, resource),
+      (record) => this.write(REPORT_LEVEL_OF[record.level], record.message, source, resource),
       "debug",
     );
   }

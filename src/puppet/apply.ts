@@ -17,8 +17,9 @@ import type { PuppetRunSettings } from "./run-settings.js";
 import type { PuppetSettings } from "./settings.js";
 import type { ResourceType } from "../catalog/resource-type.js";
 import type { Catalog } from "../catalog/model.js";
+import { REPORT_LEVEL_OF } from "../catalog/run-log.js";
 import type { ModuleSpec } from "../providers/modules/session.js";
-import { Logger } from "../system/logger.js";
+import { type LogLevel, Logger } from "../system/logger.js";
 import { findPuppetType, puppetTypes } from "./types/index.js";
 import { PromiseModules } from "./types/promise-module.js";
 
@@ -126,18 +127,8 @@ function registryFor(catalog: Catalog, modules: PromiseModules): ReadonlyMap<str
   return registry;
 }
 
-const LEVELS: Readonly<Record<string, PuppetLogLine["level"]>> = {
-  critical: "crit",
-  error: "err",
-  warning: "warning",
-  notice: "notice",
-  info: "info",
-  verbose: "info",
-  debug: "debug",
-};
-
-function runLogLine(level: string, message: string): PuppetLogLine {
-  return { level: LEVELS[level] ?? "notice", message, source: "Puppet", tags: [level], time: new Date() };
+function runLogLine(level: LogLevel, message: string): PuppetLogLine {
+  return { level: REPORT_LEVEL_OF[level], message, source: "Puppet", tags: [level], time: new Date() };
 }
 
 function readStdin(): string {
