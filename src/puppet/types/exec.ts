@@ -49,8 +49,7 @@ function inspect(cmd: ExecCommand): string {
 
 /** The logger of one property (Puppet's source `.../Exec[x]/returns`), when the applier gives one. */
 function propertyLog(context: ApplyContext, property: string): Logger {
-  const withProperty = context as ApplyContext & { readonly propertyLogger?: (property: string) => Logger };
-  return withProperty.propertyLogger?.(property) ?? context.logger;
+  return context.propertyLogger?.(property) ?? context.logger;
 }
 
 function runCheck(
