@@ -28,6 +28,8 @@ import {
   readOutcome,
   replacePaths,
   writeScratchConf,
+  compileArgs,
+  stableCatalog,
 } from "../test/puppet/harness.js";
 
 const DIR = fileURLToPath(new URL("../../test/fixtures/catalog/puppet/", import.meta.url));
@@ -50,16 +52,9 @@ function record(name: string, version: string): void {
       [scratch, "@SCRATCH@"],
     ] as const;
     const common = ["--confdir", confdir, "--facts_terminus", "json"];
-    const compile = spawnSync(
-      puppet,
-      ["catalog", "compile", NODE, ...common, "--render-as", "json", "--log_level", "err"],
-      {
-        encoding: "utf8",
-      },
-    );
+    const compile = spawnSync(puppet, compileArgs(confdir), { encoding: "utf8" });
     if (compile.status !== 0) throw new Error(`${name}: compile failed: ${compile.stderr}`);
-    const catalog = JSON.parse(compile.stdout) as Record<string, unknown>;
-    for (const key of ["version", "catalog_uuid", "code_id"]) delete catalog[key];
+    const catalog = stableCatalog(compile.stdout);
     writeFileSync(
       join(dir, "catalog.json"),
       `${JSON.stringify(replacePaths(catalog, replacements), null, 1)}\n`,

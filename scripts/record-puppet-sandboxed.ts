@@ -12,6 +12,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DebSandbox, INSIDE } from "../test/providers/packages/deb-sandbox.js";
+import { compileArgs, stableCatalog } from "../test/puppet/harness.js";
 import {
   type Expected,
   NODE,
@@ -38,20 +39,9 @@ function record(scenario: Scenario): void {
     const manifest = readFileSync(join(scenario.dir, "manifest.pp"), "utf8").split("@ROOT@").join(ROOT);
     writeFileSync(join(manifests, "site.pp"), manifest);
     const common = ["--confdir", `${INSIDE}/puppet/etc`, "--facts_terminus", "json"];
-    const compile = sandbox.run([
-      "puppet",
-      "catalog",
-      "compile",
-      NODE,
-      ...common,
-      "--render-as",
-      "json",
-      "--log_level",
-      "err",
-    ]);
+    const compile = sandbox.run(["puppet", ...compileArgs(`${INSIDE}/puppet/etc`)]);
     if (compile.status !== 0) throw new Error(`${scenario.name}: compile failed: ${compile.stderr}`);
-    const catalog = JSON.parse(compile.stdout) as Record<string, unknown>;
-    for (const key of ["version", "catalog_uuid", "code_id"]) delete catalog[key];
+    const catalog = stableCatalog(compile.stdout);
     writeFileSync(
       join(scenario.dir, "catalog.json"),
       `${JSON.stringify(catalog, null, 1).split(ROOT).join("@ROOT@")}\n`,

@@ -16,6 +16,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  compileArgs,
   type Expected,
   NODE,
   type RunOutcome,
@@ -23,6 +24,7 @@ import {
   listScenarios,
   modulesOf,
   prepareRoot,
+  stableCatalog,
   readOutcome,
   writeScratchConf,
 } from "../test/puppet/harness.js";
@@ -54,14 +56,9 @@ function record(scenario: Scenario, version: string): void {
       [scratch, "@SCRATCH@"],
     ] as const;
     const common = ["--confdir", confdir, "--facts_terminus", "json"];
-    const compile = spawnSync(
-      puppet,
-      ["catalog", "compile", NODE, ...common, "--render-as", "json", "--log_level", "err"],
-      { encoding: "utf8" },
-    );
+    const compile = spawnSync(puppet, compileArgs(confdir), { encoding: "utf8" });
     if (compile.status !== 0) throw new Error(`${scenario.name}: compile failed: ${compile.stderr}`);
-    const catalog = JSON.parse(compile.stdout) as Record<string, unknown>;
-    for (const key of ["version", "catalog_uuid", "code_id"]) delete catalog[key];
+    const catalog = stableCatalog(compile.stdout);
     writeFileSync(
       join(scenario.dir, "catalog.json"),
       `${JSON.stringify(replacePathsIn(catalog, replacements), null, 1)}\n`,

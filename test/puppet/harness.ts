@@ -33,6 +33,30 @@ export const scenariosDir = fileURLToPath(new URL("../../../test/fixtures/puppet
 /** The node every scenario is compiled and applied for. */
 export const NODE = "testnode";
 
+/** The arguments of `puppet catalog compile` for NODE as JSON, with fixed facts, after `puppet`. */
+export function compileArgs(confdir: string): string[] {
+  return [
+    "catalog",
+    "compile",
+    NODE,
+    "--confdir",
+    confdir,
+    "--facts_terminus",
+    "json",
+    "--render-as",
+    "json",
+    "--log_level",
+    "err",
+  ];
+}
+
+/** A compiled catalog without the keys that change at every compile (version, uuid, code id). */
+export function stableCatalog(json: string): Record<string, unknown> {
+  const catalog = JSON.parse(json) as Record<string, unknown>;
+  for (const key of ["version", "catalog_uuid", "code_id"]) delete catalog[key];
+  return catalog;
+}
+
 export interface ScenarioRun {
   /** `--noop` for this run. */
   readonly noop?: boolean;

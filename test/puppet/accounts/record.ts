@@ -15,7 +15,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { NODE, readOutcome, writeScratchConf } from "../harness.js";
+import { compileArgs, NODE, readOutcome, stableCatalog, writeScratchConf } from "../harness.js";
 import { type AccountsRun, fixturesDir, readState, scenarioSandbox } from "./harness.js";
 import { SCENARIOS } from "./scenarios.js";
 
@@ -32,20 +32,9 @@ for (const scenario of SCENARIOS) {
     mkdirSync(manifests, { recursive: true });
     writeFileSync(join(manifests, "site.pp"), `${scenario.manifest}\n`);
     const common = ["--confdir", confdir, "--facts_terminus", "json"];
-    const compiled = sandbox.run([
-      "puppet",
-      "catalog",
-      "compile",
-      NODE,
-      ...common,
-      "--render-as",
-      "json",
-      "--log_level",
-      "err",
-    ]);
+    const compiled = sandbox.run(["puppet", ...compileArgs(confdir)]);
     if (compiled.status !== 0) throw new Error(`${scenario.name}: compile failed: ${compiled.stderr}`);
-    const catalog = JSON.parse(compiled.stdout) as Record<string, unknown>;
-    for (const key of ["version", "catalog_uuid", "code_id"]) delete catalog[key];
+    const catalog = stableCatalog(compiled.stdout);
     const runs: AccountsRun[] = [];
     for (const run of scenario.runs) {
       const argv = ["puppet", "apply", ...common, "--certname", NODE, "--detailed-exitcodes", "-e", ""];

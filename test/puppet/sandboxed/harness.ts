@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
+import type { EventOutcome } from "../harness.js";
 import { type DebSandbox, type DebSpec, INSIDE } from "../../providers/packages/deb-sandbox.js";
 
 export const scenariosDir = fileURLToPath(
@@ -43,14 +44,7 @@ export interface Scenario extends ScenarioSpec {
   readonly dir: string;
 }
 
-export interface EventOutcome {
-  readonly property: string;
-  readonly name: string;
-  readonly status: string;
-  readonly previous_value: unknown;
-  readonly desired_value: unknown;
-  readonly message: string;
-}
+export type { EventOutcome };
 
 export interface ResourceOutcome {
   readonly changed: boolean;
