@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "../system/logger.js";
-import { type StateTrust, type TimeTable, readTimeTable, writeTimeTable } from "./state-file.js";
+import { type StateTrust, type TimeTable, readTimeTable, writeTimeTable } from "../system/state-file.js";
 
 /** How long a lock is kept, and how often old ones are purged: four weeks, as 3.21's CF_LOCKHORIZON. */
 const LOCK_HORIZON_MS = 4 * 7 * 24 * 3600 * 1000;

@@ -50,7 +50,7 @@ import { endOfRun, formatArguments, quoteArgument, waitingForBackground } from "
 import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "../system/logger.js";
 import { type Outcome, combineOutcomes } from "../promises/outcome.js";
-import { PersistentClasses } from "./persistent-classes.js";
+import { PersistentClasses } from "../eval/persistent-classes.js";
 import { evaluateAsPolicyCheck, isPolicyCheckDue, tagValidatedPolicy } from "./policy-check.js";
 import { preEvaluationClassHooks } from "./preeval-classes.js";
 import { PolicyIndex } from "../promises/policy-index.js";

@@ -14,7 +14,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { chmodSync, chownSync } from "../system/safe-fs.js";
 import type { Logger } from "../system/logger.js";
-import type { StateTrust } from "./state-file.js";
+import type { StateTrust } from "../system/state-file.js";
 import { makeDirectoriesSync } from "../system/make-directories.js";
 
 export interface AgentDirectories {

@@ -151,7 +151,7 @@ async function printPolicy(
 }
 
 async function loadPersistentClasses(workDir: string) {
-  const { PersistentClasses } = await import("../agent/persistent-classes.js");
+  const { PersistentClasses } = await import("../eval/persistent-classes.js");
   return new PersistentClasses(join(workDir, "state")).load();
 }
 

@@ -151,3 +151,10 @@ test("the front ends can be read without one another", () => {
     .map((e) => e.example);
   assert.deepEqual(wrong, []);
 });
+
+test("only the command line imports the server", () => {
+  const wrong = folderImports()
+    .edges.filter((e) => e.to === "server" && e.from !== "cli")
+    .map((e) => e.example);
+  assert.deepEqual(wrong, []);
+});

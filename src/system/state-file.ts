@@ -13,8 +13,8 @@
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { writeFileAtomically } from "../system/atomic.js";
-import { makeDirectoriesSync } from "../system/make-directories.js";
+import { writeFileAtomically } from "./atomic.js";
+import { makeDirectoriesSync } from "./make-directories.js";
 
 export type TimeTable = Record<string, number>;
 

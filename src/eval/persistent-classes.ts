@@ -6,7 +6,7 @@
  * leaves it half-written; an unreadable file counts as empty.
  */
 import { join } from "node:path";
-import { readStateTable, type StateTrust, writeTimeTable } from "./state-file.js";
+import { readStateTable, type StateTrust, writeTimeTable } from "../system/state-file.js";
 
 /** A persistent class still in force, with the tags it was defined with. */
 export interface PersistentClass {
