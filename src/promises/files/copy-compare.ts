@@ -5,8 +5,8 @@
  * regular files only, else by time), or by any of these (`atime`).
  */
 import type { Stats } from "node:fs";
-import { contentsDiffer } from "../../providers/files/copy.js";
 import type { Comparator } from "./attributes.js";
+import type { CopySource } from "./copy-source.js";
 import type { FileStep } from "./step.js";
 
 function seconds(time: number): number {
@@ -25,7 +25,9 @@ export function isOutOfDate(
   dest: string,
   ss: Stats,
   ds: Stats,
+  from: CopySource,
 ): boolean {
+  const contentsDiffer = from.differs;
   const regular = ss.isFile() && ds.isFile();
   switch (compare) {
     case "digest":

@@ -6,7 +6,7 @@
  * links, `copylink_patterns` turn links into copies.
  */
 import { spawnSync } from "node:child_process";
-import { type Stats, lstatSync, readlinkSync, statSync } from "node:fs";
+import { type Stats, lstatSync, statSync } from "node:fs";
 import { removePath } from "../../providers/files/remove.js";
 import { canonify } from "../../eval/class-expression.js";
 import { filesAutoDefine, filesSingleCopy } from "./agent-settings.js";
@@ -22,9 +22,7 @@ import { addSlash, chopLastNode, lastNode } from "./paths.js";
 import { matchesAny } from "./patterns.js";
 import { runState } from "./run-state.js";
 import { errorText } from "./step.js";
-import { lstatOrUndefined } from "../../providers/files/inspect.js";
-
-const SERVER = "localhost";
+import { lstatOrUndefined, statOrUndefined } from "../../providers/files/inspect.js";
 
 /** Copies `source` (stat or lstat `ss`) to `dest`. */
 export function copyFile(job: FilesJob, copy: CopyContext, source: string, dest: string, ss: Stats): void {
@@ -104,16 +102,17 @@ function removeLinkInTheWay(
 
 function copyToNew(job: FilesJob, copy: CopyContext, source: string, dest: string, ss: Stats): void {
   const { step } = copy;
+  const server = copy.source.server;
   if (ss.isFile()) {
     // cf-agent names the two the other way round in this message.
     if (!step.makingChanges(`copy '${dest}' to '${source}'`)) return;
-    step.unchanged(`'${dest}' wasn't at destination, copying from '${SERVER}:${source}'`);
+    step.unchanged(`'${dest}' wasn't at destination, copying from '${server}:${source}'`);
     if (!copyRegularFile(copy, source, dest, ss)) {
-      step.failed(`Copy from '${SERVER}:${source}' failed`);
+      step.failed(`Copy from '${server}:${source}' failed`);
       return;
     }
     verifyCopied(job, copy, source, dest, ss, false);
-    step.changed(`Updated file '${dest}' from '${SERVER}:${source}'`);
+    step.changed(`Updated file '${dest}' from '${server}:${source}'`);
     noteSingleCopy(job, dest, true);
     autoDefine(job, dest);
     return;
@@ -133,12 +132,13 @@ function updateExisting(
 ): void {
   const { step } = copy;
   const { copy: attrs } = job.attrs;
+  const server = copy.source.server;
   step.unchanged(`Destination file '${dest}' already exists`);
   if (attrs.compare === "exists") {
     step.kept("Existence only is promised, no copying required");
     return;
   }
-  const stale = attrs.forceUpdate || isOutOfDate(step, attrs.compare, source, dest, ss, ds);
+  const stale = attrs.forceUpdate || isOutOfDate(step, attrs.compare, source, dest, ss, ds, copy.source);
   if (attrs.typeCheck && fileType(ds) !== fileType(ss)) {
     step.failed(`Promised file copy ${dest} exists but type mismatch with source '${source}'`);
     return;
@@ -153,13 +153,13 @@ function updateExisting(
     if (ss.isSymbolicLink()) linkCopy(job, copy, source, dest, ss);
     return;
   }
-  if (!step.makingChanges(`update file '${dest}' from '${source}' on '${SERVER}'`)) return;
+  if (!step.makingChanges(`update file '${dest}' from '${source}' on '${server}'`)) return;
   autoDefine(job, dest);
   if (!copyRegularFile(copy, source, dest, ss)) {
-    step.failed(`Was not able to copy '${source}' on '${SERVER}' to '${dest}'`);
+    step.failed(`Was not able to copy '${source}' on '${server}' to '${dest}'`);
     return;
   }
-  step.changed(`Updated '${dest}' from source '${source}' on '${SERVER}'`);
+  step.changed(`Updated '${dest}' from source '${source}' on '${server}'`);
   verifyCopied(job, copy, source, dest, ss, true);
   noteSingleCopy(job, dest, false);
 }
@@ -247,7 +247,7 @@ export function linkCopy(job: FilesJob, copy: CopyContext, source: string, dest:
   let target = source;
   if (ss.isSymbolicLink()) {
     try {
-      target = readlinkSync(source);
+      target = copy.source.readlink(source);
     } catch {
       step.failed(`Can't read link '${source}'`);
       return;
@@ -257,12 +257,11 @@ export function linkCopy(job: FilesJob, copy: CopyContext, source: string, dest:
       target = `${addSlash(chopLastNode(source))}${target}`;
   }
   if (matchesAny(job.attrs.copy.copylinkPatterns, lastNode(source))) {
-    target = expandLinks(step, source) ?? "";
+    // 3.21 expands a remote link on the local disk; the server follows it instead.
+    target = copy.source.remote ? source : (expandLinks(step, source) ?? "");
     step.unchanged(`Link item in copy '${source}' marked for copying from '${target}' instead`);
-    let ts: Stats;
-    try {
-      ts = statSync(target);
-    } catch {
+    const ts = copy.source.remote ? copy.source.stat(target) : statOrUndefined(target);
+    if (!ts) {
       step.failed(`Can't stat '${target}' in verify copy`);
       return;
     }

@@ -15,11 +15,9 @@ import { makeParentDirectory } from "./create.js";
 import { skipDirectory } from "./depth-search.js";
 import { verifyFileAttributes } from "./file-attributes.js";
 import type { FilesJob } from "./job.js";
-import { addSlash, deleteSlash, joinPath, readDirectory } from "./paths.js";
+import { addSlash, deleteSlash, joinPath } from "./paths.js";
 import { purgeLocalFiles } from "./purge.js";
 import { errorText, type FileStep } from "./step.js";
-
-const SERVER = "localhost";
 
 function statWith(path: string, follow: boolean): Stats | undefined {
   try {
@@ -27,6 +25,11 @@ function statWith(path: string, follow: boolean): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The source's object at `path`, followed or not. */
+function sourceStat(copy: CopyContext, path: string, follow: boolean): Stats | undefined {
+  return follow ? copy.source.stat(path) : copy.source.lstat(path);
 }
 
 /** Keeps the copy_from promise of `step.path`. */
@@ -57,13 +60,14 @@ export function scheduleCopy(job: FilesJob, step: FileStep): void {
 
 function copyFileSources(job: FilesJob, copy: CopyContext, source: string, destination: string): void {
   const { step } = copy;
-  const ss = statWith(source, true);
+  const server = copy.source.server;
+  const ss = sourceStat(copy, source, true);
   if (!ss) {
     if (job.attrs.copy.missingOk) {
       step.kept(
-        `Can't stat file '${source}' on '${SERVER}' but promise is kept because of 'missing_ok' in files.copy_from promise`,
+        `Can't stat file '${source}' on '${server}' but promise is kept because of 'missing_ok' in files.copy_from promise`,
       );
-    } else step.failed(`Can't stat file '${source}' on '${SERVER}' in files.copy_from promise`);
+    } else step.failed(`Can't stat file '${source}' on '${server}' in files.copy_from promise`);
     return;
   }
   const parentOf = ss.isDirectory() ? `${addSlash(destination)}.` : destination;
@@ -85,7 +89,7 @@ function copyFileSources(job: FilesJob, copy: CopyContext, source: string, desti
 export function verifyCopy(job: FilesJob, copy: CopyContext, source: string, destination: string): void {
   const { step } = copy;
   // 3.21 copies links as links: sources are never followed here.
-  const ss = statWith(source, false);
+  const ss = sourceStat(copy, source, false);
   if (!ss) {
     step.failed(`Can't stat '${source}' in verify copy`);
     return;
@@ -98,7 +102,7 @@ export function verifyCopy(job: FilesJob, copy: CopyContext, source: string, des
   const sourceDir = addSlash(source);
   let names: string[];
   try {
-    names = readDirectory(sourceDir);
+    names = copy.source.readdir(sourceDir);
   } catch (error) {
     step.failed(`Can't open directory '${sourceDir}'. (opendir: ${errorText(error)})`);
     return;
@@ -109,7 +113,7 @@ export function verifyCopy(job: FilesJob, copy: CopyContext, source: string, des
   else verifyCopiedFileAttributes(job, copy, sourceDir, destDir, ss, ds);
   for (const name of names) {
     const from = `${sourceDir}${name}`;
-    const fs = statWith(from, false);
+    const fs = sourceStat(copy, from, false);
     if (!fs) {
       step.failed(`Can't stat source file '${from}'. (lstat: No such file or directory)`);
       return;
@@ -158,7 +162,7 @@ function searchAndCopy(
   if (!setAsideSymlink(job, copy, dir)) return;
   let names: string[];
   try {
-    names = readDirectory(from);
+    names = copy.source.readdir(from);
   } catch {
     step.interrupted(`Can't open directory '${from}' for copying`);
     return;
@@ -216,7 +220,7 @@ function copyEntry(
   const { step } = copy;
   const { recursion, copy: attrs } = job.attrs;
   const follow = recursion.traverseLinks;
-  const ss = statWith(from, follow);
+  const ss = sourceStat(copy, from, follow);
   if (!ss) {
     step.unchanged(`Can't stat '${from}'. (cf_stat: No such file or directory)`);
     step.unchanged(`Skipping '${from}'`);

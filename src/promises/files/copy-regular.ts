@@ -7,17 +7,15 @@
  * hard link to the old file made before the rename, where cf-agent 3.21
  * renames the old file away first. Messages are cf-agent's.
  */
-import { type Stats, statSync } from "node:fs";
+import type { Stats } from "node:fs";
 import { linkSync, renameSync, rmdirSync, unlinkSync, utimesSync } from "../../system/safe-fs.js";
 import { unlinkQuietly } from "../../system/atomic.js";
-import { contentsDiffer } from "../../providers/files/copy.js";
 import type { CopyContext } from "./copy-context.js";
 import { makeHardLink } from "./links.js";
 import { purgeLocalFiles } from "./purge.js";
 import { archiveToRepository } from "./repository.js";
 import { runStamp } from "./run-state.js";
 import { mayOpen, SEVERED } from "./safe-path.js";
-import { copyFileSparse } from "../../providers/files/copy.js";
 import { errorText } from "./step.js";
 import { lstatOrUndefined, statOrUndefined } from "../../providers/files/inspect.js";
 
@@ -43,8 +41,8 @@ export function copyRegularFile(copy: CopyContext, source: string, dest: string,
   }
   const fresh = `${dest}.cfnew`;
   const destStats = statOrUndefined(dest);
-  if (!writeNewFile(copy, source, fresh, destStats)) return false;
-  if (copy.attrs.copy.stealth) restoreTimes(source, ss);
+  if (!writeNewFile(copy, source, fresh, destStats, ss)) return false;
+  if (copy.attrs.copy.stealth && !copy.source.remote) restoreTimes(source, ss);
   step.unchanged(`Copy of regular file succeeded '${source}' to '${fresh}'`);
   const backup = destStats ? keepOldFile(copy, dest, destStats) : undefined;
   if (!checkNewFile(copy, source, fresh, dest, ss, backup)) return false;
@@ -69,8 +67,11 @@ function writeNewFile(
   source: string,
   fresh: string,
   destStats: Stats | undefined,
+  ss: Stats,
 ): boolean {
   const { step } = copy;
+  const remote = copy.source.remote;
+  if (remote) return fetchNewFile(copy, source, fresh);
   const preserve = copy.attrs.copy.preserve;
   // Never carry over setuid and friends unless preserving (0777).
   const mode = preserve ? undefined : destStats ? destStats.mode & 0o777 : 0o600;
@@ -83,7 +84,7 @@ function writeNewFile(
   }
   try {
     unlinkQuietly(fresh);
-    copyFileSparse(source, fresh, mode ?? statSync(source).mode & 0o7777);
+    copy.source.copyTo(source, fresh, mode ?? copy.source.modeOf(source, ss));
   } catch (error) {
     unlinkQuietly(fresh);
     step.env.log.info(`Can't copy '${source}' (${errorText(error)})`);
@@ -92,6 +93,27 @@ function writeNewFile(
   }
   if (mode === undefined) step.changed(`Copied file '${source}' to '${fresh}' (permissions preserved)`);
   else step.changed(`Copied file '${source}' to '${fresh}' (mode '${mode.toString(8)}')`);
+  return true;
+}
+
+/** A remote source's bytes fetched into `fresh` (created 0600, as 3.21's CopyRegularFileNet). */
+function fetchNewFile(copy: CopyContext, source: string, fresh: string): boolean {
+  const { step } = copy;
+  const address = copy.source.remote?.address ?? copy.source.server;
+  if (!mayOpen(step.env, fresh)) {
+    step.failed(`Failed to copy file '${source}' from '${address}'`);
+    return false;
+  }
+  try {
+    unlinkQuietly(fresh);
+    copy.source.copyTo(source, fresh, 0o600);
+  } catch (error) {
+    unlinkQuietly(fresh);
+    step.env.log.info(errorText(error));
+    step.failed(`Failed to copy file '${source}' from '${address}'`);
+    return false;
+  }
+  step.changed(`Copied file '${source}' from '${address}' to '${fresh}'`);
   return true;
 }
 
@@ -179,7 +201,7 @@ function checkNewFile(
     problem = `New file '${fresh}' seems to have been corrupted in transit, destination size (${stats.size}) differs from the source size (${ss.size}), aborting.`;
   } else if (copy.attrs.copy.verify) {
     step.unchanged("Final verification of transmission ...");
-    if (contentsDiffer(source, fresh, ss, stats))
+    if (copy.source.differs(source, fresh, ss, stats))
       problem = `New file '${fresh}' seems to have been corrupted in transit, aborting.`;
     else step.unchanged(`New file '${fresh}' transmitted correctly - verified`);
   }
