@@ -12,6 +12,7 @@ import { CallStack } from "./call-stack.js";
 import { canonifyClassName, evaluateClassExpression, parseClassExpression } from "./class-expression.js";
 import { type JsonValue, type Value, primitiveToScalar, scalar, isJsonContainer } from "./values.js";
 import { SPECIAL_SCOPES, type VarRef, lvalKey } from "./var-ref.js";
+import type { AgentType } from "./hard-classes.js";
 
 export const DEFAULT_NAMESPACE = "default";
 
@@ -68,7 +69,7 @@ export class EvalContext {
    */
   cacheSystemFunctions = true;
   /** The program evaluating: cf-agent, or cf-promises (`common`); some functions' messages differ. */
-  agentType: "agent" | "common" = "common";
+  agentType: AgentType = "common";
   /**
    * `package_inventory` of body common control: the package modules whose
    * inventories packagesmatching() reads (none: the package_method one).

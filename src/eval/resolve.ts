@@ -82,7 +82,12 @@ function bundleJson(bundle: Bundle, sourcePath: string): JsonValue {
   return bundleToJson(bundle, sourcePath, (span) => source.positionAt(span[0]).line) as JsonValue;
 }
 
-function resolveSections(
+/**
+ * Evaluates the `vars`, `classes` or `meta` promises of one bundle whose
+ * frame the caller has pushed (cf-serverd evaluates its bundles type by
+ * type this way, with its own types in between).
+ */
+export function resolveSections(
   ctx: EvalContext,
   bundle: Bundle,
   type: "vars" | "classes" | "meta",

@@ -50,8 +50,8 @@ export interface LoadOptions {
   modeClasses?: readonly string[];
   /** Classes negated from the command line (`-N`). */
   negates?: string[];
-  /** The program loading: `agent` (cf-agent) or `common` (cf-promises, the default). */
-  agentType?: "agent" | "common";
+  /** The program loading: `agent` (cf-agent), `server` (cf-serverd) or `common` (cf-promises, the default). */
+  agentType?: "agent" | "common" | "server";
   /** Persistent classes still in force, with their stored tags. */
   persistentClasses?: readonly { readonly name: string; readonly tags: readonly string[] }[];
   /** `$(sys.inputdir)`; defaults to `$(sys.workdir)/inputs`. */

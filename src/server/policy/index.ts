@@ -1,2 +1,3 @@
 export * from "./model.js";
-export { defaultServerControl, loadServerPolicy } from "./load.js";
+export { defaultServerControl } from "./control.js";
+export { EvaluatedServerPolicy, loadServerPolicy, loadServerPolicySync } from "./load.js";

@@ -1,45 +1,193 @@
 /**
- * Loading the server's policy (placeholder until the evaluation lands; the
- * signature is the contract).
+ * Loading the server's policy as cf-serverd 3.21 does: the policy read and
+ * pre-evaluated with the agent's load steps (body common control, inputs,
+ * augments, common bundles), checked as cf-promises checks it, then
+ * `body server control` read and every common and server bundle evaluated
+ * (see evaluate.ts). An invalid policy comes back as diagnostics (3.21
+ * falls back to failsafe.cf; what to do is the daemon's choice).
  */
-import { makeDiagnostic } from "../../language/diagnostics.js";
-import type { LoadedServerPolicy, LoadServerPolicyOptions, ServerControl } from "./model.js";
+import { hasErrors } from "../../language/diagnostics.js";
+import { validatePolicy } from "../../language/validate/index.js";
+import type { EvalContext } from "../../eval/context.js";
+import { resolvePolicies } from "../../loader/control.js";
+import { loadPolicy, resolveEntryPath } from "../../loader/load.js";
+import { type Peer, expandConnectionVariables, matchItemIn, regexMatchesFully } from "./acl.js";
+import { type ControlMessage, readServerControl } from "./control.js";
+import { type BundleSource, type EvaluationMessage, ServerAcls, evaluateServerBundles } from "./evaluate.js";
+import type {
+  AccessResourceType,
+  ConnectionInfo,
+  LoadedServerPolicy,
+  LoadServerPolicyOptions,
+  PathDecision,
+  ServerControl,
+  ServerPolicy,
+} from "./model.js";
 
-/** `body server control` when the policy has none: cf-serverd 3.21's defaults. */
-export function defaultServerControl(): ServerControl {
-  return {
-    port: 5308,
-    allowConnects: [],
-    denyConnects: [],
-    allowAllConnects: [],
-    trustKeysFrom: [],
-    allowUsers: [],
-    maxConnections: 30,
-    allowLegacyConnects: [],
-    denyBadClocks: true,
-    logAllConnections: false,
-    logEncryptedTransfers: false,
-    listen: true,
-    hostnameKeys: false,
-    auditing: false,
-    callCollectInterval: 0,
-    collectWindow: 0,
-    dynamicAddresses: [],
-    serverFacility: "LOG_USER",
-  };
+export { defaultServerControl } from "./control.js";
+
+/** Loads and evaluates the server policy; never throws for problems in the policy. */
+export async function loadServerPolicy(options: LoadServerPolicyOptions): Promise<LoadedServerPolicy> {
+  return loadServerPolicySync(options);
 }
 
-export async function loadServerPolicy(options: LoadServerPolicyOptions): Promise<LoadedServerPolicy> {
-  return {
-    ok: false,
-    diagnostics: [
-      makeDiagnostic(
-        options.file,
-        [0, 0],
-        "error",
-        "not-implemented",
-        "the server policy loader is not written yet",
-      ),
-    ],
-  };
+/** The same, synchronously (tests, `tend check`). */
+export function loadServerPolicySync(options: LoadServerPolicyOptions): LoadedServerPolicy {
+  const { logger } = options;
+  const inputDir = options.inputDir ?? `${options.workdir}/inputs`;
+  const entry = resolveEntryPath(options.file, inputDir);
+  const loaded = loadPolicy(entry, {
+    defines: [...(options.defines ?? [])],
+    negates: [...(options.negates ?? [])],
+    agentType: "server",
+    inputDir,
+    workDir: options.workdir,
+    ignoreMissingInputs: options.ignoreMissingInputs,
+    messages: {
+      note: (level, message) => logger.log(level, message),
+      fromFunction: (m) => {
+        const level =
+          m.level === "fatal"
+            ? "error"
+            : m.level === "output" || m.level === "output-info"
+              ? "info"
+              : m.level;
+        logger.log(level, `${m.fn}: ${m.message}`);
+      },
+    },
+  });
+  for (const m of loaded.messages) logger.log(m.level, m.text);
+  const diagnostics = [...loaded.diagnostics];
+  if (hasErrors(diagnostics)) return { ok: false, diagnostics };
+  const files = loaded.set.files.map((f) => ({
+    path: f.source.path,
+    policy: f.policy,
+    lineOf: (o: number) => f.source.positionAt(o).line,
+  }));
+  resolvePolicies(loaded.context, files);
+  diagnostics.push(...validatePolicy(loaded.set));
+  if (hasErrors(diagnostics)) return { ok: false, diagnostics };
+
+  const controlMessages: ControlMessage[] = [];
+  const control = readServerControl(loaded.context, controlMessages);
+  for (const m of controlMessages) logger.log(m.level, m.message);
+
+  const bundles: BundleSource[] = [];
+  for (const file of files) {
+    for (const block of file.policy.blocks)
+      if (block.kind === "bundle") bundles.push({ bundle: block, path: file.path });
+  }
+  const acls = new ServerAcls();
+  const messages: EvaluationMessage[] = [];
+  evaluateServerBundles(loaded.context, bundles, acls, messages);
+  for (const m of messages) logger.log(m.level, m.message);
+  if (acls.needReverseLookup)
+    logger.info(
+      "Found hostname admit/deny in access_rules, turning on reverse DNS lookups for every connection",
+    );
+
+  const policy = new EvaluatedServerPolicy(
+    control,
+    acls,
+    loaded.context,
+    loaded.set.files.map((f) => f.source.path),
+  );
+  return { ok: true, policy, diagnostics };
+}
+
+/** CharsetAcceptable: what a class or bundle name in EXEC's `-D`/`-b` may hold. */
+const EXEC_NAME = /^[A-Za-z0-9_:]*$/;
+
+function peerOf(conn: ConnectionInfo): Peer {
+  return { ip: conn.ip, hostname: conn.hostname ?? "", key: conn.keyDigest, user: conn.user };
+}
+
+export class EvaluatedServerPolicy implements ServerPolicy {
+  readonly needReverseLookup: boolean;
+  readonly classes: readonly string[];
+
+  constructor(
+    readonly control: ServerControl,
+    readonly acls: ServerAcls,
+    private readonly ctx: EvalContext,
+    readonly sources: readonly string[],
+  ) {
+    this.needReverseLookup = acls.needReverseLookup;
+    this.classes = ctx.listClasses();
+  }
+
+  /**
+   * The path ACL. `mapRoot` is always false: in 3.21 `maproot` is honoured
+   * only by the classic protocol, which is not served.
+   */
+  checkPath(path: string, conn: ConnectionInfo): PathDecision {
+    return { admitted: this.acls.paths.checkPath(path, peerOf(conn)), mapRoot: false };
+  }
+
+  /** ShortcutsExpand: a relative request whose first component is a shortcut. */
+  expandShortcut(requested: string, conn: ConnectionInfo): string {
+    if (requested === "" || requested.startsWith("/")) return requested;
+    const slash = requested.indexOf("/");
+    const first = slash < 0 ? requested : requested.slice(0, slash);
+    const target = this.acls.shortcuts.get(first);
+    if (target === undefined) return requested;
+    return expandConnectionVariables(target, peerOf(conn)) + (slash < 0 ? "" : requested.slice(slash));
+  }
+
+  checkResource(type: Exclude<AccessResourceType, "path">, name: string, conn: ConnectionInfo): boolean {
+    const peer = peerOf(conn);
+    switch (type) {
+      case "literal":
+        return this.acls.literals.checkExact(name, peer);
+      case "variable":
+        return this.acls.variables.checkExact(name, peer);
+      case "query":
+        return this.acls.queries.checkExact(name, peer);
+      case "context":
+        return this.acls.contexts.checkRegex(name, { ...peer, user: undefined });
+      case "bundle":
+        return EXEC_NAME.test(name) && this.acls.bundles.checkRegex(name, peer);
+    }
+  }
+
+  /**
+   * What Enterprise serves for VAR: the promiser of the admitted literal
+   * promise of that handle. 3.21 community never serves one (VAR replies
+   * "BAD: Not found"); the daemon decides which to follow.
+   */
+  literal(handle: string, conn: ConnectionInfo): string | undefined {
+    if (!this.acls.literals.checkExact(handle, peerOf(conn))) return undefined;
+    return this.acls.literalValues.get(handle);
+  }
+
+  /** EXEC -D: every class authorised by the roles whose regex matches it, for this user. */
+  rolesAuthorize(classes: readonly string[], user: string): boolean {
+    return classes.every(
+      (c) => EXEC_NAME.test(c) && this.acls.roles.checkRegex(c, { ip: "", hostname: "", key: "", user }),
+    );
+  }
+
+  admitsConnection(ip: string): "allowed" | "not-in-allowconnects" | "in-denyconnects" {
+    const { allowConnects, denyConnects } = this.control;
+    if (allowConnects.length > 0 && !matchItemIn(allowConnects, ip)) return "not-in-allowconnects";
+    if (denyConnects.length > 0 && matchItemIn(denyConnects, ip)) return "in-denyconnects";
+    return "allowed";
+  }
+
+  allowsMultipleConnections(ip: string): boolean {
+    return this.control.allowAllConnects.length > 0 && matchItemIn(this.control.allowAllConnects, ip);
+  }
+
+  trustsKeysFrom(ip: string): boolean {
+    return this.control.trustKeysFrom.length > 0 && matchItemIn(this.control.trustKeysFrom, ip);
+  }
+
+  allowsUser(user: string): boolean {
+    return this.control.allowUsers.includes(user);
+  }
+
+  classMatches(name: string): boolean {
+    if (this.ctx.classExpressionValue(name) === true) return true;
+    return this.classes.some((c) => c === name || regexMatchesFully(name, c));
+  }
 }

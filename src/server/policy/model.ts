@@ -47,7 +47,7 @@ export interface ServerControl {
   readonly hostnameKeys: boolean;
   /** `auditing`; false (no effect in 3.21). */
   readonly auditing: boolean;
-  /** `call_collect_interval` in minutes (Enterprise); 0 when absent. */
+  /** `call_collect_interval` in seconds (the policy gives minutes; Enterprise); 0 when absent. */
   readonly callCollectInterval: number;
   /** `collect_window` in seconds (Enterprise); 0 when absent. */
   readonly collectWindow: number;
@@ -91,9 +91,31 @@ export interface ServerPolicy {
   literal(handle: string, conn: ConnectionInfo): string | undefined;
   /** Whether `user` may define each of `classes` with EXEC -D (roles `authorize`). */
   rolesAuthorize(classes: readonly string[], user: string): boolean;
+  /**
+   * The connection-level checks of server.c: `allowconnects` (everyone when
+   * the list is empty) then `denyconnects`, each entry an address prefix,
+   * CIDR, range or regex (FuzzySetMatch / regex).
+   */
+  admitsConnection(ip: string): "allowed" | "not-in-allowconnects" | "in-denyconnects";
+  /** `allowallconnects`: the host may have more than one connection at a time. */
+  allowsMultipleConnections(ip: string): boolean;
+  /** `trustkeysfrom`: an unknown key from this host is accepted and saved. */
+  trustsKeysFrom(ip: string): boolean;
+  /** `allowusers`: the user may run `cfruncommand` (EXEC). */
+  allowsUser(user: string): boolean;
+  /**
+   * Whether a hostname rule is in the ACLs: only then does cf-serverd look
+   * up the peer's name (otherwise `ConnectionInfo.hostname` may be left out).
+   */
+  readonly needReverseLookup: boolean;
+  /**
+   * EXEC's class check (MatchClasses): `name` is a class defined while the
+   * server evaluated its policy (a class expression), or a regex matching one.
+   */
+  classMatches(name: string): boolean;
   /** The policy files read, to reload when one changes. */
   readonly sources: readonly string[];
-  /** The classes defined while evaluating (hard, common and server bundles'), for CONTEXT replies. */
+  /** The classes defined while evaluating (hard, common and server bundles'); CONTEXT replies come from the persistent classes instead. */
   readonly classes: readonly string[];
 }
 
