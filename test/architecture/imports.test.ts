@@ -137,7 +137,7 @@ test("the shared layers below the front ends reach up into none of them", () => 
     "monitor",
     "hub",
   ];
-  const shared = ["system", "text", "providers", "catalog"];
+  const shared = ["system", "text", "providers", "catalog", "net"];
   const wrong = folderImports()
     .edges.filter((e) => shared.includes(e.from) && frontEnds.includes(e.to))
     .map((e) => e.example);
@@ -157,4 +157,12 @@ test("only the command line imports the server", () => {
     .edges.filter((e) => e.to === "server" && e.from !== "cli")
     .map((e) => e.example);
   assert.deepEqual(wrong, []);
+});
+
+test("net imports only node:*, src/system and src/text", () => {
+  const { edges, packages } = folderImports();
+  const wrong = edges
+    .filter((e) => e.from === "net" && !["system", "text"].includes(e.to))
+    .map((e) => e.example);
+  assert.deepEqual([...wrong, ...(packages.get("net") ?? [])], []);
 });

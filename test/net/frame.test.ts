@@ -1,0 +1,127 @@
+import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
+import { test } from "node:test";
+import * as der from "../../src/net/der.js";
+import { NetError } from "../../src/net/errors.js";
+import { encodeFrame, FrameReader, MAX_FRAME_PAYLOAD, parseHeader } from "../../src/net/frame.js";
+import { classifyStart, parseIdentity } from "../../src/net/server-side.js";
+import { parseBanner, parseStatReply } from "../../src/net/client.js";
+
+test("encodeFrame: 8-byte NUL-padded header and payload in one buffer", () => {
+  const frame = encodeFrame("VERSION");
+  assert.equal(frame.toString("latin1"), "t 7\0\0\0\0\0VERSION");
+  assert.equal(encodeFrame("x", true).subarray(0, 8).toString("latin1"), "m 1\0\0\0\0\0");
+  assert.equal(
+    encodeFrame(Buffer.alloc(MAX_FRAME_PAYLOAD, 1)).subarray(0, 8).toString("latin1"),
+    "t 4088\0\0",
+  );
+  assert.throws(() => encodeFrame(""), RangeError);
+  assert.throws(() => encodeFrame(Buffer.alloc(MAX_FRAME_PAYLOAD + 1)), RangeError);
+});
+
+test("parseHeader accepts what 3.21 writes and refuses the rest", () => {
+  assert.deepEqual(parseHeader(Buffer.from("t 59\0\0\0\0", "latin1")), { more: false, length: 59 });
+  assert.deepEqual(parseHeader(Buffer.from("m 4088\0\0", "latin1")), { more: true, length: 4088 });
+  for (const bad of [
+    "x 5\0\0\0\0\0",
+    "t 0\0\0\0\0\0",
+    "t 4089\0\0",
+    "t -1\0\0\0\0",
+    "t\0\0\0\0\0\0\0",
+    "t 5x\0\0\0\0",
+    "CAUTH 1 ",
+  ])
+    assert.equal(typeof parseHeader(Buffer.from(bad, "latin1")), "string", bad);
+});
+
+test("FrameReader: frames split anywhere, lines, raw counts, peek", async () => {
+  const stream = new PassThrough();
+  const reader = new FrameReader(stream, { timeoutMs: 2000 });
+  const bytes = Buffer.concat([
+    Buffer.from("CFE_v3 cf-serverd 3.21.0\n", "latin1"),
+    encodeFrame("OK: 3.21.0"),
+    encodeFrame("a\0b\0", true),
+    Buffer.from("RAWDATA"),
+  ]);
+  for (const b of bytes) stream.write(Buffer.from([b]));
+  assert.equal(await reader.line(), "CFE_v3 cf-serverd 3.21.0");
+  assert.equal((await reader.next()).payload.toString(), "OK: 3.21.0");
+  const more = await reader.next();
+  assert.equal(more.more, true);
+  assert.equal((await reader.peek(3)).toString(), "RAW");
+  assert.equal((await reader.raw(7)).toString(), "RAWDATA");
+});
+
+test("FrameReader: a malformed header is a protocol error, a silent peer a timeout, the end 'closed'", async () => {
+  const a = new PassThrough();
+  a.write("BOGUS!!!xxxx");
+  await assert.rejects(
+    new FrameReader(a).next(),
+    (e: unknown) => e instanceof NetError && e.kind === "protocol",
+  );
+  const b = new PassThrough();
+  await assert.rejects(
+    new FrameReader(b).next(50),
+    (e: unknown) => e instanceof NetError && e.kind === "timeout",
+  );
+  const c = new PassThrough();
+  const reader = new FrameReader(c);
+  const pending = reader.next();
+  c.end(Buffer.from("t 10\0\0\0\0abc"));
+  await assert.rejects(pending, (e: unknown) => e instanceof NetError && e.kind === "closed");
+  const d = new PassThrough();
+  d.write(`${"x".repeat(100)}`);
+  await assert.rejects(
+    new FrameReader(d).line(50),
+    (e: unknown) => e instanceof NetError && e.kind === "protocol",
+  );
+});
+
+test("FrameReader: a large raw read is streamed with backpressure", async () => {
+  const stream = new PassThrough();
+  const reader = new FrameReader(stream, { highWater: 1024 });
+  const data = Buffer.alloc(1_000_000, 7);
+  stream.write(data);
+  let total = 0;
+  await reader.rawStream(data.length, (chunk) => {
+    total += chunk.length;
+  });
+  assert.equal(total, data.length);
+});
+
+test("the classic protocol is told from TLS by CAUTH at offset 8", () => {
+  assert.equal(classifyStart(Buffer.from("t 120\0\0\0CAUTH", "latin1")), "classic");
+  assert.equal(classifyStart(Buffer.from([0x16, 3, 1, 0, 200, 1, 0, 0, 196, 3, 3, 1, 2])), "tls");
+  assert.equal(classifyStart(Buffer.from("short")), "classic");
+});
+
+test("banners, IDENTITY and STAT replies parse as 3.21 writes them", () => {
+  assert.deepEqual(parseBanner("CFE_v3 cf-serverd 3.21.0"), { protocol: 3, version: "3.21.0" });
+  assert.equal(parseBanner("HELLO"), undefined);
+  assert.equal(parseIdentity("IDENTITY USERNAME=root"), "root");
+  assert.equal(parseIdentity("IDENTITY FOO=bar USERNAME=alice"), "alice");
+  assert.equal(parseIdentity("IDENTITY"), "");
+  assert.deepEqual(parseIdentity("IDENTITY USERNAME=../etc"), {
+    error: "Received invalid IDENTITY: USERNAME=../etc",
+  });
+  const st = parseStatReply("OK: 0 420 0 0 0 12 1700000000 1700000001 1700000002 0 1234 1 2049");
+  assert.equal(st?.type, "file");
+  assert.equal(st?.mode, 420);
+  assert.equal(st?.size, 12);
+  assert.equal(st?.dev, 2049);
+  assert.equal(parseStatReply("OK: 9 420 0 0 0 12 1 1 1 0 1 1 1"), undefined);
+  assert.equal(parseStatReply("OK: 0 420"), undefined);
+});
+
+test("DER: lengths, integers, OIDs, times", () => {
+  assert.equal(der.integer(0).toString("hex"), "020100");
+  assert.equal(der.integer(128).toString("hex"), "02020080");
+  assert.equal(der.integer(65537).toString("hex"), "0203010001");
+  assert.equal(der.objectIdentifier("1.2.840.113549.1.1.12").toString("hex"), "06092a864886f70d01010c");
+  assert.equal(der.objectIdentifier("2.5.4.3").toString("hex"), "0603550403");
+  assert.equal(der.tlv(0x04, Buffer.alloc(200)).subarray(0, 3).toString("hex"), "0481c8");
+  assert.equal(der.tlv(0x04, Buffer.alloc(300)).subarray(0, 4).toString("hex"), "0482012c");
+  assert.equal(der.time(new Date("2036-01-02T03:04:05Z")).toString("latin1"), "\x17\x0d360102030405Z");
+  assert.equal(der.time(new Date("2050-01-02T03:04:05Z")).toString("latin1"), "\x18\x0f20500102030405Z");
+  assert.equal(der.nullValue().toString("hex"), "0500");
+});
