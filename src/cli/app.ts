@@ -24,6 +24,10 @@ const commands: Readonly<Record<string, CommandEntry>> = {
     summary: "apply a Puppet 7 catalog, as puppet apply does (tend puppet apply --catalog FILE.json)",
     load: () => import("./puppet.js"),
   },
+  serverd: {
+    summary: "serve files and cf-runagent requests to CFEngine agents, as cf-serverd does (accepts its options)",
+    load: () => import("./serverd.js"),
+  },
   parse: {
     summary: "print the syntax tree of one policy file",
     load: () => import("./parse.js"),
