@@ -184,13 +184,14 @@ async function serve(values: Values, positional: string | undefined, level: LogL
     for (const message of error.messages) logger.error(message);
     return EXIT_FAILURE;
   }
-  logger.notice("Server is starting...");
   const pidFile = join(dirs.workdir, "cf-serverd.pid");
   await writePid(pidFile, logger);
+  // In the background, the first process exits now: as cf-serverd's parent, it does not say this.
   if (process.send) {
     process.send("listening");
     process.disconnect();
   }
+  logger.notice("Server is starting...");
   return new Promise((resolve) => {
     const stop = (): void => {
       process.off("SIGTERM", stop);

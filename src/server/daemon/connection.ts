@@ -18,7 +18,7 @@ import tls from "node:tls";
 import { isNetError } from "../../net/errors.js";
 import { FrameReader, MAX_FRAME_PAYLOAD, encodeFrame } from "../../net/frame.js";
 import { readTrustedKey, sameKey, trustKey } from "../../net/keys.js";
-import { peekConnectionStart, sendWelcome, serverDialog } from "../../net/server-side.js";
+import { type PeerIdentity, peekConnectionStart, sendWelcome, serverDialog } from "../../net/server-side.js";
 import { Logger } from "../../system/logger.js";
 import type { ConnectionInfo, ServerPolicy } from "../policy/model.js";
 import type { Channel, Session } from "./channel.js";
@@ -151,13 +151,7 @@ async function establish(
   const stored = storedKey(ppkeys, identity.user, identity.digest, ip);
   if (stored && sameKey(stored, identity.publicKey)) {
     log.verbose(`${identity.digest}: Client is TRUSTED, public key MATCHES stored one.`);
-  } else if (policy.trustsKeysFrom(ip)) {
-    log.verbose('Peer was found in "trustkeysfrom" list');
-    log.notice(`Trusting new key: ${identity.digest}`);
-    trustKey(ppkeys, identity.user, identity.publicKey);
-  } else {
-    log.notice("TRUST FAILED, peer presented an untrusted key, dropping connection!");
-    log.verbose('Add peer to "trustkeysfrom" if you really want to start trusting this new key.');
+  } else if (!trustNewKey(identity, ip, context, log)) {
     return undefined;
   }
   const hostname = policy.needReverseLookup ? await reverseName(ip, context.limits.dialogMs, log) : undefined;
@@ -179,6 +173,20 @@ async function establish(
     execTimeoutMs: context.limits.execMs,
   };
   return { session, reader };
+}
+
+/** An unknown key: trusted and saved when the peer is in `trustkeysfrom`, else refused. */
+function trustNewKey(identity: PeerIdentity, ip: string, context: ConnectionContext, log: Logger): boolean {
+  log.verbose(`Received key '${identity.digest}' not found in ppkeys`);
+  if (!context.policy.trustsKeysFrom(ip)) {
+    log.notice("TRUST FAILED, peer presented an untrusted key, dropping connection!");
+    log.verbose('Add peer to "trustkeysfrom" if you really want to start trusting this new key.');
+    return false;
+  }
+  log.verbose('Peer was found in "trustkeysfrom" list');
+  log.notice(`Trusting new key: ${identity.digest}`);
+  trustKey(context.ppkeys, identity.user, identity.publicKey);
+  return true;
 }
 
 function storedKey(ppkeys: string, user: string, digest: string, ip: string) {

@@ -158,7 +158,7 @@ class ServerState {
     socket.on("error", () => {});
     const ip = peerAddress(socket);
     const { policy, log } = this;
-    log.verbose(`Obtained IP address of '${ip}' on socket ${this.sockets.size} from accept`);
+    log.verbose(`Obtained IP address of '${ip}' on socket ${descriptor(socket)} from accept`);
     const admitted = policy.admitsConnection(ip);
     let refusal: string | undefined;
     if (admitted === "not-in-allowconnects")
@@ -265,4 +265,10 @@ async function stampsOf(files: readonly string[]): Promise<Map<string, string>> 
     }),
   );
   return new Map(entries);
+}
+
+/** The socket's file descriptor, for the log (as cf-serverd names the socket). */
+function descriptor(socket: net.Socket): number {
+  const handle = (socket as unknown as { _handle?: { fd?: number } })._handle;
+  return handle?.fd ?? -1;
 }
