@@ -25,7 +25,8 @@ const commands: Readonly<Record<string, CommandEntry>> = {
     load: () => import("./puppet.js"),
   },
   serverd: {
-    summary: "serve files and cf-runagent requests to CFEngine agents, as cf-serverd does (accepts its options)",
+    summary:
+      "serve files and cf-runagent requests to CFEngine agents, as cf-serverd does (accepts its options)",
     load: () => import("./serverd.js"),
   },
   parse: {

@@ -73,7 +73,12 @@ function parse(args: readonly string[]) {
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "V" },
     },
-    { "--color": "--color=auto", "-C": "--color=auto", "--graceful-detach": "--graceful-detach=60", "-t": "-t60" },
+    {
+      "--color": "--color=auto",
+      "-C": "--color=auto",
+      "--graceful-detach": "--graceful-detach=60",
+      "-t": "-t60",
+    },
   );
 }
 
@@ -81,7 +86,8 @@ type Values = ReturnType<typeof parse>["values"];
 
 function logLevel(values: Values): LogLevel | undefined {
   const named = values["log-level"];
-  if (named !== undefined) return (LEVELS as readonly string[]).includes(named) ? (named as LogLevel) : undefined;
+  if (named !== undefined)
+    return (LEVELS as readonly string[]).includes(named) ? (named as LogLevel) : undefined;
   if (values.debug) return "debug";
   if (values.verbose) return "verbose";
   if (values.inform) return "info";
@@ -149,14 +155,22 @@ function startInBackground(args: readonly string[], io: CliIo): Promise<number> 
 }
 
 /** Loads the policy, listens, and serves until a signal ends it. */
-async function serve(values: Values, positional: string | undefined, level: LogLevel, io: CliIo): Promise<number> {
+async function serve(
+  values: Values,
+  positional: string | undefined,
+  level: LogLevel,
+  io: CliIo,
+): Promise<number> {
   const { agentDirectories } = await import("../agent/workdir.js");
   const { loadServerPolicy } = await import("../server/policy/index.js");
   const { startServer, ServerStartError } = await import("../server/daemon/server.js");
   const dirs = agentDirectories({ workdir: values.workdir }, io.env);
   const stamp = values.timestamp === true;
   const logger = new Logger(
-    (record) => io.stdout(`${stamp ? `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} ` : ""}${formatLogLine(record)}\n`),
+    (record) =>
+      io.stdout(
+        `${stamp ? `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} ` : ""}${formatLogLine(record)}\n`,
+      ),
     level,
   );
   const file = positional ?? optionFile(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
@@ -178,7 +192,13 @@ async function serve(values: Values, positional: string | undefined, level: LogL
   }
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer({ policy: loaded.policy, workdir: dirs.workdir, logger, reload: load, policyFile: file });
+    server = await startServer({
+      policy: loaded.policy,
+      workdir: dirs.workdir,
+      logger,
+      reload: load,
+      policyFile: file,
+    });
   } catch (error) {
     if (!(error instanceof ServerStartError)) throw error;
     for (const message of error.messages) logger.error(message);
@@ -215,7 +235,9 @@ async function writePid(file: string, logger: Logger): Promise<void> {
   try {
     writeFileAtomically(file, `${process.pid}\n`, 0o600);
   } catch (error) {
-    logger.info(`Could not write to PID file 'cf-serverd.pid'. (fopen: ${error instanceof Error ? error.message : String(error)})`);
+    logger.info(
+      `Could not write to PID file 'cf-serverd.pid'. (fopen: ${error instanceof Error ? error.message : String(error)})`,
+    );
   }
 }
 

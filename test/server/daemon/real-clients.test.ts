@@ -46,14 +46,21 @@ test("cf-net stat, get and opendir against tend serverd", { skip: noReference },
   const at = `${server.address}:${server.port}`;
   const stat = client.runCf("cf-net", ["-H", at, "stat", join(server.data, "pub/hello.txt")]);
   assert.match(stat.stdout, /is a regular file/, stat.stdout + stat.stderr);
-  const get = client.runCf("cf-net", ["-H", at, "get", join(server.data, "pub/tree/sub/b.txt")], { cwd: client.dir });
+  const get = client.runCf("cf-net", ["-H", at, "get", join(server.data, "pub/tree/sub/b.txt")], {
+    cwd: client.dir,
+  });
   assert.equal(get.status, 0, get.stdout + get.stderr);
   assert.equal(readFileSync(join(client.dir, "b.txt"), "utf8"), "b\n".repeat(5000));
   const list = client.runCf("cf-net", ["-H", at, "opendir", join(server.data, "pub/tree")]);
   assert.deepEqual(list.stdout.trim().split("\n").sort(), [".", "..", "a.txt", "sub"]);
   const denied = client.runCf("cf-net", ["-H", at, "stat", join(server.data, "pub/denied.txt")]);
-  assert.match(denied.stdout + denied.stderr, /BAD: Unspecified server refusal \(see verbose server output\)/);
-  const outside = client.runCf("cf-net", ["-H", at, "get", join(server.data, "pub/../secret.txt")], { cwd: client.dir });
+  assert.match(
+    denied.stdout + denied.stderr,
+    /BAD: Unspecified server refusal \(see verbose server output\)/,
+  );
+  const outside = client.runCf("cf-net", ["-H", at, "get", join(server.data, "pub/../secret.txt")], {
+    cwd: client.dir,
+  });
   assert.equal(existsSync(join(client.dir, "secret.txt")), false, outside.stdout);
 });
 
@@ -99,7 +106,9 @@ body classes outcome(p)
 `;
 }
 
-test("cf-agent copy_from a file and a tree from tend serverd; the second run keeps them", { skip: noReference }, async () => {
+test("cf-agent copy_from a file and a tree from tend serverd; the second run keeps them", {
+  skip: noReference,
+}, async () => {
   const server = await serverHost("copy-srv");
   const client = await lab.host("copy-cli");
   const policy = client.writePolicy("copy.cf", copyPolicy(server, client));
@@ -127,11 +136,17 @@ test("an untrusted client key is refused; trustkeysfrom trusts it", { skip: noRe
   assert.equal(closed.trusts(client), false);
   const daemon = lab.daemons.find((d) => d.host === closed);
   // The client ran synchronously: let the daemon's output in.
-  for (let i = 0; i < 100 && !daemon?.log.includes("TRUST FAILED"); i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 100 && !daemon?.log.includes("TRUST FAILED"); i++)
+    await new Promise((r) => setTimeout(r, 20));
   const log = daemon?.log ?? "";
   assert.match(log, /TRUST FAILED, peer presented an untrusted key, dropping connection!/, log);
   const open = await serverHost("trust-open");
-  const accepted = client.runCf("cf-net", ["-H", `${open.address}:${open.port}`, "stat", join(open.data, "pub/hello.txt")]);
+  const accepted = client.runCf("cf-net", [
+    "-H",
+    `${open.address}:${open.port}`,
+    "stat",
+    join(open.data, "pub/hello.txt"),
+  ]);
   assert.match(accepted.stdout, /is a regular file/, accepted.stdout + accepted.stderr);
   assert.equal(open.trusts(client), true);
 });
