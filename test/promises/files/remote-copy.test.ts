@@ -17,6 +17,7 @@ import {
   readFileSync,
   readlinkSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -41,10 +42,20 @@ interface Run {
   readonly status: number | null;
 }
 
+/** A time-stamped backup's stamp (as 3.21 writes it: no trailing underscore). */
+const STAMP = /_\d{9,}_[A-Z][a-z]{2}_[A-Z][a-z]{2}_+\d+_\d\d_\d\d_\d\d_\d{4}(?=\.cfsaved)/g;
+
 function digest(output: string, out: string, cli: string, file: string): Run {
   const lines = output
     .split("\n")
-    .map((line) => line.replaceAll(file, "POLICY").replaceAll(out, "OUT").replaceAll(cli, "CLI").trimEnd())
+    .map((line) =>
+      line
+        .replaceAll(file, "POLICY")
+        .replaceAll(out, "OUT")
+        .replaceAll(cli, "CLI")
+        .replace(STAMP, "_STAMP")
+        .trimEnd(),
+    )
     .filter((line) => line !== "");
   return {
     lines: lines.filter((l) => !l.startsWith("R: ")),
@@ -85,7 +96,7 @@ function tree(dir: string): Record<string, string> {
   const walk = (path: string, rel: string) => {
     for (const name of readdirSync(path).sort()) {
       const full = join(path, name);
-      const key = `${rel}${name}`;
+      const key = `${rel}${name}`.replace(STAMP, "_STAMP");
       const stats = lstatSync(full);
       const mode = (stats.mode & 0o7777).toString(8);
       if (stats.isSymbolicLink()) found[key] = `link ${readlinkSync(full)}`;
@@ -276,4 +287,74 @@ ${CLASSES}`;
   const pinned = both(h, "pinned", policy(`"MD5=00000000000000000000000000000000"`))();
   assertAlike(pinned, "restricted keys");
   assert.ok(pinned.tend.reports.includes("R: f f_failed"), pinned.tend.reports.join("\n"));
+});
+
+test("links, preserve, backups, verify, type_check and a large file: as cf-agent", { skip }, () => {
+  const h = host!;
+  const d = join(h.data, "mix");
+  mkdirSync(join(d, "dir"), { recursive: true });
+  writeFileSync(join(d, "plain"), "plain\n", { mode: 0o640 });
+  writeFileSync(join(d, "script"), "#!/bin/sh\n", { mode: 0o755 });
+  writeFileSync(join(d, "dir/inner"), "inner\n");
+  symlinkSync("plain", join(d, "rel-link"));
+  symlinkSync(join(d, "plain"), join(d, "abs-link"));
+  symlinkSync("dir/inner", join(d, "copied-link"));
+  symlinkSync("nowhere", join(d, "dangling"));
+  const big = Buffer.alloc(3 * 1024 * 1024 + 123);
+  for (let i = 0; i < big.length; i += 4096) big.write(`block ${i}\n`, i);
+  writeFileSync(join(d, "big"), big);
+  const policy =
+    (extra: string): Policy =>
+    (out) =>
+      `body common control { bundlesequence => { "main" }; }
+bundle agent main {
+  files:
+    "${out}/mix" copy_from => x("${d}"), depth_search => inf, classes => c("mix");
+    "${out}/one" copy_from => x("${d}/plain"), classes => c("one");
+  methods:
+    "" usebundle => report("mix");
+    "" usebundle => report("one");
+}
+${copyBody("x", `portnumber => "${h.port}"; ${extra}`, server(h))}
+${CLASSES}`;
+  const variants: [string, string][] = [
+    [
+      "preserve",
+      `preserve => "true"; compare => "hash"; copylink_patterns => { "copied-link" }; verify => "true";`,
+    ],
+    ["absolute", `link_type => "absolute"; compare => "ctime"; copy_backup => "timestamp";`],
+    ["binary", `compare => "binary"; copy_backup => "false"; type_check => "false";`],
+    ["exists", `compare => "exists"; encrypt => "true"; protocol_version => "2";`],
+  ];
+  for (const [name, extra] of variants) {
+    const run = both(h, name, policy(extra));
+    assertAlike(run(), `${name}: first run`);
+    writeFileSync(join(d, "plain"), `plain ${name}\n`, { mode: 0o640 });
+    // Newer than any copy made in the same second, for the time comparisons.
+    const later = Date.now() / 1000 + 100;
+    utimesSync(join(d, "plain"), later, later);
+    assertAlike(run(), `${name}: second run`);
+  }
+});
+
+test("protocol_version classic is refused clearly; the run goes on", { skip }, () => {
+  const h = host!;
+  writeFileSync(join(h.data, "c.txt"), "c\n");
+  const { tendCli } = clients(h, "classic", true);
+  const out = join(h.root, "out-classic");
+  const policy = `body common control { bundlesequence => { "main" }; }
+bundle agent main {
+  files:
+    "${out}/c.txt" copy_from => c("${h.data}/c.txt"), classes => c("c");
+  methods:
+    "" usebundle => report("c");
+}
+${copyBody("c", `portnumber => "${h.port}"; protocol_version => "classic";`, server(h))}
+${CLASSES}`;
+  const run = runners.tend(h, tendCli, out, () => policy, "classic");
+  assert.ok(run.reports.includes("R: c c_failed"), run.reports.join("\n"));
+  assert.ok(
+    run.lines.some((l) => l.includes("the classic protocol) is not supported")),
+    run.lines.join("\n"),
+  );
 });
