@@ -29,6 +29,10 @@ const commands: Readonly<Record<string, CommandEntry>> = {
       "serve files and cf-runagent requests to CFEngine agents, as cf-serverd does (accepts its options)",
     load: () => import("./serverd.js"),
   },
+  net: {
+    summary: "talk to a cf-serverd for testing, as cf-net does (connect, stat, get, opendir)",
+    load: () => import("./net.js"),
+  },
   parse: {
     summary: "print the syntax tree of one policy file",
     load: () => import("./parse.js"),
