@@ -33,6 +33,10 @@ const commands: Readonly<Record<string, CommandEntry>> = {
     summary: "talk to a cf-serverd for testing, as cf-net does (connect, stat, get, opendir)",
     load: () => import("./net.js"),
   },
+  runagent: {
+    summary: "ask remote servers to run their agent now, as cf-runagent does",
+    load: () => import("./runagent.js"),
+  },
   parse: {
     summary: "print the syntax tree of one policy file",
     load: () => import("./parse.js"),
