@@ -156,7 +156,11 @@ async function connectServer(
   } catch (error) {
     if (isNetError(error, "untrusted") && context.options.interactive) {
       const digest = /(?:MD5|SHA)=[0-9a-f]+/.exec(error.message)?.[0] ?? "an unknown key";
-      if (await askTrust(out.io, target.host, address, digest)) return attempt(true).catch(() => undefined);
+      if (await askTrust(out.io, target.host, address, digest))
+        return attempt(true).catch((again: unknown) => {
+          out.log.verbose(errorText(again));
+          return undefined;
+        });
     }
     if (isNetError(error, "untrusted")) out.log.error(error.message);
     else out.log.verbose(errorText(error));

@@ -5,12 +5,11 @@
  * Skips with the reason when CFEngine or namespaces are missing.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type TestContext, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { scratchDirectory } from "../scratch.js";
+import { type Run, runTendIn } from "./run.js";
 import {
   cfengineTool,
   freePort,
@@ -24,32 +23,6 @@ import {
 } from "../net/scratch-host.js";
 
 const reason = skipReason("cf-serverd", "cf-promises", "cf-net");
-const bin = fileURLToPath(new URL("../../../bin/tend.js", import.meta.url));
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs `tend ARGS` with `workdir` as its work directory, in `cwd`. */
-export function runTendIn(workdir: string, args: readonly string[], cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd,
-      env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir, NO_COLOR: "1" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** Real cf-net in its host's namespace. */
 function runCfNet(host: ScratchHost, args: readonly string[]): Run {
