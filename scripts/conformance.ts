@@ -40,10 +40,20 @@ import {
   type TestResult,
 } from "./conformance/run-test.js";
 import { runBlocks } from "./conformance/schedule.js";
-import { type AgentSource, buildHelpers, copySuite, getWorkDir, populateBin } from "./conformance/workdir.js";
+import {
+  type AgentSource,
+  buildHelpers,
+  copySuite,
+  getWorkDir,
+  populateBin,
+  type ToolSource,
+} from "./conformance/workdir.js";
 
 const USAGE = `Usage: npm run conformance -- <tests/acceptance> [subdir|test ...] [options]
   --agent tend|cf-agent|PATH  agent under test (default tend; cf-agent is /usr/bin/cf-agent)
+  --server tend|cf-serverd|PATH
+                              the cf-serverd tests start (sys.cf_serverd); default: tend
+                              serverd with the tend agent, the real one beside a real agent
   -j, --jobs N                tests run side by side (default: CPU count)
   --timeout S                 seconds before one agent run is killed (default 300)
   --json                      print a JSON summary on stdout instead of text
@@ -62,6 +72,7 @@ interface Options {
   suite: string;
   selection: string[];
   agent: string;
+  server: string | undefined;
   jobs: number;
   timeout: number;
   json: boolean;
@@ -78,6 +89,7 @@ function parseOptions(argv: string[]): Options {
     allowPositionals: true,
     options: {
       agent: { type: "string", default: "tend" },
+      server: { type: "string" },
       jobs: { type: "string", short: "j" },
       timeout: { type: "string", default: "300" },
       json: { type: "boolean", default: false },
@@ -105,6 +117,7 @@ function parseOptions(argv: string[]): Options {
     suite: resolve(suite),
     selection,
     agent: values.agent!,
+    server: values.server,
     jobs: toPositive(values.jobs ?? String(availableParallelism()), "--jobs"),
     timeout: toPositive(values.timeout!, "--timeout"),
     json: values.json!,
@@ -132,14 +145,32 @@ function findOnPath(name: string): string | undefined {
   return undefined;
 }
 
+const TEND_SOURCE = {
+  kind: "tend",
+  node: process.execPath,
+  script: join(repoRoot, "bin", "tend.js"),
+} as const;
+
+/** Where cf-serverd comes from when `--server` names it, and how the record names it. */
+function resolveServer(choice: string | undefined): { source?: ToolSource; version?: string } {
+  if (choice === undefined) return {};
+  if (choice === "tend") return { source: TEND_SOURCE, version: "tend serverd" };
+  const server = choice === "cf-serverd" ? "/usr/bin/cf-serverd" : resolve(choice);
+  if (!existsSync(server)) throw new UsageError(`no cf-serverd at ${server}`);
+  const version = execFileSync(server, ["-V"], { encoding: "utf8" }).split("\n")[0]!.trim();
+  return { source: { kind: "binaries", dir: dirname(server) }, version: `cf-serverd ${version}` };
+}
+
 /** The agent command, where its sibling tools come from, and a version string for the record. */
-function resolveAgent(choice: string, base: string): { agent: string; source: AgentSource; version: string } {
+function resolveAgent(
+  choice: string,
+  serverChoice: string | undefined,
+  base: string,
+): { agent: string; source: AgentSource; version: string } {
+  const server = resolveServer(serverChoice);
+  const serverNote = server.version === undefined ? "" : ` with ${server.version}`;
   if (choice === "tend") {
-    const source: AgentSource = {
-      kind: "tend",
-      node: process.execPath,
-      script: join(repoRoot, "bin", "tend.js"),
-    };
+    const source: AgentSource = { ...TEND_SOURCE, ...(server.source ? { server: server.source } : {}) };
     const bin = join(base, "tend-bin");
     mkdirSync(bin);
     populateBin(bin, source, undefined);
@@ -147,12 +178,17 @@ function resolveAgent(choice: string, base: string): { agent: string; source: Ag
     if (probe.status !== 0)
       process.stderr.write("conformance: `tend agent --help` fails: expect every test to fail\n");
     const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string };
-    return { agent: join(bin, "cf-agent"), source, version: `tend ${pkg.version}` };
+    return { agent: join(bin, "cf-agent"), source, version: `tend ${pkg.version}${serverNote}` };
   }
   const agent = choice === "cf-agent" ? "/usr/bin/cf-agent" : resolve(choice);
   if (!existsSync(agent)) throw new UsageError(`no agent at ${agent}`);
   const version = execFileSync(agent, ["-V"], { encoding: "utf8" }).split("\n")[0]!.trim();
-  return { agent, source: { kind: "binaries", dir: dirname(agent) }, version };
+  const source: AgentSource = {
+    kind: "binaries",
+    dir: dirname(agent),
+    ...(server.source ? { server: server.source } : {}),
+  };
+  return { agent, source, version: `${version}${serverNote}` };
 }
 
 /** The environment testall exports to every test. */
@@ -206,7 +242,7 @@ function setUp(options: Options): Run {
   const suite = join(base, "suite");
   copySuite(options.suite, suite);
   for (const note of buildHelpers(suite, base)) process.stderr.write(`conformance: ${note}\n`);
-  const { agent, source, version } = resolveAgent(options.agent, base);
+  const { agent, source, version } = resolveAgent(options.agent, options.server, base);
   const logDir = join(base, "logs");
   mkdirSync(logDir);
   const fakeroot = process.getuid?.() !== 0 ? findOnPath("fakeroot") : undefined;

@@ -34,12 +34,23 @@ export const BIN_TOOLS = [
 const TEND_SUBCOMMANDS: Partial<Record<(typeof BIN_TOOLS)[number], string>> = {
   "cf-agent": "agent",
   "cf-promises": "check",
+  "cf-serverd": "serverd",
+  "cf-net": "net",
+  "cf-runagent": "runagent",
+  "cf-key": "key",
 };
 
-/** Where the tools of a run come from: links to real binaries, or wrappers around `tend`. */
-export type AgentSource =
+/** Where one tool comes from: a link to a real binary, or a wrapper around `tend`. */
+export type ToolSource =
   | { readonly kind: "binaries"; readonly dir: string }
   | { readonly kind: "tend"; readonly node: string; readonly script: string };
+
+/**
+ * Where the tools of a run come from; `server`, when given, is where
+ * `cf-serverd` alone comes from (a tend agent against the real server, or
+ * the reverse: `sys.cf_serverd` is `<workdir>/bin/cf-serverd`).
+ */
+export type AgentSource = ToolSource & { readonly server?: ToolSource };
 
 /**
  * Copies the suite to `dest` without group/other write permission: cf-agent
@@ -209,8 +220,9 @@ function shellQuote(text: string): string {
 export function populateBin(bin: string, source: AgentSource, diff: string | undefined): void {
   for (const tool of BIN_TOOLS) {
     const target = join(bin, tool);
-    if (source.kind === "binaries") {
-      symlinkSync(join(source.dir, tool), target);
+    const from: ToolSource = tool === "cf-serverd" && source.server ? source.server : source;
+    if (from.kind === "binaries") {
+      symlinkSync(join(from.dir, tool), target);
       continue;
     }
     const sub = TEND_SUBCOMMANDS[tool];
@@ -218,7 +230,7 @@ export function populateBin(bin: string, source: AgentSource, diff: string | und
       target,
       sub === undefined
         ? `#!/bin/sh\necho "${tool}: not implemented by tend" >&2\nexit 127\n`
-        : tendWrapper(source, sub),
+        : tendWrapper(from, sub),
     );
   }
   if (diff !== undefined) symlinkSync(diff, join(bin, "diff"));
