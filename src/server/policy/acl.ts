@@ -59,6 +59,7 @@ export class Acl {
     if (!found) {
       found = { name, admit: emptyRules(), deny: emptyRules() };
       this.entries.set(name, found);
+      this.sorted = undefined;
     }
     return found;
   }
@@ -96,9 +97,19 @@ export class Acl {
     return access;
   }
 
-  /** The entry equal to `path` or to its longest prefix that ends in "/". */
+  /** The names in strcmp order (acl_SortedInsert keeps them so), made when asked. */
+  private sorted: Buffer[] | undefined;
+
+  /**
+   * The entry 3.21's search finds for `path`: the entry equal to it or to
+   * its longest prefix ending in "/" — as StrList_SearchLongestPrefix finds
+   * it, quirks included (see `searchLongestPrefix`).
+   */
   longestPathEntry(path: string): AclEntry | undefined {
-    return this.entries.get(longestPrefix(path, (s) => this.entries.has(s)) ?? "");
+    if (this.entries.size === 0) return undefined;
+    this.sorted ??= [...this.entries.keys()].map((k) => Buffer.from(k)).sort(Buffer.compare);
+    const found = searchLongestPrefix(this.sorted, Buffer.from(path), 0x2f);
+    return found === undefined ? undefined : this.entries.get(found.toString());
   }
 
   /** acl_CheckExact. */
@@ -134,14 +145,88 @@ export function longestPrefix(s: string, has: (candidate: string) => boolean): s
   return undefined;
 }
 
-/** Whether a hostname rule list holds `hostname`: itself or a suffix starting at a "." (StrList_SearchLongestPrefix backward on '.'). */
-function hostnameSuffixListed(rules: readonly string[], hostname: string): boolean {
-  const set = new Set(rules);
-  if (set.has(hostname)) return true;
-  for (let i = hostname.indexOf("."); i >= 0; i = hostname.indexOf(".", i + 1)) {
-    if (set.has(hostname.slice(i))) return true;
+/**
+ * StrList_SearchLongestPrefix (forward): over `list`, sorted in byte order,
+ * the entry equal to the longest prefix of `s` that ends right after a
+ * `sep` byte (or to `s` itself). Ported step by step, because its binary
+ * search has a quirk that decides real requests: an entry that is a
+ * strict prefix of the prefix searched (`/d/notyet` while searching
+ * `/d/notyet2/`) is taken for a longer one, the search turns left and
+ * misses `/d/notyet2/` further right. cf-serverd 3.21 then refuses what
+ * `/d/notyet2/` admits; tend decides as it does.
+ */
+export function searchLongestPrefix(list: readonly Buffer[], s: Buffer, sep: number): Buffer | undefined {
+  if (list.length === 0 || s.length === 0) return undefined;
+  const bounds = { min: 0, max: list.length };
+  let found = -1;
+  let oldFound = -1;
+  let prefixLen = 0;
+  let longerPossible = true;
+  while (longerPossible && prefixLen < s.length) {
+    const at = s.indexOf(sep, prefixLen);
+    prefixLen = at < 0 ? s.length : at + 1;
+    if (found !== -1) oldFound = found;
+    found = binarySearchExtended(list, s, prefixLen, bounds);
+    longerPossible = bounds.min < bounds.max;
+  }
+  const index = found === -1 ? oldFound : found;
+  return index === -1 ? undefined : list[index];
+}
+
+/** StrList_BinarySearchExtended, forward: narrows `bounds` for the longer searches to come. */
+function binarySearchExtended(
+  list: readonly Buffer[],
+  s: Buffer,
+  sLen: number,
+  bounds: { min: number; max: number },
+): number {
+  let lo = bounds.min;
+  let hi = bounds.max;
+  while (lo < hi) {
+    const pos = Math.floor((hi - lo) / 2) + lo;
+    const entry = list[pos] as Buffer;
+    const n = Math.min(sLen, entry.length);
+    const match = Buffer.compare(s.subarray(0, n), entry.subarray(0, n));
+    if (match === 0) {
+      if (entry.length === sLen) {
+        bounds.min = pos + 1;
+        return pos;
+      }
+      hi = pos;
+    } else if (match < 0) {
+      hi = pos;
+      bounds.max = hi;
+    } else {
+      lo = pos + 1;
+      bounds.min = lo;
+    }
+  }
+  return -1;
+}
+
+/**
+ * StrList_BinarySearch (strcmp) over a list in the order it was written:
+ * `authorize` users are never sorted in 3.21, so a name the search steps
+ * over is not found (`{ "root", "alice" }` finds "alice" but not "root").
+ */
+export function unsortedBinarySearch(list: readonly string[], name: string): boolean {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    const cmp = Buffer.compare(Buffer.from(name), Buffer.from(list[mid] as string));
+    if (cmp < 0) hi = mid;
+    else if (cmp > 0) lo = mid + 1;
+    else return true;
   }
   return false;
+}
+
+/** Whether a hostname rule list holds `hostname`: itself or a suffix starting at a "." (StrList_SearchLongestPrefix backward on '.'). */
+function hostnameSuffixListed(rules: readonly string[], hostname: string): boolean {
+  // The backward search of 3.21 is the forward one over reversed strings.
+  const reversed = rules.map((r) => Buffer.from(r).reverse()).sort(Buffer.compare);
+  return searchLongestPrefix(reversed, Buffer.from(hostname).reverse(), 0x2e) !== undefined;
 }
 
 /** A hostname rule matches: by domain suffix, else as a regex of the whole name. */
@@ -177,13 +262,13 @@ export function checkResource(entry: AclEntry, peer: Peer, wantFound = false): D
   )
     access = true;
   if (!access && peer.key !== "" && admit.keys.includes(peer.key)) access = true;
-  if (!access && peer.user && admit.usernames.includes(peer.user)) access = true;
+  if (!access && peer.user && unsortedBinarySearch(admit.usernames, peer.user)) access = true;
   if (!access && !wantFound) return { admitted: false, found: false };
   const denied =
     (peer.ip !== "" && deny.ips.length > 0 && ipMatches(deny.ips, peer.ip)) ||
     (peer.hostname !== "" && deny.hostnames.length > 0 && hostnameMatches(deny.hostnames, peer.hostname)) ||
     (peer.key !== "" && deny.keys.includes(peer.key)) ||
-    (peer.user !== undefined && peer.user !== "" && deny.usernames.includes(peer.user));
+    (peer.user !== undefined && peer.user !== "" && unsortedBinarySearch(deny.usernames, peer.user));
   if (denied) return { admitted: false, found: true };
   return { admitted: access, found: access };
 }

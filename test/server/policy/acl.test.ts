@@ -16,6 +16,8 @@ import {
   looksLikeRegex,
   matchItemIn,
   replaceSpecialVariables,
+  searchLongestPrefix,
+  unsortedBinarySearch,
 } from "../../../src/server/policy/acl.js";
 
 const KEY = "MD5=0123456789abcdef0123456789abcdef";
@@ -51,7 +53,7 @@ test("FuzzySetMatch: equal, octet prefix, CIDR, ranges, IPv6", () => {
     assert.equal(fuzzySetMatch(rule, address), expected, `${rule} ~ ${address}`);
 });
 
-test("the longest prefix ending in '/' or the whole path", () => {
+test("the intended rule: the longest prefix ending in '/' or the whole path", () => {
   const entries = new Set(["/", "/a/", "/a/b/", "/a/b/c", "/x"]);
   const has = (s: string) => entries.has(s);
   assert.equal(longestPrefix("/a/b/c", has), "/a/b/c");
@@ -61,6 +63,31 @@ test("the longest prefix ending in '/' or the whole path", () => {
   assert.equal(longestPrefix("/a/bc", has), "/a/");
   assert.equal(longestPrefix("/x/y", has), "/"); // "/x" is a file entry, no parent of /x/y
   assert.equal(longestPrefix("/q", new Set(["/a/"]).has.bind(new Set(["/a/"]))), undefined);
+});
+
+test("3.21's prefix search, quirk included: a shorter entry sends it the wrong way", () => {
+  const search = (list: string[], s: string) =>
+    searchLongestPrefix(
+      list.map((e) => Buffer.from(e)).sort(Buffer.compare),
+      Buffer.from(s),
+      0x2f,
+    )?.toString();
+  assert.equal(search(["/", "/a/", "/a/b/", "/a/b/c"], "/a/b/c"), "/a/b/c");
+  assert.equal(search(["/", "/a/", "/a/b/", "/a/b/c"], "/a/b/c/d"), "/a/b/");
+  assert.equal(search(["/d/notyet", "/d/notyet2/"], "/d/notyet2/t.txt"), "/d/notyet2/");
+  // Measured with cf-serverd 3.21 (reference.test.ts): "/d/notyet2/" admits nothing here.
+  assert.equal(search(["/d/a/", "/d/notyet", "/d/notyet2/"], "/d/notyet2/t.txt"), undefined);
+  const acl = new Acl();
+  for (const name of ["/d/a/", "/d/notyet", "/d/notyet2/"]) acl.entry(name).admit.ips.push("10.1.2.3");
+  assert.equal(acl.checkPath("/d/notyet2/t.txt", peer), false);
+  assert.equal(acl.checkPath("/d/a/x", peer), true);
+});
+
+test("roles users are searched unsorted, as 3.21 does", () => {
+  assert.equal(unsortedBinarySearch(["alice"], "alice"), true);
+  assert.equal(unsortedBinarySearch(["root", "alice"], "alice"), true);
+  assert.equal(unsortedBinarySearch(["root", "alice"], "root"), false);
+  assert.equal(unsortedBinarySearch(["alice", "root"], "root"), true);
 });
 
 function entry(
