@@ -50,7 +50,6 @@ await build({
   entryPoints: {
     "module-worker": "dist/src/providers/modules/module-worker.js",
     "spawn-worker": "dist/src/providers/commands/spawn-worker.js",
-    "sync-worker": "dist/src/net/sync-worker.js",
   },
   outdir,
   format: "esm",

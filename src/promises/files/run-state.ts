@@ -55,8 +55,7 @@ export function ctimeText(date: Date): string {
 
 /** The suffix of time-stamped backups: `_<run start>_<now as canonified ctime>`. */
 export function runStamp(env: PromiseEnvironment): string {
-  // 3.21 names them without the canonified newline of ctime: "..._2026.cfsaved".
-  return `_${runState(env).startSeconds}_${canonify(ctimeText(new Date()).trimEnd())}`;
+  return `_${runState(env).startSeconds}_${canonify(ctimeText(new Date()))}`;
 }
 
 /** `$(sys.statedir)`: where files promises keep their records (changes, setuid programs). */
