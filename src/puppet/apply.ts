@@ -9,10 +9,11 @@ import { dirname, join, resolve } from "node:path";
 import { applyCatalog } from "../catalog/apply.js";
 import { formatCatalogDiagnostic, loadCatalogFile, parseCatalog } from "../catalog/load.js";
 import { detailedExitCode, type ReportLog, type RunReport, reportTime } from "../catalog/report.js";
-import { writeFileAtomically } from "../system/atomic.js";
+import { writeChunksAtomically } from "../system/atomic.js";
+import { TextChunks } from "../system/text-chunks.js";
 import { makeDirectoriesSync } from "../system/make-directories.js";
 import type { PuppetLogLine } from "./console.js";
-import { puppetShapedReport, renderReportYaml, renderStateYaml, renderSummaryYaml } from "./report-files.js";
+import { puppetShapedReport, renderSummaryYaml, writeReportYaml, writeStateYaml } from "./report-files.js";
 import type { PuppetRunSettings } from "./run-settings.js";
 import type { PuppetSettings } from "./settings.js";
 import type { ResourceType } from "../catalog/resource-type.js";
@@ -158,17 +159,26 @@ function appendRunLog(report: RunReport, message: string, options: PuppetApplyOp
  */
 function writeReportFiles(report: RunReport, settings: PuppetSettings, options: PuppetApplyOptions): void {
   const now = new Date();
-  const files: [string, string, number][] = [[settings.lastrunfile, renderSummaryYaml(report, now), 0o755]];
+  const files: [string, readonly Uint8Array[], number][] = [
+    [settings.lastrunfile, [Buffer.from(renderSummaryYaml(report, now), "utf8")], 0o755],
+  ];
   if (settings.report) {
-    const yaml = renderReportYaml(report);
-    files.push([settings.lastrunreport, yaml, 0o1755]);
-    files.push([join(settings.vardir, "reports", report.host, `${storeName(now)}.yaml`), yaml, 0o750]);
+    const yaml = new TextChunks();
+    writeReportYaml(report, yaml.write);
+    files.push([settings.lastrunreport, yaml.chunks(), 0o1755]);
+    files.push([
+      join(settings.vardir, "reports", report.host, `${storeName(now)}.yaml`),
+      yaml.chunks(),
+      0o750,
+    ]);
   }
-  files.push([settings.statefile, renderStateYaml(report), 0o1755]);
-  for (const [file, text, dirMode] of files) {
+  const state = new TextChunks();
+  writeStateYaml(report, state.write);
+  files.push([settings.statefile, state.chunks(), 0o1755]);
+  for (const [file, chunks, dirMode] of files) {
     try {
       makeDirectoriesSync(dirname(file), dirMode);
-      writeFileAtomically(file, text, 0o640);
+      writeChunksAtomically(file, chunks, 0o640);
     } catch (error) {
       options.log(runError(`Could not save ${file}: ${(error as Error).message}`));
     }

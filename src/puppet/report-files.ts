@@ -9,7 +9,7 @@
  */
 import type { ReportLog, ResourceStatus, RunReport } from "../catalog/report.js";
 import { finalizeReport, labelize, reportTime } from "../catalog/report.js";
-import { type YamlValue, dumpYaml } from "./yaml.js";
+import { dumpYaml, scalar, writeMapping, writeSequence, type YamlOut, type YamlValue } from "./yaml.js";
 
 /** The Puppet version whose report format tend writes. */
 export const PUPPET_VERSION = "7.23.0";
@@ -130,33 +130,68 @@ function versionValue(version: string): YamlValue {
 
 /** `last_run_report.yaml`: the report in Puppet 7's YAML. */
 export function renderReportYaml(report: RunReport): string {
-  const doc: Record<string, YamlValue> = {
-    host: report.host,
-    time: report.time,
-    configuration_version: versionValue(report.configuration_version),
-    transaction_uuid: report.transaction_uuid,
-    report_format: report.report_format,
-    puppet_version: PUPPET_VERSION,
-    status: report.status,
-    transaction_completed: report.transaction_completed,
-    noop: report.noop,
-    noop_pending: report.noop_pending,
-    environment: report.environment,
-    logs: report.logs.map(logYaml),
-    metrics: {
-      resources: metricYaml("resources", report.metrics.resources),
-      time: metricYaml("time", report.metrics.time),
-      changes: metricYaml("changes", report.metrics.changes),
-      events: metricYaml("events", report.metrics.events),
+  const parts: string[] = [];
+  writeReportYaml(report, (text) => parts.push(text));
+  return parts.join("");
+}
+
+/**
+ * The report in Puppet 7's YAML, written to `out` a piece at a time: a
+ * report of many resources is never held whole as text, nor as a second
+ * tree of values.
+ */
+export function writeReportYaml(report: RunReport, out: YamlOut): void {
+  out(`--- ${REPORT_TAG}\n`);
+  writeMapping(
+    {
+      host: report.host,
+      time: report.time,
+      configuration_version: versionValue(report.configuration_version),
+      transaction_uuid: report.transaction_uuid,
+      report_format: report.report_format,
+      puppet_version: PUPPET_VERSION,
+      status: report.status,
+      transaction_completed: report.transaction_completed,
+      noop: report.noop,
+      noop_pending: report.noop_pending,
+      environment: report.environment,
     },
-    resource_statuses: Object.fromEntries(
-      Object.entries(report.resource_statuses).map(([ref, s]) => [ref, statusYaml(s)]),
-    ),
-    corrective_change: report.corrective_change,
-    catalog_uuid: report.catalog_uuid,
-    cached_catalog_status: "not_used",
-  };
-  return dumpYaml(doc, REPORT_TAG);
+    0,
+    out,
+  );
+  if (report.logs.length === 0) out("logs: []\n");
+  else {
+    out("logs:\n");
+    for (const log of report.logs) writeSequence([logYaml(log)], 0, out);
+  }
+  writeMapping(
+    {
+      metrics: {
+        resources: metricYaml("resources", report.metrics.resources),
+        time: metricYaml("time", report.metrics.time),
+        changes: metricYaml("changes", report.metrics.changes),
+        events: metricYaml("events", report.metrics.events),
+      },
+    },
+    0,
+    out,
+  );
+  const statuses = report.resource_statuses;
+  const refs = Object.keys(statuses);
+  if (refs.length === 0) out("resource_statuses: {}\n");
+  else {
+    out("resource_statuses:\n");
+    for (const ref of refs) writeMapping({ [ref]: statusYaml(statuses[ref] as ResourceStatus) }, 2, out);
+  }
+  writeMapping(
+    {
+      corrective_change: report.corrective_change,
+      catalog_uuid: report.catalog_uuid,
+      cached_catalog_status: "not_used",
+    },
+    0,
+    out,
+  );
 }
 
 /** A metric's values sorted by label, as Puppet's summary lists them, total included. */
@@ -193,11 +228,20 @@ function stateTime(time: string): string {
 
 /** `state.yaml`: each resource's last check, and last sync when it changed. */
 export function renderStateYaml(report: RunReport): string {
-  let out = "---\n";
-  for (const [ref, status] of Object.entries(report.resource_statuses)) {
+  const parts: string[] = [];
+  writeStateYaml(report, (text) => parts.push(text));
+  return parts.join("");
+}
+
+/** `state.yaml`, written to `out` a piece at a time. */
+export function writeStateYaml(report: RunReport, out: YamlOut): void {
+  out("---\n");
+  const statuses = report.resource_statuses;
+  for (const ref of Object.keys(statuses)) {
+    const status = statuses[ref] as ResourceStatus;
     if (status.skipped) continue;
-    out += `${dumpYaml({ [ref]: null }).slice(4, -1)}\n  :checked: ${stateTime(status.time)}\n`;
-    if (status.changed) out += `  :synced: ${stateTime(status.time)}\n`;
+    const time = stateTime(status.time);
+    out(`${scalar(ref, 0, 0)}:\n  :checked: ${time}\n`);
+    if (status.changed) out(`  :synced: ${time}\n`);
   }
-  return out;
 }

@@ -21,12 +21,26 @@ export type YamlValue =
 
 const BEST_WIDTH = 80;
 
+/** Where the emitter writes its text, piece by piece, in order. */
+export type YamlOut = (text: string) => void;
+
 /** A YAML document (`--- TAG` then the value), ending with a newline. */
 export function dumpYaml(value: YamlValue, tag?: string): string {
+  const parts: string[] = [];
+  writeYaml(value, (text) => parts.push(text), tag);
+  return parts.join("");
+}
+
+/** A YAML document written to `out` as it is made: nothing but the pieces is held. */
+export function writeYaml(value: YamlValue, out: YamlOut, tag?: string): void {
   const head = tag ? `--- ${tag}` : "---";
-  if (isMapping(value) && Object.keys(value).length > 0) return `${head}\n${mapping(value, 0)}`;
-  if (Array.isArray(value) && value.length > 0) return `${head}\n${sequence(value, 0)}`;
-  return `${head} ${scalar(value, head.length + 1, 0)}\n`;
+  if (isMapping(value) && !isEmptyCollection(value)) {
+    out(`${head}\n`);
+    writeMapping(value, 0, out);
+  } else if (Array.isArray(value) && value.length > 0) {
+    out(`${head}\n`);
+    writeSequence(value, 0, out);
+  } else out(`${head} ${scalar(value, head.length + 1, 0)}\n`);
 }
 
 function isMapping(value: YamlValue): value is { readonly [key: string]: YamlValue } {
@@ -38,44 +52,78 @@ function isEmptyCollection(value: YamlValue): boolean {
   return isMapping(value) && Object.keys(value).length === 0;
 }
 
-/** A block mapping at `indent`, each line ending with a newline. */
-function mapping(value: { readonly [key: string]: YamlValue }, indent: number, firstInline = false): string {
-  let out = "";
-  let first = firstInline;
-  for (const [key, item] of Object.entries(value)) {
-    const pad = first ? "" : " ".repeat(indent);
-    first = false;
-    const keyText = scalar(key, indent, indent);
-    out += `${pad}${keyText}:${valueAfterKey(item, indent, indent + keyText.length + 1)}`;
+const PADS: string[] = [];
+
+/** `indent` spaces, made once per width. */
+function pad(indent: number): string {
+  let text = PADS[indent];
+  if (text === undefined) {
+    text = " ".repeat(indent);
+    PADS[indent] = text;
   }
-  return out;
+  return text;
+}
+
+/**
+ * The entries of a block mapping at `indent`, each line ending with a
+ * newline. Entries written by several calls at the same indent make one
+ * mapping: a document can be written a part at a time.
+ */
+export function writeMapping(
+  value: { readonly [key: string]: YamlValue },
+  indent: number,
+  out: YamlOut,
+  firstInline = false,
+): void {
+  let first = firstInline;
+  for (const key of Object.keys(value)) {
+    const keyText = scalar(key, indent, indent);
+    out(first ? `${keyText}:` : `${pad(indent)}${keyText}:`);
+    first = false;
+    valueAfterKey(value[key], indent, indent + keyText.length + 1, out);
+  }
 }
 
 /** What follows `key:`: a scalar on the same line, or a nested block on the next. */
-function valueAfterKey(item: YamlValue, indent: number, column: number): string {
-  if (item === null || item === undefined) return "\n";
-  if (isEmptyCollection(item)) return Array.isArray(item) ? " []\n" : " {}\n";
-  if (Array.isArray(item)) return `\n${sequence(item, indent)}`;
-  if (isMapping(item)) return `\n${mapping(item, indent + 2)}`;
-  return ` ${scalar(item, column + 1, indent + 2)}\n`;
+function valueAfterKey(item: YamlValue, indent: number, column: number, out: YamlOut): void {
+  if (item === null || item === undefined) out("\n");
+  else if (isEmptyCollection(item)) out(Array.isArray(item) ? " []\n" : " {}\n");
+  else if (Array.isArray(item)) {
+    out("\n");
+    writeSequence(item, indent, out);
+  } else if (isMapping(item)) {
+    out("\n");
+    writeMapping(item, indent + 2, out);
+  } else out(` ${scalar(item, column + 1, indent + 2)}\n`);
 }
 
-/** A block sequence at `indent`; `firstInline` when its first `- ` follows a `- ` already written. */
-function sequence(items: readonly YamlValue[], indent: number, firstInline = false): string {
-  let out = "";
-  for (const [index, item] of items.entries()) {
-    out += index === 0 && firstInline ? "- " : `${" ".repeat(indent)}- `;
-    if (item === null || item === undefined) out = `${out.slice(0, -1)}\n`;
-    else if (isEmptyCollection(item)) out += Array.isArray(item) ? "[]\n" : "{}\n";
-    else if (Array.isArray(item)) out += sequence(item, indent + 2, true);
-    else if (isMapping(item)) out += mapping(item, indent + 2, true);
-    else out += `${scalar(item, indent + 2, indent + 2)}\n`;
+/**
+ * A block sequence at `indent`; `firstInline` when its first `- ` follows a
+ * `- ` already written. Items written by several calls make one sequence.
+ */
+export function writeSequence(
+  items: readonly YamlValue[],
+  indent: number,
+  out: YamlOut,
+  firstInline = false,
+): void {
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    const dash = index === 0 && firstInline ? "-" : `${pad(indent)}-`;
+    if (item === null || item === undefined) out(`${dash}\n`);
+    else if (isEmptyCollection(item)) out(Array.isArray(item) ? `${dash} []\n` : `${dash} {}\n`);
+    else if (Array.isArray(item)) {
+      out(`${dash} `);
+      writeSequence(item, indent + 2, out, true);
+    } else if (isMapping(item)) {
+      out(`${dash} `);
+      writeMapping(item, indent + 2, out, true);
+    } else out(`${dash} ${scalar(item, indent + 2, indent + 2)}\n`);
   }
-  return out;
 }
 
 /** A scalar starting at `column`; continuation lines are indented by `indent`. */
-function scalar(value: YamlValue, column: number, indent: number): string {
+export function scalar(value: YamlValue, column: number, indent: number): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "boolean") return String(value);
   if (typeof value === "number") return rubyNumber(value);
@@ -103,11 +151,34 @@ export function rubyNumber(value: number): string {
 type Style = "plain" | "single" | "double" | "literal";
 
 function stringScalar(text: string, column: number, indent: number): string {
-  const style = chooseStyle(text);
+  const style = styleOf(text);
   if (style === "literal") return literal(text, indent);
-  if (style === "double") return doubleQuoted(text, column, indent);
-  if (style === "single") return singleQuoted(text, column, indent);
-  return plain(text, column, indent);
+  // Most scalars are short or have no space: nothing to fold, nothing to escape.
+  const unfolded = text.indexOf(" ") === -1 || column + text.length <= BEST_WIDTH;
+  if (style === "double") {
+    return unfolded && !DOUBLE_ESCAPED.test(text) ? `"${text}"` : doubleQuoted(text, column, indent);
+  }
+  if (style === "single") {
+    return unfolded && !text.includes("'") ? `'${text}'` : singleQuoted(text, column, indent);
+  }
+  return unfolded ? text : plain(text, column, indent);
+}
+
+/** What doubleQuoted writes other than as itself. */
+const DOUBLE_ESCAPED = /[\u0000-\u001f"\\\u007f\u0085\u00a0\u2028\u2029\ufeff]/;
+
+/** Styles of the texts seen: keys, tags, levels and paths come again and again. */
+const STYLES = new Map<string, Style>();
+const STYLES_KEPT = 4096;
+
+function styleOf(text: string): Style {
+  let style = STYLES.get(text);
+  if (style === undefined) {
+    style = chooseStyle(text);
+    if (STYLES.size >= STYLES_KEPT) STYLES.clear();
+    STYLES.set(text, style);
+  }
+  return style;
 }
 
 /** Psych's choice of style, then libyaml's veto of plain text it could not read back. */

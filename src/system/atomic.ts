@@ -60,6 +60,23 @@ export function writeFileAtomically(
   fillFileAtomically(path, (fd) => writeAll(fd, bytes), mode, owner, beforeRename);
 }
 
+/** As writeFileAtomically, with the content given as pieces written one after the other. */
+export function writeChunksAtomically(
+  path: string,
+  chunks: readonly Uint8Array[],
+  mode: number,
+  owner?: { readonly uid: number; readonly gid: number },
+): void {
+  fillFileAtomically(
+    path,
+    (fd) => {
+      for (const chunk of chunks) writeAll(fd, chunk);
+    },
+    mode,
+    owner,
+  );
+}
+
 /**
  * As writeFileAtomically, with the content written by `fill` into the
  * temporary file's descriptor (a copy streamed from another file, say).

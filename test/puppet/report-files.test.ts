@@ -12,6 +12,9 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { main } from "../../src/cli/app.js";
 import type { CliIo } from "../../src/cli/io.js";
+import type { RunReport } from "../../src/catalog/report.js";
+import { writeReportYaml } from "../../src/puppet/report-files.js";
+import { TextChunks } from "../../src/system/text-chunks.js";
 import { scratchDirectory } from "../scratch.js";
 import { scenariosDir, writeScratchConf } from "./harness.js";
 
@@ -160,4 +163,28 @@ test("--promise-module runs a catalog resource of that type through the module",
   assert.equal(run.code, 2, run.err);
   assert.equal(readFileSync(target, "utf8").split("\n")[0], "hello");
   assert.equal((await apply([...args, "--promise-module", `file_content=${module}`], scratch)).code, 0);
+});
+
+test("the report writer gives Puppet's own report back byte for byte, a piece at a time", () => {
+  const text = readFileSync(join(golden, "last_run_report.yaml"), "utf8");
+  const doc = parse(text, { logLevel: "error" }) as Doc;
+  const metrics = doc.metrics as Record<string, { values: [string, string, number][] }>;
+  const values = (name: string) => Object.fromEntries(metrics[name]?.values.map(([k, , v]) => [k, v]) ?? []);
+  const report = {
+    ...doc,
+    configuration_version: String(doc.configuration_version),
+    metrics: {
+      resources: values("resources"),
+      time: values("time"),
+      changes: values("changes"),
+      events: values("events"),
+    },
+  } as unknown as RunReport;
+  const pieces: string[] = [];
+  writeReportYaml(report, (piece) => pieces.push(piece));
+  assert.ok(pieces.length > 100, "written in pieces");
+  assert.equal(pieces.join(""), text);
+  const chunks = new TextChunks();
+  writeReportYaml(report, chunks.write);
+  assert.equal(Buffer.concat(chunks.chunks()).toString("utf8"), text);
 });
