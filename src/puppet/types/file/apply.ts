@@ -113,9 +113,12 @@ function state(run: Evaluation): FileState {
   return inspectPath(run.spec.path, { follow: run.spec.links === "follow" });
 }
 
-/** Puppet's remove_existing: backs up, then removes what is in the way of `wanted`. */
-function removeExisting(run: Evaluation, wanted: string): boolean {
-  const found = ensureOf(state(run));
+/**
+ * Puppet's remove_existing: backs up, then removes what is in the way of
+ * `wanted`. `known`: what the path holds, when the caller has just looked.
+ */
+function removeExisting(run: Evaluation, wanted: string, known?: FileState): boolean {
+  const found = ensureOf(known ?? state(run));
   if (found === "absent") return false;
   if (run.spec.backup !== false) {
     if (found === "file" || found === "link" || (found === "directory" && run.spec.force))
@@ -145,8 +148,12 @@ function check(result: { status: string; error?: string; cause?: NodeJS.ErrnoExc
   if (result.status === "failed") throw new ChangeFailed(result.cause?.message ?? result.error ?? "failed");
 }
 
-/** Owner, group and mode brought in line silently after the file was made (Puppet's property_fix). */
-function propertyFix(run: Evaluation): void {
+/**
+ * Owner, group and mode brought in line silently after the file was made
+ * (Puppet's property_fix). `madeWithMode`: the file was just created with
+ * exactly this mode (set on the open file before it was renamed in place).
+ */
+function propertyFix(run: Evaluation, madeWithMode?: number): void {
   // The path is looked at again only for a property the resource sets.
   const fresh = () => state(run);
   const { desired } = run;
@@ -154,7 +161,12 @@ function propertyFix(run: Evaluation): void {
   if (owner) check(setOwner(actingPath(run), { uid: owner.desired as number }));
   const group = desired.group === undefined ? undefined : groupDrift(desired, fresh(), run.accounts, false);
   if (group) check(setOwner(actingPath(run), { gid: group.desired as number }));
-  if (desired.mode !== undefined) syncMode(run, fresh(), true);
+  if (desired.mode === undefined) return;
+  // A numeric mode the new file was given is in sync: no second look at it.
+  if (madeWithMode !== undefined && madeWithMode <= 0o777 && /^[0-7]+$/.test(desired.mode)) {
+    if (modeToInt(desired.mode) === madeWithMode) return;
+  }
+  syncMode(run, fresh(), true);
 }
 
 function syncMode(run: Evaluation, found: FileState, silent: boolean): Drift | undefined {
@@ -188,12 +200,15 @@ function validation(spec: FileSpec): ((temporary: string) => void) | undefined {
 /** A validate_cmd that refused the new content. */
 class ValidationFailed extends Error {}
 
-/** Puppet's write: the content (or an empty file) replaced atomically, then property_fix. */
-function write(run: Evaluation): void {
-  removeExisting(run, "file");
+/**
+ * Puppet's write: the content (or an empty file) replaced atomically, then
+ * property_fix. `known`: the path was just found absent.
+ */
+function write(run: Evaluation, known?: FileState): void {
+  removeExisting(run, "file", known);
   const mode = run.desired.mode ? modeToInt(run.desired.mode, 0o644) : undefined;
   const bytes = run.desired.content?.read() ?? new Uint8Array();
-  const found = inspectPath(run.spec.path);
+  const found = known ?? inspectPath(run.spec.path);
   try {
     const validate = run.desired.content ? validation(run.spec) : undefined;
     replaceContent(
@@ -207,7 +222,7 @@ function write(run: Evaluation): void {
     if (error instanceof ValidationFailed) throw new ChangeFailed(error.message);
     throw setFailed("file", error, run.spec.path);
   }
-  propertyFix(run);
+  propertyFix(run, found.kind === "file" ? undefined : (mode ?? 0o644));
 }
 
 function makeDirectoryNow(run: Evaluation): void {
@@ -253,11 +268,14 @@ function ensureMessage(run: Evaluation, wanted: string, current: string): string
   return `ensure changed ${show(current)} to ${show(wanted)}`;
 }
 
-function syncEnsure(run: Evaluation, wanted: string): void {
+function syncEnsure(run: Evaluation, wanted: string, found: FileState): void {
   // Puppet's ensure removes what is in the way, then its value's own step
-  // (writing, linking) looks again: a directory kept without force is noted twice.
-  removeExisting(run, wanted);
-  if (wanted === "file" || wanted === "present") write(run);
+  // (writing, linking) looks again: a directory kept without force is noted
+  // twice. Nothing in the way (the path was just found absent, not through
+  // a link followed): nothing to look at again.
+  const known = found.kind === "absent" && run.spec.links !== "follow" ? found : undefined;
+  removeExisting(run, wanted, known);
+  if (wanted === "file" || wanted === "present") write(run, known);
   else if (wanted === "directory") makeDirectoryNow(run);
   else if (wanted === "link") makeLink(run);
 }
@@ -307,7 +325,7 @@ function applyEnsure(run: Evaluation, found: FileState): boolean {
     noop: `current_value ${show(current)}, should be ${show(wanted)} (noop)`,
     event: ENSURE_EVENTS[wanted] ?? "file_changed",
   };
-  record(run, drift, () => syncEnsure(run, wanted));
+  record(run, drift, () => syncEnsure(run, wanted, found));
   return true;
 }
 
