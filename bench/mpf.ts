@@ -55,7 +55,7 @@ import { CF_AGENT, median, TEND } from "./measure.js";
 const CF_PROMISES = "/usr/bin/cf-promises";
 const TIME = "/usr/bin/time";
 /** Where Debian's cfengine3 puts the MPF: the package's copy, then the one in the work directory. */
-const MASTERFILES = ["/usr/share/cfengine3/masterfiles", "/var/lib/cfengine3/masterfiles"];
+export const MASTERFILES = ["/usr/share/cfengine3/masterfiles", "/var/lib/cfengine3/masterfiles"];
 const OVERLAID = ["/etc", "/usr", "/var", "/root", "/home", "/opt", "/srv"];
 
 /** One run of one tool, from wait4's resource usage as /usr/bin/time reports it. */
