@@ -50,6 +50,7 @@ await build({
   entryPoints: {
     "module-worker": "dist/src/providers/modules/module-worker.js",
     "spawn-worker": "dist/src/providers/commands/spawn-worker.js",
+    "sync-worker": "dist/src/net/sync-worker.js",
   },
   outdir,
   format: "esm",

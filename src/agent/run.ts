@@ -326,6 +326,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
     // cf-agent, the run waits for its background commands.
     modules.terminate(log);
     finishBackgroundCommands();
+    engine.runState.close();
   }
   // After a fatal error 3.21 exits at once, with only its compliance line.
   if (!engine.failedFatally) {

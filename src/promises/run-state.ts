@@ -9,6 +9,8 @@
 export interface RunSlot<T> {
   readonly name: string;
   create(): T;
+  /** Releases what the value holds (connections) when the run ends. */
+  close?(value: T): void;
 }
 
 export class RunState {
@@ -20,5 +22,10 @@ export class RunState {
     const value = slot.create();
     this.slots.set(slot, value);
     return value;
+  }
+
+  /** Closes every slot that has something to release (at the end of the run). */
+  close(): void {
+    for (const [slot, value] of this.slots) slot.close?.(value);
   }
 }

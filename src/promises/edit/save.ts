@@ -39,7 +39,8 @@ function stampOf(now: Date, started: Date): string {
     text.slice(16, 24),
     String(now.getFullYear()),
   ];
-  return `_${Math.floor(started.getTime() / 1000)}_${canonify(`${day} ${month} ${date} ${time} ${year}\n`)}`;
+  // 3.21 names it without the canonified newline of ctime: "..._2026.cf-before-edit".
+  return `_${Math.floor(started.getTime() / 1000)}_${canonify(`${day} ${month} ${date} ${time} ${year}`)}`;
 }
 
 /** Names already rotated or archived in a run (cf-agent does each once per run). */

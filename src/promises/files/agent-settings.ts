@@ -26,3 +26,19 @@ export function filesSingleCopy(env: PromiseEnvironment): readonly string[] {
 export function filesAutoDefine(env: PromiseEnvironment): readonly string[] {
   return list(env, "files_auto_define");
 }
+
+/** `copyfrom_restrict_keys`: the digests a server's key must be one of. */
+export function copyfromRestrictKeys(env: PromiseEnvironment): readonly string[] {
+  return list(env, "copyfrom_restrict_keys");
+}
+
+/** `timeout` (seconds) of connections to servers; undefined when not given. */
+export function agentTimeout(env: PromiseEnvironment): number | undefined {
+  const n = Number.parseInt(list(env, "timeout")[0] ?? "", 10);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** `protocol_version` of body common control. */
+export function commonProtocolVersion(env: PromiseEnvironment): string | undefined {
+  return asStrings(env.controlValue?.("common", "protocol_version"))[0];
+}

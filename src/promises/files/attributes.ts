@@ -36,6 +36,14 @@ export interface CopyAttributes {
   readonly verify: boolean;
   readonly purge: boolean;
   readonly missingOk: boolean;
+  /** `portnumber` (a number or a service name), undefined for 5308. */
+  readonly port: string | undefined;
+  /** `protocol_version` as written; undefined when not given. */
+  readonly protocolVersion: string | undefined;
+  /** `trustkey`: trust an unknown server key on first use. */
+  readonly trustKey: boolean;
+  /** `timeout` in seconds; undefined when not given. */
+  readonly timeout: number | undefined;
 }
 
 export interface LinkAttributes {
@@ -159,7 +167,16 @@ function readCopy(p: ActivePromise, defaultCompare: string | undefined): CopyAtt
     verify: bodyFlag(p, "copy_from", "verify"),
     purge: bodyFlag(p, "copy_from", "purge"),
     missingOk: bodyFlag(p, "copy_from", "missing_ok"),
+    port: bodyText(p, "copy_from", "portnumber"),
+    protocolVersion: bodyText(p, "copy_from", "protocol_version"),
+    trustKey: bodyFlag(p, "copy_from", "trustkey"),
+    timeout: positiveInt(bodyText(p, "copy_from", "timeout")),
   };
+}
+
+function positiveInt(text: string | undefined): number | undefined {
+  const n = text === undefined ? Number.NaN : Number.parseInt(text, 10);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
 /** A body's `source` as written when it mentions `$(this.promiser)`, else expanded. */
@@ -237,6 +254,10 @@ const NO_COPY: CopyAttributes = Object.freeze({
   verify: false,
   purge: false,
   missingOk: false,
+  port: undefined,
+  protocolVersion: undefined,
+  trustKey: false,
+  timeout: undefined,
 });
 const NO_LINK: LinkAttributes = Object.freeze({
   source: undefined,

@@ -1,16 +1,16 @@
 /**
- * `copy_from` from local sources, as cf-agent 3.21 schedules it: the
+ * `copy_from`, as cf-agent 3.21 schedules it: the
  * source is a file (copied to the promiser) or a directory (copied
  * recursively down to the depth_search's `depth`, with `purge` of what the
- * source no longer has). Remote sources (`servers` other than localhost)
- * need cf-serverd's protocol, which tend does not speak: such a promise
- * fails, saying no server could be reached.
+ * source no longer has), on the local disk or on the first of `servers`
+ * that answers (copy-remote.ts); the same code copies from both.
  */
 import { type Stats, lstatSync, statSync } from "node:fs";
 import { mkdirSync, renameSync, unlinkSync } from "../../system/safe-fs.js";
 import { type CopyContext, newCopyContext } from "./copy-context.js";
 import { copiedPerms, verifyCopiedFileAttributes } from "./copied-attributes.js";
 import { copyFile } from "./copy-file.js";
+import { openCopySource } from "./copy-remote.js";
 import { makeParentDirectory } from "./create.js";
 import { skipDirectory } from "./depth-search.js";
 import { verifyFileAttributes } from "./file-attributes.js";
@@ -40,22 +40,14 @@ export function scheduleCopy(job: FilesJob, step: FileStep): void {
     return;
   }
   step.unchanged(`File '${step.path}' copy_from '${source}'`);
-  const remote = job.attrs.copy.servers.filter((s) => s !== "localhost");
-  const local = job.attrs.copy.servers.length === 0 || job.attrs.copy.servers[0] === "localhost";
-  if (!local) {
-    for (const server of remote) {
-      // A name no resolver can know (an unexpanded `$(sys.policy_hub)`): 3.21's lookup fails first.
-      if (!/^[A-Za-z0-9.:_-]+$/.test(server)) {
-        job.env.log.info(`Unable to find host '${server}' service '5308' (Name or service not known)`);
-        job.env.log.info("No server is responding on port: 5308");
-      }
-      job.env.log.info(`Unable to establish connection to '${server}'`);
-    }
+  const from = openCopySource(job.env, job.attrs.copy);
+  if (from === undefined) {
     step.failed(`No suitable server found for '${step.path}'`);
     step.ref();
     return;
   }
-  copyFileSources(job, newCopyContext(step, job.attrs, job.repository), source, step.path);
+  const context = newCopyContext(step, job.attrs, job.repository, from === "local" ? undefined : from);
+  copyFileSources(job, context, source, step.path);
 }
 
 function copyFileSources(job: FilesJob, copy: CopyContext, source: string, destination: string): void {

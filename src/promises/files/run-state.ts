@@ -55,7 +55,8 @@ export function ctimeText(date: Date): string {
 
 /** The suffix of time-stamped backups: `_<run start>_<now as canonified ctime>`. */
 export function runStamp(env: PromiseEnvironment): string {
-  return `_${runState(env).startSeconds}_${canonify(ctimeText(new Date()))}`;
+  // 3.21 names them without the canonified newline of ctime: "..._2026.cfsaved".
+  return `_${runState(env).startSeconds}_${canonify(ctimeText(new Date()).trimEnd())}`;
 }
 
 /** `$(sys.statedir)`: where files promises keep their records (changes, setuid programs). */
