@@ -17,6 +17,7 @@ import { readFileSync } from "node:fs";
 import { NetError } from "../../net/errors.js";
 import { type KeyPair, readKeyPair } from "../../net/keys.js";
 import { SyncServerConnection } from "../../net/sync-client.js";
+import type { Logger } from "../../system/logger.js";
 import type { PromiseEnvironment } from "../contract.js";
 import type { RunSlot } from "../run-state.js";
 import { agentTimeout, commonProtocolVersion, copyfromRestrictKeys } from "./agent-settings.js";
@@ -34,13 +35,18 @@ interface OpenConnection {
 interface Connections {
   readonly open: Map<string, OpenConnection>;
   keys: KeyPair | undefined | null;
+  /** The run's logger, for the lines of the end of the run. */
+  log: Logger | undefined;
 }
 
 const CONNECTIONS: RunSlot<Connections> = {
   name: "copy_from connections",
-  create: () => ({ open: new Map(), keys: null }),
+  create: () => ({ open: new Map(), keys: null, log: undefined }),
   close: (state) => {
-    for (const { connection } of state.open.values()) connection.close();
+    for (const { connection } of state.open.values()) {
+      connection.close();
+      state.log?.verbose(`Connection to ${connection.address.replace(/:\d+$/, "")} is closed`);
+    }
     state.open.clear();
   },
 };
@@ -81,12 +87,23 @@ function md5Of(path: string): Buffer {
   return createHash("md5").update(readFileSync(path)).digest();
 }
 
-function filesOf(server: string, connection: SyncServerConnection): RemoteFiles {
+function filesOf(server: string, connection: SyncServerConnection, log: Logger): RemoteFiles {
   return {
     server,
     address: connection.address.replace(/:\d+$/, ""),
-    stat: (path) => connection.stat(path),
-    getToFile: (path, size, destination, mode) => connection.getToFile(path, size, destination, mode),
+    stat: (path) => {
+      try {
+        return connection.stat(path);
+      } catch (error) {
+        if (error instanceof NetError && error.kind === "refused")
+          log.verbose(`Server returned error: ${error.message.replace(/^BAD: /, "")}`);
+        throw error;
+      }
+    },
+    getToFile: (path, size, destination, mode) => {
+      log.verbose(`Copying remote file '${server}:${path}', expecting ${size} bytes`);
+      connection.getToFile(path, size, destination, mode);
+    },
     opendir: (path) => connection.opendir(path),
     differs: (path, local) => {
       let digest: Buffer;
@@ -112,6 +129,7 @@ export function openCopySource(
   if (attrs.servers.length === 0) return "local";
   const log = env.log;
   const state = env.runState.get(CONNECTIONS);
+  state.log = log;
   const protocolSetting = attrs.protocolVersion ?? commonProtocolVersion(env);
   const protocol = protocolOf(protocolSetting);
   const portText = attrs.port ?? String(DEFAULT_PORT);
@@ -131,7 +149,7 @@ export function openCopySource(
     log.verbose(`FindIdle: no existing connection to '${server}' is established.`);
     const opened = connect(env, state, server, portText, protocol, protocolSetting, attrs.trustKey, timeoutS);
     if (opened) {
-      const source = remoteSource(filesOf(server, opened), new Map() as StatCache);
+      const source = remoteSource(filesOf(server, opened, log), new Map() as StatCache);
       state.open.set(key, { connection: opened, source });
       return source;
     }

@@ -7,7 +7,7 @@
  *
  * A remote source answers from the connection's stat cache as 3.21's
  * cf_remote_stat does: one STAT per path and connection, both its
- * followed and its link view kept; a refused STAT is cached too.
+ * followed and its link view kept; a refused STAT is asked again.
  */
 import { type Stats, Stats as StatsClass, readlinkSync, statSync } from "node:fs";
 import { contentsDiffer, copyFileSparse } from "../../providers/files/copy.js";
@@ -124,24 +124,23 @@ export function statsOf(remote: RemoteFileStat, link: boolean): Stats {
   return stats;
 }
 
-type Cached = { readonly stat: RemoteFileStat } | { readonly error: Error };
-
 /** The stat cache of one connection (3.21 keeps it on the connection, for the run). */
-export type StatCache = Map<string, Cached>;
+export type StatCache = Map<string, RemoteFileStat>;
 
 /** A source on a server, through `files` (with its connection's `cache`). */
 export function remoteSource(files: RemoteFiles, cache: StatCache): CopySource {
+  // As 3.21's cf_remote_stat: answers are kept, refusals asked again.
   const lookup = (path: string): RemoteFileStat | undefined => {
     let found = cache.get(path);
     if (!found) {
       try {
-        found = { stat: files.stat(path) };
-      } catch (error) {
-        found = { error: error instanceof Error ? error : new Error(String(error)) };
+        found = files.stat(path);
+      } catch {
+        return undefined;
       }
       cache.set(path, found);
     }
-    return "stat" in found ? found.stat : undefined;
+    return found;
   };
   return {
     server: files.server,
