@@ -24,6 +24,19 @@ const commands: Readonly<Record<string, CommandEntry>> = {
     summary: "apply a Puppet 7 catalog, as puppet apply does (tend puppet apply --catalog FILE.json)",
     load: () => import("./puppet.js"),
   },
+  serverd: {
+    summary:
+      "serve files and cf-runagent requests to CFEngine agents, as cf-serverd does (accepts its options)",
+    load: () => import("./serverd.js"),
+  },
+  net: {
+    summary: "talk to a cf-serverd for testing, as cf-net does (connect, stat, get, opendir)",
+    load: () => import("./net.js"),
+  },
+  runagent: {
+    summary: "ask remote servers to run their agent now, as cf-runagent does",
+    load: () => import("./runagent.js"),
+  },
   parse: {
     summary: "print the syntax tree of one policy file",
     load: () => import("./parse.js"),

@@ -5,6 +5,8 @@
 export interface CliIo {
   /** Results: policy output, JSON. */
   readonly stdout: (text: string) => void;
+  /** Bytes for stdout as they are (a file `tend net get -o -` fetched); stdout's text writer when absent. */
+  readonly stdoutBytes?: (data: Uint8Array) => void;
   /** Diagnostics and logs. */
   readonly stderr: (text: string) => void;
   readonly stdoutIsTTY: boolean;
@@ -27,8 +29,10 @@ export const EXIT_FAILURE = 1;
  * first use, which costs startup time: a run that prints nothing never does.
  */
 export function processIo(): CliIo {
+  const stdout = writerTo(() => process.stdout);
   return {
-    stdout: writerTo(() => process.stdout),
+    stdout,
+    stdoutBytes: stdout,
     stderr: writerTo(() => process.stderr),
     get stdoutIsTTY() {
       return process.stdout.isTTY === true;
@@ -46,7 +50,7 @@ export function processIo(): CliIo {
  * agent -v | head`) closes the pipe: the rest of the output is dropped and
  * the run goes on, instead of dying on an unhandled EPIPE.
  */
-function writerTo(stream: () => NodeJS.WriteStream): (text: string) => void {
+function writerTo(stream: () => NodeJS.WriteStream): (data: string | Uint8Array) => void {
   let closed = false;
   let watched = false;
   return (text) => {

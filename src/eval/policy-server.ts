@@ -14,7 +14,12 @@ import { scalar } from "./values.js";
 
 const DEFAULT_PORT = "5308";
 
-function splitHostPort(text: string): { host: string; port: string | undefined } {
+/**
+ * `host`, `host:port`, `[ipv6]` or `[ipv6]:port` split as 3.21's
+ * ParseHostPort does; an address with several colons and no brackets is
+ * an IPv6 address without a port.
+ */
+export function splitHostPort(text: string): { host: string; port: string | undefined } {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
   if (bracketed) return { host: bracketed[1], port: bracketed[2] };
   const colons = text.split(":").length - 1;
@@ -33,16 +38,31 @@ function readFirstLine(path: string): string | undefined {
   }
 }
 
+/** The file a bootstrap writes: the policy server as `-B` named it. */
+export const POLICY_SERVER_FILE = "policy_server.dat";
+/** The file a bootstrap writes: a random identity of this bootstrap (sys.bootstrap_id). */
+export const BOOTSTRAP_ID_FILE = "bootstrap_id.dat";
+/** The marker a bootstrap to one of this host's own addresses leaves in the state directory. */
+export const AM_POLICY_HUB_FILE = "am_policy_hub";
+
+/** The policy server `policy_server.dat` in `workdir` names (its first line, trimmed), if any. */
+export function readPolicyServer(workdir: string): string | undefined {
+  const server = readFirstLine(join(workdir, POLICY_SERVER_FILE));
+  return server === "" ? undefined : server;
+}
+
 /** Installs the policy server variables and hub classes, if the host was bootstrapped. */
 export function installPolicyServer(ctx: EvalContext, workdir: string, statedir: string): void {
-  const server = readFirstLine(join(workdir, "policy_server.dat"));
+  const server = readPolicyServer(workdir);
   if (!server) return;
   const { host, port } = splitHostPort(server);
   const tags = { tags: ["source=bootstrap"] };
   const sys = (name: string) => ({ ns: null, scope: "sys", name, indices: [] });
   if (isIP(host) !== 0) ctx.setVariable(sys("policy_hub"), scalar(host), tags);
   ctx.setVariable(sys("policy_hub_port"), scalar(port ?? DEFAULT_PORT), tags);
-  if (!existsSync(join(statedir, "am_policy_hub"))) return;
+  const id = readFirstLine(join(workdir, BOOTSTRAP_ID_FILE));
+  if (id) ctx.setVariable(sys("bootstrap_id"), scalar(id), tags);
+  if (!existsSync(join(statedir, AM_POLICY_HUB_FILE))) return;
   ctx.defineHardClass("am_policy_hub", ["source=bootstrap", "deprecated", "alias=policy_server"]);
   ctx.defineHardClass("policy_server", ["inventory", "attribute_name=CFEngine roles", "source=bootstrap"]);
 }

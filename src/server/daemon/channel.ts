@@ -1,0 +1,38 @@
+/**
+ * What a command handler may do with its connection: send framed replies,
+ * send raw bytes (GET), read a further frame (EXEC's class list). Each send
+ * resolves once the bytes are handed to TLS as one record, so that no two
+ * frames share a record boundary: 3.21's clients read a header and then a
+ * payload with one SSL_read each.
+ */
+import type { ConnectionInfo, ServerPolicy } from "../policy/model.js";
+import type { Logger } from "../../system/logger.js";
+
+export interface Frame {
+  readonly more: boolean;
+  readonly payload: Buffer;
+}
+
+export interface Channel {
+  /** One frame (8-byte header + payload), `more` marking a reply continued in the next frame. */
+  send(payload: string | Buffer, more?: boolean): Promise<void>;
+  /** Bytes as they are (GET's file data), one TLS record. */
+  sendRaw(bytes: Buffer): Promise<void>;
+  /** The next frame from the client. */
+  receive(): Promise<Frame>;
+}
+
+/** One client after the dialog: who it is, the policy it is served under, where to log. */
+export interface Session {
+  readonly channel: Channel;
+  readonly peer: ConnectionInfo;
+  /** The claimed user's uid on this host (0 for "root"; undefined when unknown). */
+  readonly uid: number | undefined;
+  readonly policy: ServerPolicy;
+  /** Log lines prefixed with the peer's address, as cf-serverd's connection threads log. */
+  readonly log: Logger;
+  /** `$(sys.statedir)`: where the persistent classes are. */
+  readonly statedir: string;
+  /** How long cfruncommand may run before it is killed (EXEC). */
+  readonly execTimeoutMs: number;
+}

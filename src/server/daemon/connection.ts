@@ -1,0 +1,269 @@
+/**
+ * One accepted connection, from the first byte to the close, as a
+ * cf-serverd 3.21 connection thread lives it (server.c `HandleConnection`,
+ * server_tls.c `ServerTLSSessionEstablish`): the peek that tells the
+ * classic protocol (refused) from TLS, the handshake with the server's
+ * key, the version and identity dialog, trust in the client's key (or
+ * `trustkeysfrom`), the welcome, then one request after another.
+ *
+ * Beyond 3.21, every step is bounded: the dialog in time, each wait for a
+ * request by the idle timeout, each reply by the write timeout, the bytes
+ * held per connection by the frame reader. Any failure closes this
+ * connection only, and nothing escapes as an unhandled rejection.
+ */
+import { lookupService } from "node:dns/promises";
+import { reverse } from "node:dns/promises";
+import type { Socket } from "node:net";
+import tls from "node:tls";
+import { isNetError } from "../../net/errors.js";
+import { FrameReader, MAX_FRAME_PAYLOAD, encodeFrame } from "../../net/frame.js";
+import { readTrustedKey, sameKey, trustKey } from "../../net/keys.js";
+import { type PeerIdentity, peekConnectionStart, sendWelcome, serverDialog } from "../../net/server-side.js";
+import { Logger } from "../../system/logger.js";
+import type { ConnectionInfo, ServerPolicy } from "../policy/model.js";
+import type { Channel, Session } from "./channel.js";
+import { SERVER_VERSION, dispatch } from "./dispatch.js";
+import { userId } from "./users.js";
+
+/** Time limits of one connection, in ms. */
+export interface ConnectionLimits {
+  /** From accept to the welcome: peek, TLS handshake, dialog. */
+  readonly dialogMs: number;
+  /** Waiting for the next request (3.21: 600 s receive timeout). */
+  readonly idleMs: number;
+  /** One reply (frame or GET block) handed to the client. */
+  readonly writeMs: number;
+  /** How long cfruncommand may run (EXEC). */
+  readonly execMs: number;
+}
+
+export const DEFAULT_LIMITS: ConnectionLimits = {
+  dialogMs: 30_000,
+  idleMs: 600_000,
+  writeMs: 600_000,
+  execMs: 3_600_000,
+};
+
+/** What the connection needs from the server around it. */
+export interface ConnectionContext {
+  readonly policy: ServerPolicy;
+  readonly secureContext: tls.SecureContext;
+  readonly ppkeys: string;
+  readonly statedir: string;
+  readonly limits: ConnectionLimits;
+  readonly log: Logger;
+  readonly now?: () => number;
+}
+
+/** "127.0.0.1>       ": cf-serverd's per-connection log prefix, padded for IPv4 alignment. */
+export function connectionPrefix(ip: string): string {
+  return `${ip}> `.padEnd(17);
+}
+
+/** A logger writing through `log` with the peer's prefix. */
+function prefixedLogger(log: Logger, ip: string): Logger {
+  const prefix = connectionPrefix(ip);
+  return new Logger((record) => log.log(record.level, `${prefix}${record.message}`), log.level);
+}
+
+/** Serves one connection until it ends; never rejects. */
+export async function serveConnection(socket: Socket, ip: string, context: ConnectionContext): Promise<void> {
+  const log = prefixedLogger(context.log, ip);
+  log.info("Accepting connection");
+  let secure: tls.TLSSocket | undefined;
+  try {
+    socket.setNoDelay(true);
+    log.verbose(`Setting socket timeout to ${Math.round(context.limits.idleMs / 1000)} seconds.`);
+    const start = await peekConnectionStart(socket, context.limits.dialogMs);
+    if (start === "classic") {
+      log.info("Connection is not using latest protocol, denying");
+      return;
+    }
+    log.verbose("Peeked nothing important in TCP stream, considering the protocol as TLS");
+    secure = await handshake(socket, context, log);
+    const session = await establish(secure, ip, context, log);
+    if (!session) return;
+    await serveRequests(session.session, session.reader, context.limits.idleMs, context.now);
+    log.info("Closing connection, terminating thread");
+  } catch (error) {
+    logFailure(log, error);
+  } finally {
+    secure?.destroy();
+    socket.destroy();
+  }
+}
+
+function logFailure(log: Logger, error: unknown): void {
+  if (isNetError(error, "closed")) log.verbose(error.message);
+  else if (isNetError(error)) log.notice(error.message);
+  else log.error(`Connection failed: ${error instanceof Error ? error.message : String(error)}`);
+  log.info("Closing connection, terminating thread");
+}
+
+/** The TLS handshake on the accepted socket, bounded by the dialog limit. */
+function handshake(socket: Socket, context: ConnectionContext, log: Logger): Promise<tls.TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const secure = new tls.TLSSocket(socket, {
+      isServer: true,
+      secureContext: context.secureContext,
+      requestCert: true,
+      rejectUnauthorized: false,
+    });
+    const timer = setTimeout(() => {
+      secure.destroy();
+      reject(new Error("Failed to accept TLS connection: timed out"));
+    }, context.limits.dialogMs);
+    secure.once("secure", () => {
+      clearTimeout(timer);
+      const cipher = secure.getCipher();
+      log.verbose(
+        `TLS version negotiated: ${(secure.getProtocol() ?? "").padStart(8)}; Cipher: ${cipher.name},${cipher.version}`,
+      );
+      resolve(secure);
+    });
+    secure.once("error", (error) => {
+      clearTimeout(timer);
+      reject(new Error(`Failed to accept TLS connection: ${error.message}`));
+    });
+  });
+}
+
+/** Dialog, trust and welcome; the session, or undefined when the client is not trusted. */
+async function establish(
+  secure: tls.TLSSocket,
+  ip: string,
+  context: ConnectionContext,
+  log: Logger,
+): Promise<{ session: Session; reader: FrameReader } | undefined> {
+  log.verbose("TLS session established, checking trust...");
+  secure.on("error", () => {});
+  const reader = new FrameReader(secure, {
+    timeoutMs: context.limits.dialogMs,
+    highWater: 2 * (MAX_FRAME_PAYLOAD + 8),
+  });
+  const identity = await serverDialog(secure, {
+    version: SERVER_VERSION,
+    timeoutMs: context.limits.dialogMs,
+    reader,
+  });
+  log.verbose(`Setting IDENTITY: USERNAME=${identity.user}`);
+  const { policy, ppkeys } = context;
+  const stored = storedKey(ppkeys, identity.user, identity.digest, ip);
+  if (stored && sameKey(stored, identity.publicKey)) {
+    log.verbose(`${identity.digest}: Client is TRUSTED, public key MATCHES stored one.`);
+  } else if (!trustNewKey(identity, ip, context, log)) {
+    return undefined;
+  }
+  const hostname = policy.needReverseLookup ? await reverseName(ip, context.limits.dialogMs, log) : undefined;
+  const peer: ConnectionInfo = {
+    ip,
+    hostname,
+    keyDigest: identity.digest,
+    user: identity.user,
+    encrypted: true,
+  };
+  await sendWelcome(secure, identity.user);
+  const session: Session = {
+    channel: channel(secure, reader, context.limits),
+    peer,
+    uid: userId(identity.user),
+    policy,
+    log,
+    statedir: context.statedir,
+    execTimeoutMs: context.limits.execMs,
+  };
+  return { session, reader };
+}
+
+/** An unknown key: trusted and saved when the peer is in `trustkeysfrom`, else refused. */
+function trustNewKey(identity: PeerIdentity, ip: string, context: ConnectionContext, log: Logger): boolean {
+  log.verbose(`Received key '${identity.digest}' not found in ppkeys`);
+  if (!context.policy.trustsKeysFrom(ip)) {
+    log.notice("TRUST FAILED, peer presented an untrusted key, dropping connection!");
+    log.verbose('Add peer to "trustkeysfrom" if you really want to start trusting this new key.');
+    return false;
+  }
+  log.verbose('Peer was found in "trustkeysfrom" list');
+  log.notice(`Trusting new key: ${identity.digest}`);
+  trustKey(context.ppkeys, identity.user, identity.publicKey);
+  return true;
+}
+
+function storedKey(ppkeys: string, user: string, digest: string, ip: string) {
+  try {
+    return readTrustedKey(ppkeys, user, digest, ip);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The peer's name (NEED_REVERSE_LOOKUP), bounded in time. */
+async function reverseName(ip: string, timeoutMs: number, log: Logger): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  });
+  try {
+    const names = await Promise.race([
+      reverse(ip).catch(() => lookupService(ip, 0).then((s) => [s.hostname])),
+      timeout,
+    ]);
+    const name = names?.[0];
+    if (name) log.info(`Hostname (reverse looked up): ${name}`);
+    else log.info("Reverse lookup failed (getnameinfo: Name or service not known)!");
+    return name;
+  } catch (error) {
+    log.info(
+      `Reverse lookup failed (getnameinfo: ${error instanceof Error ? error.message : String(error)})!`,
+    );
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Frames and raw bytes on the TLS socket, each write one record, bounded by the write limit. */
+function channel(secure: tls.TLSSocket, reader: FrameReader, limits: ConnectionLimits): Channel {
+  const write = (bytes: Buffer): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        secure.destroy();
+        reject(new Error("the client stopped reading"));
+      }, limits.writeMs);
+      secure.write(bytes, (error) => {
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve();
+      });
+    });
+  return {
+    send: (payload, more = false) => {
+      const bytes = typeof payload === "string" ? Buffer.from(payload) : payload;
+      return write(encodeFrame(bytes.subarray(0, MAX_FRAME_PAYLOAD), more));
+    },
+    sendRaw: (bytes) => write(bytes),
+    receive: () => reader.next(limits.idleMs),
+  };
+}
+
+/** Requests until the client closes, a request closes the connection, or the client idles too long. */
+async function serveRequests(
+  session: Session,
+  reader: FrameReader,
+  idleMs: number,
+  now: (() => number) | undefined,
+): Promise<void> {
+  for (;;) {
+    let frame: { payload: Buffer };
+    try {
+      frame = await reader.next(idleMs);
+    } catch (error) {
+      if (isNetError(error, "closed")) {
+        session.log.verbose("Remote peer terminated TLS session (SSL_read)");
+        return;
+      }
+      throw error;
+    }
+    if (!(await dispatch(session, frame.payload, now))) return;
+  }
+}

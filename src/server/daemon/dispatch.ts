@@ -1,0 +1,194 @@
+/**
+ * One request, answered as cf-serverd 3.21's `BusyWithNewProtocol` answers
+ * it: shortcuts expanded, the path resolved, the ACL asked, then the
+ * command; refusals with CF_FAILEDSTR keep the connection, illegal
+ * requests get "BAD: Request denied" and close it.
+ */
+import { PersistentClasses } from "../../eval/persistent-classes.js";
+import { matchesFully } from "../../eval/regex/match.js";
+import { doExec, type KeepOpen } from "./exec.js";
+import { replyGet, replyMd5, replyOpendir, replyStat } from "./file-commands.js";
+import { CLOCK_DRIFT, FAILED, REQUEST_DENIED, type Request, TERMINATOR, parseRequest } from "./protocol.js";
+import type { Session } from "./channel.js";
+import { isDirectory, resolveRequestPath, withTrailingSlash, withoutTrailingSlash } from "./request-path.js";
+
+/** The version VERSION replies and the dialog announces. */
+export const SERVER_VERSION = "3.21.0";
+
+/** Answers one request frame; false when the connection is to be closed. */
+export async function dispatch(
+  session: Session,
+  payload: Buffer,
+  now: () => number = Date.now,
+): Promise<KeepOpen> {
+  const request = parseRequest(payload);
+  switch (request.kind) {
+    case "empty":
+      session.log.warning(`Got NULL transmission (of size ${payload.length})`);
+      return true;
+    case "version":
+      await session.channel.send(`OK: ${SERVER_VERSION}`);
+      return true;
+    case "exec": {
+      session.log.verbose(`${"Received:".padStart(14)} ${"EXEC".padStart(7)} ${request.args}`);
+      const keep = await doExec(session, request.args);
+      await session.channel.send(Buffer.from(`${TERMINATOR}\0`));
+      return keep;
+    }
+    case "get":
+    case "opendir":
+    case "synch":
+    case "md5":
+      return filePath(session, request, now);
+    case "var":
+      return variable(session, request.name, payload);
+    case "context":
+      return context(session, request.regex, payload);
+    case "query":
+      if (!session.policy.checkResource("query", request.name, session.peer)) {
+        session.log.info(`access denied to query: ${request.query}`);
+        return refuse(session, payload);
+      }
+      return illegal(session, payload);
+    case "cookie":
+      if (!session.policy.checkResource("query", "delta", session.peer)) {
+        session.log.info(`access denied to cookie query: ${requestLine(payload)}`);
+        return refuse(session, payload);
+      }
+      return illegal(session, payload);
+    case "call-me-back":
+      // Enterprise's collect calls: 3.21 community closes without a reply.
+      if (!session.policy.checkResource("query", "collect_calls", session.peer))
+        session.log.info("access denied to Call-Collect, check the ACL for class: collect_calls");
+      return false;
+    case "unknown":
+      session.log.warning(`Unexpected protocol command: ${request.text}`);
+      return illegal(session, payload);
+    case "malformed":
+      return illegal(session, payload);
+  }
+}
+
+function requestLine(payload: Buffer): string {
+  const nul = payload.indexOf(0);
+  return payload.toString("utf8", 0, nul < 0 ? payload.length : nul);
+}
+
+/** RefuseAccess: CF_FAILEDSTR, the connection kept. */
+async function refuse(session: Session, payload: Buffer | string): Promise<KeepOpen> {
+  await session.channel.send(FAILED);
+  const text = typeof payload === "string" ? payload : requestLine(payload);
+  session.log.verbose(`REFUSAL to user='${session.peer.user || "?"}' of request: ${text}`);
+  return true;
+}
+
+/** The protocol_error label: "BAD: Request denied", then close. */
+async function illegal(session: Session, payload: Buffer): Promise<KeepOpen> {
+  await session.channel.send(REQUEST_DENIED);
+  session.log.info(`Closing connection due to illegal request: ${requestLine(payload)}`);
+  return false;
+}
+
+type FileRequest = Extract<Request, { kind: "get" | "opendir" | "synch" | "md5" }>;
+
+const NAMES: Readonly<Record<FileRequest["kind"], string>> = {
+  get: "GET",
+  opendir: "OPENDIR",
+  synch: "STAT",
+  md5: "MD5",
+};
+
+/** GET, OPENDIR, STAT and MD5: shortcut, realpath, slash, ACL, then the command. */
+async function filePath(session: Session, request: FileRequest, now: () => number): Promise<KeepOpen> {
+  const { log, policy, peer } = session;
+  const name = NAMES[request.kind];
+  log.verbose(`${"Received:".padStart(14)} ${name.padStart(7)} ${request.path}`);
+  const expanded = policy.expandShortcut(request.path, peer);
+  const resolved = await resolveRequestPath(expanded, log);
+  const line = `${name === "STAT" ? `SYNCH ${request.kind === "synch" ? request.clientTime : ""} STAT` : name} ${request.path}`;
+  if (resolved === undefined) return refuse(session, line);
+  const path = await slashed(request.kind, resolved);
+  log.verbose(`${"Translated to:".padStart(14)} ${name.padStart(7)} ${path}`);
+  const decision = policy.checkPath(path, peer);
+  if (!decision.admitted) {
+    log.info(`access denied to ${request.kind === "md5" ? "file" : name}: ${path}`);
+    return refuse(session, line);
+  }
+  switch (request.kind) {
+    case "get":
+      await replyGet(session, path, request.bufSize, decision.mapRoot);
+      return true;
+    case "opendir":
+      await replyOpendir(session, path);
+      return true;
+    case "md5":
+      await replyMd5(session, path, request.digest);
+      return true;
+    case "synch":
+      return synch(session, path, request.clientTime, now);
+  }
+}
+
+/** OPENDIR must name a directory; STAT names one with a slash when it is a real one; GET and MD5 without. */
+async function slashed(kind: FileRequest["kind"], path: string): Promise<string> {
+  if (kind === "opendir") return withTrailingSlash(path);
+  if (kind === "synch" && (await isDirectory(path))) return withTrailingSlash(path);
+  return withoutTrailingSlash(path);
+}
+
+async function synch(
+  session: Session,
+  path: string,
+  clientTime: number,
+  now: () => number,
+): Promise<KeepOpen> {
+  const serverTime = Math.floor(now() / 1000);
+  const drift = serverTime - clientTime;
+  if (session.policy.control.denyBadClocks && Math.abs(drift) > CLOCK_DRIFT) {
+    const text = `BAD: Clocks are too far unsynchronized ${serverTime}/${clientTime}`;
+    session.log.info(`denybadclocks ${text}`);
+    await session.channel.send(text);
+    return true;
+  }
+  await replyStat(session, path);
+  return true;
+}
+
+/** VAR: literal server data, admitted by `resource_type => "literal"` (3.21 community: always "BAD: Not found"). */
+async function variable(session: Session, name: string, payload: Buffer): Promise<KeepOpen> {
+  if (!session.policy.checkResource("literal", name, session.peer)) {
+    session.log.info(`access denied to variable: ${name}`);
+    return refuse(session, payload);
+  }
+  const value = session.policy.literal(name, session.peer);
+  await session.channel.send(value === undefined || value === "" ? "BAD: Not found" : value);
+  return true;
+}
+
+/** CONTEXT: the persistent classes matching the client's regex that `resource_type => "context"` admits. */
+async function context(session: Session, regex: string, payload: Buffer): Promise<KeepOpen> {
+  session.log.verbose(`${"Received:".padStart(14)} ${"CONTEXT".padStart(7)} ${regex}`);
+  const classes = new PersistentClasses(session.statedir).load().map((c) => c.name);
+  session.log.verbose(
+    `Found ${classes.length} valid persistent classes in state database: ${classes.join(" ")}`,
+  );
+  const matched = classes.filter(
+    (name) =>
+      matchesFully(regex, name) === true && session.policy.checkResource("context", name, session.peer),
+  );
+  if (matched.length === 0) {
+    session.log.info(`No allowed classes for remoteclassesmatching: ${regex}`);
+    return refuse(session, payload);
+  }
+  let csv = "";
+  for (const name of matched) {
+    const next = csv === "" ? name : `${csv},${name}`;
+    if (Buffer.byteLength(next) > 4087) {
+      session.log.error("Overflow: classes don't fit in send buffer");
+      break;
+    }
+    csv = next;
+  }
+  await session.channel.send(csv);
+  return true;
+}

@@ -1,0 +1,207 @@
+/**
+ * The file commands of cf-serverd 3.21 (server_common.c): STAT, GET,
+ * OPENDIR and MD5, on a path already resolved and admitted by the ACL.
+ * Replies are byte for byte 3.21's; where 3.21 would leave a client
+ * waiting (a file shrinking or unreadable during GET), tend ends the
+ * transfer with the refusal the client recognises.
+ */
+import { createHash } from "node:crypto";
+import type { Stats } from "node:fs";
+import { type FileHandle, lstat, open, opendir, readlink, stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { CFD_FALSE, CFD_TRUE, CHANGED, FAILED, GET_BLOCK, TERMINATOR } from "./protocol.js";
+import type { Session } from "./channel.js";
+import { errnoText } from "./request-path.js";
+
+/** stat_cache.h FileType. */
+function fileType(stats: Stats): number | undefined {
+  if (stats.isFile()) return 0;
+  if (stats.isDirectory()) return 2;
+  if (stats.isFIFO()) return 3;
+  if (stats.isBlockDevice()) return 4;
+  if (stats.isCharacterDevice()) return 5;
+  if (stats.isSocket()) return 6;
+  return undefined;
+}
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
+/** The first STAT reply line, as StatFile prints it (`OK: type mode lmode uid gid size atime mtime ctime makeholes ino nlink dev`). */
+export function statLine(own: Stats, target: Stats | undefined): string {
+  const link = own.isSymbolicLink();
+  // A link that resolves reports its target's size, mode, owner and times (not atime, ino, dev).
+  const main = link && target ? target : own;
+  const type = fileType(main) ?? 1;
+  const makeholes = own.size > own.blocks * 512 ? 1 : 0;
+  // cf_ino is a C int: the inode number's low 32 bits, signed.
+  const ino = Number(BigInt.asIntN(32, BigInt(own.ino)));
+  return [
+    `OK: ${type}`,
+    main.mode & 0o7777,
+    link ? own.mode & 0o7777 : 0,
+    main.uid,
+    main.gid,
+    main.size,
+    seconds(own.atimeMs),
+    seconds(main.mtimeMs),
+    seconds(main.ctimeMs),
+    makeholes,
+    ino,
+    own.nlink,
+    own.dev,
+  ].join(" ");
+}
+
+/** SYNCH … STAT: two frames, the stat line and `OK:<link target>`. */
+export async function replyStat(session: Session, path: string): Promise<void> {
+  const { channel, log } = session;
+  if (Buffer.byteLength(basename(path)) > 256) {
+    const text = `BAD: Filename suspiciously long [${path}]`;
+    log.error(text);
+    return channel.send(text);
+  }
+  let own: Stats;
+  try {
+    own = await lstat(path);
+  } catch (error) {
+    const text = `BAD: unable to stat file ${path}`;
+    log.verbose(`${text}. (lstat: ${errnoText(error)})`);
+    return channel.send(text);
+  }
+  let target: Stats | undefined;
+  let linkText = "";
+  if (own.isSymbolicLink()) {
+    try {
+      linkText = await readlink(path);
+    } catch (error) {
+      log.error(`BAD: unable to read link. (readlink: ${errnoText(error)})`);
+      return channel.send("BAD: unable to read link");
+    }
+    target = await stat(path).catch(() => undefined);
+  }
+  await channel.send(statLine(own, target));
+  await channel.send(`OK:${linkText}`);
+}
+
+/** Whether the claimed user may have the file (TransferRights). */
+function transferRights(session: Session, stats: Stats, mapRoot: boolean): boolean {
+  if (session.uid === 0 || mapRoot) return true;
+  if (stats.uid === session.uid || stats.mode & 0o004) return true;
+  session.log.info(
+    `Remote user '${session.peer.user}' is not owner of the file, access denied, consider maproot or making file world-readable`,
+  );
+  return false;
+}
+
+/** `text` padded with NULs to `size` bytes, as 3.21 sends raw refusals. */
+function padded(text: string, size: number): Buffer {
+  const out = Buffer.alloc(Math.max(size, Buffer.byteLength(text)));
+  out.write(text);
+  return out;
+}
+
+/**
+ * GET: the file's bytes, raw, in records of 2048 bytes. The size is
+ * checked again every third block; a change ends the transfer with
+ * `BAD: File changed while copying: <path>` in place of the next block.
+ */
+export async function replyGet(
+  session: Session,
+  path: string,
+  bufSize: number,
+  mapRoot: boolean,
+): Promise<void> {
+  const { channel, log } = session;
+  const size = bufSize >= 4096 ? GET_BLOCK : bufSize;
+  const stats = await stat(path).catch(() => undefined);
+  if (stats && !transferRights(session, stats, mapRoot)) {
+    log.info(`REFUSE access to file: ${path}`);
+    await channel.send(FAILED);
+    return channel.sendRaw(padded(FAILED, size));
+  }
+  let file: FileHandle;
+  try {
+    if (!stats?.isFile()) throw Object.assign(new Error("not a regular file"), { code: "EISDIR" });
+    file = await open(path, "r");
+  } catch (error) {
+    log.error(`Open error of file '${path}'. (open: ${errnoText(error)})`);
+    return channel.sendRaw(padded(FAILED, size));
+  }
+  try {
+    await sendBlocks(session, file, path, stats.size);
+  } finally {
+    await file.close();
+  }
+}
+
+async function sendBlocks(session: Session, file: FileHandle, path: string, expected: number): Promise<void> {
+  const every = expected > 10 * 1024 * 1024 ? 32 : 3;
+  let sent = 0;
+  for (let count = 0; sent < expected; count++) {
+    const block = Buffer.alloc(Math.min(GET_BLOCK, expected - sent));
+    const { bytesRead } = await file.read(block, 0, block.length, sent);
+    const now = count % every === 0 ? await stat(path).catch(() => undefined) : undefined;
+    if ((count % every === 0 && now?.size !== expected) || bytesRead < block.length) {
+      session.log.verbose("Aborting transfer of file due to source changes");
+      return session.channel.sendRaw(padded(`${CHANGED}: ${path}`, GET_BLOCK));
+    }
+    await session.channel.sendRaw(block);
+    sent += block.length;
+  }
+}
+
+/** The longest a listing frame grows before it is sent (CF_BUFSIZE - CF_MAXLINKSIZE). */
+const LISTING_LIMIT = 4096 - 256;
+
+/**
+ * OPENDIR: the names NUL-separated, `.` and `..` included, in frames
+ * marked "more" when the listing goes on; the last ends with the terminator.
+ */
+export async function replyOpendir(session: Session, path: string): Promise<void> {
+  const { channel, log } = session;
+  if (!path.startsWith("/")) return channel.send("BAD: request to access a non-absolute filename");
+  let names: string[];
+  try {
+    const dir = await opendir(path);
+    names = [".", ".."];
+    for await (const entry of dir) names.push(entry.name);
+  } catch (error) {
+    log.info(`Couldn't open directory '${path}' (DirOpen:${errnoText(error)})`);
+    return channel.send(`BAD: cfengine, couldn't open dir ${path}`);
+  }
+  let parts: Buffer[] = [];
+  let length = 0;
+  for (const name of names) {
+    const bytes = Buffer.from(name);
+    if (bytes.length + 1 + length >= LISTING_LIMIT) {
+      await channel.send(Buffer.concat([...parts, Buffer.alloc(1)]), true);
+      parts = [];
+      length = 0;
+    }
+    parts.push(bytes.subarray(0, 255), Buffer.alloc(1));
+    length += bytes.length + 1;
+  }
+  await channel.send(Buffer.concat([...parts, Buffer.from(TERMINATOR), Buffer.alloc(2)]));
+}
+
+/** MD5: CFD_FALSE when the file's digest is the client's, else CFD_TRUE. */
+export async function replyMd5(session: Session, path: string, digest: Buffer): Promise<void> {
+  const ours = await fileMd5(path).catch((error: unknown) => {
+    session.log.error(`Cannot open file for hashing '${path}'. (fopen: ${errnoText(error)})`);
+    return Buffer.alloc(16);
+  });
+  await session.channel.send(ours.equals(digest) ? CFD_FALSE : CFD_TRUE);
+}
+
+async function fileMd5(path: string): Promise<Buffer> {
+  const file = await open(path, "r");
+  try {
+    const hash = createHash("md5");
+    for await (const chunk of file.createReadStream({ highWaterMark: 64 * 1024, autoClose: false })) {
+      hash.update(chunk as Buffer);
+    }
+    return hash.digest();
+  } finally {
+    await file.close();
+  }
+}

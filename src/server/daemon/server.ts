@@ -1,0 +1,274 @@
+/**
+ * `tend serverd`'s listener, startable in-process (tests, benchmarks, the
+ * fuzzer): `startServer(options)` resolves once it listens, with the port
+ * and a `close()` that stops it and every connection.
+ *
+ * Connection-level rules are cf-serverd 3.21's (server.c
+ * `ServerEntryPoint`, `HandleConnection`): `allowconnects` and
+ * `denyconnects`, one connection at a time per host unless it is in
+ * `allowallconnects`, and `maxconnections` — here exactly that many at
+ * once (3.21 lets one more in, and kills itself after a few refusals in a
+ * row; tend just refuses). The policy is reloaded when one of its files
+ * changes, checked every `reloadCheckMs` and before a connection is served
+ * (at most once a second); a policy that fails to load leaves the old one
+ * in force. Connections keep the policy they started with.
+ */
+import { stat } from "node:fs/promises";
+import net from "node:net";
+import { join } from "node:path";
+import tls from "node:tls";
+import { type KeyPair, readKeyPair } from "../../net/keys.js";
+import { peerAddress, tlsServerOptions } from "../../net/server-side.js";
+import { Logger } from "../../system/logger.js";
+import type { LoadedServerPolicy, ServerPolicy } from "../policy/model.js";
+import { type ConnectionLimits, DEFAULT_LIMITS, connectionPrefix, serveConnection } from "./connection.js";
+
+export interface StartServerOptions {
+  /** The policy to serve under (built by hand in tests, else loaded). */
+  readonly policy: ServerPolicy;
+  /** The work directory: keys in `ppkeys/`, persistent classes in `state/`. */
+  readonly workdir: string;
+  /** The server's key pair; read from `<workdir>/ppkeys` when absent. */
+  readonly keys?: KeyPair;
+  /** Overrides `port` of body server control; 0 picks a free port. */
+  readonly port?: number;
+  /** Overrides `bindtointerface`. */
+  readonly host?: string;
+  readonly logger?: Logger;
+  readonly limits?: Partial<ConnectionLimits>;
+  /** Loads the policy again (from its file) when one of `policy.sources` changes; no reloading without it. */
+  readonly reload?: () => Promise<LoadedServerPolicy>;
+  /** The entry file, for the reload messages. */
+  readonly policyFile?: string;
+  /** How often the sources are checked, ms (10 s, as cf-serverd's loop). */
+  readonly reloadCheckMs?: number;
+  /** The clock (tests of `denybadclocks`). */
+  readonly now?: () => number;
+}
+
+export interface RunningServer {
+  readonly port: number;
+  /** The address listened on ("::" for all). */
+  readonly address: string;
+  /** The policy new connections are served under. */
+  readonly policy: ServerPolicy;
+  /** Connections being served now. */
+  readonly connections: number;
+  /** Checks the sources and reloads when one changed (or always, with `force`); true when a new policy is in force. */
+  reload(force?: boolean): Promise<boolean>;
+  /** Stops listening and closes every connection. */
+  close(): Promise<void>;
+}
+
+/** A start-up failure, with cf-serverd's messages. */
+export class ServerStartError extends Error {
+  override readonly name = "ServerStartError";
+  constructor(readonly messages: readonly string[]) {
+    super(messages.join("\n"));
+  }
+}
+
+const silent = new Logger(() => {}, "error");
+
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const log = options.logger ?? silent;
+  const keys = options.keys ?? readKeyPair(join(options.workdir, "ppkeys"));
+  if (!keys)
+    throw new ServerStartError(["Public/private key pair not loaded, please create one using cf-key"]);
+  const state = new ServerState(options, keys, log);
+  await state.snapshot();
+  const server = net.createServer({ pauseOnConnect: true }, (socket) => state.accept(socket));
+  server.on("error", (error) => log.error(`Error accepting connection (${error.message})`));
+  const address = await listen(
+    server,
+    options.port ?? options.policy.control.port,
+    options.host ?? options.policy.control.bindToInterface,
+  );
+  const timer = setInterval(() => void state.reload(false), options.reloadCheckMs ?? 10_000);
+  timer.unref();
+  return {
+    port: address.port,
+    address: address.address,
+    get policy() {
+      return state.policy;
+    },
+    get connections() {
+      return state.active;
+    },
+    reload: (force = false) => state.reload(force),
+    close: async () => {
+      clearInterval(timer);
+      await state.closeAll(server);
+    },
+  };
+}
+
+function listen(server: net.Server, port: number, host: string | undefined): Promise<net.AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      const reason = error.code === "EADDRINUSE" ? "Address already in use" : error.message;
+      reject(
+        new ServerStartError([
+          `Could not bind server address. (bind: ${reason})`,
+          `Failed to bind to all attempted addresses (bind specification: '${host ?? ""}'`,
+          "Unable to start server",
+        ]),
+      );
+    };
+    server.once("error", onError);
+    server.listen({ port, host: host || undefined, backlog: 128 }, () => {
+      server.off("error", onError);
+      resolve(server.address() as net.AddressInfo);
+    });
+  });
+}
+
+/** The mutable part of a running server: the policy, its TLS context, who is connected. */
+class ServerState {
+  policy: ServerPolicy;
+  active = 0;
+  private secureContext: tls.SecureContext;
+  private readonly perHost = new Map<string, number>();
+  private readonly sockets = new Set<net.Socket>();
+  private readonly served = new Set<Promise<void>>();
+  private readonly limits: ConnectionLimits;
+  private stamps = new Map<string, string>();
+  private lastCheck = 0;
+  private reloading: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly options: StartServerOptions,
+    private readonly keys: KeyPair,
+    private readonly log: Logger,
+  ) {
+    this.policy = options.policy;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.secureContext = this.makeSecureContext(options.policy);
+  }
+
+  private makeSecureContext(policy: ServerPolicy): tls.SecureContext {
+    const { allowTlsVersion, allowCiphers } = policy.control;
+    return tls.createSecureContext(
+      tlsServerOptions(this.keys, { minVersion: allowTlsVersion, ciphers: allowCiphers }),
+    );
+  }
+
+  /** ServerEntryPoint: the connection-level rules, then the connection served. */
+  accept(socket: net.Socket): void {
+    socket.on("error", () => {});
+    const ip = peerAddress(socket);
+    const { policy, log } = this;
+    log.verbose(`Obtained IP address of '${ip}' on socket ${descriptor(socket)} from accept`);
+    const admitted = policy.admitsConnection(ip);
+    let refusal: string | undefined;
+    if (admitted === "not-in-allowconnects")
+      refusal = `Remote host '${ip}' not in allowconnects, denying connection`;
+    else if (admitted === "in-denyconnects")
+      refusal = `Remote host '${ip}' is in denyconnects, denying connection`;
+    else if ((this.perHost.get(ip) ?? 0) > 0 && !policy.allowsMultipleConnections(ip))
+      refusal = `Remote host '${ip}' is not in allowallconnects, denying second simultaneous connection`;
+    if (refusal) {
+      log.error(refusal);
+      socket.destroy();
+      return;
+    }
+    if (this.active >= policy.control.maxConnections) {
+      log.info(`${connectionPrefix(ip)}Accepting connection`);
+      log.error(
+        `${connectionPrefix(ip)}Too many threads (${this.active + 1} > ${policy.control.maxConnections}), dropping connection! Increase server maxconnections?`,
+      );
+      socket.destroy();
+      return;
+    }
+    void this.serve(socket, ip);
+  }
+
+  private async serve(socket: net.Socket, ip: string): Promise<void> {
+    this.active++;
+    this.perHost.set(ip, (this.perHost.get(ip) ?? 0) + 1);
+    this.sockets.add(socket);
+    this.log.verbose(`New connection (from ${ip}), spawning new thread...`);
+    if (Date.now() - this.lastCheck > 1000) void this.reload(false);
+    const { policy, secureContext } = this;
+    const done = serveConnection(socket, ip, {
+      policy,
+      secureContext,
+      ppkeys: join(this.options.workdir, "ppkeys"),
+      statedir: join(this.options.workdir, "state"),
+      limits: this.limits,
+      log: this.log,
+      now: this.options.now,
+    }).finally(() => {
+      this.active--;
+      const left = (this.perHost.get(ip) ?? 1) - 1;
+      if (left > 0) this.perHost.set(ip, left);
+      else this.perHost.delete(ip);
+      this.sockets.delete(socket);
+      this.served.delete(done);
+    });
+    this.served.add(done);
+    await done;
+  }
+
+  /** Remembers the sources' stamps (size, mtime, inode) of the policy in force. */
+  async snapshot(): Promise<void> {
+    this.stamps = await stampsOf(this.policy.sources);
+  }
+
+  /** Reloads when a source changed (or `force`); one reload at a time. */
+  reload(force: boolean): Promise<boolean> {
+    if (!this.options.reload) return Promise.resolve(false);
+    this.reloading ??= this.reloadNow(force).finally(() => {
+      this.reloading = undefined;
+    });
+    return this.reloading;
+  }
+
+  private async reloadNow(force: boolean): Promise<boolean> {
+    this.lastCheck = Date.now();
+    const now = await stampsOf([...this.stamps.keys()]);
+    const changed = force || [...now].some(([file, stamp]) => this.stamps.get(file) !== stamp);
+    if (!changed || !this.options.reload) return false;
+    this.log.verbose(force ? "Force reload of inputs files..." : "New promises detected...");
+    this.stamps = now;
+    let loaded: LoadedServerPolicy;
+    try {
+      loaded = await this.options.reload();
+    } catch (error) {
+      loaded = { ok: false, diagnostics: [] };
+      this.log.error(`Policy reload failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!loaded.ok) {
+      this.log.info("File changes contain errors -- ignoring");
+      return false;
+    }
+    this.log.notice(`Rereading policy file '${this.options.policyFile ?? this.policy.sources[0] ?? ""}'`);
+    this.policy = loaded.policy;
+    this.secureContext = this.makeSecureContext(loaded.policy);
+    await this.snapshot();
+    return true;
+  }
+
+  async closeAll(server: net.Server): Promise<void> {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await Promise.allSettled([...this.served]);
+    await closed;
+  }
+}
+
+async function stampsOf(files: readonly string[]): Promise<Map<string, string>> {
+  const entries = await Promise.all(
+    files.map(async (file) => {
+      const stats = await stat(file).catch(() => undefined);
+      return [file, stats ? `${stats.size}:${stats.mtimeMs}:${stats.ino}` : "missing"] as const;
+    }),
+  );
+  return new Map(entries);
+}
+
+/** The socket's file descriptor, for the log (as cf-serverd names the socket). */
+function descriptor(socket: net.Socket): number {
+  const handle = (socket as unknown as { _handle?: { fd?: number } })._handle;
+  return handle?.fd ?? -1;
+}
