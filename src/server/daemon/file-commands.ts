@@ -6,7 +6,7 @@
  * transfer with the refusal the client recognises.
  */
 import { createHash } from "node:crypto";
-import type { Stats } from "node:fs";
+import type { Dir, Stats } from "node:fs";
 import { type FileHandle, lstat, open, opendir, readlink, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { CFD_FALSE, CFD_TRUE, CHANGED, FAILED, GET_BLOCK, TERMINATOR } from "./protocol.js";
@@ -155,33 +155,54 @@ const LISTING_LIMIT = 4096 - 256;
 
 /**
  * OPENDIR: the names NUL-separated, `.` and `..` included, in frames
- * marked "more" when the listing goes on; the last ends with the terminator.
+ * marked "more" when the listing goes on; the last ends with the
+ * terminator. The directory is read as it is sent, so a huge one costs
+ * one frame of memory.
  */
 export async function replyOpendir(session: Session, path: string): Promise<void> {
   const { channel, log } = session;
   if (!path.startsWith("/")) return channel.send("BAD: request to access a non-absolute filename");
-  let names: string[];
+  let dir: Dir;
   try {
-    const dir = await opendir(path);
-    names = [".", ".."];
-    for await (const entry of dir) names.push(entry.name);
+    dir = await opendir(path);
   } catch (error) {
     log.info(`Couldn't open directory '${path}' (DirOpen:${errnoText(error)})`);
     return channel.send(`BAD: cfengine, couldn't open dir ${path}`);
   }
-  let parts: Buffer[] = [];
-  let length = 0;
-  for (const name of names) {
-    const bytes = Buffer.from(name);
-    if (bytes.length + 1 + length >= LISTING_LIMIT) {
-      await channel.send(Buffer.concat([...parts, Buffer.alloc(1)]), true);
-      parts = [];
-      length = 0;
-    }
-    parts.push(bytes.subarray(0, 255), Buffer.alloc(1));
-    length += bytes.length + 1;
+  const listing = new Listing(session);
+  try {
+    await listing.add(".");
+    await listing.add("..");
+    for await (const entry of dir) await listing.add(entry.name);
+  } catch (error) {
+    log.error(`Error reading directory '${path}' (readdir: ${errnoText(error)})`);
   }
-  await channel.send(Buffer.concat([...parts, Buffer.from(TERMINATOR), Buffer.alloc(2)]));
+  await listing.end();
+}
+
+/** Names packed into frames as CfOpenDirectory packs them. */
+class Listing {
+  private parts: Buffer[] = [];
+  private length = 0;
+
+  constructor(private readonly session: Session) {}
+
+  async add(name: string): Promise<void> {
+    const bytes = Buffer.from(name);
+    if (bytes.length + 1 + this.length >= LISTING_LIMIT) {
+      await this.session.channel.send(Buffer.concat([...this.parts, Buffer.alloc(1)]), true);
+      this.parts = [];
+      this.length = 0;
+    }
+    this.parts.push(bytes.subarray(0, 255), Buffer.alloc(1));
+    this.length += bytes.length + 1;
+  }
+
+  end(): Promise<void> {
+    return this.session.channel.send(
+      Buffer.concat([...this.parts, Buffer.from(TERMINATOR), Buffer.alloc(2)]),
+    );
+  }
 }
 
 /** MD5: CFD_FALSE when the file's digest is the client's, else CFD_TRUE. */

@@ -78,12 +78,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const state = new ServerState(options, keys, log);
   await state.snapshot();
   const server = net.createServer({ pauseOnConnect: true }, (socket) => state.accept(socket));
-  server.on("error", (error) => log.error(`Error accepting connection (${error.message})`));
   const address = await listen(
     server,
     options.port ?? options.policy.control.port,
     options.host ?? options.policy.control.bindToInterface,
   );
+  server.on("error", (error) => log.error(`Error accepting connection (${error.message})`));
   const timer = setInterval(() => void state.reload(false), options.reloadCheckMs ?? 10_000);
   timer.unref();
   return {
