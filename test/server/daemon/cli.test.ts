@@ -84,9 +84,9 @@ function foreground(t: TestContext, args: readonly string[]): { child: ChildProc
   return { child, output: () => text };
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1500 && !condition(); i++) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(condition(), what);
+async function until(condition: () => boolean, what: string | (() => string)): Promise<void> {
+  for (let i = 0; i < 3000 && !condition(); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(condition(), typeof what === "string" ? what : what());
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -152,7 +152,10 @@ test("SIGHUP reloads the policy", async (t) => {
   const server = foreground(t, ["-v", "-w", s.workdir, "-f", s.policy]);
   await until(() => server.output().includes("Server is starting..."), "the server never started");
   server.child.kill("SIGHUP");
-  await until(() => server.output().includes("Rereading policy file"), "no reload");
+  await until(
+    () => server.output().includes("Rereading policy file"),
+    () => `no reload:\n${server.output().slice(-3000)}`,
+  );
   server.child.kill("SIGTERM");
   assert.equal(await exited(server.child), 0);
 });
