@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { mkdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { lookupService } from "node:dns/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { loadServerPolicySync } from "../../../src/server/policy/load.js";
@@ -24,7 +25,7 @@ import {
   startCfServerd,
 } from "../../net/scratch-host.js";
 
-function rules(d: string, client: string): string {
+function rules(d: string, client: string, host: string): string {
   return `
 bundle common g
 {
@@ -67,6 +68,10 @@ bundle server more_rules
       "$(g.base)/octet/" admit_ips => { "127.0.0" };
       "$(g.base)/octet2/" admit_ips => { "127.0.0." };
       "$(g.base)/empty/" comment => "no rules at all";
+      "$(g.base)/host/" admit_hostnames => { "${host}" };
+      "$(g.base)/hostre/" admit_hostnames => { "${host.slice(0, 3)}.*" };
+      "$(g.base)/hostdeny/" admit_ips => { "127.0.0.1" }, deny_hostnames => { "${host}" };
+      "$(g.base)/hostlegacy/" admit => { "${host}" };
 }
 `;
 }
@@ -97,6 +102,10 @@ const TREE = [
   "octet2/u.txt",
   "empty/e.txt",
   "never/v.txt",
+  "host/h.txt",
+  "hostre/h.txt",
+  "hostdeny/h.txt",
+  "hostlegacy/h.txt",
 ];
 
 /** Asked after the server started (the tree grows then: notyet* did not exist at load). */
@@ -134,13 +143,17 @@ test("path decisions match real cf-serverd 3.21 (cf-net stat)", { timeout: 180_0
   symlinkSync(join(d, "cidr"), join(d, "link2"));
   const server = scratchHost("tend-srvpolicy-srv-");
   const client = scratchHost("tend-srvpolicy-cli-");
+  // What cf-serverd's getnameinfo(NI_NAMEREQD) will find for the client's address.
+  const found = await lookupService("127.0.0.1", 0).catch(() => undefined);
+  const hostname = found && found.hostname !== "127.0.0.1" ? found.hostname : undefined;
+  t.diagnostic(`127.0.0.1 is ${hostname ?? "nameless"} here`);
   const address = loopbackAddress();
   const port = await freePort(address);
   const policy = serverPolicy({
     address,
     port,
     trustKeysFrom: ["127.0.0.0/8"],
-    extra: rules(d, client.digest),
+    extra: rules(d, client.digest, hostname ?? "localhost"),
   });
   await startCfServerd(t, server, { address, port, policy });
 
@@ -152,7 +165,14 @@ test("path decisions match real cf-serverd 3.21 (cf-net stat)", { timeout: 180_0
   });
   if (!loaded.ok) assert.fail(loaded.diagnostics.map((x) => x.message).join("; "));
   const ours = loaded.policy;
-  const conn = { ip: "127.0.0.1", keyDigest: client.digest, user: "root", encrypted: true };
+  assert.equal(ours.needReverseLookup, true);
+  const conn = {
+    ip: "127.0.0.1",
+    keyDigest: client.digest,
+    user: "root",
+    encrypted: true,
+    ...(hostname ? { hostname } : {}),
+  };
 
   // Made after both loaded the policy.
   for (const rel of ["notyet/t.txt", "notyet2/t.txt"]) {
