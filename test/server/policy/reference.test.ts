@@ -207,3 +207,60 @@ test("path decisions match real cf-serverd 3.21 (cf-net stat)", { timeout: 180_0
   // The table is not trivially one-sided.
   assert.ok(admittedCount > 5 && admittedCount < PROBES.length - 5, `${admittedCount} admitted`);
 });
+
+test("roles decisions match real cf-serverd 3.21 (cf-runagent -D)", { timeout: 180_000 }, async (t) => {
+  const why = skipReason("cf-serverd", "cf-runagent", "cf-promises");
+  if (why) return t.skip(why);
+  const server = scratchHost("tend-srvpolicy-srv-");
+  const client = scratchHost("tend-srvpolicy-cli-");
+  client.trust(server); // cf-runagent does not trust on first use
+  // cf-runagent reads its own policy first.
+  writeFileSync(
+    join(client.inputs, "promises.cf"),
+    'body common control { bundlesequence => { "main" }; }\nbundle agent main {}\n',
+    { mode: 0o600 },
+  );
+  const address = loopbackAddress();
+  const port = await freePort(address);
+  const policy = serverPolicy({
+    address,
+    port,
+    trustKeysFrom: ["127.0.0.0/8"],
+    control: ['cfruncommand => "/bin/echo ran";'],
+    admit: ["/bin/echo"],
+    extra: `
+bundle server roles_rules
+{
+  roles:
+      "rootfirst_.*" authorize => { "root", "alice" };
+      "rootlast_.*" authorize => { "alice", "root" };
+      "alone_.*" authorize => { "root" };
+      "nobody_.*" authorize => { "alice" };
+      "both_.*" authorize => { "root" };
+      "both_x" authorize => { "alice" };
+}
+`,
+  });
+  await startCfServerd(t, server, { address, port, policy });
+  const loaded = loadServerPolicySync({
+    file: join(server.inputs, "promises.cf"),
+    workdir: server.dir,
+    logger: new Logger(() => {}),
+  });
+  if (!loaded.ok) assert.fail(loaded.diagnostics.map((x) => x.message).join("; "));
+  const runagent = cfengineTool("cf-runagent") ?? "cf-runagent";
+  const differences: string[] = [];
+  for (const cls of ["rootfirst_a", "rootlast_a", "alone_a", "nobody_a", "both_x", "both_y", "unlisted"]) {
+    const run = runInHost(client.dir, [runagent, "-H", `${address}:${port}`, "-D", cls]);
+    const out = `${run.stdout}${run.stderr}`;
+    const reference = /executing cfruncommand/.test(out)
+      ? true
+      : /EXEC denied role activation/.test(out)
+        ? false
+        : undefined;
+    assert.notEqual(reference, undefined, `cf-runagent said neither yes nor no for ${cls}:\n${out}`);
+    const ours = loaded.policy.rolesAuthorize([cls], "root");
+    if (ours !== reference) differences.push(`${cls}: cf-serverd ${reference}, tend ${ours}`);
+  }
+  assert.deepEqual(differences, []);
+});
