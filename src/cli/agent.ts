@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { isatty } from "node:tty";
 import type { LogLevel } from "../system/logger.js";
 import { formatLogLine } from "../system/logger.js";
-import type { AgentResult } from "../agent/run.js";
+import type { AgentResult, AgentSinks } from "../agent/run.js";
 import { SIMULATE_MODES, type SimulateMode } from "../promises/simulate/changes-chroot.js";
 import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
@@ -25,6 +25,10 @@ Options:
   -b, --bundlesequence B,.. run these bundles instead of the policy's bundlesequence
   -D, --define A,B          define classes before the run
   -N, --negate A,B          undefine classes (they can then never be defined)
+  -B, --bootstrap HOST[:PORT]  bootstrap to a policy server: fetch its policy with the
+                            built-in failsafe policy and keep it as this host's server
+  -T, --trust-server[=yes|no]  with -B: trust the server's key on first use (yes)
+      --skip-bootstrap-policy-run  with -B: do not run the fetched policy afterwards
   -K, --no-lock             ignore ifelapsed/expireafter locks
   -n, --dry-run             change nothing; report what would be repaired
       --simulate MODE       files promises change copies in a chroot, shown at the
@@ -87,6 +91,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     );
     return EXIT_FAILURE;
   }
+  const trustServer = values["trust-server"];
+  if (trustServer !== undefined && values.bootstrap === undefined) {
+    io.stdout("   error: Option --trust-server can only be used when bootstrapping\n");
+    return EXIT_FAILURE;
+  }
   const { runAgent } = await import("../agent/run.js");
   const { agentDirectories } = await import("../agent/workdir.js");
   const dirs = agentDirectories({ workdir: values.workdir }, io.env);
@@ -103,6 +112,34 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const renderer = await import("./render-policy-problems.js");
   // Where cf-agent writes its log lines: stdout, unless asked otherwise.
   const logTo = json || values["log-to-stderr"] === true ? io.stderr : io.stdout;
+  const sinks: AgentSinks = {
+    log: (record) => logTo(`${stamp ? timestamp() : ""}${formatLogLine(record)}\n`),
+    report: (text) => {
+      if (!json) io.stdout(`${stamp ? timestamp() : ""}R: ${text}\n`);
+    },
+    output: (text) => {
+      if (!json) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
+    },
+    // Like cf-agent, show what stops the run; warnings are for `tend check`.
+    invalidPolicy: (diagnostics) => io.stderr(renderer.renderPolicyProblems(diagnostics)),
+  };
+  if (values.bootstrap !== undefined) {
+    const { bootstrapAgent } = await import("./agent-bootstrap.js");
+    const runOptions = {
+      workdir: values.workdir,
+      defines: splitList(values.define),
+      negates: splitList(values.negate),
+      dryRun: values["dry-run"] === true,
+      logLevel: level,
+      record: json,
+    };
+    const request = {
+      argument: values.bootstrap,
+      trustServer: trustServer === undefined || trustServer === "yes",
+      triggerPolicy: values["skip-bootstrap-policy-run"] !== true,
+    };
+    return bootstrapAgent(request, runOptions, dirs, sinks);
+  }
   const result = runAgent(
     {
       file,
@@ -122,17 +159,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
         return ![0, 1, 2].some((fd) => isatty(fd));
       },
     },
-    {
-      log: (record) => logTo(`${stamp ? timestamp() : ""}${formatLogLine(record)}\n`),
-      report: (text) => {
-        if (!json) io.stdout(`${stamp ? timestamp() : ""}R: ${text}\n`);
-      },
-      output: (text) => {
-        if (!json) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
-      },
-      // Like cf-agent, show what stops the run; warnings are for `tend check`.
-      invalidPolicy: (diagnostics) => io.stderr(renderer.renderPolicyProblems(diagnostics)),
-    },
+    sinks,
   );
   if (json) io.stdout(`${JSON.stringify(runReport(file, result), null, 2)}\n`);
   else
@@ -153,6 +180,8 @@ const OPTIONAL_VALUES: Readonly<Record<string, string>> = {
   "--show-evaluated-vars": "--show-evaluated-vars=.*",
   "--color": "--color=auto",
   "-C": "--color=auto",
+  "--trust-server": "--trust-server=yes",
+  "-T": "--trust-server=yes",
 };
 
 /** Why the work directory cannot be used (it cannot be created), or undefined. */
@@ -173,6 +202,9 @@ function parseAgentArgs(args: readonly string[]) {
     args,
     {
       file: { type: "string", short: "f" },
+      bootstrap: { type: "string", short: "B" },
+      "trust-server": { type: "string", short: "T" },
+      "skip-bootstrap-policy-run": { type: "boolean" },
       bundlesequence: { type: "string", short: "b", multiple: true },
       define: { type: "string", short: "D", multiple: true },
       negate: { type: "string", short: "N", multiple: true },

@@ -1,13 +1,13 @@
 /**
  * What a bootstrapped host knows of its policy server, as 3.21 reads it at
  * startup: `$(sys.workdir)/policy_server.dat` (`host`, `host:port`,
- * `[ipv6]:port`) gives `sys.policy_hub` (when it is an address; 3.21 would
- * resolve a host name) and `sys.policy_hub_port` (5308 by default); a hub
+ * `[ipv6]:port`) gives `sys.policy_hub` (the address; a host name is kept
+ * as it is, where 3.21 would resolve it), `sys.policy_hub_port` (5308 by
+ * default) and `sys.bootstrap_id` (from bootstrap_id.dat); a hub
  * (`$(sys.statedir)/am_policy_hub` exists) also has the classes
  * `am_policy_hub` and `policy_server`.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { isIP } from "node:net";
 import { join } from "node:path";
 import type { EvalContext } from "./context.js";
 import { scalar } from "./values.js";
@@ -58,7 +58,9 @@ export function installPolicyServer(ctx: EvalContext, workdir: string, statedir:
   const { host, port } = splitHostPort(server);
   const tags = { tags: ["source=bootstrap"] };
   const sys = (name: string) => ({ ns: null, scope: "sys", name, indices: [] });
-  if (isIP(host) !== 0) ctx.setVariable(sys("policy_hub"), scalar(host), tags);
+  // 3.21 resolves a host name to its address here; tend, which cannot wait
+  // for the resolver at this point, keeps the name (connecting resolves it).
+  ctx.setVariable(sys("policy_hub"), scalar(host), tags);
   ctx.setVariable(sys("policy_hub_port"), scalar(port ?? DEFAULT_PORT), tags);
   const id = readFirstLine(join(workdir, BOOTSTRAP_ID_FILE));
   if (id) ctx.setVariable(sys("bootstrap_id"), scalar(id), tags);
