@@ -37,6 +37,10 @@ const commands: Readonly<Record<string, CommandEntry>> = {
     summary: "ask remote servers to run their agent now, as cf-runagent does",
     load: () => import("./runagent.js"),
   },
+  key: {
+    summary: "make and manage the host's key pair and trusted keys, as cf-key does",
+    load: () => import("./key.js"),
+  },
   parse: {
     summary: "print the syntax tree of one policy file",
     load: () => import("./parse.js"),

@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { canonifyClassName } from "./class-expression.js";
 import { EvalContext } from "./context.js";
 import { type AgentType, discoverHardClasses } from "./hard-classes.js";
+import { installHostKey } from "./host-key.js";
 import { installMonitoringEnvironment } from "./monitoring-environment.js";
 import { installPolicyServer } from "./policy-server.js";
 import { type HostFacts, getHostFacts } from "./host.js";
@@ -65,6 +66,7 @@ export function createEvalContext(options: ContextOptions = {}): EvalContext {
   for (const name of options.modeClasses ?? []) ctx.defineHardClass(name, ["cfe_internal", "source=agent"]);
   const dirs = resolveDirectories(facts, options);
   installSystemVariables(ctx, facts, dirs, now);
+  installHostKey(ctx, dirs.workdir);
   installMonitoringEnvironment(ctx, dirs.statedir, now);
   if (options.entry) installEntryVariables(ctx, resolve(options.entry));
   for (const { name, tags } of options.persistentClasses ?? []) {

@@ -23,7 +23,7 @@ import {
   type KeyObject,
 } from "node:crypto";
 import { chmodSync, lstatSync, readdirSync, readFileSync, renameSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { writeFileAtomically } from "../system/atomic.js";
 import { makeDirectoriesSync } from "../system/make-directories.js";
 
@@ -71,7 +71,7 @@ export function parsePrivateKey(pem: string | Buffer): KeyObject {
  */
 export function parsePublicKey(pem: string | Buffer): KeyObject {
   const text = pem.toString();
-  if (!/-----BEGIN (RSA )?PUBLIC KEY-----/.test(text)) throw new Error("no RSA PUBLIC KEY block");
+  if (!/-----BEGIN (RSA )?PUBLIC KEY-----/.test(text)) throw new Error("no start line");
   const key = createPublicKey({ key: text, format: "pem" });
   if (key.asymmetricKeyType !== "rsa") throw new Error(`not an RSA key (${key.asymmetricKeyType})`);
   const { e } = rsaComponents(key);
@@ -131,8 +131,12 @@ export function readKeyPair(ppkeys: string): KeyPair | undefined {
   return { privateKey, publicKey };
 }
 
-/** Creates `ppkeys` 0700 when missing (an existing one is made 0700 as well). */
+/**
+ * Creates `ppkeys` 0700 when missing (an existing one is made 0700 as
+ * well); missing directories above it are made 0755, as a work directory.
+ */
 export function ensureKeyDirectory(ppkeys: string): void {
+  makeDirectoriesSync(dirname(ppkeys), 0o755);
   makeDirectoriesSync(ppkeys, 0o700);
   const st = lstatSync(ppkeys);
   if (st.isDirectory() && (st.mode & 0o777) !== 0o700) chmodSync(ppkeys, 0o700);

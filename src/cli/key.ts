@@ -1,0 +1,409 @@
+/**
+ * `tend key`: cf-key 3.21's command line, for tend's work directory.
+ *
+ *   tend key                 make the host's pair in <workdir>/ppkeys
+ *   tend key -p [FILE]       print a public key's digest ("MD5=…")
+ *   tend key -t [[USER@]IP:]FILE   trust a public key
+ *   tend key -r DIGEST|IP    remove trusted key files
+ *   tend key -s [-N] [-n]    show the trusted keys
+ *   tend key -f BASE         write BASE.priv / BASE.pub instead
+ *   tend key -T BITS         key size (2048)
+ *
+ * What differs from cf-key: 3.21 keeps a "lastseen" LMDB database of the
+ * hosts it talked to; tend has none, so `-s` lists the trusted key files of
+ * ppkeys (direction "Trusted", the address only for old-style
+ * `<user>-<ip>.pub` names, the file's time as the last connection), `-r IP`
+ * removes only `<user>-<ip>.pub` files, `-t USER@IP:FILE` records no
+ * address, and no randseed file is written.
+ */
+import { readFileSync, statSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { formatLogLine, type LogLevel } from "../system/logger.js";
+import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
+
+export const keyUsage = `Usage: tend key [OPTIONS]
+
+Makes and manages the host's key pair and trusted keys, as cf-key does
+(accepts its options), in tend's work directory.
+
+Options:
+  -h, --help                 show this help
+  -I, --inform               print basic information about key generation
+  -d, --debug                debug output
+  -v, --verbose              verbose output
+  -V, --version              print the version
+  -g, --log-level LEVEL      error, warning, notice, info, verbose or debug
+  -f, --output-file BASE     write BASE.priv and BASE.pub instead of ppkeys/localhost.*
+  -T, --key-type BITS        RSA key size in bits (default 2048)
+  -s, --show-hosts           show the trusted keys (tend keeps no lastseen database:
+                             the key files of ppkeys are listed)
+  -N, --no-truncate          don't truncate -s output (tab-separated)
+  -r, --remove-keys ID       remove the trusted key files for MD5=…/SHA=… or an
+                             address (old-style <user>-<address>.pub files)
+  -x, --force-removal        accepted, as cf-key (no lastseen to force past)
+  -l, --install-license FILE refused: Enterprise only
+  -p, --print-digest [FILE]  print the digest of a public key (default: ours)
+  -t, --trust-key [[USER@]IPADDR:]FILE
+                             trust a public key (saved as <USER>-MD5=….pub)
+  -C, --color[=WHEN]         accepted (always, auto, never)
+      --timestamp            prefix log lines with the time
+  -n, --numeric              don't look host names up
+  -w, --workdir DIR          the work directory (default as tend agent:
+                             CFENGINE_TEST_OVERRIDE_WORKDIR, else /var/lib/tend
+                             for root, ~/.tend otherwise)
+`;
+
+interface KeyOptions {
+  help?: boolean;
+  version?: boolean;
+  level: LogLevel;
+  outputFile?: string;
+  bits: number;
+  showHosts?: boolean;
+  noTruncate?: boolean;
+  remove?: string;
+  force?: boolean;
+  license?: string;
+  printDigest?: string | true;
+  trust?: string;
+  numeric?: boolean;
+  timestamp?: boolean;
+  workdir?: string;
+}
+
+const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
+
+/** Options taking a value: short letter → long name. */
+const WITH_VALUE: Readonly<Record<string, string>> = {
+  g: "log-level",
+  f: "output-file",
+  T: "key-type",
+  r: "remove-keys",
+  l: "install-license",
+  t: "trust-key",
+  w: "workdir",
+};
+const FLAGS: Readonly<Record<string, string>> = {
+  h: "help",
+  I: "inform",
+  d: "debug",
+  v: "verbose",
+  V: "version",
+  s: "show-hosts",
+  N: "no-truncate",
+  x: "force-removal",
+  n: "numeric",
+  M: "manpage",
+};
+/** Optional values: -p takes the next word unless it is an option (as cf-key); -C only attached. */
+const OPTIONAL: Readonly<Record<string, string>> = { p: "print-digest", C: "color" };
+
+class KeyUsageError extends Error {}
+
+function parse(args: readonly string[]): KeyOptions {
+  const options: KeyOptions = { level: "notice", bits: 2048 };
+  const longNames = new Map<string, string>();
+  for (const table of [WITH_VALUE, FLAGS, OPTIONAL])
+    for (const [s, l] of Object.entries(table)) longNames.set(l, s);
+  longNames.set("timestamp", "timestamp");
+  const apply = (short: string, value: string | undefined): void => {
+    switch (short) {
+      case "h":
+        options.help = true;
+        break;
+      case "V":
+        options.version = true;
+        break;
+      case "I":
+        options.level = "info";
+        break;
+      case "v":
+        options.level = "verbose";
+        break;
+      case "d":
+        options.level = "debug";
+        break;
+      case "g": {
+        const level = LEVELS.find((l) => l === value);
+        if (!level) throw new KeyUsageError(`Invalid log level '${value}'`);
+        options.level = level;
+        break;
+      }
+      case "f":
+        options.outputFile = value;
+        break;
+      case "T": {
+        const bits = Number(value);
+        if (!/^\d+$/.test(value ?? "") || bits < 1024 || bits > 16384)
+          throw new KeyUsageError(`Invalid key size '${value}' (1024 to 16384 bits)`);
+        options.bits = bits;
+        break;
+      }
+      case "s":
+        options.showHosts = true;
+        break;
+      case "N":
+        options.noTruncate = true;
+        break;
+      case "r":
+        options.remove = value;
+        break;
+      case "x":
+        options.force = true;
+        break;
+      case "l":
+        options.license = value;
+        break;
+      case "p":
+        options.printDigest = value ?? true;
+        break;
+      case "t":
+        options.trust = value;
+        break;
+      case "n":
+        options.numeric = true;
+        break;
+      case "w":
+        options.workdir = value;
+        break;
+      case "timestamp":
+        options.timestamp = true;
+        break;
+      case "C":
+        if (value !== undefined && !["always", "auto", "never"].includes(value))
+          throw new KeyUsageError(`Unrecognized color mode '${value}' (always, auto or never)`);
+        break;
+      case "M":
+        break;
+    }
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      const name = arg.slice(2, eq < 0 ? undefined : eq);
+      const short = longNames.get(name);
+      if (!short) throw new KeyUsageError(`unknown option '${arg}'`);
+      let value = eq < 0 ? undefined : arg.slice(eq + 1);
+      if (short in WITH_VALUE && value === undefined) {
+        value = args[++i];
+        if (value === undefined) throw new KeyUsageError(`option '${arg}' needs a value`);
+      } else if (
+        short === "p" &&
+        value === undefined &&
+        args[i + 1] !== undefined &&
+        !args[i + 1]?.startsWith("-")
+      ) {
+        value = args[++i];
+      } else if ((short in FLAGS || short === "timestamp") && value !== undefined) {
+        throw new KeyUsageError(`option '--${name}' takes no value`);
+      }
+      apply(short, value);
+      continue;
+    }
+    if (!arg.startsWith("-") || arg === "-") throw new KeyUsageError(`unexpected argument '${arg}'`);
+    for (let j = 1; j < arg.length; j++) {
+      const short = arg[j] as string;
+      const rest = arg.slice(j + 1);
+      if (short in WITH_VALUE) {
+        const value = rest !== "" ? rest : args[++i];
+        if (value === undefined) throw new KeyUsageError(`option '-${short}' needs a value`);
+        apply(short, value);
+        break;
+      }
+      if (short in OPTIONAL) {
+        let value: string | undefined = rest !== "" ? rest : undefined;
+        if (
+          value === undefined &&
+          short === "p" &&
+          args[i + 1] !== undefined &&
+          !args[i + 1]?.startsWith("-")
+        )
+          value = args[++i];
+        apply(short, value);
+        break;
+      }
+      if (!(short in FLAGS)) throw new KeyUsageError(`unknown option '-${short}'`);
+      apply(short, undefined);
+    }
+  }
+  return options;
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  let options: KeyOptions;
+  try {
+    options = parse(args);
+  } catch (error) {
+    if (!(error instanceof KeyUsageError)) throw error;
+    io.stderr(`tend key: ${error.message}\n${keyUsage}`);
+    return EXIT_FAILURE;
+  }
+  if (options.help) {
+    io.stdout(keyUsage);
+    return EXIT_OK;
+  }
+  if (options.version) return (await import("./app.js")).main(["--version"], io);
+  const rank = LEVELS.indexOf(options.level);
+  const log = (level: LogLevel, message: string): void => {
+    if (LEVELS.indexOf(level) > rank) return;
+    const stamp = options.timestamp ? `${new Date().toISOString()} ` : "";
+    io.stdout(`${stamp}${formatLogLine({ level, message })}\n`);
+  };
+  if (options.noTruncate && !options.showHosts) {
+    io.stdout(keyUsage);
+    log("error", "--no-truncate / -N option is only for --show-hosts / -s");
+    return EXIT_FAILURE;
+  }
+  const { agentDirectories } = await import("../agent/workdir.js");
+  const workdir = agentDirectories({ workdir: options.workdir }, io.env).workdir;
+  const ppkeys = join(workdir, "ppkeys");
+  const keys = await import("../net/keys.js");
+
+  const loadPublic = (file: string): ReturnType<typeof keys.parsePublicKey> | undefined => {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      log("error", `Cannot open public key file '${file}' (fopen: ${describe(error)})`);
+      return undefined;
+    }
+    try {
+      return keys.parsePublicKey(text);
+    } catch (error) {
+      log(
+        "error",
+        `Error while reading public key '${file}' (PEM_read_RSAPublicKey: ${(error as Error).message})`,
+      );
+      return undefined;
+    }
+  };
+
+  if (options.showHosts) {
+    const format = options.noTruncate
+      ? (cells: string[]) => `${cells.join("\t")}\n`
+      : (cells: string[]) =>
+          `${[cells[0]?.slice(0, 10).padEnd(10), cells[1]?.slice(0, 40).padEnd(40), cells[2]?.slice(0, 25).padEnd(25), cells[3]?.slice(0, 26).padEnd(26), cells[4]].join(" ")}\n`;
+    let out = format(["Direction", "IP", "Name", "Last connection", "Key"]);
+    let count = 0;
+    for (const entry of keys.listTrustedKeys(ppkeys)) {
+      const isDigest = /^(MD5|SHA)=/.test(entry.id);
+      let digest = entry.id;
+      if (!isDigest) {
+        const key = loadPublic(entry.file);
+        if (!key) continue;
+        digest = keys.keyDigest(key);
+      }
+      const address = isDigest ? "-" : entry.id;
+      const seen = ctimeLocal(statSync(entry.file).mtime);
+      out += format(["Trusted", address, address, seen, digest]);
+      count++;
+    }
+    io.stdout(`${out}Total Entries: ${count}\n`);
+    return EXIT_OK;
+  }
+
+  if (options.printDigest !== undefined) {
+    const file = options.printDigest === true ? join(ppkeys, keys.PUBLIC_KEY_FILE) : options.printDigest;
+    const key = loadPublic(file);
+    if (!key) return EXIT_FAILURE;
+    io.stdout(`${keys.keyDigest(key)}\n`);
+    return EXIT_OK;
+  }
+
+  if (options.remove !== undefined) {
+    const id = options.remove;
+    const suffix = `-${id}.pub`;
+    let removed = 0;
+    for (const entry of keys.listTrustedKeys(ppkeys)) {
+      if (!entry.file.endsWith(suffix)) continue;
+      try {
+        unlinkSync(entry.file);
+        removed++;
+      } catch (error) {
+        log("error", `Unable to remove key file '${entry.file}'. (unlink: ${describe(error)})`);
+        return 255;
+      }
+    }
+    if (removed === 0) {
+      log("error", `No key file(s) for entry '${id}' were found on the filesystem`);
+      return EXIT_FAILURE;
+    }
+    log("info", `Removed ${removed} corresponding key file(s) from filesystem.`);
+    return EXIT_OK;
+  }
+
+  if (options.license !== undefined) {
+    log("error", "License installation only applies to CFEngine Enterprise");
+    return EXIT_FAILURE;
+  }
+
+  if (options.trust !== undefined) {
+    const { file, address, user } = parseKeyArgument(options.trust);
+    if (address === undefined)
+      log(
+        "notice",
+        "Establishing trust might be incomplete. For completeness, use --trust-key IPADDR:filename",
+      );
+    const key = loadPublic(file);
+    if (!key) return EXIT_FAILURE;
+    try {
+      const saved = keys.trustKey(ppkeys, user, key);
+      log("verbose", `Saving public key to file '${saved}'`);
+    } catch (error) {
+      log("error", `Unable to write a public key for '${file}'. (${describe(error)})`);
+      return EXIT_FAILURE;
+    }
+    return EXIT_OK;
+  }
+
+  const pub = options.outputFile ? `${options.outputFile}.pub` : join(ppkeys, keys.PUBLIC_KEY_FILE);
+  const priv = options.outputFile ? `${options.outputFile}.priv` : join(ppkeys, keys.PRIVATE_KEY_FILE);
+  for (const file of [pub, priv]) {
+    if (statSync(file, { throwIfNoEntry: false })) {
+      log("error", `A key file already exists at ${file}`);
+      return EXIT_FAILURE;
+    }
+  }
+  log("info", "Making a key pair for CFEngine, please wait, this could take a minute...");
+  const pair = keys.generateKeyPair(options.bits);
+  try {
+    if (!options.outputFile) keys.ensureKeyDirectory(ppkeys);
+    const { writeFileAtomically } = await import("../system/atomic.js");
+    log("verbose", `Writing private key to '${priv}'`);
+    writeFileAtomically(priv, keys.privateKeyPem(pair), 0o600);
+    log("verbose", `Writing public key to file '${pub}'`);
+    writeFileAtomically(pub, keys.publicKeyPem(pair.publicKey), 0o600);
+  } catch (error) {
+    log("error", `Error while writing key file (${describe(error)})`);
+    return EXIT_FAILURE;
+  }
+  return EXIT_OK;
+}
+
+/** cf-key's `[[USER@]IPADDR:]FILENAME` (the rightmost colon splits, for IPv6). */
+export function parseKeyArgument(arg: string): { file: string; address?: string; user: string } {
+  const colon = arg.lastIndexOf(":");
+  if (colon < 0) return { file: arg, user: "root" };
+  const file = arg.slice(colon + 1);
+  const head = arg.slice(0, colon);
+  const at = head.indexOf("@");
+  if (at < 0) return { file, address: head, user: "root" };
+  const address = head.slice(at + 1);
+  return { file, user: head.slice(0, at), ...(address === "" ? {} : { address }) };
+}
+
+/** A local time as ctime prints it ("Fri Nov 27 03:47:45 2026"). */
+function ctimeLocal(date: Date): string {
+  const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  const two = (n: number): string => String(n).padStart(2, "0");
+  return `${days[date.getDay()]} ${months[date.getMonth()]} ${String(date.getDate()).padStart(2, " ")} ${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())} ${date.getFullYear()}`;
+}
+
+function describe(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  if (e.code === "ENOENT") return "No such file or directory";
+  if (e.code === "EACCES") return "Permission denied";
+  return e.message ?? String(error);
+}
