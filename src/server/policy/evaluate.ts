@@ -19,7 +19,9 @@ import type { EvalContext } from "../../eval/context.js";
 import { type ExpandOptions, expandRval, expandString } from "../../eval/expand.js";
 import { collectIterationTexts, iterate } from "../../eval/iteration.js";
 import { bundleThisVars, isGuardTrue, isPromiseEnabled, resolveSections } from "../../eval/resolve.js";
-import { type Value, isList, isScalar } from "../../eval/values.js";
+import { type Value, isList, isScalar, scalar } from "../../eval/values.js";
+import { resolveBody } from "../../promises/bodies.js";
+import type { PolicyIndex } from "../../promises/policy-index.js";
 import { Acl, type AclEntry, legacyHostnameRules, legacyItemKind } from "./acl.js";
 
 const SERVER_TYPES = ["meta", "vars", "classes", "roles", "access"];
@@ -55,12 +57,13 @@ export interface BundleSource {
   readonly path: string;
 }
 
-/** Evaluates the common and server bundles, in order, into `acls`. */
+/** Evaluates the common and server bundles, in order, into `acls`; `index` finds action bodies. */
 export function evaluateServerBundles(
   ctx: EvalContext,
   bundles: readonly BundleSource[],
   acls: ServerAcls,
   messages: EvaluationMessage[],
+  index?: PolicyIndex,
 ): void {
   for (const { bundle, path } of bundles) {
     const type = bundle.type.text;
@@ -72,8 +75,18 @@ export function evaluateServerBundles(
       });
       continue;
     }
-    evaluateBundle(ctx, bundle, path, type === "server" ? SERVER_TYPES : COMMON_TYPES, acls, messages);
+    evaluateBundle(ctx, bundle, path, type === "server" ? SERVER_TYPES : COMMON_TYPES, {
+      acls,
+      messages,
+      index,
+    });
   }
+}
+
+interface Sinks {
+  readonly acls: ServerAcls;
+  readonly messages: EvaluationMessage[];
+  readonly index: PolicyIndex | undefined;
 }
 
 function evaluateBundle(
@@ -81,9 +94,9 @@ function evaluateBundle(
   bundle: Bundle,
   path: string,
   sequence: readonly string[],
-  acls: ServerAcls,
-  messages: EvaluationMessage[],
+  sinks: Sinks,
 ): void {
+  const { messages } = sinks;
   ctx.pushFrame(bundle.namespace, bundle.name.text, bundleThisVars(path));
   try {
     for (const type of sequence) {
@@ -93,7 +106,7 @@ function evaluateBundle(
           if (section.type.text !== type) continue;
           for (const group of section.groups) {
             if (!isGuardTrue(ctx, group.guard)) continue;
-            for (const promise of group.promises) expandServerPromise(ctx, type, promise, acls, messages);
+            for (const promise of group.promises) expandServerPromise(ctx, type, promise, sinks);
           }
         }
       }
@@ -115,8 +128,7 @@ function expandServerPromise(
   ctx: EvalContext,
   type: "access" | "roles",
   promise: PromiseNode,
-  acls: ServerAcls,
-  messages: EvaluationMessage[],
+  { acls, messages, index }: Sinks,
 ): void {
   const texts = [promise.promiser.value];
   for (const attribute of promise.attributes) collectIterationTexts(attribute.value, texts);
@@ -125,13 +137,52 @@ function expandServerPromise(
     if (!isPromiseEnabled(ctx, promise, options)) continue;
     const expanded: ExpandedPromise = {
       promiser: expandString(ctx, promise.promiser.value, options),
-      attributes: promise.attributes.map((a) => ({
-        name: a.name.text,
-        value: expandAttribute(ctx, a, options),
-      })),
+      attributes: expandAttributes(ctx, promise, options, index),
     };
+    warnAboutLocking(type, expanded, messages);
     if (type === "roles") keepRolePromise(expanded, acls, messages);
     else keepAccessPromise(expanded, acls, messages);
+  }
+}
+
+/**
+ * The promise's attributes as DeRefCopyPromise lays them out: a reference
+ * to a body becomes `<name>_name`, `<name>`, then the body's attributes.
+ */
+function expandAttributes(
+  ctx: EvalContext,
+  promise: PromiseNode,
+  options: ExpandOptions,
+  index: PolicyIndex | undefined,
+): ExpandedPromise["attributes"] {
+  const out: { name: string; value: Value | undefined }[] = [];
+  for (const attribute of promise.attributes) {
+    const name = attribute.name.text;
+    const ref = attribute.value;
+    const body =
+      index && (ref.kind === "symbol" || ref.kind === "call")
+        ? resolveBody(ctx, index, name, ref, () => {})
+        : undefined;
+    if (!body) {
+      out.push({ name, value: expandAttribute(ctx, attribute, options) });
+      continue;
+    }
+    out.push({ name: `${name}_name`, value: scalar(body.name) });
+    out.push({ name, value: scalar(body.name) });
+    for (const [inner, value] of body.attributes)
+      out.push({ name: inner, value: expandAttribute(ctx, value, options) });
+  }
+  return out;
+}
+
+/** Access and roles promises take no locks: ifelapsed/expireafter (of an action body) are warned about. */
+function warnAboutLocking(type: string, promise: ExpandedPromise, messages: EvaluationMessage[]): void {
+  for (const name of ["ifelapsed", "expireafter"]) {
+    if (!promise.attributes.some((a) => a.name === name)) continue;
+    messages.push({
+      level: "warning",
+      message: `${name} attribute specified in action body for ${type} promise '${promise.promiser}', but ${type} promises do not support promise locking`,
+    });
   }
 }
 

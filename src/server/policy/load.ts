@@ -10,6 +10,7 @@ import { hasErrors } from "../../language/diagnostics.js";
 import { validatePolicy } from "../../language/validate/index.js";
 import type { EvalContext } from "../../eval/context.js";
 import { resolvePolicies } from "../../loader/control.js";
+import { PolicyIndex } from "../../promises/policy-index.js";
 import { loadPolicy, resolveEntryPath } from "../../loader/load.js";
 import { type Peer, expandConnectionVariables, matchItemIn, regexMatchesFully } from "./acl.js";
 import { type ControlMessage, readServerControl } from "./control.js";
@@ -79,7 +80,7 @@ export function loadServerPolicySync(options: LoadServerPolicyOptions): LoadedSe
   }
   const acls = new ServerAcls();
   const messages: EvaluationMessage[] = [];
-  evaluateServerBundles(loaded.context, bundles, acls, messages);
+  evaluateServerBundles(loaded.context, bundles, acls, messages, new PolicyIndex(loaded.set, entry));
   for (const m of messages) logger.log(m.level, m.message);
   if (acls.needReverseLookup)
     logger.info(

@@ -408,3 +408,33 @@ test("the 3.21.0 acceptance suite's server policies load without errors", (t) =>
     assert.deepEqual(errors, [], name);
   }
 });
+
+test("action bodies on access and roles: 3.21's warnings, in its order", (t) => {
+  const { log } = load(
+    scratch(t),
+    `${MAIN}
+bundle server s
+{
+  access:
+      "/bin/echo" admit_ips => { "127.0.0.1" }, action => ie;
+  roles:
+      "x" authorize => { "root" }, action => ie;
+}
+body action ie { ifelapsed => "5"; expireafter => "3"; }
+`,
+  );
+  // As cf-serverd 3.21 printed them for this policy.
+  assert.deepEqual(
+    log.filter((r) => r.level === "warning").map((r) => r.message),
+    [
+      "ifelapsed attribute specified in action body for roles promise 'x', but roles promises do not support promise locking",
+      "expireafter attribute specified in action body for roles promise 'x', but roles promises do not support promise locking",
+      "Unrecognised promise 'expireafter' for x",
+      "Unrecognised promise 'ifelapsed' for x",
+      "Unrecognised promise 'action' for x",
+      "Unrecognised promise 'action_name' for x",
+      "ifelapsed attribute specified in action body for access promise '/bin/echo', but access promises do not support promise locking",
+      "expireafter attribute specified in action body for access promise '/bin/echo', but access promises do not support promise locking",
+    ],
+  );
+});
