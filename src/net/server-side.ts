@@ -4,7 +4,12 @@
  * TLS, and the version and identity dialog. What happens next (trust by
  * `trustkeysfrom`, access, the commands) belongs to the daemon.
  */
-import { constants as cryptoConstants, createPublicKey, type KeyObject } from "node:crypto";
+import {
+  constants as cryptoConstants,
+  createPublicKey,
+  type KeyObject,
+  type X509Certificate,
+} from "node:crypto";
 import type { Socket } from "node:net";
 import type tls from "node:tls";
 import { selfSignedCertificate } from "./certificate.js";
@@ -148,7 +153,7 @@ export async function serverDialog(
   opts: { version: string; timeoutMs: number; reader?: FrameReader },
 ): Promise<PeerIdentity> {
   const reader = opts.reader ?? new FrameReader(socket, { timeoutMs: opts.timeoutMs });
-  const cert = socket.getPeerX509Certificate();
+  const cert = socket.getPeerX509Certificate() ?? (await afterHandshake(socket, opts.timeoutMs));
   if (!cert) throw new NetError("protocol", "the client sent no certificate");
   const publicKey = cert.publicKey.type === "public" ? cert.publicKey : createPublicKey(cert.publicKey);
   if (publicKey.asymmetricKeyType !== "rsa")
@@ -208,6 +213,30 @@ export function parseIdentity(line: string): string | { error: string } {
 /** "OK WELCOME USERNAME=<user>", the line that ends a successful dialog. */
 export function sendWelcome(socket: tls.TLSSocket, user: string): Promise<void> {
   return writeLine(socket, user === "" ? "OK WELCOME\n" : `OK WELCOME USERNAME=${user}\n`);
+}
+
+/**
+ * The peer's certificate once the handshake is done (a TLSSocket made
+ * over an accepted socket may start the dialog before it is); undefined
+ * when none came within `timeoutMs`.
+ */
+function afterHandshake(socket: tls.TLSSocket, timeoutMs: number): Promise<X509Certificate | undefined> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: NetError): void => {
+      clearTimeout(timer);
+      socket.off("secure", onSecure);
+      socket.off("close", onClose);
+      if (error) reject(error);
+      else resolve(socket.getPeerX509Certificate());
+    };
+    const onSecure = (): void => done();
+    const onClose = (): void =>
+      done(new NetError("closed", "the client closed the connection during the TLS handshake"));
+    // Also when the handshake ended before (no certificate then): given up after the bound.
+    const timer = setTimeout(() => done(), timeoutMs);
+    socket.once("secure", onSecure);
+    socket.once("close", onClose);
+  });
 }
 
 function writeLine(socket: tls.TLSSocket, line: string): Promise<void> {

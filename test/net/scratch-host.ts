@@ -135,6 +135,8 @@ export interface ServerPolicyOptions {
   readonly deny?: readonly string[];
   /** trustkeysfrom (default: none: keys must be in ppkeys). */
   readonly trustKeysFrom?: readonly string[];
+  /** allowusers (default: root). */
+  readonly allowUsers?: readonly string[];
   /** Extra lines for body server control. */
   readonly control?: readonly string[];
   /** Extra text appended to the policy (more bundles, access promises in a `bundle server` …). */
@@ -166,7 +168,7 @@ body server control
   bindtointerface => "${options.address}";
   allowconnects => { "127.0.0.0/8" };
   allowallconnects => { "127.0.0.0/8" };
-  allowusers => { "root" };
+  allowusers => ${list(options.allowUsers ?? ["root"])};
   maxconnections => "200";
   trustkeysfrom => ${list(options.trustKeysFrom ?? [])};
 ${(options.control ?? []).map((line) => `  ${line}`).join("\n")}
