@@ -18,7 +18,7 @@ import {
   prepareBootstrap,
   verifyBootstrap,
 } from "../agent/bootstrap.js";
-import { type AgentOptions, type AgentSinks, runAgent } from "../agent/run.js";
+import { type AgentOptions, type AgentResult, type AgentSinks, runAgent } from "../agent/run.js";
 import type { ResolvedAgentDirectories } from "../agent/workdir.js";
 import { splitHostPort } from "../eval/policy-server.js";
 import { Logger } from "../system/logger.js";
@@ -30,17 +30,23 @@ export type BootstrapRunOptions = Pick<
   "workdir" | "defines" | "negates" | "dryRun" | "logLevel" | "record"
 >;
 
+/** How a bootstrap ended: its exit code, and the failsafe run when there was one. */
+export interface BootstrapOutcome {
+  readonly exitCode: number;
+  readonly failsafe?: { readonly file: string; readonly result: AgentResult };
+}
+
 export async function bootstrapAgent(
   request: Omit<BootstrapRequest, "address">,
   options: BootstrapRunOptions,
   dirs: ResolvedAgentDirectories,
   sinks: AgentSinks,
-): Promise<number> {
+): Promise<BootstrapOutcome> {
   const log = new Logger(sinks.log, options.logLevel ?? "notice");
   const { host } = splitHostPort(request.argument);
   if (request.argument === ":avahi") {
     log.error("tend cannot find a policy server by itself (:avahi): give its address or name");
-    return EXIT_FAILURE;
+    return { exitCode: EXIT_FAILURE };
   }
   if (isLoopback(host))
     log.warning(
@@ -51,11 +57,11 @@ export async function bootstrapAgent(
     address = (await lookup(host)).address;
   } catch {
     log.error(`Could not resolve hostname '${host}', unable to bootstrap`);
-    return EXIT_FAILURE;
+    return { exitCode: EXIT_FAILURE };
   }
   const bootstrapDirs = { ...dirs, masterdir: masterDirectory(dirs.workdir) };
   const prepared = prepareBootstrap({ ...request, address }, bootstrapDirs, log);
-  if (!prepared) return EXIT_FAILURE;
+  if (!prepared) return { exitCode: EXIT_FAILURE };
   const defines = [...(options.defines ?? []), ...prepared.defines];
   const run = (file: string, extra: readonly string[]) =>
     runAgent(
@@ -64,7 +70,8 @@ export async function bootstrapAgent(
     );
   const result = run(prepared.file, []);
   if (request.triggerPolicy && result.exitCode === 0) triggerPolicy(dirs.inputdir, options, sinks);
-  return verifyBootstrap(bootstrapDirs, log) ? result.exitCode : EXIT_FAILURE;
+  const exitCode = verifyBootstrap(bootstrapDirs, log) ? result.exitCode : EXIT_FAILURE;
+  return { exitCode, failsafe: { file: prepared.file, result } };
 }
 
 /**

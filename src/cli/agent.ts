@@ -138,7 +138,10 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       trustServer: trustServer === undefined || trustServer === "yes",
       triggerPolicy: values["skip-bootstrap-policy-run"] !== true,
     };
-    return bootstrapAgent(request, runOptions, dirs, sinks);
+    const outcome = await bootstrapAgent(request, runOptions, dirs, sinks);
+    if (json && outcome.failsafe)
+      io.stdout(`${JSON.stringify(runReport(outcome.failsafe.file, outcome.failsafe.result), null, 2)}\n`);
+    return outcome.exitCode;
   }
   const result = runAgent(
     {

@@ -5,7 +5,7 @@
  * when CFEngine or namespaces are missing.
  */
 import assert from "node:assert/strict";
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type TestContext, test } from "node:test";
 import {
@@ -151,4 +151,26 @@ test("tend runagent -i asks before trusting the key the server presented", { ski
   const again = await runTendIn(stranger.dir, ["runagent", "-i", "-H", s.host], s.cwd);
   assert.doesNotMatch(again.stdout, /WARNING/);
   assert.equal(again.code, 3);
+});
+
+test("tend runagent writes each host's replies to a file with output_to_file, as cf-runagent", {
+  skip: reason,
+}, async (t) => {
+  const s = await setUp(t);
+  const outputs = new Map<ScratchHost, string>();
+  for (const client of [s.cf, s.tend]) {
+    const dir = scratchDirectory("tend-runagent-out-");
+    outputs.set(client, dir);
+    const control = `body runagent control\n{\n  hosts => { "${s.host}" };\n  output_to_file => "true";\n  output_directory => "${dir}";\n}\n`;
+    writeFileSync(join(client.inputs, "promises.cf"), `${control}\nbundle agent main\n{\n}\n`, {
+      mode: 0o600,
+    });
+  }
+  const want = runCfRunagent(s.cf, []);
+  const got = await runTendIn(s.tend.dir, ["runagent"], s.cwd);
+  const file = (client: ScratchHost) => join(outputs.get(client) ?? "", `${s.address}_runagent.out`);
+  assert.equal(got.stdout, want.stdout.replaceAll(outputs.get(s.cf) ?? "", outputs.get(s.tend) ?? ""));
+  assert.equal(got.code, want.code);
+  assert.equal(readFileSync(file(s.tend), "utf8"), readFileSync(file(s.cf), "utf8"));
+  assert.match(readFileSync(file(s.tend), "utf8"), /> \(exit code: 3\)\n$/);
 });
