@@ -6,7 +6,8 @@
  * run report. Bad catalogs and failing resources are in the report, never
  * thrown.
  */
-import { randomUUID } from "node:crypto";
+import { monotonicMs } from "../system/clock.js";
+import { randomUuid } from "../system/uuid.js";
 import { buildGraph } from "./graph.js";
 import { describeCycles, findCycles } from "./cycles.js";
 import type { ApplierHooks } from "./hooks.js";
@@ -66,7 +67,7 @@ export async function applyCatalog(
   registry: ResourceTypeRegistry,
   options: ApplyOptions = {},
 ): Promise<RunReport> {
-  const started = performance.now();
+  const started = monotonicMs();
   const report = emptyReport(catalog, options);
   const log = new RunLog(report.logs, options.logLevel ?? "notice", options.onLog);
   const containers = containerTypes(catalog, options.definedTypes ?? []);
@@ -106,10 +107,10 @@ export async function applyCatalog(
     return finish(report, { code: "cycle", message: describeCycles(built.graph, cycles) }, started);
   }
   if (catalog.version !== "") log.run("info", `Applying configuration version '${catalog.version}'`);
-  const walkStarted = performance.now();
+  const walkStarted = monotonicMs();
   await transaction.run();
   report.transaction_completed = true;
-  return finish(report, undefined, started, (performance.now() - walkStarted) / 1000);
+  return finish(report, undefined, started, (monotonicMs() - walkStarted) / 1000);
 }
 
 function emptyReport(catalog: Catalog, options: ApplyOptions): RunReport {
@@ -117,7 +118,7 @@ function emptyReport(catalog: Catalog, options: ApplyOptions): RunReport {
     host: options.host ?? catalog.name,
     time: reportTime(),
     configuration_version: catalog.version,
-    transaction_uuid: options.transactionUuid ?? randomUUID(),
+    transaction_uuid: options.transactionUuid ?? randomUuid(),
     report_format: 12,
     status: "failed",
     transaction_completed: false,
@@ -142,7 +143,7 @@ function finish(
   if (failure) report.failure = failure;
   const times: Record<string, number> = {};
   if (evaluation !== undefined) times.transaction_evaluation = evaluation;
-  times.total = (performance.now() - started) / 1000;
+  times.total = (monotonicMs() - started) / 1000;
   finalizeReport(report, times);
   return report;
 }

@@ -6,7 +6,7 @@
  * the catalog. Problems come back as diagnostics with `file:line:col`;
  * nothing here throws for bad input.
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { lineColumn, lineMap, scanJson } from "./json-locate.js";
 import type { Catalog, CatalogEdge, CatalogResource, ParamValue } from "./model.js";
 import { parseRef, RELATIONSHIP_PARAMS, refKey, refKeyOf, relationshipRefs } from "./refs.js";
@@ -42,7 +42,7 @@ export function formatCatalogDiagnostic(d: CatalogDiagnostic): string {
 export async function loadCatalogFile(path: string): Promise<CatalogLoadResult> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = readFileSync(path, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error);
     return fail([

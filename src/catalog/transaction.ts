@@ -8,6 +8,7 @@
  * thrown across the walk: a type that throws fails its resource.
  */
 import type { Logger } from "../system/logger.js";
+import { monotonicMs } from "../system/clock.js";
 import type { BuiltGraph, RelationshipGraph, Vertex } from "./graph.js";
 import type { ApplierHooks } from "./hooks.js";
 import type { Catalog, CatalogResource } from "./model.js";
@@ -183,7 +184,7 @@ export class Transaction {
       return;
     }
     const context = this.context(vertex, vertex.resource);
-    const started = performance.now();
+    const started = monotonicMs();
     status.time = reportTime();
     let resource = vertex.resource;
     try {
@@ -213,7 +214,7 @@ export class Transaction {
     } catch (error) {
       this.failResource(v, vertex, status, errorMessage(error));
     } finally {
-      status.evaluation_time = status.skipped ? null : (performance.now() - started) / 1000;
+      status.evaluation_time = status.skipped ? null : (monotonicMs() - started) / 1000;
     }
   }
 

@@ -5,6 +5,7 @@
  * yet (issue 16), so a manifest or `-e` is refused with what to do instead.
  */
 import { resolve } from "node:path";
+import { monotonicMs } from "../system/clock.js";
 import { type PuppetLevel, formatConsoleLine, shownAt, toStderr } from "../puppet/console.js";
 import { parseCommandLine } from "./args.js";
 import { shouldColor } from "./color.js";
@@ -230,7 +231,7 @@ class ConsoleLines {
       this.out(stderr)(line);
       return;
     }
-    const now = performance.now();
+    const now = monotonicMs();
     if (this.held === "") {
       this.heldStderr = stderr;
       this.heldSince = now;

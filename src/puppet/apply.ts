@@ -10,6 +10,7 @@ import { applyCatalog } from "../catalog/apply.js";
 import { formatCatalogDiagnostic, loadCatalogFile, parseCatalog } from "../catalog/load.js";
 import { detailedExitCode, type ReportLog, type RunReport, reportTime } from "../catalog/report.js";
 import { writeChunksAtomically } from "../system/atomic.js";
+import { monotonicMs } from "../system/clock.js";
 import { TextChunks } from "../system/text-chunks.js";
 import { makeDirectoriesSync } from "../system/make-directories.js";
 import type { PuppetLogLine } from "./console.js";
@@ -69,7 +70,7 @@ function runError(message: string): PuppetLogLine {
 
 /** Applies the catalog of `options`; never throws for bad input (exit code 1 and error lines). */
 export async function runPuppetApply(options: PuppetApplyOptions): Promise<PuppetApplyResult> {
-  const started = performance.now();
+  const started = monotonicMs();
   const path = options.readStdin ? "<stdin>" : resolve(options.cwd, options.catalogFile);
   const loaded = options.readStdin ? parseCatalog(readStdin(), path) : await loadCatalogFile(path);
   if (!loaded.ok) {
@@ -77,7 +78,7 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
     return { exitCode: 1 };
   }
   const { settings } = options;
-  const retrieval = (performance.now() - started) / 1000;
+  const retrieval = (monotonicMs() - started) / 1000;
   const run: PuppetRunSettings = {
     modulePath: settings.modulepath.split(":").filter((p) => p !== ""),
     bucketDir: settings.clientbucketdir,
@@ -89,7 +90,7 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
     options.promiseModules?.named ?? new Map(),
     options.promiseModules?.dirs ?? [],
   );
-  const applyStarted = performance.now();
+  const applyStarted = monotonicMs();
   const report = await applyCatalog(loaded.catalog, registryFor(loaded.catalog, modules), {
     noop: options.noop,
     logLevel: options.logLevel ?? "notice",
@@ -99,7 +100,7 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
     tags: options.tags ?? [],
   });
   modules.shutdown(new Logger((record) => options.log(runLogLine(record.level, record.message)), "debug"));
-  const application = (performance.now() - applyStarted) / 1000;
+  const application = (monotonicMs() - applyStarted) / 1000;
   if (report.transaction_completed) {
     appendRunLog(report, `Applied catalog in ${application.toFixed(2)} seconds`, options);
   }

@@ -7,9 +7,18 @@
  * nesting and order are Puppet 7.23's. As Puppet's, every report holds the
  * default schedules and filebucket Puppet adds to each catalog.
  */
-import type { ReportLog, ResourceStatus, RunReport } from "../catalog/report.js";
+import type { ReportEvent, ReportLog, ResourceStatus, RunReport } from "../catalog/report.js";
 import { finalizeReport, labelize, reportTime } from "../catalog/report.js";
-import { dumpYaml, scalar, writeMapping, writeSequence, type YamlOut, type YamlValue } from "./yaml.js";
+import {
+  dumpYaml,
+  scalar,
+  scalarEntry,
+  stringsEntry,
+  writeMapping,
+  writeSequence,
+  type YamlOut,
+  type YamlValue,
+} from "./yaml.js";
 
 /** The Puppet version whose report format tend writes. */
 export const PUPPET_VERSION = "7.23.0";
@@ -71,51 +80,62 @@ export function puppetShapedReport(report: RunReport, times: Readonly<Record<str
   return copy;
 }
 
-function logYaml(log: ReportLog): YamlValue {
-  return {
-    level: log.level,
-    message: log.message,
-    source: log.source,
-    tags: log.tags,
-    time: log.time,
-    file: log.file,
-    line: log.line,
-  };
+/** A log as an item of the report's `logs` (what writeSequence makes of the log's mapping). */
+function logText(log: ReportLog): string {
+  return (
+    scalarEntry(2, "level", log.level, "- ") +
+    scalarEntry(2, "message", log.message) +
+    scalarEntry(2, "source", log.source) +
+    stringsEntry(2, "tags", log.tags) +
+    scalarEntry(2, "time", log.time) +
+    scalarEntry(2, "file", log.file) +
+    scalarEntry(2, "line", log.line)
+  );
 }
 
-function statusYaml(status: ResourceStatus): YamlValue {
+/** A status under `resource_statuses` (what writeMapping makes of `{ [ref]: status }` at indent 2). */
+function writeStatus(ref: string, status: ResourceStatus, out: YamlOut): void {
+  out(
+    `  ${scalar(ref, 2, 2)}:\n` +
+      scalarEntry(4, "title", status.title) +
+      scalarEntry(4, "file", status.file) +
+      scalarEntry(4, "line", status.line) +
+      scalarEntry(4, "resource", status.resource) +
+      scalarEntry(4, "resource_type", status.resource_type) +
+      scalarEntry(4, "provider_used", status.provider_used) +
+      stringsEntry(4, "containment_path", status.containment_path) +
+      scalarEntry(4, "evaluation_time", status.evaluation_time) +
+      stringsEntry(4, "tags", status.tags) +
+      scalarEntry(4, "time", status.time) +
+      scalarEntry(4, "failed", status.failed) +
+      scalarEntry(4, "failed_to_restart", status.failed_to_restart) +
+      scalarEntry(4, "changed", status.changed) +
+      scalarEntry(4, "out_of_sync", status.out_of_sync) +
+      scalarEntry(4, "skipped", status.skipped) +
+      scalarEntry(4, "change_count", status.change_count) +
+      scalarEntry(4, "out_of_sync_count", status.out_of_sync_count),
+  );
+  if (status.events.length === 0) out("    events: []\n");
+  else {
+    out("    events:\n");
+    writeSequence(status.events.map(eventYaml), 4, out);
+  }
+  out(scalarEntry(4, "corrective_change", status.corrective_change));
+}
+
+function eventYaml(e: ReportEvent): YamlValue {
   return {
-    title: status.title,
-    file: status.file,
-    line: status.line,
-    resource: status.resource,
-    resource_type: status.resource_type,
-    provider_used: status.provider_used,
-    containment_path: status.containment_path,
-    evaluation_time: status.evaluation_time,
-    tags: status.tags,
-    time: status.time,
-    failed: status.failed,
-    failed_to_restart: status.failed_to_restart,
-    changed: status.changed,
-    out_of_sync: status.out_of_sync,
-    skipped: status.skipped,
-    change_count: status.change_count,
-    out_of_sync_count: status.out_of_sync_count,
-    events: status.events.map((e) => ({
-      audited: e.audited,
-      property: e.property,
-      previous_value: e.previous_value,
-      desired_value: e.desired_value,
-      historical_value: e.historical_value,
-      message: e.message,
-      name: e.name,
-      status: e.status,
-      time: e.time,
-      redacted: e.redacted,
-      corrective_change: e.corrective_change,
-    })),
-    corrective_change: status.corrective_change,
+    audited: e.audited,
+    property: e.property,
+    previous_value: e.previous_value,
+    desired_value: e.desired_value,
+    historical_value: e.historical_value,
+    message: e.message,
+    name: e.name,
+    status: e.status,
+    time: e.time,
+    redacted: e.redacted,
+    corrective_change: e.corrective_change,
   };
 }
 
@@ -162,7 +182,7 @@ export function writeReportYaml(report: RunReport, out: YamlOut): void {
   if (report.logs.length === 0) out("logs: []\n");
   else {
     out("logs:\n");
-    for (const log of report.logs) writeSequence([logYaml(log)], 0, out);
+    for (const log of report.logs) out(logText(log));
   }
   writeMapping(
     {
@@ -181,7 +201,7 @@ export function writeReportYaml(report: RunReport, out: YamlOut): void {
   if (refs.length === 0) out("resource_statuses: {}\n");
   else {
     out("resource_statuses:\n");
-    for (const ref of refs) writeMapping({ [ref]: statusYaml(statuses[ref] as ResourceStatus) }, 2, out);
+    for (const ref of refs) writeStatus(ref, statuses[ref] as ResourceStatus, out);
   }
   writeMapping(
     {

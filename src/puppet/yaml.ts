@@ -122,6 +122,30 @@ export function writeSequence(
   }
 }
 
+/** A value written on its key's line. */
+export type YamlScalar = string | number | boolean | null | undefined;
+
+/**
+ * One `key: value` line of a block mapping at `indent`, as writeMapping
+ * writes it, made without a mapping object: for documents of many
+ * records (a report's statuses). The key must be a word YAML writes plain
+ * (`title`, `out_of_sync`); `lead` replaces the indentation (`- ` for the
+ * first entry of a mapping in a sequence).
+ */
+export function scalarEntry(indent: number, key: string, value: YamlScalar, lead = pad(indent)): string {
+  if (value === null || value === undefined) return `${lead}${key}:\n`;
+  return `${lead}${key}: ${scalar(value, indent + key.length + 2, indent + 2)}\n`;
+}
+
+/** `key:` and a sequence of strings under it at `indent` (`key: []` when empty), as writeMapping writes it. */
+export function stringsEntry(indent: number, key: string, items: readonly string[]): string {
+  const lead = pad(indent);
+  if (items.length === 0) return `${lead}${key}: []\n`;
+  let text = `${lead}${key}:\n`;
+  for (const item of items) text += `${lead}- ${scalar(item, indent + 2, indent + 2)}\n`;
+  return text;
+}
+
 /** A scalar starting at `column`; continuation lines are indented by `indent`. */
 export function scalar(value: YamlValue, column: number, indent: number): string {
   if (value === null || value === undefined) return "";
@@ -171,7 +195,14 @@ const DOUBLE_ESCAPED = /[\u0000-\u001f"\\\u007f\u0085\u00a0\u2028\u2029\ufeff]/;
 const STYLES = new Map<string, Style>();
 const STYLES_KEPT = 4096;
 
+/** Longer than five characters, a word start, no space, colon, quote or indicator: plain, as chooseStyle says. */
+const PLAIN_WORDS = /^[A-Za-z_][\w[\]/.-]{5,}$/;
+
 function styleOf(text: string): Style {
+  // Paths and references, unique in each record, skip the analysis (and the cache):
+  // a word that cannot read as another type is plain, a path is double-quoted.
+  if (PLAIN_WORDS.test(text)) return "plain";
+  if (text.charCodeAt(0) === 0x2f && !text.includes("\n") && !text.includes('"')) return "double";
   let style = STYLES.get(text);
   if (style === undefined) {
     style = chooseStyle(text);

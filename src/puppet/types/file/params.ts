@@ -73,8 +73,12 @@ function first(value: ParamValue | undefined): ParamValue | undefined {
 
 /** Puppet's path munging: absolute, `.`/`..` resolved, repeated and trailing slashes dropped. */
 export function mungePath(value: string): string {
+  if (value.startsWith("/") && !NOT_NORMAL.test(value)) return value;
   return posix.normalize(value).replace(/(.)\/+$/, "$1");
 }
+
+/** What normalising changes in an absolute path: `//`, a `.` or `..` component, a trailing slash. */
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
 
 function readPath(value: ParamValue | undefined, title: string): string {
   const path = typeof value === "string" ? value : title;
