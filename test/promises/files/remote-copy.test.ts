@@ -24,17 +24,28 @@ import {
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { type Host, inNamespace, missingTools, startHost, trustServer } from "./remote-host.js";
+import {
+  type Host,
+  inNamespace,
+  missingTools,
+  type ServerKind,
+  startHost,
+  trustServer,
+} from "./remote-host.js";
 
 const TEND = fileURLToPath(new URL("../../../../bin/tend.js", import.meta.url));
 const skip = missingTools();
 
-let host: Host | undefined;
+const SERVERS: readonly ServerKind[] = ["cf-serverd", "tend serverd"];
+const hosts = new Map<ServerKind, Host>();
 
 before(async () => {
-  if (!skip) host = await startHost();
+  if (skip) return;
+  for (const kind of SERVERS) hosts.set(kind, await startHost(kind));
 });
-after(() => host?.stop());
+after(() => {
+  for (const host of hosts.values()) host.stop();
+});
 
 interface Run {
   readonly lines: string[];
@@ -176,14 +187,15 @@ function server(_h: Host): string {
   return `"127.0.0.1"`;
 }
 
-test("a file, a tree with purge and a denied path, twice: as cf-agent", { skip }, () => {
-  const h = host!;
-  mkdirSync(join(h.data, "tree/sub"), { recursive: true });
-  writeFileSync(join(h.data, "hello.txt"), "hello\n");
-  writeFileSync(join(h.data, "tree/a"), "a\n");
-  writeFileSync(join(h.data, "tree/sub/b"), "b\n");
-  writeFileSync(join(h.data, "secret.txt"), "secret\n");
-  const policy: Policy = (out) => `body common control { bundlesequence => { "main" }; }
+for (const kind of SERVERS) {
+  test(`${kind}: a file, a tree with purge and a denied path, twice: as cf-agent`, { skip }, () => {
+    const h = hosts.get(kind)!;
+    mkdirSync(join(h.data, "tree/sub"), { recursive: true });
+    writeFileSync(join(h.data, "hello.txt"), "hello\n");
+    writeFileSync(join(h.data, "tree/a"), "a\n");
+    writeFileSync(join(h.data, "tree/sub/b"), "b\n");
+    writeFileSync(join(h.data, "secret.txt"), "secret\n");
+    const policy: Policy = (out) => `body common control { bundlesequence => { "main" }; }
 bundle agent main {
   files:
     "${out}/hello.txt" copy_from => r("${h.data}/hello.txt"), classes => c("hello");
@@ -196,28 +208,28 @@ bundle agent main {
 }
 ${copyBody("r", `portnumber => "${h.port}"; compare => "digest"; purge => "true";`, server(h))}
 ${CLASSES}`;
-  const run = both(h, "basic", policy);
-  const first = run();
-  assertAlike(first, "first run");
-  assert.ok(first.tend.reports.some((r) => r.startsWith("R: hello ") && r.includes("hello_repaired")));
-  const second = run();
-  assertAlike(second, "second run");
-  assert.ok(second.tend.reports.includes("R: hello hello_kept"), second.tend.reports.join("\n"));
-  // A changed source, and a file the source does not have: copied again, purged.
-  writeFileSync(join(h.data, "tree/a"), "a changed\n");
-  writeFileSync(join(second.tendOut, "tree/extra"), "x");
-  writeFileSync(join(second.cfOut, "tree/extra"), "x");
-  const third = run();
-  assertAlike(third, "third run");
-  assert.equal(readFileSync(join(third.tendOut, "tree/a"), "utf8"), "a changed\n");
-  assert.equal(existsSync(join(third.tendOut, "tree/extra")), false);
-});
+    const run = both(h, "basic", policy);
+    const first = run();
+    assertAlike(first, "first run");
+    assert.ok(first.tend.reports.some((r) => r.startsWith("R: hello ") && r.includes("hello_repaired")));
+    const second = run();
+    assertAlike(second, "second run");
+    assert.ok(second.tend.reports.includes("R: hello hello_kept"), second.tend.reports.join("\n"));
+    // A changed source, and a file the source does not have: copied again, purged.
+    writeFileSync(join(h.data, "tree/a"), "a changed\n");
+    writeFileSync(join(second.tendOut, "tree/extra"), "x");
+    writeFileSync(join(second.cfOut, "tree/extra"), "x");
+    const third = run();
+    assertAlike(third, "third run");
+    assert.equal(readFileSync(join(third.tendOut, "tree/a"), "utf8"), "a changed\n");
+    assert.equal(existsSync(join(third.tendOut, "tree/extra")), false);
+  });
 
-test("mtime compare, missing_ok, and an unchanged file kept without a copy", { skip }, () => {
-  const h = host!;
-  writeFileSync(join(h.data, "m.txt"), "m\n");
-  utimesSync(join(h.data, "m.txt"), 1_000_000_000, 1_000_000_000);
-  const policy: Policy = (out) => `body common control { bundlesequence => { "main" }; }
+  test(`${kind}: mtime compare, missing_ok, and an unchanged file kept without a copy`, { skip }, () => {
+    const h = hosts.get(kind)!;
+    writeFileSync(join(h.data, "m.txt"), "m\n");
+    utimesSync(join(h.data, "m.txt"), 1_000_000_000, 1_000_000_000);
+    const policy: Policy = (out) => `body common control { bundlesequence => { "main" }; }
 bundle agent main {
   files:
     "${out}/m.txt" copy_from => m("${h.data}/m.txt"), classes => c("m");
@@ -229,23 +241,23 @@ bundle agent main {
 ${copyBody("m", `portnumber => "${h.port}"; compare => "mtime"; preserve => "true";`, server(h))}
 ${copyBody("missing", `portnumber => "${h.port}"; missing_ok => "true";`, server(h))}
 ${CLASSES}`;
-  const run = both(h, "mtime", policy);
-  const first = run();
-  assertAlike(first, "first run");
-  const inode = statSync(join(first.tendOut, "m.txt")).ino;
-  const second = run();
-  assertAlike(second, "second run");
-  assert.equal(statSync(join(second.tendOut, "m.txt")).ino, inode, "not copied again");
-  assert.ok(second.tend.reports.includes("R: m m_kept"), second.tend.reports.join("\n"));
-});
+    const run = both(h, "mtime", policy);
+    const first = run();
+    assertAlike(first, "first run");
+    const inode = statSync(join(first.tendOut, "m.txt")).ino;
+    const second = run();
+    assertAlike(second, "second run");
+    assert.equal(statSync(join(second.tendOut, "m.txt")).ino, inode, "not copied again");
+    assert.ok(second.tend.reports.includes("R: m m_kept"), second.tend.reports.join("\n"));
+  });
 
-test("an untrusted server key: refused without trustkey, trusted with it", { skip }, () => {
-  const h = host!;
-  writeFileSync(join(h.data, "t.txt"), "t\n");
-  const policy =
-    (trust: string): Policy =>
-    (out) =>
-      `body common control { bundlesequence => { "main" }; }
+  test(`${kind}: an untrusted server key: refused without trustkey, trusted with it`, { skip }, () => {
+    const h = hosts.get(kind)!;
+    writeFileSync(join(h.data, "t.txt"), "t\n");
+    const policy =
+      (trust: string): Policy =>
+      (out) =>
+        `body common control { bundlesequence => { "main" }; }
 bundle agent main {
   files:
     "${out}/t.txt" copy_from => t("${h.data}/t.txt"), classes => c("t");
@@ -254,24 +266,24 @@ bundle agent main {
 }
 ${copyBody("t", `portnumber => "${h.port}"; trustkey => "${trust}";`, server(h))}
 ${CLASSES}`;
-  const refused = both(h, "untrusted", policy("false"), false)();
-  assertAlike(refused, "without trustkey");
-  assert.ok(refused.tend.reports.includes("R: t t_failed"), refused.tend.reports.join("\n"));
-  const trusted = both(h, "untrusted", policy("true"), false)();
-  assertAlike(trusted, "with trustkey");
-  assert.ok(
-    existsSync(join(h.root, "tend-untrusted", "ppkeys", `root-${h.serverDigest}.pub`)),
-    "the key is saved",
-  );
-});
+    const refused = both(h, "untrusted", policy("false"), false)();
+    assertAlike(refused, "without trustkey");
+    assert.ok(refused.tend.reports.includes("R: t t_failed"), refused.tend.reports.join("\n"));
+    const trusted = both(h, "untrusted", policy("true"), false)();
+    assertAlike(trusted, "with trustkey");
+    assert.ok(
+      existsSync(join(h.root, "tend-untrusted", "ppkeys", `root-${h.serverDigest}.pub`)),
+      "the key is saved",
+    );
+  });
 
-test("failover from a dead server to a live one; copyfrom_restrict_keys", { skip }, () => {
-  const h = host!;
-  writeFileSync(join(h.data, "f.txt"), "f\n");
-  const policy =
-    (keys: string): Policy =>
-    (out) =>
-      `body common control { bundlesequence => { "main" }; }
+  test(`${kind}: failover from a dead server to a live one; copyfrom_restrict_keys`, { skip }, () => {
+    const h = hosts.get(kind)!;
+    writeFileSync(join(h.data, "f.txt"), "f\n");
+    const policy =
+      (keys: string): Policy =>
+      (out) =>
+        `body common control { bundlesequence => { "main" }; }
 body agent control { copyfrom_restrict_keys => { ${keys} }; }
 bundle agent main {
   files:
@@ -281,32 +293,34 @@ bundle agent main {
 }
 ${copyBody("f", `portnumber => "${h.port}";`, `"127.0.0.2", "127.0.0.1"`)}
 ${CLASSES}`;
-  const failover = both(h, "failover", policy(`"${h.serverDigest}"`))();
-  assertAlike(failover, "failover");
-  assert.ok(failover.tend.reports.includes("R: f f_kept,f_repaired"), failover.tend.reports.join("\n"));
-  const pinned = both(h, "pinned", policy(`"MD5=00000000000000000000000000000000"`))();
-  assertAlike(pinned, "restricted keys");
-  assert.ok(pinned.tend.reports.includes("R: f f_failed"), pinned.tend.reports.join("\n"));
-});
+    const failover = both(h, "failover", policy(`"${h.serverDigest}"`))();
+    assertAlike(failover, "failover");
+    assert.ok(failover.tend.reports.includes("R: f f_kept,f_repaired"), failover.tend.reports.join("\n"));
+    const pinned = both(h, "pinned", policy(`"MD5=00000000000000000000000000000000"`))();
+    assertAlike(pinned, "restricted keys");
+    assert.ok(pinned.tend.reports.includes("R: f f_failed"), pinned.tend.reports.join("\n"));
+  });
 
-test("links, preserve, backups, verify, type_check and a large file: as cf-agent", { skip }, () => {
-  const h = host!;
-  const d = join(h.data, "mix");
-  mkdirSync(join(d, "dir"), { recursive: true });
-  writeFileSync(join(d, "plain"), "plain\n", { mode: 0o640 });
-  writeFileSync(join(d, "script"), "#!/bin/sh\n", { mode: 0o755 });
-  writeFileSync(join(d, "dir/inner"), "inner\n");
-  symlinkSync("plain", join(d, "rel-link"));
-  symlinkSync(join(d, "plain"), join(d, "abs-link"));
-  symlinkSync("dir/inner", join(d, "copied-link"));
-  symlinkSync("nowhere", join(d, "dangling"));
-  const big = Buffer.alloc(3 * 1024 * 1024 + 123);
-  for (let i = 0; i < big.length; i += 4096) big.write(`block ${i}\n`, i);
-  writeFileSync(join(d, "big"), big);
-  const policy =
-    (extra: string): Policy =>
-    (out) =>
-      `body common control { bundlesequence => { "main" }; }
+  test(`${kind}: links, preserve, backups, verify, type_check and a large file: as cf-agent`, {
+    skip,
+  }, () => {
+    const h = hosts.get(kind)!;
+    const d = join(h.data, "mix");
+    mkdirSync(join(d, "dir"), { recursive: true });
+    writeFileSync(join(d, "plain"), "plain\n", { mode: 0o640 });
+    writeFileSync(join(d, "script"), "#!/bin/sh\n", { mode: 0o755 });
+    writeFileSync(join(d, "dir/inner"), "inner\n");
+    symlinkSync("plain", join(d, "rel-link"));
+    symlinkSync(join(d, "plain"), join(d, "abs-link"));
+    symlinkSync("dir/inner", join(d, "copied-link"));
+    symlinkSync("nowhere", join(d, "dangling"));
+    const big = Buffer.alloc(3 * 1024 * 1024 + 123);
+    for (let i = 0; i < big.length; i += 4096) big.write(`block ${i}\n`, i);
+    writeFileSync(join(d, "big"), big);
+    const policy =
+      (extra: string): Policy =>
+      (out) =>
+        `body common control { bundlesequence => { "main" }; }
 bundle agent main {
   files:
     "${out}/mix" copy_from => x("${d}"), depth_search => inf, classes => c("mix");
@@ -317,32 +331,32 @@ bundle agent main {
 }
 ${copyBody("x", `portnumber => "${h.port}"; ${extra}`, server(h))}
 ${CLASSES}`;
-  const variants: [string, string][] = [
-    [
-      "preserve",
-      `preserve => "true"; compare => "hash"; copylink_patterns => { "copied-link" }; verify => "true";`,
-    ],
-    ["absolute", `link_type => "absolute"; compare => "ctime"; copy_backup => "timestamp";`],
-    ["binary", `compare => "binary"; copy_backup => "false"; type_check => "false";`],
-    ["exists", `compare => "exists"; encrypt => "true"; protocol_version => "2";`],
-  ];
-  for (const [name, extra] of variants) {
-    const run = both(h, name, policy(extra));
-    assertAlike(run(), `${name}: first run`);
-    writeFileSync(join(d, "plain"), `plain ${name}\n`, { mode: 0o640 });
-    // Newer than any copy made in the same second, for the time comparisons.
-    const later = Date.now() / 1000 + 100;
-    utimesSync(join(d, "plain"), later, later);
-    assertAlike(run(), `${name}: second run`);
-  }
-});
+    const variants: [string, string][] = [
+      [
+        "preserve",
+        `preserve => "true"; compare => "hash"; copylink_patterns => { "copied-link" }; verify => "true";`,
+      ],
+      ["absolute", `link_type => "absolute"; compare => "ctime"; copy_backup => "timestamp";`],
+      ["binary", `compare => "binary"; copy_backup => "false"; type_check => "false";`],
+      ["exists", `compare => "exists"; encrypt => "true"; protocol_version => "2";`],
+    ];
+    for (const [name, extra] of variants) {
+      const run = both(h, name, policy(extra));
+      assertAlike(run(), `${name}: first run`);
+      writeFileSync(join(d, "plain"), `plain ${name}\n`, { mode: 0o640 });
+      // Newer than any copy made in the same second, for the time comparisons.
+      const later = Date.now() / 1000 + 100;
+      utimesSync(join(d, "plain"), later, later);
+      assertAlike(run(), `${name}: second run`);
+    }
+  });
 
-test("protocol_version classic is refused clearly; the run goes on", { skip }, () => {
-  const h = host!;
-  writeFileSync(join(h.data, "c.txt"), "c\n");
-  const { tendCli } = clients(h, "classic", true);
-  const out = join(h.root, "out-classic");
-  const policy = `body common control { bundlesequence => { "main" }; }
+  test(`${kind}: protocol_version classic is refused clearly; the run goes on`, { skip }, () => {
+    const h = hosts.get(kind)!;
+    writeFileSync(join(h.data, "c.txt"), "c\n");
+    const { tendCli } = clients(h, "classic", true);
+    const out = join(h.root, "out-classic");
+    const policy = `body common control { bundlesequence => { "main" }; }
 bundle agent main {
   files:
     "${out}/c.txt" copy_from => c("${h.data}/c.txt"), classes => c("c");
@@ -351,10 +365,11 @@ bundle agent main {
 }
 ${copyBody("c", `portnumber => "${h.port}"; protocol_version => "classic";`, server(h))}
 ${CLASSES}`;
-  const run = runners.tend(h, tendCli, out, () => policy, "classic");
-  assert.ok(run.reports.includes("R: c c_failed"), run.reports.join("\n"));
-  assert.ok(
-    run.lines.some((l) => l.includes("the classic protocol) is not supported")),
-    run.lines.join("\n"),
-  );
-});
+    const run = runners.tend(h, tendCli, out, () => policy, "classic");
+    assert.ok(run.reports.includes("R: c c_failed"), run.reports.join("\n"));
+    assert.ok(
+      run.lines.some((l) => l.includes("the classic protocol) is not supported")),
+      run.lines.join("\n"),
+    );
+  });
+}

@@ -4,12 +4,13 @@
  * namespace, keys made by cf-key, listening on 127.0.0.1 at a free high
  * port; and a client work directory (keys by cf-key) that both tend agent
  * and cf-agent use. The daemon is killed by `stop` (tests call it in
- * t.after). Until test/net/scratch-host.ts is shared, this is its own.
+ * t.after). tend serverd runs the same policy in the same work directory.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { scratchDirectory } from "../../scratch.js";
 
 const NS = `mount --bind "$0" /var/lib/cfengine3 && exec "$@"`;
@@ -61,8 +62,15 @@ export interface Host {
   stop(): void;
 }
 
-/** Starts cf-serverd serving `<root>/data/` (admitted) but `<root>/data/secret*` (denied). */
-export async function startHost(): Promise<Host> {
+const TEND = fileURLToPath(new URL("../../../../bin/tend.js", import.meta.url));
+
+export type ServerKind = "cf-serverd" | "tend serverd";
+
+/**
+ * Starts cf-serverd (or tend serverd, with the same work directory and
+ * policy) serving `<root>/data/` (admitted) but `<root>/data/secret*` (denied).
+ */
+export async function startHost(kind: ServerKind = "cf-serverd"): Promise<Host> {
   const root = realpathSync(scratchDirectory("tend-remote-"));
   const data = join(root, "data");
   mkdirSync(data);
@@ -89,11 +97,14 @@ bundle server access {
 }
 `,
   );
-  const child: ChildProcess = spawn(
-    "unshare",
-    ["-m", "sh", "-c", NS, serverDir, "cf-serverd", "-F", "-K", "-f", policy],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child: ChildProcess =
+    kind === "cf-serverd"
+      ? spawn("unshare", ["-m", "sh", "-c", NS, serverDir, "cf-serverd", "-F", "-K", "-f", policy], {
+          stdio: ["ignore", "pipe", "pipe"],
+        })
+      : spawn(process.execPath, [TEND, "serverd", "-F", "-K", "-w", serverDir, "-f", policy], {
+          stdio: ["ignore", "pipe", "pipe"],
+        });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
@@ -102,7 +113,7 @@ bundle server access {
     output += chunk.toString();
   });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cf-serverd did not start: ${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${kind} did not start: ${output}`)), 30_000);
     const check = setInterval(() => {
       if (output.includes("Server is starting")) {
         clearInterval(check);
@@ -113,7 +124,7 @@ bundle server access {
     child.on("exit", () => {
       clearInterval(check);
       clearTimeout(timer);
-      reject(new Error(`cf-serverd exited: ${output}`));
+      reject(new Error(`${kind} exited: ${output}`));
     });
   });
   child.removeAllListeners("exit");
