@@ -16,7 +16,8 @@
  *   the name; one admitting and none explicitly denying.
  */
 import { isIPv4, isIPv6 } from "node:net";
-import { matchesFully } from "../../eval/regex/match.js";
+import { compileCfRegex, matchesFully } from "../../eval/regex/match.js";
+import { PcreError, type PcreRegExp } from "../../eval/regex/pcre.js";
 
 /** One side (admit or deny) of an entry. */
 export interface RuleSet {
@@ -44,9 +45,20 @@ function emptyRules(): RuleSet {
   return { ips: [], hostnames: [], keys: [], usernames: [] };
 }
 
+/** Compiled patterns (the lists are fixed once loaded; requests ask the same ones again and again). */
+const compiled = new Map<string, PcreRegExp | null>();
+const MAX_COMPILED = 10_000;
+
 /** StringMatchFull: a PCRE matching the whole subject; a bad pattern matches nothing. */
 export function regexMatchesFully(pattern: string, subject: string): boolean {
-  return matchesFully(pattern, subject) === true;
+  let regex = compiled.get(pattern);
+  if (regex === undefined) {
+    const made = compileCfRegex(pattern, { anchored: true });
+    regex = made instanceof PcreError ? null : made;
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(pattern, regex);
+  }
+  return regex !== null && matchesFully(regex, subject) === true;
 }
 
 /** A list of entries by name, in insertion order (the order matters to nobody: decisions are order-free). */
@@ -186,7 +198,7 @@ function binarySearchExtended(
     const pos = Math.floor((hi - lo) / 2) + lo;
     const entry = list[pos] as Buffer;
     const n = Math.min(sLen, entry.length);
-    const match = Buffer.compare(s.subarray(0, n), entry.subarray(0, n));
+    const match = s.compare(entry, 0, n, 0, n);
     if (match === 0) {
       if (entry.length === sLen) {
         bounds.min = pos + 1;
@@ -225,9 +237,22 @@ export function unsortedBinarySearch(list: readonly string[], name: string): boo
 /** Whether a hostname rule list holds `hostname`: itself or a suffix starting at a "." (StrList_SearchLongestPrefix backward on '.'). */
 function hostnameSuffixListed(rules: readonly string[], hostname: string): boolean {
   // The backward search of 3.21 is the forward one over reversed strings.
-  const reversed = rules.map((r) => Buffer.from(r).reverse()).sort(Buffer.compare);
-  return searchLongestPrefix(reversed, Buffer.from(hostname).reverse(), 0x2e) !== undefined;
+  let cached = reversedRules.get(rules);
+  if (cached?.length !== rules.length) {
+    cached = {
+      length: rules.length,
+      sorted: rules.map((r) => Buffer.from(r).reverse()).sort(Buffer.compare),
+    };
+    reversedRules.set(rules, cached);
+  }
+  return searchLongestPrefix(cached.sorted, Buffer.from(hostname).reverse(), 0x2e) !== undefined;
 }
+
+/** Each hostname list reversed and sorted once (lists only grow, while loading). */
+const reversedRules = new WeakMap<
+  readonly string[],
+  { readonly length: number; readonly sorted: Buffer[] }
+>();
 
 /** A hostname rule matches: by domain suffix, else as a regex of the whole name. */
 function hostnameMatches(rules: readonly string[], hostname: string): boolean {
