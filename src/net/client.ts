@@ -271,18 +271,47 @@ export class ServerConnection {
       if (size <= 0) return sink ? undefined : Buffer.alloc(0);
       await this.send(`GET ${GET_BLOCK} ${path}`);
       await this.checkGetRefusal(size);
-      let left = size;
-      while (left > 0) {
-        if (left < size && left >= CHANGED.length) {
-          const head = await this.reader.peek(CHANGED.length, this.timeoutMs);
-          if (head.toString("latin1") === CHANGED) {
-            const block = await this.guard(this.reader.raw(GET_BLOCK, this.timeoutMs));
-            throw new NetError("refused", text(block));
+      // The data, checking at each block boundary for 3.21's "file changed"
+      // block (sent instead of the rest when the file changes meanwhile).
+      const marker = Buffer.from(CHANGED, "latin1");
+      let delivered = 0;
+      let pending: Buffer = Buffer.alloc(0);
+      while (delivered < size) {
+        if (pending.length === 0) pending = await this.guard(this.reader.some(size - delivered));
+        const limit = Math.min(pending.length, size - delivered);
+        let cut = limit;
+        let needMore = false;
+        const first = delivered % GET_BLOCK === 0 ? 0 : GET_BLOCK - (delivered % GET_BLOCK);
+        for (let p = first; p < limit; p += GET_BLOCK) {
+          if (delivered + p === 0 || size - (delivered + p) < marker.length) continue;
+          if (pending.length - p < marker.length) {
+            cut = p;
+            needMore = true;
+            break;
+          }
+          if (pending[p] === marker[0] && pending.subarray(p, p + marker.length).equals(marker)) {
+            cut = p;
+            break;
           }
         }
-        const block = await this.guard(this.reader.raw(Math.min(left, GET_BLOCK), this.timeoutMs));
-        deliver(block);
-        left -= block.length;
+        if (cut > 0) {
+          deliver(pending.subarray(0, cut));
+          delivered += cut;
+          pending = pending.subarray(cut);
+          continue;
+        }
+        if (needMore) {
+          const more = await this.guard(this.reader.some(size - delivered - pending.length || 1));
+          pending = Buffer.concat([pending, more]);
+          continue;
+        }
+        // At a boundary with the "file changed" block: read all of it and stop.
+        if (pending.length < GET_BLOCK)
+          pending = Buffer.concat([
+            pending,
+            await this.guard(this.reader.raw(GET_BLOCK - pending.length, this.timeoutMs)),
+          ]);
+        throw new NetError("refused", text(pending.subarray(0, GET_BLOCK)));
       }
       return sink ? undefined : Buffer.concat(parts, size);
     });

@@ -166,6 +166,15 @@ export class FrameReader {
     });
   }
 
+  /** Between 1 and `max` raw bytes: whatever has arrived, waiting for the first. */
+  some(max: number, timeoutMs = this.timeoutMs): Promise<Buffer> {
+    return this.read(timeoutMs, false, (resolve) => {
+      if (this.buffered === 0) return false;
+      resolve(this.take(Math.min(max, this.buffered)));
+      return true;
+    });
+  }
+
   /**
    * A line ending in "\n" (returned without it, nor a "\r" before it), at
    * most `maxLength` bytes; a longer one is a NetError "protocol".
