@@ -181,6 +181,26 @@ test("tend agent -B to this host's own address makes it a policy server", async 
     "R: hub policy: am_policy_hub",
   ]);
   assert.match(run.stdout, /notice: Bootstrap to '127\.0\.0\.1' completed successfully!\n$/);
+  // Later runs know the hub and the bootstrap, as cf-agent's do.
+  const later = await runTendIn(
+    workdir,
+    [
+      "agent",
+      "-K",
+      "--show-evaluated-vars=sys\\.(bootstrap_id|policy_hub.*)",
+      "--show-evaluated-classes=(am_)?policy_(server|hub)",
+    ],
+    workdir,
+  );
+  const id = readFileSync(join(workdir, "bootstrap_id.dat"), "utf8").trim();
+  assert.match(
+    later.stdout,
+    new RegExp(`default:sys\\.bootstrap_id +${id.replaceAll("+", "\\+")} +source=bootstrap`),
+  );
+  assert.match(later.stdout, /default:sys\.policy_hub +127\.0\.0\.1 +source=bootstrap/);
+  assert.match(later.stdout, /default:sys\.policy_hub_port +5308 +source=bootstrap/);
+  assert.match(later.stdout, /^am_policy_hub +source=bootstrap,deprecated,alias=policy_server/m);
+  assert.match(later.stdout, /^policy_server +inventory,attribute_name=CFEngine roles,source=bootstrap/m);
 });
 
 test("tend agent --trust-server without -B is refused, as cf-agent", async () => {
