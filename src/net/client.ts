@@ -558,8 +558,16 @@ function openTls(options: ConnectOptions, port: number, timeoutMs: number): Prom
       cert: selfSignedCertificate(pair),
       rejectUnauthorized: false,
       checkServerIdentity: () => undefined,
-      minVersion: (options.minTlsVersion ?? "TLSv1.1") as tls.SecureVersion,
-      ...(options.ciphers ? { ciphers: options.ciphers } : {}),
+      minVersion: tlsVersion(options.minTlsVersion) ?? "TLSv1.1",
+      // As 3.21's TLSSetCipherList: a list without TLS 1.3 suites ("TLS_…") turns TLS 1.3 off.
+      ...(options.ciphers
+        ? {
+            ciphers: options.ciphers,
+            ...(options.ciphers.split(":").some((c) => c.startsWith("TLS_"))
+              ? {}
+              : { maxVersion: "TLSv1.2" as const }),
+          }
+        : {}),
     });
     const timer = setTimeout(() => {
       socket.destroy();
@@ -586,6 +594,13 @@ function openTls(options: ConnectOptions, port: number, timeoutMs: number): Prom
       );
     });
   });
+}
+
+/** "1.2" (as `tls_min_version` writes it) or "TLSv1.2" → Node's name; undefined when neither. */
+function tlsVersion(version: string | undefined): tls.SecureVersion | undefined {
+  const match = /^(?:TLSv)?1\.([0-3])$/.exec((version ?? "").trim());
+  if (!match) return undefined;
+  return match[1] === "0" ? "TLSv1" : (`TLSv1.${match[1]}` as tls.SecureVersion);
 }
 
 /** Writes `data` as one TLS record and waits until it is handed to the socket. */

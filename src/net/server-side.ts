@@ -43,7 +43,7 @@ export interface PeerIdentity {
 export function tlsVersionName(version: string): tls.SecureVersion | undefined {
   const match = /^(?:TLSv)?1\.([0-3])$/.exec(version.trim());
   if (!match) return undefined;
-  return `TLSv1.${match[1]}` === "TLSv1.0" ? "TLSv1" : (`TLSv1.${match[1]}` as tls.SecureVersion);
+  return match[1] === "0" ? "TLSv1" : (`TLSv1.${match[1]}` as tls.SecureVersion);
 }
 
 /**

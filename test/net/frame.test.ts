@@ -4,7 +4,8 @@ import { test } from "node:test";
 import * as der from "../../src/net/der.js";
 import { NetError } from "../../src/net/errors.js";
 import { encodeFrame, FrameReader, MAX_FRAME_PAYLOAD, parseHeader } from "../../src/net/frame.js";
-import { classifyStart, parseIdentity } from "../../src/net/server-side.js";
+import { classifyStart, parseIdentity, tlsServerOptions, tlsVersionName } from "../../src/net/server-side.js";
+import { generateKeyPair } from "../../src/net/keys.js";
 import { parseBanner, parseStatReply } from "../../src/net/client.js";
 
 test("encodeFrame: 8-byte NUL-padded header and payload in one buffer", () => {
@@ -124,4 +125,20 @@ test("DER: lengths, integers, OIDs, times", () => {
   assert.equal(der.time(new Date("2036-01-02T03:04:05Z")).toString("latin1"), "\x17\x0d360102030405Z");
   assert.equal(der.time(new Date("2050-01-02T03:04:05Z")).toString("latin1"), "\x18\x0f20500102030405Z");
   assert.equal(der.nullValue().toString("hex"), "0500");
+});
+
+test("tlsServerOptions: 3.21's ciphers and minimum version, allowciphers and allowtlsversion", () => {
+  const pair = generateKeyPair();
+  const plain = tlsServerOptions(pair);
+  assert.equal(plain.ciphers, "AES256-GCM-SHA384:AES256-SHA:TLS_AES_256_GCM_SHA384");
+  assert.equal(plain.minVersion, "TLSv1.1");
+  assert.equal(plain.maxVersion, undefined);
+  assert.equal(plain.requestCert, true);
+  assert.equal(plain.rejectUnauthorized, false);
+  const only12 = tlsServerOptions(pair, { ciphers: "AES256-SHA", minVersion: "1.2" });
+  assert.equal(only12.maxVersion, "TLSv1.2");
+  assert.equal(only12.minVersion, "TLSv1.2");
+  assert.equal(tlsVersionName("1.0"), "TLSv1");
+  assert.equal(tlsVersionName("TLSv1.3"), "TLSv1.3");
+  assert.equal(tlsVersionName("2.0"), undefined);
 });

@@ -189,6 +189,41 @@ test("tend's client against cf-serverd 3.21: stat, get, opendir, md5, version, r
   });
 });
 
+test("TLS: 1.3 by default; a cipher list without TLS 1.3 suites gets TLS 1.2 with that cipher", {
+  skip: reason,
+}, async (t) => {
+  const tree = fixtureTree();
+  const { server, client, running } = await startServer(t, tree);
+  client.trust(server);
+  const plain = await connect(client, running);
+  assert.equal(plain.tlsVersion, "TLSv1.3");
+  plain.close();
+  const old = await ServerConnection.connect({
+    host: running.address,
+    port: running.port,
+    keys: client.keys,
+    ppkeys: client.ppkeys,
+    user: "root",
+    trustServer: false,
+    ciphers: "AES256-SHA",
+  });
+  assert.equal(old.tlsVersion, "TLSv1.2");
+  assert.equal(await old.version(), "3.21.0");
+  old.close();
+  await assert.rejects(
+    ServerConnection.connect({
+      host: running.address,
+      port: running.port,
+      keys: client.keys,
+      ppkeys: client.ppkeys,
+      user: "root",
+      trustServer: false,
+      ciphers: "ECDHE-RSA-AES128-GCM-SHA256",
+    }),
+    (error: unknown) => error instanceof NetError,
+  );
+});
+
 test("an untrusted server key: refused without trustServer, saved with it", { skip: reason }, async (t) => {
   const tree = fixtureTree();
   const { server, client, running } = await startServer(t, tree);
