@@ -162,7 +162,12 @@ function searchAndCopy(
   const keep = new Set<string>();
   for (const name of names) {
     if (job.attrs.copy.purge) keep.add(name);
-    copyEntry(job, copy, joinPath(from, name), dir, name, levels, rootDevice);
+    if (!copyEntry(job, copy, joinPath(from, name), dir, name, levels, rootDevice)) return;
+    // A lost connection ends the walk before anything is purged (3.21 the same).
+    if (!copy.source.connected()) {
+      step.interrupted("connection error");
+      return;
+    }
   }
   if (job.attrs.copy.purge) purgeLocalFiles(step.forPath(step.path), keep, dir, job.attrs.haveDepthSearch);
 }
@@ -208,37 +213,43 @@ function copyEntry(
   name: string,
   levels: number,
   rootDevice: number,
-): void {
+): boolean {
   const { step } = copy;
   const { recursion, copy: attrs } = job.attrs;
   const follow = recursion.traverseLinks;
   const ss = sourceStat(copy, from, follow);
   if (!ss) {
-    step.unchanged(`Can't stat '${from}'. (cf_stat: No such file or directory)`);
+    // A server's refusal reads as EPERM in 3.21 (cf_remote_stat).
+    const why = copy.source.remote ? "Operation not permitted" : "No such file or directory";
+    step.unchanged(`Can't stat '${from}'. (cf_stat: ${why})`);
+    if (!copy.source.connected()) {
+      step.interrupted(`Connection error when checking '${from}'`);
+      return false;
+    }
     step.unchanged(`Skipping '${from}'`);
-    return;
+    return true;
   }
   const target = attrs.collapse && ss.isDirectory() ? to : joinPath(to, name);
   if (recursion.xdev && ss.dev !== rootDevice) {
     step.unchanged(`Skipping '${from}' on different device`);
-    return;
+    return true;
   }
   if (!ss.isDirectory()) {
     verifyCopy(job, copy, from, target);
-    return;
+    return true;
   }
   if (recursion.traverseLinks) {
     step.unchanged("Traversing directory links during copy is too dangerous, pruned");
-    return;
+    return true;
   }
-  if (skipDirectory(step, from, name, job.attrs)) return;
+  if (skipDirectory(step, from, name, job.attrs)) return true;
   let ds = statWith(target, true);
   if (!attrs.collapse && !ds) {
     try {
       mkdirSync(target, 0o700);
     } catch (error) {
       step.interrupted(`Can't make directory '${target}'. (mkdir: ${errorText(error)})`);
-      return;
+      return true;
     }
     step.changed(`Created directory '${target}'`);
     ds = statWith(target, true);
@@ -246,10 +257,11 @@ function copyEntry(
       step.interrupted(
         `Can't stat local copy '${target}' - failed to establish directory. (stat: No such file or directory)`,
       );
-      return;
+      return true;
     }
   }
   step.unchanged(`Entering '${target}'`);
   if (!attrs.collapse && ds) verifyFileAttributes(step, target, ds, copiedPerms(job, ss, ds), job.attrs);
   searchAndCopy(job, copy, from, target, levels - 1, rootDevice);
+  return true;
 }

@@ -91,6 +91,9 @@ function filesOf(server: string, connection: SyncServerConnection, log: Logger):
   return {
     server,
     address: connection.address.replace(/:\d+$/, ""),
+    get connected() {
+      return connection.usable;
+    },
     stat: (path) => {
       try {
         return connection.stat(path);

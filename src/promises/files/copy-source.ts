@@ -49,6 +49,8 @@ export interface RemoteFiles {
   opendir(path: string): string[];
   /** Whether the server's file differs from the local file `local` (MD5 compare). */
   differs(path: string, local: string): boolean;
+  /** Whether the connection still stands (3.21's CONNECTIONINFO_STATUS_ESTABLISHED). */
+  readonly connected: boolean;
 }
 
 export interface CopySource {
@@ -70,6 +72,8 @@ export interface CopySource {
   modeOf(path: string, ss: Stats): number;
   /** Whether the local file `dest` differs in content from the source `path`. */
   differs(path: string, dest: string, ss: Stats, ds: Stats): boolean;
+  /** False once a server's connection is lost: a recursive copy stops there (and purges nothing). */
+  connected(): boolean;
 }
 
 export const LOCAL_SOURCE: CopySource = {
@@ -82,6 +86,7 @@ export const LOCAL_SOURCE: CopySource = {
   copyTo: copyFileSparse,
   modeOf: (path) => statSync(path).mode & 0o7777,
   differs: contentsDiffer,
+  connected: () => true,
 };
 
 const TYPE_BITS: Record<RemoteFileStat["type"], number> = {
@@ -166,5 +171,6 @@ export function remoteSource(files: RemoteFiles, cache: StatCache): CopySource {
     },
     modeOf: (_path, ss) => ss.mode & 0o7777,
     differs: (path, dest, ss, ds) => ss.size !== ds.size || files.differs(path, dest),
+    connected: () => files.connected,
   };
 }
