@@ -146,11 +146,17 @@ class ServerState {
     this.secureContext = this.makeSecureContext(options.policy);
   }
 
+  /** The TLS context for `policy` (its allowciphers and allowtlsversion); a ServerStartError when OpenSSL refuses them. */
   private makeSecureContext(policy: ServerPolicy): tls.SecureContext {
     const { allowTlsVersion, allowCiphers } = policy.control;
-    return tls.createSecureContext(
-      tlsServerOptions(this.keys, { minVersion: allowTlsVersion, ciphers: allowCiphers }),
-    );
+    try {
+      return tls.createSecureContext(
+        tlsServerOptions(this.keys, { minVersion: allowTlsVersion, ciphers: allowCiphers }),
+      );
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ServerStartError([`Failed to set up TLS with allowciphers '${allowCiphers ?? ""}' (${reason})`]);
+    }
   }
 
   /** ServerEntryPoint: the connection-level rules, then the connection served. */
@@ -242,9 +248,17 @@ class ServerState {
       this.log.info("File changes contain errors -- ignoring");
       return false;
     }
+    let secureContext: tls.SecureContext;
+    try {
+      secureContext = this.makeSecureContext(loaded.policy);
+    } catch (error) {
+      for (const message of error instanceof ServerStartError ? error.messages : [String(error)]) this.log.error(message);
+      this.log.info("File changes contain errors -- ignoring");
+      return false;
+    }
     this.log.notice(`Rereading policy file '${this.options.policyFile ?? this.policy.sources[0] ?? ""}'`);
     this.policy = loaded.policy;
-    this.secureContext = this.makeSecureContext(loaded.policy);
+    this.secureContext = secureContext;
     await this.snapshot();
     return true;
   }

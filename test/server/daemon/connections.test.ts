@@ -205,3 +205,10 @@ async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
   assert.ok(condition(), "condition never held");
 }
+
+test("allowciphers OpenSSL refuses: a start-up error, not a crash", async (t) => {
+  await assert.rejects(
+    startTestServer(t, handPolicy({ control: { allowCiphers: "NO-SUCH-CIPHER" } })),
+    (error: Error) => error.name === "ServerStartError" && /allowciphers 'NO-SUCH-CIPHER'/.test(error.message),
+  );
+});
