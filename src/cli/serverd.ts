@@ -205,14 +205,8 @@ async function serve(
     return EXIT_FAILURE;
   }
   const pidFile = join(dirs.workdir, "cf-serverd.pid");
-  await writePid(pidFile, logger);
-  // In the background, the first process exits now: as cf-serverd's parent, it does not say this.
-  if (process.send) {
-    process.send("listening");
-    process.disconnect();
-  }
-  logger.notice("Server is starting...");
-  return new Promise((resolve) => {
+  // The signals are handled before anyone can learn the pid or see the server start.
+  const stopped = new Promise<number>((resolve) => {
     const stop = (): void => {
       process.off("SIGTERM", stop);
       process.off("SIGINT", stop);
@@ -228,6 +222,14 @@ async function serve(
     process.on("SIGINT", stop);
     process.on("SIGHUP", hangUp);
   });
+  await writePid(pidFile, logger);
+  // In the background, the first process exits now: as cf-serverd's parent, it does not say this.
+  if (process.send) {
+    process.send("listening");
+    process.disconnect();
+  }
+  logger.notice("Server is starting...");
+  return stopped;
 }
 
 async function writePid(file: string, logger: Logger): Promise<void> {
