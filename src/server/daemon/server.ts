@@ -155,7 +155,9 @@ class ServerState {
       );
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new ServerStartError([`Failed to set up TLS with allowciphers '${allowCiphers ?? ""}' (${reason})`]);
+      throw new ServerStartError([
+        `Failed to set up TLS with allowciphers '${allowCiphers ?? ""}' (${reason})`,
+      ]);
     }
   }
 
@@ -252,7 +254,8 @@ class ServerState {
     try {
       secureContext = this.makeSecureContext(loaded.policy);
     } catch (error) {
-      for (const message of error instanceof ServerStartError ? error.messages : [String(error)]) this.log.error(message);
+      for (const message of error instanceof ServerStartError ? error.messages : [String(error)])
+        this.log.error(message);
       this.log.info("File changes contain errors -- ignoring");
       return false;
     }

@@ -209,6 +209,7 @@ async function waitFor(condition: () => boolean): Promise<void> {
 test("allowciphers OpenSSL refuses: a start-up error, not a crash", async (t) => {
   await assert.rejects(
     startTestServer(t, handPolicy({ control: { allowCiphers: "NO-SUCH-CIPHER" } })),
-    (error: Error) => error.name === "ServerStartError" && /allowciphers 'NO-SUCH-CIPHER'/.test(error.message),
+    (error: Error) =>
+      error.name === "ServerStartError" && /allowciphers 'NO-SUCH-CIPHER'/.test(error.message),
   );
 });
