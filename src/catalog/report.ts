@@ -152,32 +152,71 @@ export function addEvent(status: ResourceStatus, event: ReportEvent): void {
  * (`transaction_evaluation`, `total`...), added after the per-type ones.
  */
 export function finalizeReport(report: RunReport, times: Readonly<Record<string, number>>): void {
-  const statuses = Object.values(report.resource_statuses);
-  report.corrective_change = statuses.some((s) => s.corrective_change);
-  const resources: MetricValues = { total: statuses.length };
+  // One pass over the statuses: a report may hold tens of thousands.
+  const resources: MetricValues = { total: 0 };
   for (const state of STATES) resources[state] = 0;
-  for (const status of statuses) {
-    for (const state of STATES) if (state !== "scheduled" && status[state]) resources[state]++;
-  }
   const time: MetricValues = {};
-  for (const status of statuses) {
-    if (status.evaluation_time === null) continue;
-    const type = status.resource_type.toLowerCase();
-    time[type] = (time[type] ?? 0) + status.evaluation_time;
-  }
-  Object.assign(time, times);
-  const changes = statuses.reduce((sum, s) => sum + s.change_count, 0);
   const events: MetricValues = { total: 0, failure: 0, success: 0 };
-  for (const status of statuses) {
+  let changes = 0;
+  let total = 0;
+  let skipped = 0;
+  let failed = 0;
+  let failedToRestart = 0;
+  let restarted = 0;
+  let changed = 0;
+  let outOfSync = 0;
+  let corrective = 0;
+  let noopPending = false;
+  const statuses = report.resource_statuses;
+  for (const ref in statuses) {
+    if (!Object.hasOwn(statuses, ref)) continue;
+    const status = statuses[ref] as ResourceStatus;
+    total++;
+    if (status.skipped) skipped++;
+    if (status.failed) failed++;
+    if (status.failed_to_restart) failedToRestart++;
+    if (status.restarted) restarted++;
+    if (status.changed) changed++;
+    if (status.out_of_sync) outOfSync++;
+    if (status.corrective_change) corrective++;
+    if (status.evaluation_time !== null) {
+      const type = lowerType(status.resource_type);
+      time[type] = (time[type] ?? 0) + status.evaluation_time;
+    }
+    changes += status.change_count;
     for (const event of status.events) {
       events.total = (events.total ?? 0) + 1;
       events[event.status] = (events[event.status] ?? 0) + 1;
+      if (event.status === "noop") noopPending = true;
     }
   }
+  resources.total = total;
+  resources.skipped = skipped;
+  resources.failed = failed;
+  resources.failed_to_restart = failedToRestart;
+  resources.restarted = restarted;
+  resources.changed = changed;
+  resources.out_of_sync = outOfSync;
+  resources.corrective_change = corrective;
+  report.corrective_change = corrective > 0;
+  Object.assign(time, times);
   report.metrics = { resources, time, changes: { total: changes }, events };
-  const failed = (resources.failed ?? 0) > 0 || (resources.failed_to_restart ?? 0) > 0;
-  report.status = !report.transaction_completed || failed ? "failed" : changes > 0 ? "changed" : "unchanged";
-  report.noop_pending = statuses.some((s) => s.events.some((e) => e.status === "noop"));
+  const anyFailed = failed > 0 || failedToRestart > 0;
+  report.status =
+    !report.transaction_completed || anyFailed ? "failed" : changes > 0 ? "changed" : "unchanged";
+  report.noop_pending = noopPending;
+}
+
+/** `File` → `file`, remembered: a report names few types, each many times. */
+const lowered = new Map<string, string>();
+
+function lowerType(type: string): string {
+  let lower = lowered.get(type);
+  if (lower === undefined) {
+    lower = type.toLowerCase();
+    lowered.set(type, lower);
+  }
+  return lower;
 }
 
 /** `puppet apply --detailed-exitcodes`: 2 when something changed, 4 on failures, 6 for both. */

@@ -145,8 +145,14 @@ async function runApply(args: readonly string[], io: CliIo): Promise<number> {
   }
   const json = values.json === true;
   const out = (stderr: boolean) => (stderr || json ? io.stderr : io.stdout);
-  const colored = (stderr: boolean) =>
-    shouldColor(color, { isTTY: stderr || json ? io.stderrIsTTY : io.stdoutIsTTY }, io.env);
+  // Asked once per stream, not at every line.
+  const coloring: (boolean | undefined)[] = [undefined, undefined];
+  const colored = (stderr: boolean): boolean =>
+    (coloring[stderr ? 1 : 0] ??= shouldColor(
+      color,
+      { isTTY: stderr || json ? io.stderrIsTTY : io.stdoutIsTTY },
+      io.env,
+    ));
   const { runPuppetApply } = await import("../puppet/apply.js");
   const { resolveSettings, SettingsError } = await import("../puppet/settings.js");
   let settings: ReturnType<typeof resolveSettings>;

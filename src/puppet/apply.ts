@@ -53,15 +53,19 @@ export interface PuppetApplyResult {
 }
 
 function toLine(log: ReportLog): PuppetLogLine {
-  return {
+  const line: { -readonly [K in keyof PuppetLogLine]: PuppetLogLine[K] } = {
     level: log.level,
     message: log.message,
     source: log.source,
     tags: log.tags,
-    time: new Date(log.time.slice(0, 23) + "Z"),
-    ...(log.file !== null ? { file: log.file } : {}),
-    ...(log.line !== null ? { line: log.line } : {}),
+    // Made only when read: the console shows no time.
+    get time(): Date {
+      return new Date(`${log.time.slice(0, 23)}Z`);
+    },
   };
+  if (log.file !== null) line.file = log.file;
+  if (log.line !== null) line.line = log.line;
+  return line;
 }
 
 function runError(message: string): PuppetLogLine {
