@@ -202,7 +202,7 @@ export function parseIdentity(line: string): string | { error: string } {
     const name = field.slice(0, eq);
     const value = field.slice(eq + 1);
     if (name === "USERNAME") {
-      if (/[\\/]/.test(value) || value.length >= 256)
+      if (/[\\/]/.test(value) || value.length >= 1024)
         return { error: `Received invalid IDENTITY: ${name}=${printable(value)}` };
       user = value;
     }

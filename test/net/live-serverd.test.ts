@@ -14,7 +14,7 @@ import { selfSignedCertificate } from "../../src/net/certificate.js";
 import { ServerConnection } from "../../src/net/client.js";
 import { NetError } from "../../src/net/errors.js";
 import { CF_FAILEDSTR } from "../../src/net/frame.js";
-import { keyDigest, privateKeyPem, readTrustedKey } from "../../src/net/keys.js";
+import { isTrusted, keyDigest, privateKeyPem, readTrustedKey } from "../../src/net/keys.js";
 import { scratchDirectory } from "../scratch.js";
 import {
   freePort,
@@ -243,6 +243,28 @@ test("an untrusted server key: refused without trustServer, saved with it", { sk
   const again = await connect(client, running, false);
   assert.equal(await again.version(), "3.21.0");
   again.close();
+});
+
+test("trustkeysfrom: cf-serverd saves the client's key, and tend reads the file it wrote", {
+  skip: reason,
+}, async (t) => {
+  const tree = fixtureTree();
+  const server = scratchHost("tend-net-srv-");
+  const client = scratchHost("tend-net-cli-");
+  client.trust(server);
+  const address = loopbackAddress();
+  const port = await freePort(address);
+  const running = await startCfServerd(t, server, {
+    address,
+    port,
+    policy: serverPolicy({ address, port, admit: [`${tree}/pub`], trustKeysFrom: ["127.0.0.0/8"] }),
+  });
+  assert.equal(isTrusted(server.ppkeys, "root", client.keys.publicKey), false);
+  const conn = await connect(client, running);
+  assert.equal(await conn.version(), "3.21.0");
+  conn.close();
+  assert.ok(existsSync(join(server.ppkeys, `root-${client.digest}.pub`)));
+  assert.ok(isTrusted(server.ppkeys, "root", client.keys.publicKey));
 });
 
 test("restrictKeys pins the server's key", { skip: reason }, async (t) => {
