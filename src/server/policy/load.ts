@@ -12,7 +12,13 @@ import type { EvalContext } from "../../eval/context.js";
 import { resolvePolicies } from "../../loader/control.js";
 import { PolicyIndex } from "../../promises/policy-index.js";
 import { loadPolicy, resolveEntryPath } from "../../loader/load.js";
-import { type Peer, expandConnectionVariables, matchItemIn, regexMatchesFully } from "./acl.js";
+import {
+  type Peer,
+  expandConnectionVariables,
+  matchItemIn,
+  regexMatchesFully,
+  replaceSpecialVariables,
+} from "./acl.js";
 import { type ControlMessage, readServerControl } from "./control.js";
 import { type BundleSource, type EvaluationMessage, ServerAcls, evaluateServerBundles } from "./evaluate.js";
 import type {
@@ -118,11 +124,30 @@ export class EvaluatedServerPolicy implements ServerPolicy {
   }
 
   /**
-   * The path ACL. `mapRoot` is always false: in 3.21 `maproot` is honoured
-   * only by the classic protocol, which is not served.
+   * The path ACL, and whether the entry that decided lists the peer in its
+   * `maproot` (by address, or its hostname as a regex, as 3.21's classic
+   * protocol matched it). 3.21's TLS protocol never honours maproot; the
+   * daemon decides what to do with it.
    */
   checkPath(path: string, conn: ConnectionInfo): PathDecision {
-    return { admitted: this.acls.paths.checkPath(path, peerOf(conn)), mapRoot: false };
+    const peer = peerOf(conn);
+    const admitted = this.acls.paths.checkPath(path, peer);
+    if (!admitted || this.acls.mapRoot.size === 0) return { admitted, mapRoot: false };
+    const mangled = replaceSpecialVariables(path, peer);
+    const entries = [path, ...(mangled === undefined ? [] : [mangled])].map((p) =>
+      this.acls.paths.longestPathEntry(p),
+    );
+    const mapRoot = entries.some((entry) => {
+      const items = entry ? this.acls.mapRoot.get(entry.name) : undefined;
+      if (!items) return false;
+      return (
+        (conn.ip !== "" && matchItemIn(items, conn.ip)) ||
+        (conn.hostname !== undefined &&
+          conn.hostname !== "" &&
+          items.some((i) => regexMatchesFully(i, conn.hostname as string)))
+      );
+    });
+    return { admitted, mapRoot };
   }
 
   /** ShortcutsExpand: a relative request whose first component is a shortcut. */

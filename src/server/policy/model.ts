@@ -75,7 +75,10 @@ export type AccessResourceType = "path" | "literal" | "context" | "query" | "var
 
 export interface PathDecision {
   readonly admitted: boolean;
-  /** The peer's IP or key is in the matching entry's `maproot`. */
+  /**
+   * The peer is in the deciding entry's `maproot` (its address, or its
+   * hostname as a regex). 3.21 honours maproot only in the classic protocol.
+   */
   readonly mapRoot: boolean;
 }
 

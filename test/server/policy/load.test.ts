@@ -350,7 +350,7 @@ body report_data_select default_data_select_host
   assert.equal(policy.rolesAuthorize([], "nobody"), true);
 });
 
-test("hostname rules turn on reverse lookups; maproot is not honoured over TLS", (t) => {
+test("hostname rules turn on reverse lookups; maproot is reported", (t) => {
   const dir = scratch(t);
   const { policy, log } = load(
     dir,
@@ -365,6 +365,10 @@ bundle server rules
   assert.equal(policy.needReverseLookup, true);
   assert.ok(log.some((r) => r.message.startsWith("Found hostname admit/deny in access_rules")));
   assert.deepEqual(policy.checkPath(`${dir}/h/x`, { ...conn, hostname: "a.example.com" }), {
+    admitted: true,
+    mapRoot: true,
+  });
+  assert.deepEqual(policy.checkPath(`${dir}/h/x`, { ...conn, ip: "127.0.0.2", hostname: "a.example.com" }), {
     admitted: true,
     mapRoot: false,
   });
