@@ -13,7 +13,7 @@
  */
 import { posix } from "node:path";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import { NetError } from "../../net/errors.js";
 import { type KeyPair, readKeyPair } from "../../net/keys.js";
 import { SyncServerConnection } from "../../net/sync-client.js";
@@ -83,8 +83,17 @@ function portOf(text: string | undefined): number | undefined {
   return text === "cfengine" ? DEFAULT_PORT : undefined;
 }
 
+/** The MD5 of a local file, read a block at a time (the files may be large). */
 function md5Of(path: string): Buffer {
-  return createHash("md5").update(readFileSync(path)).digest();
+  const hash = createHash("md5");
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) hash.update(buffer.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest();
 }
 
 function filesOf(server: string, connection: SyncServerConnection, log: Logger): RemoteFiles {
