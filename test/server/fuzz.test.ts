@@ -24,7 +24,7 @@ test("tend serverd holds under 5,000 seeded malformed frames, slowloris and floo
     slowloris: 2,
     maxConnections: 30,
     flood: 45,
-    floodEveryMs: 4000,
+    floodEveryMs: 8000,
     watchEveryMs: 250,
   });
   t.diagnostic(

@@ -9,6 +9,10 @@
  * attack? Committing apoptosis..."): a flood of connections stops the
  * server. tend serves N (or N + 1) at once, refuses the rest the same way
  * (closed before OK WELCOME), and keeps serving however many it refuses.
+ *
+ * A client that hangs up in the middle of the TLS handshake frees its slot
+ * at once on both (tend serverd used to hold it until the 30 s dialog
+ * limit, so a few cut handshakes a second locked every agent out).
  */
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
@@ -19,6 +23,8 @@ import { isNetError } from "../../src/net/errors.js";
 import { generateKeyPair } from "../../src/net/keys.js";
 import { type Impl, Lab, tendHas, whyNoReference } from "../net/hosts.js";
 import { fuzzServerPolicy, makeFuzzTree } from "./fuzz/campaign.js";
+import { agentFetch } from "./fuzz/driver.js";
+import { makePeer, Probe } from "./fuzz/wire.js";
 
 const MAX = 6;
 const FLOOD = 12;
@@ -113,5 +119,39 @@ for (const impl of ["tend", "cf"] as const) {
     }
     assert.ok(typeof again !== "string", `not served after the flood: ${again}`);
     again.close();
+  });
+}
+
+for (const impl of ["tend", "cf"] as const) {
+  const name = impl === "cf" ? "cf-serverd 3.21" : "tend serverd";
+  test(`${name}: clients hanging up mid-handshake do not keep their slots`, async (t) => {
+    const why = whyNot(impl);
+    if (why.skip) return t.skip(why.skip);
+    if (why.todo) return t.todo(why.todo);
+    const lab = new Lab("tend-maxconn-");
+    t.after(() => lab.close());
+    const host = await lab.host("server");
+    const tree = makeFuzzTree(host.data);
+    await host.startServer(
+      impl,
+      host.writePolicy("server.cf", fuzzServerPolicy(host.address, host.port, [tree.root], 4)),
+    );
+    const ppkeys = join(lab.root, "agent-ppkeys");
+    mkdirSync(ppkeys, { mode: 0o700 });
+    const agent = { host: host.address, port: host.port, keys: generateKeyPair(), ppkeys };
+    const peer = makePeer(host.address, host.port);
+    // Five times maxconnections: a TLS record that promises 512 bytes, 20 sent, then gone.
+    for (let i = 0; i < 20; i++) {
+      const probe = await Probe.tcp(peer, 5000);
+      probe.write(Buffer.concat([Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]), Buffer.alloc(14)]));
+      probe.destroy();
+    }
+    // Served well before the 30 s a handshake may take: the slots were freed when the peers left.
+    let result = "refused";
+    for (let i = 0; i < 50 && result === "refused"; i++) {
+      result = await agentFetch(agent, tree.file, tree.content);
+      if (result === "refused") await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(result, "ok");
   });
 }

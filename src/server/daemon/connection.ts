@@ -15,7 +15,7 @@ import { lookupService } from "node:dns/promises";
 import { reverse } from "node:dns/promises";
 import type { Socket } from "node:net";
 import tls from "node:tls";
-import { isNetError } from "../../net/errors.js";
+import { isNetError, NetError } from "../../net/errors.js";
 import { FrameReader, MAX_FRAME_PAYLOAD, encodeFrame } from "../../net/frame.js";
 import { readTrustedKey, sameKey, trustKey } from "../../net/keys.js";
 import { type PeerIdentity, peekConnectionStart, sendWelcome, serverDialog } from "../../net/server-side.js";
@@ -124,6 +124,14 @@ function handshake(socket: Socket, context: ConnectionContext, log: Logger): Pro
     secure.once("error", (error) => {
       clearTimeout(timer);
       reject(new Error(`Failed to accept TLS connection: ${error.message}`));
+    });
+    // A peer that hangs up mid-handshake gives no error: without this its
+    // slot stayed taken until the dialog timeout (found by the fuzzer).
+    secure.once("close", () => {
+      clearTimeout(timer);
+      reject(
+        new NetError("closed", "Failed to accept TLS connection: the peer closed it during the handshake"),
+      );
     });
   });
 }

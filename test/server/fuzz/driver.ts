@@ -215,10 +215,11 @@ export function watchServer(fetch: Fetch, intervalMs: number): { stop(): Promise
     async stop() {
       running = false;
       await loop;
-      // A refusal at the very end must still be followed by a success.
-      while (!stats.lastOk && stats.refused < 10_000) {
+      // A refusal at the very end must still be followed by a success (within 10 s).
+      for (let i = 0; i < 100 && !stats.lastOk; i++) {
         try {
           if ((await fetch()) === "ok") stats.lastOk = true;
+          else await new Promise((resolve) => setTimeout(resolve, 100));
         } catch (error) {
           stats.failed++;
           stats.failures.push((error as Error).message);

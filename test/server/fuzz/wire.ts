@@ -84,14 +84,10 @@ export class Probe {
     return true;
   }
 
-  /** Ends the connection abruptly (a reset where the kernel allows). */
+  /** Ends the connection at once, whatever was said. */
   destroy(): void {
-    try {
-      // A TCP reset where node allows it (not on a TLS socket).
-      this.socket.resetAndDestroy();
-    } catch {
-      this.socket.destroy();
-    }
+    // Not resetAndDestroy(): on a socket still connecting, node keeps its handle alive.
+    this.socket.destroy();
     this.closed = true;
   }
 
