@@ -219,6 +219,11 @@ export interface RunOptions {
   readonly cwd?: string;
 }
 
+export interface HostOptions {
+  /** Link every installed cf-* program into `bin/` (the default); false leaves `bin/` empty. */
+  readonly bin?: boolean;
+}
+
 /** One scratch host: its directory, address, port and keys. */
 export class Host {
   readonly ppkeys: string;
@@ -233,6 +238,7 @@ export class Host {
     readonly dir: string,
     readonly address: string,
     readonly port: number,
+    options: HostOptions = {},
   ) {
     this.ppkeys = join(dir, "ppkeys");
     this.inputs = join(dir, "inputs");
@@ -246,7 +252,7 @@ export class Host {
     writeFileSync(join(this.ppkeys, "localhost.priv"), this.keys.privatePem, { mode: 0o600 });
     writeFileSync(join(this.ppkeys, "localhost.pub"), this.keys.publicPem, { mode: 0o600 });
     // cf-agent and cf-serverd validate policy with <workdir>/bin/cf-promises under the override.
-    if (existsSync(CF_BIN))
+    if (options.bin !== false && existsSync(CF_BIN))
       for (const tool of readdirSync(CF_BIN).filter((p) => p.startsWith("cf-")))
         symlinkSync(join(CF_BIN, tool), join(this.bin, tool));
   }
@@ -376,10 +382,10 @@ export class Lab {
   }
 
   /** A new host with its own address (127.S.N.1) and a free port there. */
-  async host(name: string): Promise<Host> {
+  async host(name: string, options: HostOptions = {}): Promise<Host> {
     const address = `127.${this.subnet}.${this.hosts.length + 1}.1`;
     const port = await freePort(address);
-    const host = new Host(this, name, join(this.root, name), address, port);
+    const host = new Host(this, name, join(this.root, name), address, port, options);
     this.hosts.push(host);
     return host;
   }
