@@ -29,6 +29,10 @@ const commands: Readonly<Record<string, CommandEntry>> = {
       "serve files and cf-runagent requests to CFEngine agents, as cf-serverd does (accepts its options)",
     load: () => import("./serverd.js"),
   },
+  monitord: {
+    summary: "measure the host for the agents' mon.* variables and classes, as cf-monitord does",
+    load: () => import("./monitord.js"),
+  },
   net: {
     summary: "talk to a cf-serverd for testing, as cf-net does (connect, stat, get, opendir)",
     load: () => import("./net.js"),

@@ -166,3 +166,12 @@ test("net imports only node:*, src/system and src/text", () => {
     .map((e) => e.example);
   assert.deepEqual([...wrong, ...(packages.get("net") ?? [])], []);
 });
+
+test("only the command line imports the monitor, and the monitor imports no agent, server or cli", () => {
+  const edges = folderImports().edges;
+  const wrong = [
+    ...edges.filter((e) => e.to === "monitor" && e.from !== "cli"),
+    ...edges.filter((e) => e.from === "monitor" && ["agent", "server", "cli", "check"].includes(e.to)),
+  ].map((e) => e.example);
+  assert.deepEqual(wrong, []);
+});

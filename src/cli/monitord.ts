@@ -1,0 +1,228 @@
+/**
+ * `tend monitord`: the monitor daemon, accepting cf-monitord 3.21's command
+ * line. It samples the host at start and then every 2.5 minutes, learns
+ * the weekly statistics and writes `<workdir>/state/env_data`, which tend
+ * agent and cf-agent read into `mon.*` variables and classes.
+ *
+ * Without -F (and without -v or -d, which imply it) it runs in the
+ * background: tend starts itself again detached and the first process
+ * exits 0 once the second has taken its first sample. `--once` (tend's
+ * own) takes one sample and exits, for tests and cron. The running daemon
+ * writes its pid to `<workdir>/cf-monitord.pid` and removes it when it stops.
+ */
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
+import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
+import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
+
+export const monitordUsage = `Usage: tend monitord [OPTIONS] [FILE]
+
+The monitor daemon (accepts cf-monitord's options): measures the host every
+2.5 minutes and publishes what it sees in <workdir>/state/env_data for the
+agents (tend agent and cf-agent 3.21 read it as mon.* variables and classes).
+
+Options:
+  -f, --file FILE           the policy (default: <workdir>/inputs/promises.cf)
+  -D, --define A,B          define classes before the policy is evaluated
+  -N, --negate A,B          undefine classes
+  -F, --no-fork             stay in the foreground
+  -K, --no-lock             accepted, as cf-monitord accepts it
+  -n, --dry-run             accepted, as cf-monitord accepts it
+  -H, --histograms          accepted (no longer used, as in cf-monitord)
+  -T, --tcpdump             accepted; tend has no packet sniffer
+  -I, --inform              log more
+  -v, --verbose             log what the monitor does (implies -F)
+  -d, --debug               log everything (implies -F)
+  -g, --log-level LEVEL     error, warning, notice, info, verbose or debug
+  -l, --timestamp           prefix log lines with the time
+  -w, --workdir DIR         the work directory (state/ under it), as tend agent
+      --once                take one sample, write env_data and exit (tend's own)
+  -C, --color[=WHEN]        accepted as cf-monitord accepts it
+  -h, --help                show this help
+  -V, --version             print the version
+
+The work directory is --workdir, else CFENGINE_TEST_OVERRIDE_WORKDIR when set,
+else /var/lib/tend for root and ~/.tend for other users.
+`;
+
+const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
+const DAEMON_CHILD = "TEND_MONITORD_DAEMON_CHILD";
+
+function parse(args: readonly string[]) {
+  return parseCommandLine(
+    args,
+    {
+      file: { type: "string", short: "f" },
+      define: { type: "string", short: "D", multiple: true },
+      negate: { type: "string", short: "N", multiple: true },
+      "no-fork": { type: "boolean", short: "F" },
+      "no-lock": { type: "boolean", short: "K" },
+      "dry-run": { type: "boolean", short: "n" },
+      histograms: { type: "boolean", short: "H" },
+      tcpdump: { type: "boolean", short: "T" },
+      diagnostic: { type: "boolean", short: "x" },
+      inform: { type: "boolean", short: "I" },
+      verbose: { type: "boolean", short: "v" },
+      debug: { type: "boolean", short: "d" },
+      "log-level": { type: "string", short: "g" },
+      timestamp: { type: "boolean", short: "l" },
+      workdir: { type: "string", short: "w" },
+      once: { type: "boolean" },
+      color: { type: "string", short: "C" },
+      "ignore-preferred-augments": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "V" },
+    },
+    { "--color": "--color=auto", "-C": "--color=auto" },
+  );
+}
+
+type Values = ReturnType<typeof parse>["values"];
+
+function logLevel(values: Values): LogLevel | undefined {
+  const named = values["log-level"];
+  if (named !== undefined)
+    return (LEVELS as readonly string[]).includes(named) ? (named as LogLevel) : undefined;
+  if (values.debug) return "debug";
+  if (values.verbose) return "verbose";
+  if (values.inform) return "info";
+  return "notice";
+}
+
+function splitList(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(",")).filter((v) => v.length > 0);
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  let positional: string | undefined;
+  try {
+    parsed = parse(args);
+    positional = onePolicyFile(parsed.positionals);
+    colorMode(parsed.values.color);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`tend monitord: ${error.message}\nTry 'tend monitord --help'.\n`);
+    return EXIT_FAILURE;
+  }
+  const { values } = parsed;
+  if (values.help) {
+    io.stdout(monitordUsage);
+    return EXIT_OK;
+  }
+  if (values.version) return (await import("./app.js")).main(["--version"], io);
+  const level = logLevel(values);
+  if (!level) {
+    io.stderr(`tend monitord: unknown log level '${values["log-level"]}'\n`);
+    return EXIT_FAILURE;
+  }
+  const foreground =
+    values.once === true || values["no-fork"] === true || values.verbose === true || values.debug === true;
+  if (!foreground && io.env[DAEMON_CHILD] !== "1") return startInBackground(args, io);
+  return monitor(values, positional, level, io);
+}
+
+function startInBackground(args: readonly string[], io: CliIo): Promise<number> {
+  const script = process.argv[1] ?? "";
+  const child = spawn(process.execPath, [...process.execArgv, script, "monitord", ...args], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    env: { ...io.env, [DAEMON_CHILD]: "1" },
+    cwd: io.cwd,
+  });
+  child.stdout?.on("data", (chunk: Buffer) => io.stdout(chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => io.stderr(chunk.toString()));
+  return new Promise((resolve) => {
+    child.on("message", (message) => {
+      if (message !== "sampled") return;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      child.disconnect();
+      child.unref();
+      resolve(EXIT_OK);
+    });
+    child.on("exit", (code) => resolve(code ?? EXIT_FAILURE));
+    child.on("error", (error) => {
+      io.stderr(`tend monitord: cannot start in the background: ${error.message}\n`);
+      resolve(EXIT_FAILURE);
+    });
+  });
+}
+
+async function monitor(
+  values: Values,
+  positional: string | undefined,
+  level: LogLevel,
+  io: CliIo,
+): Promise<number> {
+  const { agentDirectories } = await import("../agent/workdir.js");
+  const { startMonitor, MonitorStartError } = await import("../monitor/daemon.js");
+  const dirs = agentDirectories({ workdir: values.workdir }, io.env);
+  const stamp = values.timestamp === true;
+  const logger = new Logger(
+    (record) =>
+      io.stdout(
+        `${stamp ? `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} ` : ""}${formatLogLine(record)}\n`,
+      ),
+    level,
+  );
+  const file = positional ?? optionFile(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
+  let daemon: Awaited<ReturnType<typeof startMonitor>>;
+  try {
+    daemon = await startMonitor({
+      file,
+      workdir: dirs.workdir,
+      inputdir: dirs.inputdir,
+      statedir: dirs.statedir,
+      logger,
+      defines: splitList(values.define),
+      negates: splitList(values.negate),
+      once: values.once === true,
+    });
+  } catch (error) {
+    if (!(error instanceof MonitorStartError)) throw error;
+    if (error.diagnostics.length > 0) {
+      const { renderPolicyProblems } = await import("./render-policy-problems.js");
+      io.stderr(renderPolicyProblems(error.diagnostics));
+    }
+    for (const message of error.messages) logger.error(message);
+    return EXIT_FAILURE;
+  }
+  if (values.once) return EXIT_OK;
+  const pidFile = join(dirs.workdir, "cf-monitord.pid");
+  await writePid(pidFile, logger);
+  if (process.send) {
+    process.send("sampled");
+    process.disconnect();
+  }
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+      daemon.stop();
+      rmSync(pidFile, { force: true });
+      resolve(EXIT_OK);
+    };
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
+  });
+}
+
+async function writePid(file: string, logger: Logger): Promise<void> {
+  const { writeFileAtomically } = await import("../system/atomic.js");
+  try {
+    writeFileAtomically(file, `${process.pid}\n`, 0o600);
+  } catch (error) {
+    logger.info(
+      `Could not write to PID file 'cf-monitord.pid'. (fopen: ${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+}
+
+/** A `-f` path as cf-monitord finds it: a bare name is looked up in the input directory. */
+function optionFile(file: string | undefined, inputdir: string): string | undefined {
+  if (file === undefined || file.startsWith("/") || file.startsWith(".")) return file;
+  return join(inputdir, file);
+}

@@ -1,0 +1,144 @@
+/**
+ * The monitor daemon: loads the policy as cf-monitord 3.21 does (common
+ * bundles evaluated by the loader, `body monitor control` read), takes the
+ * first sample at once and then one every 2.5 minutes until stopped. The
+ * clock and the timer are injectable so tests need not wait.
+ */
+import { type Diagnostic, hasErrors } from "../language/diagnostics.js";
+import { validatePolicy } from "../language/validate/index.js";
+import { DEFAULT_NAMESPACE, type EvalContext } from "../eval/context.js";
+import { isScalar } from "../eval/values.js";
+import { resolvePolicies } from "../loader/control.js";
+import { loadPolicy, resolveEntryPath } from "../loader/load.js";
+import type { Logger } from "../system/logger.js";
+import { Monitor, SAMPLE_PERIOD_MS } from "./monitor.js";
+import { LINUX_ROOTS, type ProbeRoots } from "./probes.js";
+
+export interface MonitorDaemonOptions {
+  readonly file: string;
+  readonly workdir: string;
+  readonly inputdir: string;
+  readonly statedir: string;
+  readonly logger: Logger;
+  readonly defines?: readonly string[];
+  readonly negates?: readonly string[];
+  /** Take one sample and return. */
+  readonly once?: boolean;
+  readonly roots?: ProbeRoots;
+  readonly now?: () => Date;
+  readonly random?: () => number;
+}
+
+export class MonitorStartError extends Error {
+  constructor(
+    readonly messages: readonly string[],
+    readonly diagnostics: readonly Diagnostic[] = [],
+  ) {
+    super(messages.join("; "));
+  }
+}
+
+export interface MonitorControl {
+  /** forgetrate: 0.7 unless the policy says otherwise. */
+  readonly forgetRate: number;
+  readonly histograms: boolean;
+  readonly tcpdump: boolean;
+  readonly monitorFacility: string;
+}
+
+/** Reads `body monitor control` after the loader resolved it. */
+export function readMonitorControl(ctx: EvalContext, log: Logger): MonitorControl {
+  const text = (name: string): string | undefined => {
+    const value = ctx.getVariable({ ns: DEFAULT_NAMESPACE, scope: "control_monitor", name, indices: [] });
+    return value && isScalar(value) ? value.value : undefined;
+  };
+  const truth = (t: string | undefined) => t !== undefined && ["true", "yes", "on"].includes(t.toLowerCase());
+  let forgetRate = 0.7;
+  const rate = text("forgetrate");
+  if (rate !== undefined) {
+    const n = Number(rate);
+    if (Number.isFinite(n)) forgetRate = n;
+    else log.error(`forgetrate '${rate}' is not a real number; keeping 0.7`);
+  }
+  return {
+    forgetRate,
+    histograms: truth(text("histograms")),
+    tcpdump: truth(text("tcpdump")),
+    monitorFacility: text("monitorfacility") ?? "LOG_USER",
+  };
+}
+
+export interface LoadedMonitorPolicy {
+  readonly control: MonitorControl;
+  readonly ctx: EvalContext;
+}
+
+/** Loads and checks the policy; throws MonitorStartError with the problems. */
+export async function loadMonitorPolicy(options: MonitorDaemonOptions): Promise<LoadedMonitorPolicy> {
+  const { logger } = options;
+  const entry = resolveEntryPath(options.file, options.inputdir);
+  const loaded = loadPolicy(entry, {
+    defines: [...(options.defines ?? [])],
+    negates: [...(options.negates ?? [])],
+    agentType: "monitor",
+    inputDir: options.inputdir,
+    workDir: options.workdir,
+    messages: {
+      note: (level, message) => logger.log(level, message),
+      fromFunction: (m) => {
+        const level =
+          m.level === "fatal"
+            ? "error"
+            : m.level === "output" || m.level === "output-info"
+              ? "info"
+              : m.level;
+        logger.log(level, `${m.fn}: ${m.message}`);
+      },
+    },
+  });
+  for (const m of loaded.messages) logger.log(m.level, m.text);
+  const diagnostics = [...loaded.diagnostics];
+  const fail = () => {
+    throw new MonitorStartError(["Error reading CFEngine policy. Exiting..."], diagnostics);
+  };
+  if (hasErrors(diagnostics)) fail();
+  const files = loaded.set.files.map((f) => ({
+    path: f.source.path,
+    policy: f.policy,
+    lineOf: (o: number) => f.source.positionAt(o).line,
+  }));
+  resolvePolicies(loaded.context, files);
+  diagnostics.push(...validatePolicy(loaded.set));
+  if (hasErrors(diagnostics)) fail();
+  return { control: readMonitorControl(loaded.context, logger), ctx: loaded.context };
+}
+
+export interface RunningMonitor {
+  stop(): void;
+}
+
+/** Starts the daemon: the first sample now, then one per period. */
+export async function startMonitor(options: MonitorDaemonOptions): Promise<RunningMonitor> {
+  const { control } = await loadMonitorPolicy(options);
+  const now = options.now ?? (() => new Date());
+  const monitor = new Monitor({
+    statedir: options.statedir,
+    roots: options.roots ?? LINUX_ROOTS,
+    forgetRate: control.forgetRate,
+    random: options.random,
+  });
+  const take = () => {
+    try {
+      const result = monitor.sampleOnce(now());
+      options.logger.verbose(`Published ${result.lines.length} lines in env_data`);
+    } catch (error) {
+      options.logger.error(
+        `Could not take a sample: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  };
+  take();
+  if (options.once) return { stop: () => {} };
+  const timer = setInterval(take, SAMPLE_PERIOD_MS);
+  return { stop: () => clearInterval(timer) };
+}

@@ -1,0 +1,186 @@
+/**
+ * cf-monitord 3.21's statistics: per observable, a weekly average and
+ * variance for each 5-minute slot of the week (`Thu:Hr15:Min55_00`),
+ * learned with a forget rate, beside a local (since the daemon started)
+ * average; anomalous samples damped before they are learned; and the
+ * classes and variables each sample publishes. Pure functions over
+ * numbers, so the maths is testable with fixed inputs.
+ */
+
+/** One observable's statistics: the last value, expectation, variance, gradient. */
+export interface Stat {
+  q: number;
+  expect: number;
+  var: number;
+  dq: number;
+}
+
+export const NOISE_THRESHOLD = 6;
+const THRESHOLD_HIGH = 1_000_000;
+const SANE_LIMIT = 9_999_999;
+/** 3.21's CF_MEASURE_INTERVAL (seconds) and a week in seconds. */
+export const MEASURE_INTERVAL = 300;
+export const SECONDS_PER_WEEK = 7 * 24 * 3600;
+
+export function emptyStat(): Stat {
+  return { q: 0, expect: 0, var: 0, dq: 0 };
+}
+
+/**
+ * The weighted average of a new and an old value. A young database (age < 2)
+ * learns eagerly (the new value weighs `forgetRate`), an older one leans on
+ * experience (the old value does); a forget rate outside 0.1-0.9 is 0.6.
+ */
+export function weightedAverage(newValue: number, oldValue: number, age: number, forgetRate: number): number {
+  const oldBad = oldValue > SANE_LIMIT;
+  const newBad = newValue > SANE_LIMIT;
+  if (oldBad && newBad) return 0;
+  if (oldBad) return newValue;
+  if (newBad) return oldValue;
+  const rate = forgetRate > 0.9 || forgetRate < 0.1 ? 0.6 : forgetRate;
+  const [wNew, wOld] = age < 2 ? [rate, 1 - rate] : [1 - rate, rate];
+  if (oldValue === 0 && newValue === 0) return 0;
+  const average = wNew * newValue + wOld * oldValue;
+  return Math.max(0, average);
+}
+
+/**
+ * A sample as it is learned: absurd values dropped, and one far outside
+ * both the weekly and the local spread replaced, 3 times in 10, by the
+ * average ± 2 deviations (`random` is drand48's draw).
+ */
+export function rejectAnomaly(
+  value: number,
+  average: number,
+  variance: number,
+  localAverage: number,
+  localVariance: number,
+  random: () => number,
+): number {
+  const dev = Math.sqrt(variance + localVariance);
+  if (average === 0) return value;
+  if (value > THRESHOLD_HIGH * 4) return 0;
+  if (value > THRESHOLD_HIGH) return average;
+  if ((value - average) ** 2 < NOISE_THRESHOLD ** 2) return value;
+  const delta = Math.sqrt((value - average) ** 2 + (value - localAverage) ** 2);
+  if (delta > 4 * dev && random() >= 0.7) return value > average ? average + 2 * dev : average - 2 * dev;
+  return value;
+}
+
+/** The state carried from sample to sample by the daemon (3.21's statics). */
+export interface Learner {
+  /** Samples taken since the database began (DATABASE_AGE). */
+  age: number;
+  /** Samples since the daemon started (ITER). */
+  iteration: number;
+  /** Local averages, one per slot. */
+  readonly local: Stat[];
+  /** The value of each slot at the previous sample (for the gradient). */
+  readonly last: number[];
+}
+
+export function newLearner(slots: number, age = 0): Learner {
+  return {
+    age,
+    iteration: 0,
+    local: Array.from({ length: slots }, emptyStat),
+    last: Array.from({ length: slots }, () => 0),
+  };
+}
+
+/**
+ * Learns one sample into last week's statistics for this time slot
+ * (3.21's EvalAvQ): returns the new statistics to store for the slot; the
+ * learner's local averages and age move on.
+ */
+export function learn(
+  learner: Learner,
+  values: ArrayLike<number>,
+  lastWeek: readonly Stat[],
+  forgetRate: number,
+  random: () => number,
+): Stat[] {
+  learner.age++;
+  const weeklyAge = (learner.age / SECONDS_PER_WEEK) * MEASURE_INTERVAL;
+  const out: Stat[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const old = lastWeek[i] ?? emptyStat();
+    const prev = { expect: Math.max(0, old.expect), q: Math.max(0, old.q), var: Math.max(0, old.var) };
+    const local = learner.local[i] as Stat;
+    const value = rejectAnomaly(values[i] as number, prev.expect, prev.var, local.expect, local.var, random);
+    const stat: Stat = { q: value, expect: 0, var: 0, dq: 0 };
+    local.q = value;
+    stat.expect = weightedAverage(value, prev.expect, weeklyAge, forgetRate);
+    local.expect = weightedAverage(stat.expect, local.expect, learner.iteration, forgetRate);
+    // 3.21 keeps the "five minutes ago" values in a local array reset on each
+    // call, so the gradient is always 0; tend does the same.
+    stat.dq = 0;
+    local.dq = 0;
+    const delta2 = (value - prev.expect) ** 2;
+    if (prev.var > delta2 * 2) stat.var = delta2;
+    else stat.var = weightedAverage(delta2, prev.var, weeklyAge, forgetRate);
+    local.var = weightedAverage(stat.var, local.var, learner.iteration, forgetRate);
+    out.push(stat);
+  }
+  return out;
+}
+
+/** A class the sample defines, and whether 3.21 keeps it as a persistent class. */
+export interface MonitorClass {
+  readonly name: string;
+  readonly persistent: boolean;
+}
+
+/**
+ * The classes for one observable (3.21's SetClasses) and the deviation it
+ * publishes as `dev_<name>`: √(σ² + σ_local²).
+ */
+export function classify(
+  name: string,
+  value: number,
+  weekly: Stat,
+  local: Stat,
+): { classes: MonitorClass[]; sigma: number; noVariation: boolean } {
+  const delta = value - weekly.expect;
+  const sigma = Math.sqrt(weekly.var);
+  const ldelta = value - local.expect;
+  const lsigma = Math.sqrt(local.var);
+  const sig = Math.sqrt(sigma * sigma + lsigma * lsigma);
+  if (sigma === 0 || lsigma === 0) return { classes: [], sigma: sig, noVariation: true };
+  const base =
+    delta > 0 && ldelta > 0 ? `${name}_high` : delta < 0 && ldelta < 0 ? `${name}_low` : `${name}_normal`;
+  const dev = Math.sqrt((delta * delta) / (1 + sigma * sigma) + (ldelta * ldelta) / (1 + lsigma * lsigma));
+  const classes: MonitorClass[] = [];
+  if (Math.abs(delta) < NOISE_THRESHOLD) {
+    classes.push({ name: base, persistent: false });
+    if (dev > 2 * Math.SQRT2) classes.push({ name: `${base}_microanomaly`, persistent: true });
+    return { classes, sigma: sig, noVariation: false };
+  }
+  classes.push({ name: dev <= Math.SQRT2 ? `${base}_normal` : `${base}_dev1`, persistent: false });
+  if (dev > 2 * Math.SQRT2) classes.push({ name: `${base}_dev2`, persistent: true });
+  if (dev > 3 * Math.SQRT2) classes.push({ name: `${base}_anomaly`, persistent: true });
+  return { classes, sigma: sig, noVariation: false };
+}
+
+/** The entropy class of a service's connections (3.21's MonEntropyClassesSet). */
+export function entropyClass(service: string, direction: "in" | "out", remotes: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const remote of remotes) counts.set(remote, (counts.get(remote) ?? 0) + 1);
+  let entropy = 0;
+  if (counts.size >= 2) {
+    const sum = remotes.length;
+    for (const n of counts.values()) entropy -= (n / sum) * Math.log(n / sum);
+    entropy /= Math.log(counts.size);
+  }
+  const kind = entropy > 0.9 ? "high" : entropy < 0.2 ? "low" : "medium";
+  return `entropy_${service}_${direction}_${kind}`;
+}
+
+const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+/** The 5-minute slot of the week a time falls in (UTC), as 3.21's GenTimeKey names it: `Thu:Hr15:Min55_00`. */
+export function timeKey(date: Date): string {
+  const two = (n: number) => String(n).padStart(2, "0");
+  const minute = Math.floor(date.getUTCMinutes() / 5) * 5;
+  return `${DAYS[date.getUTCDay()]}:Hr${two(date.getUTCHours())}:Min${two(minute)}_${two((minute + 5) % 60)}`;
+}
