@@ -16,6 +16,8 @@ export interface Frame {
 export interface Channel {
   /** One frame (8-byte header + payload), `more` marking a reply continued in the next frame. */
   send(payload: string | Buffer, more?: boolean): Promise<void>;
+  /** Several frames in one TLS record (whole frames only, so 3.21's reads stay in step); the last one ends the reply. */
+  sendFrames(payloads: readonly (string | Buffer)[]): Promise<void>;
   /** Bytes as they are (GET's file data), one TLS record. */
   sendRaw(bytes: Buffer): Promise<void>;
   /** The next frame from the client. */

@@ -249,6 +249,14 @@ function channel(secure: tls.TLSSocket, reader: FrameReader, limits: ConnectionL
       const bytes = typeof payload === "string" ? Buffer.from(payload) : payload;
       return write(encodeFrame(bytes.subarray(0, MAX_FRAME_PAYLOAD), more));
     },
+    sendFrames: (payloads) =>
+      write(
+        Buffer.concat(
+          payloads.map((p) =>
+            encodeFrame((typeof p === "string" ? Buffer.from(p) : p).subarray(0, MAX_FRAME_PAYLOAD)),
+          ),
+        ),
+      ),
     sendRaw: (bytes) => write(bytes),
     receive: () => reader.next(limits.idleMs),
   };

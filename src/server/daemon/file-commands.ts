@@ -6,8 +6,8 @@
  * transfer with the refusal the client recognises.
  */
 import { createHash } from "node:crypto";
-import type { Dir, Stats } from "node:fs";
-import { type FileHandle, lstat, open, opendir, readlink, stat } from "node:fs/promises";
+import { type Dir, lstatSync, readFileSync, readlinkSync, type Stats, statSync } from "node:fs";
+import { type FileHandle, open, opendir } from "node:fs/promises";
 import { basename } from "node:path";
 import { CFD_FALSE, CFD_TRUE, CHANGED, FAILED, GET_BLOCK, TERMINATOR } from "./protocol.js";
 import type { Session } from "./channel.js";
@@ -62,7 +62,7 @@ export async function replyStat(session: Session, path: string): Promise<void> {
   }
   let own: Stats;
   try {
-    own = await lstat(path);
+    own = lstatSync(path);
   } catch (error) {
     const text = `BAD: unable to stat file ${path}`;
     log.verbose(`${text}. (lstat: ${errnoText(error)})`);
@@ -72,15 +72,14 @@ export async function replyStat(session: Session, path: string): Promise<void> {
   let linkText = "";
   if (own.isSymbolicLink()) {
     try {
-      linkText = await readlink(path);
+      linkText = readlinkSync(path);
     } catch (error) {
       log.error(`BAD: unable to read link. (readlink: ${errnoText(error)})`);
       return channel.send("BAD: unable to read link");
     }
-    target = await stat(path).catch(() => undefined);
+    target = statSync(path, { throwIfNoEntry: false });
   }
-  await channel.send(statLine(own, target));
-  await channel.send(`OK:${linkText}`);
+  await channel.sendFrames([statLine(own, target), `OK:${linkText}`]);
 }
 
 /** Whether the claimed user may have the file (TransferRights). */
@@ -113,7 +112,7 @@ export async function replyGet(
 ): Promise<void> {
   const { channel, log } = session;
   const size = bufSize >= 4096 ? GET_BLOCK : bufSize;
-  const stats = await stat(path).catch(() => undefined);
+  const stats = statOrNothing(path);
   if (stats && !transferRights(session, stats, mapRoot)) {
     log.info(`REFUSE access to file: ${path}`);
     await channel.send(FAILED);
@@ -140,7 +139,7 @@ async function sendBlocks(session: Session, file: FileHandle, path: string, expe
   for (let count = 0; sent < expected; count++) {
     const block = Buffer.alloc(Math.min(GET_BLOCK, expected - sent));
     const { bytesRead } = await file.read(block, 0, block.length, sent);
-    const now = count % every === 0 ? await stat(path).catch(() => undefined) : undefined;
+    const now = count % every === 0 ? statOrNothing(path) : undefined;
     if ((count % every === 0 && now?.size !== expected) || bytesRead < block.length) {
       session.log.verbose("Aborting transfer of file due to source changes");
       return session.channel.sendRaw(padded(`${CHANGED}: ${path}`, GET_BLOCK));
@@ -214,7 +213,23 @@ export async function replyMd5(session: Session, path: string, digest: Buffer): 
   await session.channel.send(ours.equals(digest) ? CFD_FALSE : CFD_TRUE);
 }
 
+/** A file's stat, or undefined when it cannot be had. */
+function statOrNothing(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Files up to this size are hashed in one read (no stream to set up). */
+const SMALL_FILE = 1024 * 1024;
+
 async function fileMd5(path: string): Promise<Buffer> {
+  const stats = statSync(path);
+  // A FIFO or device would block the server (and never end): hashed as nothing, so it "differs".
+  if (!stats.isFile()) throw Object.assign(new Error("not a regular file"), { code: "EINVAL" });
+  if (stats.size <= SMALL_FILE) return createHash("md5").update(readFileSync(path)).digest();
   const file = await open(path, "r");
   try {
     const hash = createHash("md5");

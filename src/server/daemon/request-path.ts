@@ -7,7 +7,7 @@
  * refused, as in 3.21. A dead symbolic link is kept as a link (3.21 keeps
  * the whole request unresolved there; tend still resolves its directory).
  */
-import { lstat, realpath } from "node:fs/promises";
+import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { Logger } from "../../system/logger.js";
 
@@ -20,9 +20,9 @@ export async function resolveRequestPath(requested: string, log: Logger): Promis
   if (requested.includes("\0")) return undefined;
   let resolved: string;
   try {
-    resolved = await realpath(requested);
+    resolved = realpathSync.native(requested);
   } catch (error) {
-    const dead = await deadLink(requested);
+    const dead = deadLink(requested);
     if (dead === undefined) {
       log.info(`Failed to canonicalise filename '${requested}' (realpath: ${errnoText(error)})`);
       return undefined;
@@ -34,11 +34,11 @@ export async function resolveRequestPath(requested: string, log: Logger): Promis
 }
 
 /** A dead link's path with its directory resolved, or undefined when the request is no link. */
-async function deadLink(requested: string): Promise<string | undefined> {
+function deadLink(requested: string): string | undefined {
   try {
-    const stats = await lstat(requested);
+    const stats = lstatSync(requested);
     if (!stats.isSymbolicLink()) return undefined;
-    const dir = await realpath(dirname(requested));
+    const dir = realpathSync.native(dirname(requested));
     return dir === "/" ? `/${basename(requested)}` : `${dir}/${basename(requested)}`;
   } catch {
     return undefined;
@@ -72,6 +72,6 @@ export function errnoText(error: unknown): string {
 
 /** A directory that is not a link to one (IsDirReal). */
 export async function isDirectory(path: string): Promise<boolean> {
-  const stats = await lstat(path).catch(() => undefined);
+  const stats = lstatSync(path, { throwIfNoEntry: false });
   return stats?.isDirectory() === true;
 }
