@@ -39,7 +39,7 @@ export class MonitorStartError extends Error {
 }
 
 export interface MonitorControl {
-  /** forgetrate: 0.7 unless the policy says otherwise. */
+  /** forgetrate: 0.6 unless the policy says otherwise (cf-monitord sets 0.6 at start). */
   readonly forgetRate: number;
   readonly histograms: boolean;
   readonly tcpdump: boolean;
@@ -53,12 +53,12 @@ export function readMonitorControl(ctx: EvalContext, log: Logger): MonitorContro
     return value && isScalar(value) ? value.value : undefined;
   };
   const truth = (t: string | undefined) => t !== undefined && ["true", "yes", "on"].includes(t.toLowerCase());
-  let forgetRate = 0.7;
+  let forgetRate = 0.6;
   const rate = text("forgetrate");
   if (rate !== undefined) {
     const n = Number(rate);
     if (Number.isFinite(n)) forgetRate = n;
-    else log.error(`forgetrate '${rate}' is not a real number; keeping 0.7`);
+    else log.error(`forgetrate '${rate}' is not a real number; keeping 0.6`);
   }
   return {
     forgetRate,

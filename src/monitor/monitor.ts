@@ -21,6 +21,9 @@ import { SERVICES, slotNames } from "./observables.js";
 import { type Listening, type ProbeRoots, ProbeState, type Sample, sample } from "./probes.js";
 import { classify, entropyClass, type Learner, learn, newLearner, timeKey } from "./statistics.js";
 
+/** The packet classes of 3.21's network sniffer (TCPNAMES). */
+const SNIFFER_CLASSES = ["icmp", "udp", "dns", "tcpsyn", "tcpack", "tcpfin", "misc"];
+
 /** 3.21's CF_PERSISTENCE: minutes a persistent monitor class lasts. */
 export const PERSISTENCE_MINUTES = 10;
 /** 3.21's sampling period (SLEEPTIME): 2.5 minutes. */
@@ -29,7 +32,7 @@ export const SAMPLE_PERIOD_MS = 150_000;
 export interface MonitorOptions {
   readonly statedir: string;
   readonly roots: ProbeRoots;
-  /** body monitor control forgetrate (0.7 by default). */
+  /** body monitor control forgetrate (0.6 by default, as cf-monitord sets it at start). */
   readonly forgetRate?: number;
   /** drand48's draw, injected for tests. */
   readonly random?: () => number;
@@ -63,18 +66,23 @@ export class Monitor {
     values?.(taken);
     const key = timeKey(now);
     const lastWeek = this.history.read(key, this.names);
-    const forget = this.options.forgetRate ?? 0.7;
+    const forget = this.options.forgetRate ?? 0.6;
     const stats = learn(this.learner, taken.values, lastWeek, forget, this.options.random ?? Math.random);
     this.history.write(key, this.names, stats, Math.floor(now.getTime() / 1000));
     this.history.writeAge(this.learner.age);
 
+    // Per service, all "in" then all "out" (SaveNetworkData); then the packet
+    // classes of the sniffer, which without tcpdump saw nothing (low).
     const entropies: string[] = [];
-    for (const service of SERVICES) {
-      for (const direction of ["in", "out"] as const) {
-        entropies.push(
-          entropyClass(service.name, direction, taken.connections.get(`${service.name}_${direction}`) ?? []),
-        );
+    for (const direction of ["in", "out"] as const) {
+      for (const service of SERVICES) {
+        const remotes = taken.connections.get(`${service.name}_${direction}`) ?? [];
+        entropies.push(entropyClass(service.name, direction, remotes));
       }
+    }
+    const sniffed: string[] = [];
+    for (const direction of ["in", "out"] as const) {
+      for (const packets of SNIFFER_CLASSES) sniffed.push(entropyClass(packets, direction, []));
     }
     const lines: string[] = [];
     const persistent: string[] = [];
@@ -86,8 +94,10 @@ export class Monitor {
       const { classes, sigma, noVariation } = classify(name, value, weekly, local);
       if (noVariation) {
         const purge = new RegExp(`^entropy_${name}.*$`);
-        const at = entropies.findIndex((e) => purge.test(e));
-        if (at >= 0) entropies.splice(at, 1);
+        for (const list of [entropies, sniffed]) {
+          const at = list.findIndex((e) => purge.test(e));
+          if (at >= 0) list.splice(at, 1);
+        }
       }
       for (const c of classes) {
         lines.push(c.name);
@@ -119,7 +129,7 @@ export class Monitor {
     }
     for (const l of listening.udp6) lines.push(`udp6_port_addr[${l.port}]=${l.address}`);
     for (const l of listening.udp4) lines.push(`udp4_port_addr[${l.port}]=${l.address}`);
-    lines.push(...entropies);
+    lines.push(...entropies, ...sniffed);
 
     mkdirSync(this.options.statedir, { recursive: true, mode: 0o700 });
     writeFileAtomically(join(this.options.statedir, "env_data"), lines.map((l) => `${l}\n`).join(""), 0o600);
