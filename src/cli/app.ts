@@ -33,6 +33,10 @@ const commands: Readonly<Record<string, CommandEntry>> = {
     summary: "measure the host for the agents' mon.* variables and classes, as cf-monitord does",
     load: () => import("./monitord.js"),
   },
+  execd: {
+    summary: "run the agent on a schedule and keep its output, as cf-execd does (accepts its options)",
+    load: () => import("./execd.js"),
+  },
   net: {
     summary: "talk to a cf-serverd for testing, as cf-net does (connect, stat, get, opendir)",
     load: () => import("./net.js"),

@@ -17,7 +17,7 @@ import { CF_VERSION, flavorOf } from "./sys-vars.js";
 export type TaggedClass = readonly [name: string, tags: readonly string[]];
 
 /** Which program discovers: `agent` for cf-agent, `common` for cf-promises. */
-export type AgentType = "agent" | "common" | "server" | "monitor";
+export type AgentType = "agent" | "common" | "server" | "monitor" | "executor";
 
 const AGENT = ["source=agent"];
 const INVENTORY = ["inventory", "attribute_name=none", "source=agent"];

@@ -51,7 +51,7 @@ export interface LoadOptions {
   /** Classes negated from the command line (`-N`). */
   negates?: string[];
   /** The program loading: `agent` (cf-agent), `server` (cf-serverd) or `common` (cf-promises, the default). */
-  agentType?: "agent" | "common" | "server" | "monitor";
+  agentType?: "agent" | "common" | "server" | "monitor" | "executor";
   /** Persistent classes still in force, with their stored tags. */
   persistentClasses?: readonly { readonly name: string; readonly tags: readonly string[] }[];
   /** `$(sys.inputdir)`; defaults to `$(sys.workdir)/inputs`. */

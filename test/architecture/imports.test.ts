@@ -134,6 +134,7 @@ test("the shared layers below the front ends reach up into none of them", () => 
     "recipes",
     "rudder",
     "server",
+    "execd",
     "monitor",
     "hub",
   ];
@@ -173,5 +174,15 @@ test("only the command line imports the monitor, and the monitor imports no agen
     ...edges.filter((e) => e.to === "monitor" && e.from !== "cli"),
     ...edges.filter((e) => e.from === "monitor" && ["agent", "server", "cli", "check"].includes(e.to)),
   ].map((e) => e.example);
+  assert.deepEqual(wrong, []);
+});
+
+test("only the command line imports execd, which runs the agent as a child and imports neither", () => {
+  const wrong = folderImports()
+    .edges.filter(
+      (e) =>
+        (e.to === "execd" && e.from !== "cli") || (e.from === "execd" && ["agent", "cli"].includes(e.to)),
+    )
+    .map((e) => e.example);
   assert.deepEqual(wrong, []);
 });

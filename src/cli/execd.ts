@@ -1,0 +1,254 @@
+/**
+ * `tend execd`: the scheduler, accepting cf-execd 3.21's command line. It
+ * loads the policy, reads `body executor control`, and runs the agent (by
+ * default `tend agent`, as cf-execd runs cf-agent) when the schedule's
+ * classes hold, keeping each run's output under `<workdir>/outputs/`.
+ * `--once` runs it once now and exits. SIGHUP reloads the policy; SIGTERM
+ * and SIGINT stop the daemon. Log lines go to stdout as cf-execd prints them.
+ *
+ * Without -F (and without -v, --once or -d, which imply it, as in cf-execd)
+ * it runs in the background: tend starts itself again detached and the first
+ * process exits 0 once the second has loaded the policy. The running daemon
+ * writes its pid to `<workdir>/cf-execd.pid` and removes it when it stops.
+ */
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
+import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
+import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
+
+export const execdUsage = `Usage: tend execd [OPTIONS] [FILE]
+
+The scheduler (accepts cf-execd's options): runs the agent on the schedule of
+\`body executor control\`, keeps its output in <workdir>/outputs/ and kills a
+run silent for longer than agent_expireafter.
+
+Options:
+  -f, --file FILE           the policy (default: <workdir>/inputs/promises.cf)
+  -D, --define A,B          define classes before the policy is evaluated
+  -N, --negate A,B          undefine classes
+  -F, --no-fork             stay in the foreground
+  -O, --once                run the agent once now and exit (implies -F)
+  -K, --no-lock             accepted, as cf-execd accepts it
+  -I, --inform              log the agent's output lines and reloads
+  -v, --verbose             log what the scheduler does (implies -F)
+  -d, --debug               log everything (implies -F)
+  -g, --log-level LEVEL     error, warning, notice, info, verbose or debug
+  -l, --timestamp           prefix log lines with the time
+  -w, --workdir DIR         the work directory (outputs/, the pid file)
+      --max-outputs N       keep only the newest N run outputs (default: all, as cf-execd)
+  -C, --color[=WHEN]        accepted as cf-execd accepts it
+  -h, --help                show this help
+  -V, --version             print the version
+
+The default command (no exec_command) is tend's equivalent of cf-execd's:
+  tend agent -w WORKDIR -f failsafe.cf && tend agent -w WORKDIR -Dfrom_cfexecd,scheduled_run
+The work directory is --workdir, else CFENGINE_TEST_OVERRIDE_WORKDIR when set,
+else /var/lib/tend for root and ~/.tend for other users.
+`;
+
+const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
+
+/** Set in the environment of the background copy. */
+const DAEMON_CHILD = "TEND_EXECD_DAEMON_CHILD";
+
+function parse(args: readonly string[]) {
+  return parseCommandLine(
+    args,
+    {
+      file: { type: "string", short: "f" },
+      define: { type: "string", short: "D", multiple: true },
+      negate: { type: "string", short: "N", multiple: true },
+      "no-fork": { type: "boolean", short: "F" },
+      once: { type: "boolean", short: "O" },
+      "no-lock": { type: "boolean", short: "K" },
+      inform: { type: "boolean", short: "I" },
+      verbose: { type: "boolean", short: "v" },
+      debug: { type: "boolean", short: "d" },
+      "dry-run": { type: "boolean", short: "n" },
+      "log-level": { type: "string", short: "g" },
+      timestamp: { type: "boolean", short: "l" },
+      workdir: { type: "string", short: "w" },
+      "max-outputs": { type: "string" },
+      color: { type: "string", short: "C" },
+      "ld-library-path": { type: "string", short: "L" },
+      "no-winsrv": { type: "boolean", short: "W" },
+      "ignore-preferred-augments": { type: "boolean" },
+      "skip-db-check": { type: "string" },
+      "with-runagent-socket": { type: "string" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "V" },
+    },
+    {
+      "--color": "--color=auto",
+      "-C": "--color=auto",
+      "--skip-db-check": "--skip-db-check=yes",
+    },
+  );
+}
+
+type Values = ReturnType<typeof parse>["values"];
+
+function logLevel(values: Values): LogLevel | undefined {
+  const named = values["log-level"];
+  if (named !== undefined)
+    return (LEVELS as readonly string[]).includes(named) ? (named as LogLevel) : undefined;
+  if (values.debug) return "debug";
+  if (values.verbose) return "verbose";
+  if (values.inform) return "info";
+  return "notice";
+}
+
+function splitList(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(",")).filter((v) => v.length > 0);
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  let positional: string | undefined;
+  let maxOutputs = 0;
+  try {
+    parsed = parse(args);
+    positional = onePolicyFile(parsed.positionals);
+    colorMode(parsed.values.color);
+    const max = parsed.values["max-outputs"];
+    if (max !== undefined) {
+      if (!/^\d+$/.test(max)) throw new UsageError(`--max-outputs wants a number of files, not '${max}'`);
+      maxOutputs = Number(max);
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`tend execd: ${error.message}\nTry 'tend execd --help'.\n`);
+    return EXIT_FAILURE;
+  }
+  const { values } = parsed;
+  if (values.help) {
+    io.stdout(execdUsage);
+    return EXIT_OK;
+  }
+  if (values.version) return (await import("./app.js")).main(["--version"], io);
+  const level = logLevel(values);
+  if (!level) {
+    io.stderr(`tend execd: unknown log level '${values["log-level"]}'\n`);
+    return EXIT_FAILURE;
+  }
+  const foreground =
+    values["no-fork"] === true || values.once === true || values.verbose === true || values.debug === true;
+  if (!foreground && io.env[DAEMON_CHILD] !== "1") return startInBackground(args, io);
+  return execute(values, positional, level, maxOutputs, io);
+}
+
+/** Starts a detached copy of this command and waits until it has loaded the policy or failed. */
+function startInBackground(args: readonly string[], io: CliIo): Promise<number> {
+  const script = process.argv[1] ?? "";
+  const child = spawn(process.execPath, [...process.execArgv, script, "execd", ...args], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    env: { ...io.env, [DAEMON_CHILD]: "1" },
+    cwd: io.cwd,
+  });
+  child.stdout?.on("data", (chunk: Buffer) => io.stdout(chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => io.stderr(chunk.toString()));
+  return new Promise((resolve) => {
+    child.on("message", (message) => {
+      if (message !== "started") return;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      child.disconnect();
+      child.unref();
+      resolve(EXIT_OK);
+    });
+    child.on("exit", (code) => resolve(code ?? EXIT_FAILURE));
+    child.on("error", (error) => {
+      io.stderr(`tend execd: cannot start in the background: ${error.message}\n`);
+      resolve(EXIT_FAILURE);
+    });
+  });
+}
+
+async function execute(
+  values: Values,
+  positional: string | undefined,
+  level: LogLevel,
+  maxOutputs: number,
+  io: CliIo,
+): Promise<number> {
+  const { agentDirectories } = await import("../agent/workdir.js");
+  const { Executor } = await import("../execd/daemon.js");
+  const { logModeClasses } = await import("../eval/setup.js");
+  const dirs = agentDirectories({ workdir: values.workdir }, io.env);
+  const stamp = values.timestamp === true;
+  const logger = new Logger(
+    (record) =>
+      io.stdout(
+        `${stamp ? `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} ` : ""}${formatLogLine(record)}\n`,
+      ),
+    level,
+  );
+  const file = positional ?? optionFile(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
+  const script = process.argv[1] ?? "";
+  const executor = new Executor({
+    file,
+    workdir: dirs.workdir,
+    inputDir: dirs.inputdir,
+    logger,
+    defines: splitList(values.define),
+    negates: splitList(values.negate),
+    modeClasses: logModeClasses(level === "notice" ? undefined : level),
+    tendCommand: [process.execPath, ...process.execArgv, script],
+    maxOutputs,
+    env: io.env,
+  });
+  const loaded = executor.start();
+  if (!loaded.ok) {
+    const { renderPolicyProblems } = await import("./render-policy-problems.js");
+    io.stderr(renderPolicyProblems(loaded.diagnostics));
+    logger.error("Error reading CFEngine policy. Exiting...");
+    return EXIT_FAILURE;
+  }
+  logger.verbose("----------------------------------------------------------------");
+  logger.verbose(" Starting executor ");
+  logger.verbose("----------------------------------------------------------------");
+  if (values.once === true) {
+    await executor.runOnce(false);
+    return EXIT_OK;
+  }
+  const pidFile = join(dirs.workdir, "cf-execd.pid");
+  const stop = (): void => {
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+    process.off("SIGHUP", hangUp);
+    executor.stop();
+  };
+  const hangUp = (): void => executor.requestReload();
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("SIGHUP", hangUp);
+  await writePid(pidFile, logger);
+  if (process.send) {
+    logger.info(`cf-execd starting ${new Date().toString().slice(0, 24)}`);
+    process.send("started");
+    process.disconnect();
+  }
+  await executor.loop();
+  rmSync(pidFile, { force: true });
+  return EXIT_OK;
+}
+
+async function writePid(file: string, logger: Logger): Promise<void> {
+  const { writeFileAtomically } = await import("../system/atomic.js");
+  try {
+    writeFileAtomically(file, `${process.pid}\n`, 0o600);
+  } catch (error) {
+    logger.info(
+      `Could not write to PID file 'cf-execd.pid'. (fopen: ${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+}
+
+/** A `-f` path as cf-execd finds it: a bare name is looked up in the input directory. */
+function optionFile(file: string | undefined, inputdir: string): string | undefined {
+  if (file === undefined || file.startsWith("/") || file.startsWith(".")) return file;
+  return join(inputdir, file);
+}

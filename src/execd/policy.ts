@@ -1,0 +1,95 @@
+/**
+ * Loading cf-execd's policy: read and pre-evaluated with the agent's load
+ * steps (body common control, inputs, augments, common bundles) as the
+ * `executor` program, checked as cf-promises checks it, then `body
+ * executor control` read. An invalid policy comes back as diagnostics.
+ */
+import { statSync } from "node:fs";
+import { type Diagnostic, hasErrors } from "../language/diagnostics.js";
+import { validatePolicy } from "../language/validate/index.js";
+import { resolvePolicies } from "../loader/control.js";
+import { loadPolicy, resolveEntryPath } from "../loader/load.js";
+import type { Logger } from "../system/logger.js";
+import { type ControlMessage, type ExecutorControl, hostIdentity, readExecutorControl } from "./control.js";
+
+export interface LoadExecdPolicyOptions {
+  /** The entry file (`-f`); a bare name is taken in the input directory. */
+  readonly file: string;
+  readonly workdir: string;
+  readonly inputDir?: string;
+  readonly logger: Logger;
+  readonly defines?: readonly string[];
+  readonly negates?: readonly string[];
+  /** The uid in the splay's identity (the process's by default). */
+  readonly uid?: number;
+}
+
+export type LoadedExecdPolicy =
+  | {
+      readonly ok: true;
+      readonly control: ExecutorControl;
+      /** Every policy file read, for noticing a change. */
+      readonly sources: readonly string[];
+      readonly diagnostics: readonly Diagnostic[];
+    }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+
+/** Loads the policy and reads `body executor control`; never throws for problems in the policy. */
+export function loadExecdPolicy(options: LoadExecdPolicyOptions): LoadedExecdPolicy {
+  const { logger } = options;
+  const inputDir = options.inputDir ?? `${options.workdir}/inputs`;
+  const entry = resolveEntryPath(options.file, inputDir);
+  const loaded = loadPolicy(entry, {
+    defines: [...(options.defines ?? [])],
+    negates: [...(options.negates ?? [])],
+    agentType: "executor",
+    inputDir,
+    workDir: options.workdir,
+    messages: {
+      note: (level, message) => logger.log(level, message),
+      fromFunction: (m) => {
+        const level =
+          m.level === "fatal"
+            ? "error"
+            : m.level === "output" || m.level === "output-info"
+              ? "info"
+              : m.level;
+        logger.log(level, `${m.fn}: ${m.message}`);
+      },
+    },
+  });
+  for (const m of loaded.messages) logger.log(m.level, m.text);
+  const diagnostics = [...loaded.diagnostics];
+  if (hasErrors(diagnostics)) return { ok: false, diagnostics };
+  const files = loaded.set.files.map((f) => ({
+    path: f.source.path,
+    policy: f.policy,
+    lineOf: (o: number) => f.source.positionAt(o).line,
+  }));
+  resolvePolicies(loaded.context, files);
+  diagnostics.push(...validatePolicy(loaded.set));
+  if (hasErrors(diagnostics)) return { ok: false, diagnostics };
+  const messages: ControlMessage[] = [];
+  const uid = options.uid ?? (typeof process.getuid === "function" ? process.getuid() : 0);
+  const control = readExecutorControl(loaded.context, hostIdentity(loaded.context, uid), messages);
+  for (const m of messages) logger.log(m.level, m.message);
+  return { ok: true, control, sources: loaded.set.files.map((f) => f.source.path), diagnostics };
+}
+
+/**
+ * A stamp of the policy files' state (path, size, mtime): when it changes,
+ * the daemon reloads. 3.21 watches `policy_validated`'s timestamp, which
+ * cf-agent writes after validating new policy; tend watches the files.
+ */
+export function policyStamp(files: readonly string[]): string {
+  return files
+    .map((file) => {
+      try {
+        const st = statSync(file);
+        return `${file}:${st.size}:${st.mtimeMs}`;
+      } catch {
+        return `${file}:absent`;
+      }
+    })
+    .join("\n");
+}
