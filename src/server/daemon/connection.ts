@@ -234,15 +234,24 @@ async function reverseName(ip: string, timeoutMs: number, log: Logger): Promise<
 function channel(secure: tls.TLSSocket, reader: FrameReader, limits: ConnectionLimits): Channel {
   const write = (bytes: Buffer): Promise<void> =>
     new Promise((resolve, reject) => {
+      let settled = false;
       const timer = setTimeout(() => {
         secure.destroy();
-        reject(new Error("the client stopped reading"));
+        if (!settled) reject(new Error("the client stopped reading"));
       }, limits.writeMs);
       secure.write(bytes, (error) => {
         clearTimeout(timer);
+        if (settled) return;
+        settled = true;
         if (error) reject(error);
         else resolve();
       });
+      // Nothing left queued: TLS has made its record already, so the next
+      // write cannot be merged into it; no need to wait for the callback.
+      if (!settled && secure.writableLength === 0 && !secure.destroyed) {
+        settled = true;
+        resolve();
+      }
     });
   return {
     send: (payload, more = false) => {
