@@ -11,6 +11,14 @@ import { isScalar } from "../eval/values.js";
 import { resolvePolicies } from "../loader/control.js";
 import { loadPolicy, resolveEntryPath } from "../loader/load.js";
 import type { Logger } from "../system/logger.js";
+import { bundleThisVars, resolveSections } from "../eval/resolve.js";
+import { PolicyIndex } from "../promises/policy-index.js";
+import {
+  type BundleSource,
+  collectMeasurements,
+  type Measurement,
+  MeasurementKeeper,
+} from "./measurements.js";
 import { Monitor, SAMPLE_PERIOD_MS } from "./monitor.js";
 import { LINUX_ROOTS, type ProbeRoots } from "./probes.js";
 
@@ -71,6 +79,7 @@ export function readMonitorControl(ctx: EvalContext, log: Logger): MonitorContro
 export interface LoadedMonitorPolicy {
   readonly control: MonitorControl;
   readonly ctx: EvalContext;
+  readonly measurements: readonly Measurement[];
 }
 
 /** Loads and checks the policy; throws MonitorStartError with the problems. */
@@ -107,10 +116,28 @@ export async function loadMonitorPolicy(options: MonitorDaemonOptions): Promise<
     policy: f.policy,
     lineOf: (o: number) => f.source.positionAt(o).line,
   }));
-  resolvePolicies(loaded.context, files);
+  const ctx = loaded.context;
+  resolvePolicies(ctx, files);
   diagnostics.push(...validatePolicy(loaded.set));
   if (hasErrors(diagnostics)) fail();
-  return { control: readMonitorControl(loaded.context, logger), ctx: loaded.context };
+  const bundles: BundleSource[] = [];
+  for (const file of files)
+    for (const block of file.policy.blocks)
+      if (block.kind === "bundle") bundles.push({ bundle: block, path: file.path });
+  // The monitor bundles' vars and classes, once (common bundles the loader evaluated).
+  for (const { bundle, path } of bundles) {
+    if (bundle.type.text !== "monitor" || (bundle.params?.length ?? 0) > 0) continue;
+    ctx.pushFrame(bundle.namespace, bundle.name.text, bundleThisVars(path));
+    try {
+      resolveSections(ctx, bundle, "vars", {}, path);
+      resolveSections(ctx, bundle, "classes", {}, path);
+    } finally {
+      ctx.popFrame();
+    }
+  }
+  const index = new PolicyIndex(loaded.set, entry);
+  const measurements = collectMeasurements(ctx, bundles, index, logger);
+  return { control: readMonitorControl(ctx, logger), ctx, measurements };
 }
 
 export interface RunningMonitor {
@@ -119,13 +146,18 @@ export interface RunningMonitor {
 
 /** Starts the daemon: the first sample now, then one per period. */
 export async function startMonitor(options: MonitorDaemonOptions): Promise<RunningMonitor> {
-  const { control } = await loadMonitorPolicy(options);
+  const { control, measurements } = await loadMonitorPolicy(options);
   const now = options.now ?? (() => new Date());
+  const keeper = new MeasurementKeeper(options.statedir, options.logger);
   const monitor = new Monitor({
     statedir: options.statedir,
     roots: options.roots ?? LINUX_ROOTS,
     forgetRate: control.forgetRate,
     random: options.random,
+    weekly: measurements
+      .filter((m) => m.historyType === "weekly" && m.dataType !== "string" && m.dataType !== "slist")
+      .map((m) => m.handle),
+    measure: (weekly, at) => keeper.keep(measurements, weekly, at),
   });
   const take = () => {
     try {

@@ -36,8 +36,11 @@ export interface MonitorOptions {
   readonly forgetRate?: number;
   /** drand48's draw, injected for tests. */
   readonly random?: () => number;
-  /** Lines the measurements promises add after the observables'. */
-  readonly extraLines?: () => readonly string[];
+  /**
+   * The measurements promises, kept after the probes: they set the weekly
+   * slots (by handle) and return the lines they add after the observables'.
+   */
+  readonly measure?: (weekly: Map<string, number>, now: Date) => readonly string[];
   /** Weekly measurement handles, given slots after the built-in ones. */
   readonly weekly?: readonly string[];
 }
@@ -63,6 +66,12 @@ export class Monitor {
   /** Takes one sample at `now`, publishes env_data and stores the statistics. */
   sampleOnce(now: Date, values?: (s: Sample) => void): SampleResult {
     const taken = sample(this.options.roots, this.state, Math.floor(now.getTime() / 1000));
+    const weekly = new Map<string, number>();
+    const measured = this.options.measure?.(weekly, now) ?? [];
+    for (const [handle, value] of weekly) {
+      const slot = this.names.indexOf(handle);
+      if (slot >= 0) taken.values[slot] = value;
+    }
     values?.(taken);
     const key = timeKey(now);
     const lastWeek = this.history.read(key, this.names);
@@ -110,7 +119,7 @@ export class Monitor {
       );
     });
     this.learner.iteration++;
-    lines.push(...(this.options.extraLines?.() ?? []));
+    lines.push(...measured);
     const { listening } = taken;
     const shown = (items: readonly string[]) => `{${items.map((i) => `'${i}'`).join(",")}}`;
     const openPorts = (name: string, ports: readonly string[]) => {
