@@ -289,9 +289,22 @@ test("(a) reference: a client bootstrapped with cf-agent -B to the real hub", {
 });
 
 /** A client's outcome against the reference client's: what must be the same. */
-function assertLikeReference(got: ClientOutcome, ref: ClientOutcome): void {
+function assertLikeReference(got: ClientOutcome, ref: ClientOutcome, client: Impl = "cf"): void {
   assert.equal(got.bootstrap.status, ref.bootstrap.status, "bootstrap exit code");
-  assert.deepEqual(got.bootstrap.reports, ref.bootstrap.reports, "bootstrap reports");
+  // tend's built-in failsafe words its first two reports itself (3.21's text is not copied):
+  // those must still say a bootstrap from the hub and the client role.
+  const own = (r: string) => /^R: Bootstrapping from host |role|client of the policy server/.test(r);
+  if (client === "tend") {
+    assert.ok(
+      got.bootstrap.reports.some((r) => /client/.test(r)),
+      "the bootstrap reports the client role",
+    );
+    assert.deepEqual(
+      got.bootstrap.reports.filter((r) => !own(r)),
+      ref.bootstrap.reports.filter((r) => !own(r)),
+      "bootstrap reports",
+    );
+  } else assert.deepEqual(got.bootstrap.reports, ref.bootstrap.reports, "bootstrap reports");
   assert.equal(got.policyServer, ref.policyServer, "policy_server.dat");
   assert.equal(got.trustsHub, ref.trustsHub, "the client trusts the hub's key");
   assert.equal(got.hubTrustsClient, ref.hubTrustsClient, "the hub trusts the client's key");
@@ -306,7 +319,7 @@ test("(a) tend agent -B against the real hub: update.cf and promises.cf", { time
   const { world, hub } = await getRealHub(t);
   const ref = await getReference(t);
   const { outcome } = await bootstrapClient(world, hub, "tend", "client-tend-of-cf", t);
-  assertLikeReference(outcome, ref.outcome);
+  assertLikeReference(outcome, ref.outcome, "tend");
 });
 
 // ------------------------------------------------------------------ (b) tend serverd as the hub's server
@@ -381,7 +394,7 @@ test("(b) a client bootstrapped with tend agent -B to the tend serverd hub", { t
   const { world, hub } = await getTendHub(t);
   const ref = await getReference(t);
   const { outcome } = await bootstrapClient(world, hub, "tend", "client-tend-of-tend", t);
-  assertLikeReference(outcome, ref.outcome);
+  assertLikeReference(outcome, ref.outcome, "tend");
 });
 
 /** Paths written under the overlays, grouped by their first four components, with counts. */
