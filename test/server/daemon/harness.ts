@@ -123,6 +123,8 @@ export async function startTestServer(
   options: { trustClient?: boolean; server?: Partial<StartServerOptions> } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "tend-serverd-"));
+  // Removed even when the server does not start.
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const workdir = join(dir, "server");
   const clientPpkeys = join(dir, "client-ppkeys");
   const serverKeys = testKeys(0);
@@ -147,7 +149,6 @@ export async function startTestServer(
   t.after(async () => {
     for (const c of clients) c.close();
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
   });
   return {
     server,
