@@ -176,6 +176,7 @@ async function execute(
 ): Promise<number> {
   const { agentDirectories } = await import("../agent/workdir.js");
   const { Executor } = await import("../execd/daemon.js");
+  const { ctimeText } = await import("../execd/runner.js");
   const { logModeClasses } = await import("../eval/setup.js");
   const dirs = agentDirectories({ workdir: values.workdir }, io.env);
   const stamp = values.timestamp === true;
@@ -227,7 +228,7 @@ async function execute(
   process.on("SIGHUP", hangUp);
   await writePid(pidFile, logger);
   if (process.send) {
-    logger.info(`cf-execd starting ${new Date().toString().slice(0, 24)}`);
+    logger.info(`cf-execd starting ${ctimeText(new Date())}`);
     process.send("started");
     process.disconnect();
   }

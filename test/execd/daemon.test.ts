@@ -16,7 +16,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { spawn } from "node:child_process";
 import { type TestContext, test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { Executor } from "../../src/execd/daemon.js";
 import { Logger } from "../../src/system/logger.js";
 import { main } from "../../src/cli/app.js";
@@ -294,4 +296,38 @@ test("on the same policy, --once keeps the output as real cf-execd 3.21 does", a
   // previous: a symbolic link to the run's file (cf-execd's target is under /var/lib/cfengine3).
   assert.equal(readlinkSync(join(ref, "outputs", "previous")), `/var/lib/cfengine3/outputs/${theirs}`);
   assert.equal(readlinkSync(join(mine, "outputs", "previous")), join(mine, "outputs", ours));
+});
+
+const TEND = fileURLToPath(new URL("../../../bin/tend.js", import.meta.url));
+
+test("the daemon runs tend agent with the default command, writes its pid, and stops on SIGTERM", async (t) => {
+  const dir = workdir(
+    'body common control { bundlesequence => { "main" }; }\n' +
+      'body executor control { schedule => { "any" }; }\n' +
+      'bundle agent main {\nreports:\n  from_cfexecd.scheduled_run::\n    "promises ran from execd";\n}\n',
+  );
+  writeFileSync(join(dir, "inputs", "failsafe.cf"), 'bundle agent main { reports: "failsafe ran"; }\n');
+  const child = spawn(process.execPath, [TEND, "execd", "-F", "-I", "-w", dir], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: "" },
+  });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  let stdout = "";
+  child.stdout.on("data", (c: Buffer) => {
+    stdout += c.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const previous = join(dir, "outputs", "previous");
+  // The first pulse comes at once; wait for its run to finish (bounded, not timed).
+  for (let i = 0; i < 600 && !stdout.includes("promises ran from execd"); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 100 && !existsSync(previous); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(readFileSync(previous, "utf8"), "R: failsafe ran\nR: promises ran from execd\n");
+  assert.equal(readFileSync(join(dir, "cf-execd.pid"), "utf8"), `${child.pid}\n`);
+  assert.ok(stdout.includes("    info: R: failsafe ran\n"), stdout);
+  child.kill("SIGTERM");
+  assert.equal(await exited, 0);
+  assert.equal(existsSync(join(dir, "cf-execd.pid")), false);
 });
