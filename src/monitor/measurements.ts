@@ -242,9 +242,15 @@ export class MeasurementKeeper {
     }
   }
 
-  /** A number from the stream, as NovaExtractValueFromStream finds it; undefined when no line is found. */
-  private extractNumber(m: Measurement, stream: readonly string[]): number | undefined {
+  /**
+   * A number from the stream, as NovaExtractValueFromStream finds it: lines
+   * are counted, summed or averaged only when extraction_regex finds a
+   * number in them (so a counter without one counts nothing, as in 3.21);
+   * no line found, or a line without the group, is 0.
+   */
+  private extractNumber(m: Measurement, stream: readonly string[]): number {
     let found = false;
+    let ok = true;
     let value = 0;
     let matches = 0;
     for (let i = 0; i < stream.length; i++) {
@@ -255,17 +261,24 @@ export class MeasurementKeeper {
       }
       if (m.selectLineMatching !== undefined && fullMatch(m.selectLineMatching, line)) {
         found = true;
-        if (m.extractionRegex !== undefined && m.dataType !== "counter") {
-          const text = firstGroup(m.extractionRegex, line);
-          const n = text === undefined ? Number.NaN : Number.parseFloat(text);
-          if (Number.isNaN(n)) return undefined;
-          value = m.multilinePolicy === "sum" || m.multilinePolicy === "average" ? value + n : n;
-          matches++;
-          if (m.multilinePolicy === "first") break;
-        } else if (m.dataType === "counter") matches++;
+        if (m.extractionRegex === undefined) continue;
+        const text = firstGroup(m.extractionRegex, line);
+        if (text === undefined) {
+          ok = false;
+          continue;
+        }
+        if (!ok) continue;
+        const n = Number(text.trim());
+        if (text.trim() === "" || !Number.isFinite(n)) {
+          this.log.error(`Error in double conversion from string value: ${text}`);
+          return 0;
+        }
+        value = m.multilinePolicy === "sum" || m.multilinePolicy === "average" ? value + n : n;
+        matches++;
+        if (m.multilinePolicy === "first") break;
       }
     }
-    if (!found) return undefined;
+    if (!found || !ok) return 0;
     if (m.dataType === "counter") return matches;
     if (m.dataType === "int" && matches > 0 && m.multilinePolicy === "average") return value / matches;
     if (m.dataType === "real" && matches > 0) return value / matches;
@@ -307,11 +320,10 @@ export class MeasurementKeeper {
       const stream = this.stream(m);
       const numeric = m.dataType === "counter" || m.dataType === "int" || m.dataType === "real";
       if (numeric && m.historyType === "weekly") {
-        weekly.set(m.handle, stream ? (this.extractNumber(m, stream) ?? 0) : 0);
+        weekly.set(m.handle, this.extractNumber(m, stream ?? []));
       } else if (numeric && m.historyType !== "log") {
-        if (!stream) continue;
-        const value = this.extractNumber(m, stream);
-        if (value === undefined) continue;
+        // As 3.21: a stream that could not be read or matched records 0.
+        const value = this.extractNumber(m, stream ?? []);
         const old = this.stored.events[m.handle];
         const t = Math.floor(now.getTime() / 1000);
         if (!old) this.stored.events[m.handle] = { q: value, expect: value, var: 0, t };
@@ -344,7 +356,9 @@ export class MeasurementKeeper {
     }
     writeFileAtomically(this.file, `${JSON.stringify(this.stored)}\n`, 0o600);
     const out: string[] = [];
-    for (const [name, e] of Object.entries(this.stored.events)) {
+    // In key order, as 3.21 reads them back from its database.
+    const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+    for (const [name, e] of Object.entries(this.stored.events).sort(byKey)) {
       const shown = Math.trunc(e.q * 10) % 10 === 0 ? e.q.toFixed(0) : e.q.toFixed(2);
       out.push(
         `value_${name}=${shown}`,
@@ -352,7 +366,7 @@ export class MeasurementKeeper {
         `dev_${name}=${Math.sqrt(e.var).toFixed(2)}`,
       );
     }
-    for (const [name, value] of Object.entries(this.stored.statics)) {
+    for (const [name, value] of Object.entries(this.stored.statics).sort(byKey)) {
       out.push(value.startsWith("{") ? `@${name}=${value}` : `${name}=${value}`);
     }
     return out;

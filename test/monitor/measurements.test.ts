@@ -24,7 +24,7 @@ bundle monitor watch {
       match_value => extract("temp=.*", "temp=([0-9.]+)");
     "${data}"
       handle => "errors", stream_type => "file", data_type => "counter", history_type => "scalar",
-      match_value => lines("err.*");
+      match_value => extract("err.*", "err ([0-9]+)");
     "${data}"
       handle => "names", stream_type => "file", data_type => "slist", history_type => "static",
       match_value => extract("name=.*", "name=(.*)");
@@ -50,9 +50,9 @@ test("measurements promises: values, averages, weekly slots, lists and logs", (t
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, "inputs"));
   writeFileSync(join(dir, "inputs/promises.cf"), policy(dir));
-  writeFileSync(join(dir, "data.txt"), "temp=42\nname=alpha\nname=beta\nerr x\nerr y\n");
+  writeFileSync(join(dir, "data.txt"), "temp=42\nname=alpha\nname=beta\nerr 1\nerr 2\n");
   assert.equal(runTend(["monitord", "--once", "-w", dir]).code, 0);
-  writeFileSync(join(dir, "data.txt"), "temp=43\nname=gamma\nerr x\n");
+  writeFileSync(join(dir, "data.txt"), "temp=43\nname=gamma\nerr 5\n");
   const second = runTend(["monitord", "--once", "-w", dir]);
   assert.equal(second.code, 0, second.stdout + second.stderr);
 
