@@ -42,3 +42,17 @@ export function agentTimeout(env: PromiseEnvironment): number | undefined {
 export function commonProtocolVersion(env: PromiseEnvironment): string | undefined {
   return asStrings(env.controlValue?.("common", "protocol_version"))[0];
 }
+
+/**
+ * `tls_ciphers` and `tls_min_version` of body common control: what the
+ * agent accepts on its outgoing TLS connections (OpenSSL's defaults when
+ * unset, as in 3.21).
+ */
+export function commonTlsSettings(env: PromiseEnvironment): { ciphers?: string; minTlsVersion?: string } {
+  const ciphers = asStrings(env.controlValue?.("common", "tls_ciphers"))[0];
+  const minTlsVersion = asStrings(env.controlValue?.("common", "tls_min_version"))[0];
+  return {
+    ...(ciphers ? { ciphers } : {}),
+    ...(minTlsVersion ? { minTlsVersion } : {}),
+  };
+}

@@ -20,7 +20,12 @@ import { SyncServerConnection } from "../../net/sync-client.js";
 import type { Logger } from "../../system/logger.js";
 import type { PromiseEnvironment } from "../contract.js";
 import type { RunSlot } from "../run-state.js";
-import { agentTimeout, commonProtocolVersion, copyfromRestrictKeys } from "./agent-settings.js";
+import {
+  agentTimeout,
+  commonProtocolVersion,
+  commonTlsSettings,
+  copyfromRestrictKeys,
+} from "./agent-settings.js";
 import type { CopyAttributes } from "./attributes.js";
 import { type CopySource, type RemoteFiles, remoteSource, type StatCache } from "./copy-source.js";
 
@@ -219,6 +224,7 @@ function connect(
       restrictKeys: restrictKeys.length > 0 ? restrictKeys : undefined,
       timeoutMs: timeoutS * 1000,
       protocolVersion: protocol,
+      ...commonTlsSettings(env),
       logger: log,
     });
     if (restrictKeys.length > 0) log.verbose(`Server key in allowed list: ${connection.serverDigest}`);
