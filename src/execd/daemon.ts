@@ -35,6 +35,8 @@ export interface ExecutorOptions {
   readonly killGraceMs?: readonly [number, number];
   readonly maxOutputs?: number;
   readonly env?: NodeJS.ProcessEnv;
+  /** The SMTP port (25; tests). */
+  readonly smtpPort?: number;
 }
 
 /** `sys.fqhost`, as the evaluation computes it. */
@@ -60,6 +62,7 @@ export class Executor {
   private control: ExecutorControl | undefined;
   private sources: readonly string[] = [];
   private stamp = "";
+  private ipAddress = "";
   private reloadRequested = false;
   private readonly stopper = new AbortController();
   private readonly runs = new Set<Promise<RunResult | undefined>>();
@@ -98,6 +101,7 @@ export class Executor {
   private accept(loaded: Extract<LoadedExecdPolicy, { ok: true }>): void {
     this.control = loaded.control;
     this.sources = loaded.sources;
+    this.ipAddress = loaded.ipAddress;
     this.stamp = policyStamp(loaded.sources);
     this.options.logger.verbose(`SET Syslog FACILITY = ${loaded.control.executorFacility}`);
   }
@@ -192,6 +196,9 @@ export class Executor {
       killGraceMs: options.killGraceMs,
       maxOutputs: options.maxOutputs,
       env: options.env,
+      ipAddress: this.ipAddress,
+      ipAddresses: this.ipAddress,
+      smtpPort: options.smtpPort,
     })
       .then((result) => {
         this.results.push(result);

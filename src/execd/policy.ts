@@ -30,6 +30,8 @@ export type LoadedExecdPolicy =
       readonly control: ExecutorControl;
       /** Every policy file read, for noticing a change. */
       readonly sources: readonly string[];
+      /** `sys.ipv4`, for the mail's subject. */
+      readonly ipAddress: string;
       readonly diagnostics: readonly Diagnostic[];
     }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
@@ -71,9 +73,16 @@ export function loadExecdPolicy(options: LoadExecdPolicyOptions): LoadedExecdPol
   if (hasErrors(diagnostics)) return { ok: false, diagnostics };
   const messages: ControlMessage[] = [];
   const uid = options.uid ?? (typeof process.getuid === "function" ? process.getuid() : 0);
-  const control = readExecutorControl(loaded.context, hostIdentity(loaded.context, uid), messages);
+  const identity = hostIdentity(loaded.context, uid);
+  const control = readExecutorControl(loaded.context, identity, messages);
   for (const m of messages) logger.log(m.level, m.message);
-  return { ok: true, control, sources: loaded.set.files.map((f) => f.source.path), diagnostics };
+  return {
+    ok: true,
+    control,
+    sources: loaded.set.files.map((f) => f.source.path),
+    ipAddress: identity.ipAddress,
+    diagnostics,
+  };
 }
 
 /**

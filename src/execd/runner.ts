@@ -19,6 +19,7 @@ import {
 import { join } from "node:path";
 import type { Logger } from "../system/logger.js";
 import type { ExecutorControl } from "./control.js";
+import { mailResult } from "./mail.js";
 
 export interface RunOptions {
   readonly control: ExecutorControl;
@@ -38,6 +39,11 @@ export interface RunOptions {
   /** Keep only this many run outputs (0: all, as 3.21). */
   readonly maxOutputs?: number;
   readonly env?: NodeJS.ProcessEnv;
+  /** `sys.ipv4` and every address of the host, for the mail's headers. */
+  readonly ipAddress?: string;
+  readonly ipAddresses?: string;
+  /** The SMTP port (25, as 3.21; tests pick another). */
+  readonly smtpPort?: number;
 }
 
 export interface RunResult {
@@ -232,13 +238,13 @@ export async function runAgent(options: RunOptions): Promise<RunResult> {
     return { file: undefined, lines: 0, complete, killed, changed: false };
   }
   logger.verbose("Mailing result");
-  const changed = keepAsPrevious(options, file, text);
+  const changed = await keepAsPrevious(options, file, text);
   if (options.maxOutputs) pruneOutputs(outputs, options.maxOutputs);
   return { file, lines: count, complete, killed, changed };
 }
 
 /** MailResult's part without a mail server: compare with `previous`, make `previous` this run's. */
-function keepAsPrevious(options: RunOptions, file: string, text: string): boolean {
+async function keepAsPrevious(options: RunOptions, file: string, text: string): Promise<boolean> {
   const { logger, control } = options;
   logger.verbose("Mail report: sending result...");
   const previousFile = join(options.workdir, "outputs", "previous");
@@ -269,10 +275,24 @@ function keepAsPrevious(options: RunOptions, file: string, text: string): boolea
     logger.verbose("Mail report: empty mail server or address - skipping");
     return true;
   }
-  if (control.mailMaxLines === 0) return true;
-  logger.warning(
-    `Mail report: not mailing the results of '${file}' to '${control.mailTo}': tend execd does not send mail (the output is kept in outputs/)`,
-  );
+  if (control.mailMaxLines === 0) {
+    logger.debug("Mail report: not mailing because EmailMaxLines was zero");
+    return true;
+  }
+  logger.debug(`Mail report: mailing results of '${file}' to '${control.mailTo}'`);
+  await mailResult({
+    control,
+    file,
+    lines: text.split("\n").slice(0, -1),
+    fqname: options.fqname,
+    ipAddress: options.ipAddress ?? "",
+    ipAddresses: options.ipAddresses ?? options.ipAddress ?? "",
+    workdir: options.workdir,
+    logger,
+    filtered: (line) => filtered(control, line),
+    port: options.smtpPort,
+    now: options.now,
+  });
   return true;
 }
 
