@@ -35,6 +35,8 @@ export interface MonitorDaemonOptions {
   readonly roots?: ProbeRoots;
   readonly now?: () => Date;
   readonly random?: () => number;
+  /** Runs `take` every `ms` (setInterval by default); tests drive it by hand. */
+  readonly every?: (take: () => void, ms: number) => () => void;
 }
 
 export class MonitorStartError extends Error {
@@ -171,6 +173,11 @@ export async function startMonitor(options: MonitorDaemonOptions): Promise<Runni
   };
   take();
   if (options.once) return { stop: () => {} };
-  const timer = setInterval(take, SAMPLE_PERIOD_MS);
-  return { stop: () => clearInterval(timer) };
+  const every =
+    options.every ??
+    ((fn: () => void, ms: number) => {
+      const timer = setInterval(fn, ms);
+      return () => clearInterval(timer);
+    });
+  return { stop: every(take, SAMPLE_PERIOD_MS) };
 }
