@@ -184,22 +184,26 @@ export class Executor {
     const control = this.control;
     if (!control) return Promise.resolve(undefined);
     const { options } = this;
-    const run = runAgent({
-      control,
-      command: this.command(scheduled),
-      workdir: options.workdir,
-      fqname: options.fqname ?? hostFqname(),
-      logger: options.logger,
-      scheduled,
-      now: this.now(),
-      expireAfterMs: options.expireAfterMs,
-      killGraceMs: options.killGraceMs,
-      maxOutputs: options.maxOutputs,
-      env: options.env,
-      ipAddress: this.ipAddress,
-      ipAddresses: this.ipAddress,
-      smtpPort: options.smtpPort,
-    })
+    // Started on the next turn, as 3.21's forked child: the pulse's own lines come first.
+    const run = Promise.resolve()
+      .then(() =>
+        runAgent({
+          control,
+          command: this.command(scheduled),
+          workdir: options.workdir,
+          fqname: options.fqname ?? hostFqname(),
+          logger: options.logger,
+          scheduled,
+          now: this.now(),
+          expireAfterMs: options.expireAfterMs,
+          killGraceMs: options.killGraceMs,
+          maxOutputs: options.maxOutputs,
+          env: options.env,
+          ipAddress: this.ipAddress,
+          ipAddresses: this.ipAddress,
+          smtpPort: options.smtpPort,
+        }),
+      )
       .then((result) => {
         this.results.push(result);
         return result;
@@ -221,13 +225,16 @@ export class Executor {
     while (!this.stopped) {
       if (this.scheduleRun()) {
         const splay = this.control?.splaySeconds ?? 0;
-        logger.verbose(`Sleeping for splaytime ${splay} seconds`);
+        logger.verbose(`Sleeping for splay time ${splay} seconds`);
         if (splay > 0) await sleep(splay * 1000, signal);
         if (this.stopped) break;
-        void this.runOnce(true);
+        logger.verbose("Forking for exec_command execution");
+        void this.runOnce(true).then(() =>
+          logger.verbose("Finished exec_command execution, terminating the forked process"),
+        );
       }
       if (this.stopped) break;
-      logger.verbose(`Sleeping for pulse time ${PULSE_SECONDS} seconds...`);
+      logger.verbose(`Sleeping for pulse time ${PULSE_SECONDS} seconds`);
       await sleep(PULSE_SECONDS * 1000, signal);
     }
   }

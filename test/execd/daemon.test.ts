@@ -23,7 +23,7 @@ import { Executor } from "../../src/execd/daemon.js";
 import { Logger } from "../../src/system/logger.js";
 import { main } from "../../src/cli/app.js";
 import type { CliIo } from "../../src/cli/io.js";
-import { runInHost, skipReason } from "../net/scratch-host.js";
+import { runInHost, skipReason, spawnInHost } from "../net/scratch-host.js";
 import { scratchDirectory } from "../scratch.js";
 
 function workdir(policy: string): string {
@@ -330,4 +330,54 @@ test("the daemon runs tend agent with the default command, writes its pid, and s
   child.kill("SIGTERM");
   assert.equal(await exited, 0);
   assert.equal(existsSync(join(dir, "cf-execd.pid")), false);
+});
+
+test("a scheduled pulse logs the lines cf-execd 3.21 -F -v logs, in its order", async (t) => {
+  const policy = control(
+    `exec_command => "/bin/echo hello"; schedule => { "nosuch", "any" }; splaytime => "0";`,
+  );
+  const mine = workdir(policy);
+  const log: string[] = [];
+  const e: Executor = new Executor({
+    file: "promises.cf",
+    workdir: mine,
+    logger: new Logger((r) => log.push(`${r.level.padStart(8)}: ${r.message}`), "verbose"),
+    tendCommand: ["false"],
+    sleep: async () => {
+      await e.idle();
+      e.stop();
+    },
+  });
+  assert.ok(e.start().ok);
+  await e.loop();
+  await e.idle();
+  // The forked child's last line is logged once its run's promise settles.
+  await new Promise((r) => setImmediate(r));
+  const reason = skipReason("cf-execd");
+  if (reason) return t.skip(reason);
+  const ref = workdir(policy);
+  const child = spawnInHost(t, ref, ["cf-execd", "-F", "-v"]);
+  let stdout = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    stdout += c.toString();
+  });
+  for (let i = 0; i < 600 && !stdout.includes("terminating the forked process"); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  child.kill("SIGKILL");
+  const normalize = (lines: string[]): string[] => {
+    const from = lines.findIndex((l) => l.includes("Waking up the agent"));
+    const to = lines.findIndex((l) => l.includes("terminating the forked process"));
+    return lines
+      .slice(from, to + 1)
+      .map((l) =>
+        l
+          .replace(/[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}/g, "CTIME")
+          .replace(/\S*\/outputs\/(previous|cf_\S+)/g, (_m, f: string) =>
+            f === "previous" ? "PREV" : "FILE",
+          ),
+      );
+  };
+  const theirs = normalize(stdout.split("\n"));
+  assert.ok(theirs.length > 5, stdout);
+  assert.deepEqual(normalize(log), theirs);
 });
