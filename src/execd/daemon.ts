@@ -184,6 +184,7 @@ export class Executor {
     const control = this.control;
     if (!control) return Promise.resolve(undefined);
     const { options } = this;
+    const start = this.now();
     // Started on the next turn, as 3.21's forked child: the pulse's own lines come first.
     const run = Promise.resolve()
       .then(() =>
@@ -194,7 +195,7 @@ export class Executor {
           fqname: options.fqname ?? hostFqname(),
           logger: options.logger,
           scheduled,
-          now: this.now(),
+          now: start,
           expireAfterMs: options.expireAfterMs,
           killGraceMs: options.killGraceMs,
           maxOutputs: options.maxOutputs,
