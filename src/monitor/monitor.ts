@@ -19,7 +19,18 @@ import { writeFileAtomically } from "../system/atomic.js";
 import { History } from "./history.js";
 import { SERVICES, slotNames } from "./observables.js";
 import { type Listening, type ProbeRoots, ProbeState, type Sample, sample } from "./probes.js";
-import { classify, entropyClass, type Learner, learn, newLearner, timeKey } from "./statistics.js";
+import {
+  classify,
+  entropyClass,
+  type LeapState,
+  type Learner,
+  leapClass,
+  leapDetection,
+  learn,
+  newLeapState,
+  newLearner,
+  timeKey,
+} from "./statistics.js";
 
 /** The packet classes of 3.21's network sniffer (TCPNAMES). */
 const SNIFFER_CLASSES = ["icmp", "udp", "dns", "tcpsyn", "tcpack", "tcpfin", "misc"];
@@ -56,11 +67,13 @@ export class Monitor {
   private readonly history: History;
   private readonly learner: Learner;
   private readonly names: string[];
+  private readonly leap: LeapState;
 
   constructor(private readonly options: MonitorOptions) {
     this.history = new History(options.statedir);
     this.names = slotNames(options.weekly);
     this.learner = newLearner(this.names.length, this.history.readAge());
+    this.leap = newLeapState(this.names.length);
   }
 
   /** Takes one sample at `now`, publishes env_data and stores the statistics. */
@@ -79,6 +92,7 @@ export class Monitor {
     const stats = learn(this.learner, taken.values, lastWeek, forget, this.options.random ?? Math.random);
     this.history.write(key, this.names, stats, Math.floor(now.getTime() / 1000));
     this.history.writeAge(this.learner.age);
+    leapDetection(this.leap, taken.values);
 
     // Per service, all "in" then all "out" (SaveNetworkData); then the packet
     // classes of the sniffer, which without tcpdump saw nothing (low).
@@ -117,6 +131,11 @@ export class Monitor {
         `av_${name}=${weekly.expect.toFixed(2)}`,
         `dev_${name}=${sigma.toFixed(2)}`,
       );
+      const ldt = leapClass(this.leap, i, name, value, weekly.expect);
+      if (ldt) {
+        lines.push(ldt);
+        persistent.push(ldt);
+      }
     });
     this.learner.iteration++;
     lines.push(...measured);

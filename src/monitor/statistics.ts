@@ -184,3 +184,78 @@ export function timeKey(date: Date): string {
   const minute = Math.floor(date.getUTCMinutes() / 5) * 5;
   return `${DAYS[date.getUTCDay()]}:Hr${two(date.getUTCHours())}:Min${two(minute)}_${two((minute + 5) % 60)}`;
 }
+
+/** Samples in the leap detection window (3.21's LDT_BUFSIZE). */
+export const LDT_SIZE = 10;
+
+/** 3.21's leap detection state: a ring of the last 10 samples per observable. */
+export interface LeapState {
+  position: number;
+  full: boolean;
+  readonly buffer: number[][];
+  readonly sum: number[];
+  readonly average: number[];
+  readonly chi: number[];
+  readonly chiLimit: number[];
+  readonly max: number[];
+}
+
+export function newLeapState(slots: number): LeapState {
+  const zeros = () => Array.from({ length: slots }, () => 0);
+  return {
+    position: 0,
+    full: false,
+    buffer: Array.from({ length: slots }, () => Array.from({ length: LDT_SIZE }, () => 0)),
+    sum: zeros(),
+    average: zeros(),
+    chi: zeros(),
+    chiLimit: Array.from({ length: slots }, () => 0.1),
+    max: zeros(),
+  };
+}
+
+/**
+ * 3.21's LeapDetection, run after the averages are learned: a value more
+ * than 1000 times the previous one is taken for a numerical error and
+ * replaced by it (in `values`, so the published value changes too), and a
+ * chi statistic is kept against a limit set each time the window wraps.
+ * 3.21 never adds to its running sum (it adds and removes the same new
+ * value), so the sum stays 0; tend keeps that, so the classes agree.
+ */
+export function leapDetection(state: LeapState, values: Float64Array | number[]): void {
+  const last = state.position;
+  if (++state.position >= LDT_SIZE) {
+    state.position = 0;
+    state.full = true;
+  }
+  for (let i = 0; i < values.length; i++) {
+    const buffer = state.buffer[i] as number[];
+    const previous = buffer[last] as number;
+    if (previous > 0 && (values[i] as number) / previous > 1000) values[i] = previous;
+    const value = values[i] as number;
+    state.average[i] = (state.average[i] as number) + value / (LDT_SIZE + 1);
+    const d = LDT_SIZE * (LDT_SIZE + 1) * (state.average[i] as number);
+    if (state.full && state.position === 0) {
+      const n2 = (state.sum[i] as number) - LDT_SIZE * (state.max[i] as number);
+      state.chiLimit[i] = d < 0.001 ? 0.5 : 0.2 + Math.sqrt((n2 * n2) / d);
+      state.max[i] = 0;
+    }
+    if (value > (state.max[i] as number)) state.max[i] = value;
+    const n1 = (state.sum[i] as number) - LDT_SIZE * value;
+    state.chi[i] = d < 0.001 ? 0 : Math.sqrt((n1 * n1) / d);
+    state.average[i] = (state.average[i] as number) - (buffer[state.position] as number) / (LDT_SIZE + 1);
+    buffer[state.position] = value;
+  }
+}
+
+/** The leap class of an observable after leapDetection, if any: `<name>_high_ldt` or `_low_ldt`. */
+export function leapClass(
+  state: LeapState,
+  slot: number,
+  name: string,
+  value: number,
+  expect: number,
+): string | undefined {
+  if (!state.full || (state.chi[slot] as number) <= (state.chiLimit[slot] as number)) return undefined;
+  return value > expect ? `${name}_high_ldt` : `${name}_low_ldt`;
+}

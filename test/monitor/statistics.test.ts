@@ -121,3 +121,23 @@ test("entropy classes and time keys", () => {
   assert.equal(timeKey(new Date("2026-11-26T15:58:07Z")), "Thu:Hr15:Min55_00");
   assert.equal(timeKey(new Date("2026-11-29T00:03:00Z")), "Sun:Hr00:Min00_05");
 });
+
+test("leap detection: a jump after a full window of 10 samples, and numerical errors dropped", async () => {
+  const { leapClass, leapDetection, newLeapState } = await import("../../src/monitor/statistics.js");
+  const state = newLeapState(1);
+  const steady: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const values = [2];
+    leapDetection(state, values);
+    const c = leapClass(state, 0, "x", values[0] as number, 2);
+    if (c) steady.push(c);
+  }
+  assert.equal(state.full, true);
+  const jump = [20];
+  leapDetection(state, jump);
+  assert.equal(leapClass(state, 0, "x", 20, 2), "x_high_ldt");
+  const error = [5e6];
+  leapDetection(state, error);
+  assert.deepEqual(error, [20], "more than 1000 times the last sample is an error: the last value stands");
+  assert.deepEqual(steady, [], "a steady value makes no leap class");
+});
