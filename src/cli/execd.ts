@@ -12,7 +12,7 @@
  * writes its pid to `<workdir>/cf-execd.pid` and removes it when it stops.
  */
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
 import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
@@ -216,6 +216,7 @@ async function execute(
     return EXIT_OK;
   }
   const pidFile = join(dirs.workdir, "cf-execd.pid");
+  stopPreviousInstance(pidFile, logger);
   const stop = (): void => {
     process.off("SIGTERM", stop);
     process.off("SIGINT", stop);
@@ -233,8 +234,42 @@ async function execute(
     process.disconnect();
   }
   await executor.loop();
-  rmSync(pidFile, { force: true });
+  // Only our own: a newer instance that stopped us has written its pid there.
+  try {
+    if (readFileSync(pidFile, "utf8").trim() === String(process.pid)) rmSync(pidFile, { force: true });
+  } catch {
+    // Already gone.
+  }
   return EXIT_OK;
+}
+
+/**
+ * cf-execd 3.21 kills its earlier instances at start (Apoptosis, by the
+ * process table); tend ends the one its pid file names, when that process
+ * is still a `tend execd`.
+ */
+function stopPreviousInstance(pidFile: string, logger: Logger): void {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidFile, "utf8").trim());
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) return;
+  let command: string[];
+  try {
+    command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  } catch {
+    return;
+  }
+  if (!command.includes("execd")) return;
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ESRCH") logger.error(`Unable to kill stale cf-execd process pid=${pid}. (kill: ${code})`);
+  }
+  logger.verbose("Pruning complete");
 }
 
 async function writePid(file: string, logger: Logger): Promise<void> {
