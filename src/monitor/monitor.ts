@@ -12,7 +12,7 @@
  * kept for 10 minutes in the work directory's persistent classes, as 3.21
  * keeps them.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { PersistentClasses } from "../eval/persistent-classes.js";
 import { writeFileAtomically } from "../system/atomic.js";
@@ -22,6 +22,7 @@ import { type Listening, type ProbeRoots, ProbeState, type Sample, sample } from
 import {
   classify,
   entropyClass,
+  entropyKey,
   type LeapState,
   type Learner,
   leapClass,
@@ -31,6 +32,12 @@ import {
   newLearner,
   timeKey,
 } from "./statistics.js";
+
+/** `state/cf_incoming.<service>` (3.21 names the file after its table: `www-alt`). */
+function connectionFile(statedir: string, direction: "in" | "out", service: string): string {
+  const name = service === "www_alt" ? "www-alt" : service;
+  return join(statedir, `cf_${direction === "in" ? "incoming" : "outgoing"}.${name}`);
+}
 
 /** The packet classes of 3.21's network sniffer (TCPNAMES). */
 const SNIFFER_CLASSES = ["icmp", "udp", "dns", "tcpsyn", "tcpack", "tcpfin", "misc"];
@@ -74,6 +81,11 @@ export class Monitor {
     this.names = slotNames(options.weekly);
     this.learner = newLearner(this.names.length, this.history.readAge());
     this.leap = newLeapState(this.names.length);
+    // As cf-monitord at start: the connection lists of the last run are emptied.
+    mkdirSync(options.statedir, { recursive: true, mode: 0o700 });
+    for (const direction of ["in", "out"] as const)
+      for (const service of SERVICES)
+        writeFileAtomically(connectionFile(options.statedir, direction, service.name), "", 0o600);
   }
 
   /** Takes one sample at `now`, publishes env_data and stores the statistics. */
@@ -99,8 +111,18 @@ export class Monitor {
     const entropies: string[] = [];
     for (const direction of ["in", "out"] as const) {
       for (const service of SERVICES) {
-        const remotes = taken.connections.get(`${service.name}_${direction}`) ?? [];
-        entropies.push(entropyClass(service.name, direction, remotes));
+        const seen = taken.connections.get(`${service.name}_${direction}`) ?? [];
+        // 3.21 keeps a bigger list of the last 40 minutes instead (and sets no class).
+        const file = connectionFile(this.options.statedir, direction, service.name);
+        const size = seen.reduce((n, l) => n + Buffer.byteLength(l, "latin1"), 0);
+        try {
+          const st = statSync(file);
+          if (size < st.size && now.getTime() < st.mtimeMs + 40 * 60_000) continue;
+        } catch {
+          // no file yet
+        }
+        writeFileAtomically(file, seen.map((l) => `${l}\n`).join(""), 0o600);
+        entropies.push(entropyClass(service.name, direction, seen.map(entropyKey)));
       }
     }
     const sniffed: string[] = [];

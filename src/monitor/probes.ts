@@ -71,7 +71,7 @@ export interface Sample {
     udp4: Listening[];
     udp6: Listening[];
   };
-  /** Per service and direction, the remote addresses seen (for the entropy classes). */
+  /** Per service and direction (`ssh_in`), the /proc/net lines seen, as 3.21 saves them in cf_incoming.ssh. */
   readonly connections: Map<string, string[]>;
 }
 
@@ -300,11 +300,11 @@ function probeNetwork(roots: ProbeRoots, values: Float64Array) {
       for (const service of SERVICES) {
         if (lport === service.port) {
           values[slotOf(`${service.observable}_in`)]++;
-          connections.get(`${service.name}_in`)?.push(six ? ipv6(remoteAddr) : ipv4(remoteAddr));
+          connections.get(`${service.name}_in`)?.push(line);
         }
         if (rport === service.port) {
           values[slotOf(`${service.observable}_out`)]++;
-          connections.get(`${service.name}_out`)?.push(six ? ipv6(remoteAddr) : ipv4(remoteAddr));
+          connections.get(`${service.name}_out`)?.push(line);
         }
       }
     }

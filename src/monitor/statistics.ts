@@ -162,7 +162,20 @@ export function classify(
   return { classes, sigma: sig, noVariation: false };
 }
 
-/** The entropy class of a service's connections (3.21's MonEntropyClassesSet). */
+/**
+ * The key 3.21 counts a /proc/net line under for the entropy classes: it
+ * reads the line as `local remote`, so it takes the second word (the local
+ * address and port) and cuts it before its trailing digits, one character
+ * more included (`0100007F:0016` → `0100007F`).
+ */
+export function entropyKey(line: string): string {
+  const word = line.trim().split(/\s+/)[1] ?? "";
+  let end = word.length - 1;
+  while (end > 0 && /\d/.test(word[end] as string)) end--;
+  return word.slice(0, Math.max(0, end));
+}
+
+/** The entropy class of a service's connections (3.21's MonEntropyClassesSet), given their keys. */
 export function entropyClass(service: string, direction: "in" | "out", remotes: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const remote of remotes) counts.set(remote, (counts.get(remote) ?? 0) + 1);

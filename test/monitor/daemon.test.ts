@@ -32,6 +32,11 @@ test("samples at start and every 2.5 minutes; anomalies become persistent classe
   put(root, "host/etc/passwd", "root:x:0:0::/root:/bin/sh\n");
   put(root, "host/proc/1/status", "Uid:\t0\t0\t0\t0\n");
   put(root, "host/proc/loadavg", "1.00 1.00 1.00 1/1 1\n");
+  put(
+    root,
+    "host/proc/net/tcp",
+    "  sl  local_address rem_address   st\n   0: 0100007F:0016 0200007F:D431 01 00000000:00000000 00:00000000 00000000     0        0 3\n",
+  );
   let clock = new Date("2026-11-26T15:55:00Z");
   let tick: (() => void) | undefined;
   let period = 0;
@@ -59,11 +64,17 @@ test("samples at start and every 2.5 minutes; anomalies become persistent classe
   assert.ok(env().includes("av_loadavg=0.10"), "an old database, forget rate 0.9: 0.1 on the new value");
   const age = () => JSON.parse(readFileSync(join(work, "state/tend-monitor/age.json"), "utf8")).age;
   assert.equal(age(), 5001);
+  assert.ok(env().includes("entropy_ssh_in_low"));
+  assert.equal(readFileSync(join(work, "state/cf_incoming.ssh"), "utf8").split("\n").length, 2);
   for (let i = 0; i < 3; i++) {
     clock = new Date(clock.getTime() + 150_000);
     tick?.();
   }
   assert.equal(age(), 5004);
+  assert.ok(
+    !env().includes("entropy_ssh_in_low"),
+    "the same connections within 40 minutes: 3.21 keeps the old list and sets no class",
+  );
 
   // Load jumps from 1 to 40: far above both averages.
   put(root, "host/proc/loadavg", "40.00 1.00 1.00 1/1 1\n");

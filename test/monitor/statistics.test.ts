@@ -141,3 +141,9 @@ test("leap detection: a jump after a full window of 10 samples, and numerical er
   assert.deepEqual(error, [20], "more than 1000 times the last sample is an error: the last value stands");
   assert.deepEqual(steady, [], "a steady value makes no leap class");
 });
+
+test("entropy keys as 3.21 cuts them from /proc/net lines", async () => {
+  const { entropyKey } = await import("../../src/monitor/statistics.js");
+  assert.equal(entropyKey("   2: 0100007F:0016 0200007F:D431 01 00000000:00000000"), "0100007F");
+  assert.equal(entropyKey("   3: 0100007F:3B84 0300007F:14BC 01"), "0100007F:3");
+});
