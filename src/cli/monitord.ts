@@ -7,7 +7,9 @@
  * Without -F (and without -v or -d, which imply it) it runs in the
  * background: tend starts itself again detached and the first process
  * exits 0 once the second has taken its first sample. `--once` (tend's
- * own) takes one sample and exits, for tests and cron. The running daemon
+ * own) takes one sample and exits, for tests and cron. Log lines go to
+ * stdout prefixed with `cf-monitord`, as cf-monitord prints them
+ * (`cf-monitord     info: Updated averages at 'Fri:Hr05:Min30_35'` with -I). The running daemon
  * writes its pid to `<workdir>/cf-monitord.pid` and removes it when it stops.
  */
 import { spawn } from "node:child_process";
@@ -164,7 +166,7 @@ async function monitor(
   const logger = new Logger(
     (record) =>
       io.stdout(
-        `${stamp ? `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} ` : ""}${formatLogLine(record)}\n`,
+        `${stamp ? `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} ` : ""}cf-monitord ${formatLogLine(record)}\n`,
       ),
     level,
   );

@@ -156,6 +156,7 @@ export async function startMonitor(options: MonitorDaemonOptions): Promise<Runni
     roots: options.roots ?? LINUX_ROOTS,
     forgetRate: control.forgetRate,
     random: options.random,
+    logger: options.logger,
     weekly: measurements
       .filter((m) => m.historyType === "weekly" && m.dataType !== "string" && m.dataType !== "slist")
       .map((m) => m.handle),

@@ -16,6 +16,7 @@ import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { PersistentClasses } from "../eval/persistent-classes.js";
 import { writeFileAtomically } from "../system/atomic.js";
+import type { Logger } from "../system/logger.js";
 import { History } from "./history.js";
 import { SERVICES, slotNames } from "./observables.js";
 import { type Listening, type ProbeRoots, ProbeState, type Sample, sample } from "./probes.js";
@@ -52,6 +53,8 @@ export interface MonitorOptions {
   readonly roots: ProbeRoots;
   /** body monitor control forgetrate (0.6 by default, as cf-monitord sets it at start). */
   readonly forgetRate?: number;
+  /** Where "Updated averages at '<slot>'" goes (info), as cf-monitord -I prints it. */
+  readonly logger?: Logger;
   /** drand48's draw, injected for tests. */
   readonly random?: () => number;
   /**
@@ -104,6 +107,7 @@ export class Monitor {
     const stats = learn(this.learner, taken.values, lastWeek, forget, this.options.random ?? Math.random);
     this.history.write(key, this.names, stats, Math.floor(now.getTime() / 1000));
     this.history.writeAge(this.learner.age);
+    this.options.logger?.info(`Updated averages at '${key}'`);
     leapDetection(this.leap, taken.values);
 
     // Per service, all "in" then all "out" (SaveNetworkData); then the packet
