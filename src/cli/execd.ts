@@ -11,11 +11,11 @@
  * process exits 0 once the second has loaded the policy. The running daemon
  * writes its pid to `<workdir>/cf-execd.pid` and removes it when it stops.
  */
-import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
 import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
+import { type Daemon, isDetachedCopy, startInBackground } from "./background.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 
 export const execdUsage = `Usage: tend execd [OPTIONS] [FILE]
@@ -51,7 +51,11 @@ else /var/lib/tend for root and ~/.tend for other users.
 const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
 
 /** Set in the environment of the background copy. */
-const DAEMON_CHILD = "TEND_EXECD_DAEMON_CHILD";
+const DAEMON: Daemon = {
+  command: "execd",
+  childVariable: "TEND_EXECD_DAEMON_CHILD",
+  readyMessage: "started",
+};
 
 function parse(args: readonly string[]) {
   return parseCommandLine(
@@ -135,36 +139,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   const foreground =
     values["no-fork"] === true || values.once === true || values.verbose === true || values.debug === true;
-  if (!foreground && io.env[DAEMON_CHILD] !== "1") return startInBackground(args, io);
+  if (!foreground && !isDetachedCopy(DAEMON, io)) return startInBackground(DAEMON, args, io);
   return execute(values, positional, level, maxOutputs, io);
-}
-
-/** Starts a detached copy of this command and waits until it has loaded the policy or failed. */
-function startInBackground(args: readonly string[], io: CliIo): Promise<number> {
-  const script = process.argv[1] ?? "";
-  const child = spawn(process.execPath, [...process.execArgv, script, "execd", ...args], {
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-    env: { ...io.env, [DAEMON_CHILD]: "1" },
-    cwd: io.cwd,
-  });
-  child.stdout?.on("data", (chunk: Buffer) => io.stdout(chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => io.stderr(chunk.toString()));
-  return new Promise((resolve) => {
-    child.on("message", (message) => {
-      if (message !== "started") return;
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      child.disconnect();
-      child.unref();
-      resolve(EXIT_OK);
-    });
-    child.on("exit", (code) => resolve(code ?? EXIT_FAILURE));
-    child.on("error", (error) => {
-      io.stderr(`tend execd: cannot start in the background: ${error.message}\n`);
-      resolve(EXIT_FAILURE);
-    });
-  });
 }
 
 async function execute(

@@ -12,11 +12,11 @@
  * code and messages when it cannot start. The running server writes its
  * pid to `<workdir>/cf-serverd.pid` and removes it when it stops.
  */
-import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
 import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
+import { type Daemon, isDetachedCopy, startInBackground } from "./background.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 
 export const serverdUsage = `Usage: tend serverd [OPTIONS] [FILE]
@@ -49,7 +49,11 @@ makes one); clients' trusted keys are <workdir>/ppkeys/<user>-MD5=<digest>.pub.
 const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
 
 /** Set in the environment of the background copy. */
-const DAEMON_CHILD = "TEND_SERVERD_DAEMON_CHILD";
+const DAEMON: Daemon = {
+  command: "serverd",
+  childVariable: "TEND_SERVERD_DAEMON_CHILD",
+  readyMessage: "listening",
+};
 
 function parse(args: readonly string[]) {
   return parseCommandLine(
@@ -122,36 +126,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     return EXIT_FAILURE;
   }
   const foreground = values["no-fork"] === true || values.verbose === true || values.debug === true;
-  if (!foreground && io.env[DAEMON_CHILD] !== "1") return startInBackground(args, io);
+  if (!foreground && !isDetachedCopy(DAEMON, io)) return startInBackground(DAEMON, args, io);
   return serve(values, positional, level, io);
-}
-
-/** Starts a detached copy of this command and waits until it listens or fails. */
-function startInBackground(args: readonly string[], io: CliIo): Promise<number> {
-  const script = process.argv[1] ?? "";
-  const child = spawn(process.execPath, [...process.execArgv, script, "serverd", ...args], {
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-    env: { ...io.env, [DAEMON_CHILD]: "1" },
-    cwd: io.cwd,
-  });
-  child.stdout?.on("data", (chunk: Buffer) => io.stdout(chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => io.stderr(chunk.toString()));
-  return new Promise((resolve) => {
-    child.on("message", (message) => {
-      if (message !== "listening") return;
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      child.disconnect();
-      child.unref();
-      resolve(EXIT_OK);
-    });
-    child.on("exit", (code) => resolve(code ?? EXIT_FAILURE));
-    child.on("error", (error) => {
-      io.stderr(`tend serverd: cannot start in the background: ${error.message}\n`);
-      resolve(EXIT_FAILURE);
-    });
-  });
 }
 
 /** Loads the policy, listens, and serves until a signal ends it. */
