@@ -5,10 +5,8 @@
  * executor control` read. An invalid policy comes back as diagnostics.
  */
 import { statSync } from "node:fs";
-import { type Diagnostic, hasErrors } from "../language/diagnostics.js";
-import { validatePolicy } from "../language/validate/index.js";
-import { resolvePolicies } from "../loader/control.js";
-import { loadPolicy, resolveEntryPath } from "../loader/load.js";
+import type { Diagnostic } from "../language/diagnostics.js";
+import { loadCheckedPolicy } from "../loader/checked.js";
 import type { Logger } from "../system/logger.js";
 import { type ControlMessage, type ExecutorControl, hostIdentity, readExecutorControl } from "./control.js";
 
@@ -39,38 +37,17 @@ export type LoadedExecdPolicy =
 /** Loads the policy and reads `body executor control`; never throws for problems in the policy. */
 export function loadExecdPolicy(options: LoadExecdPolicyOptions): LoadedExecdPolicy {
   const { logger } = options;
-  const inputDir = options.inputDir ?? `${options.workdir}/inputs`;
-  const entry = resolveEntryPath(options.file, inputDir);
-  const loaded = loadPolicy(entry, {
-    defines: [...(options.defines ?? [])],
-    negates: [...(options.negates ?? [])],
-    agentType: "executor",
-    inputDir,
-    workDir: options.workdir,
-    messages: {
-      note: (level, message) => logger.log(level, message),
-      fromFunction: (m) => {
-        const level =
-          m.level === "fatal"
-            ? "error"
-            : m.level === "output" || m.level === "output-info"
-              ? "info"
-              : m.level;
-        logger.log(level, `${m.fn}: ${m.message}`);
-      },
-    },
+  const checked = loadCheckedPolicy({
+    file: options.file,
+    inputDir: options.inputDir ?? `${options.workdir}/inputs`,
+    workdir: options.workdir,
+    program: "executor",
+    logger,
+    defines: options.defines,
+    negates: options.negates,
   });
-  for (const m of loaded.messages) logger.log(m.level, m.text);
-  const diagnostics = [...loaded.diagnostics];
-  if (hasErrors(diagnostics)) return { ok: false, diagnostics };
-  const files = loaded.set.files.map((f) => ({
-    path: f.source.path,
-    policy: f.policy,
-    lineOf: (o: number) => f.source.positionAt(o).line,
-  }));
-  resolvePolicies(loaded.context, files);
-  diagnostics.push(...validatePolicy(loaded.set));
-  if (hasErrors(diagnostics)) return { ok: false, diagnostics };
+  if (!checked.ok) return checked;
+  const { loaded, diagnostics } = checked;
   const messages: ControlMessage[] = [];
   const uid = options.uid ?? (typeof process.getuid === "function" ? process.getuid() : 0);
   const identity = hostIdentity(loaded.context, uid);

@@ -6,12 +6,9 @@
  * (see evaluate.ts). An invalid policy comes back as diagnostics (3.21
  * falls back to failsafe.cf; what to do is the daemon's choice).
  */
-import { hasErrors } from "../../language/diagnostics.js";
-import { validatePolicy } from "../../language/validate/index.js";
 import type { EvalContext } from "../../eval/context.js";
-import { resolvePolicies } from "../../loader/control.js";
+import { loadCheckedPolicy } from "../../loader/checked.js";
 import { PolicyIndex } from "../../promises/policy-index.js";
-import { loadPolicy, resolveEntryPath } from "../../loader/load.js";
 import {
   type Peer,
   expandConnectionVariables,
@@ -41,39 +38,18 @@ export async function loadServerPolicy(options: LoadServerPolicyOptions): Promis
 /** The same, synchronously (tests, `tend check`). */
 export function loadServerPolicySync(options: LoadServerPolicyOptions): LoadedServerPolicy {
   const { logger } = options;
-  const inputDir = options.inputDir ?? `${options.workdir}/inputs`;
-  const entry = resolveEntryPath(options.file, inputDir);
-  const loaded = loadPolicy(entry, {
-    defines: [...(options.defines ?? [])],
-    negates: [...(options.negates ?? [])],
-    agentType: "server",
-    inputDir,
-    workDir: options.workdir,
+  const checked = loadCheckedPolicy({
+    file: options.file,
+    inputDir: options.inputDir ?? `${options.workdir}/inputs`,
+    workdir: options.workdir,
+    program: "server",
+    logger,
+    defines: options.defines,
+    negates: options.negates,
     ignoreMissingInputs: options.ignoreMissingInputs,
-    messages: {
-      note: (level, message) => logger.log(level, message),
-      fromFunction: (m) => {
-        const level =
-          m.level === "fatal"
-            ? "error"
-            : m.level === "output" || m.level === "output-info"
-              ? "info"
-              : m.level;
-        logger.log(level, `${m.fn}: ${m.message}`);
-      },
-    },
   });
-  for (const m of loaded.messages) logger.log(m.level, m.text);
-  const diagnostics = [...loaded.diagnostics];
-  if (hasErrors(diagnostics)) return { ok: false, diagnostics };
-  const files = loaded.set.files.map((f) => ({
-    path: f.source.path,
-    policy: f.policy,
-    lineOf: (o: number) => f.source.positionAt(o).line,
-  }));
-  resolvePolicies(loaded.context, files);
-  diagnostics.push(...validatePolicy(loaded.set));
-  if (hasErrors(diagnostics)) return { ok: false, diagnostics };
+  if (!checked.ok) return checked;
+  const { loaded, files, entry, diagnostics } = checked;
 
   const controlMessages: ControlMessage[] = [];
   const control = readServerControl(loaded.context, controlMessages);
