@@ -12,11 +12,11 @@
  * (`cf-monitord     info: Updated averages at 'Fri:Hr05:Min30_35'` with -I). The running daemon
  * writes its pid to `<workdir>/cf-monitord.pid` and removes it when it stops.
  */
-import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
 import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
+import { type Daemon, isDetachedCopy, startInBackground } from "./background.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 
 export const monitordUsage = `Usage: tend monitord [OPTIONS] [FILE]
@@ -50,7 +50,11 @@ else /var/lib/tend for root and ~/.tend for other users.
 `;
 
 const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
-const DAEMON_CHILD = "TEND_MONITORD_DAEMON_CHILD";
+const DAEMON: Daemon = {
+  command: "monitord",
+  childVariable: "TEND_MONITORD_DAEMON_CHILD",
+  readyMessage: "sampled",
+};
 
 function parse(args: readonly string[]) {
   return parseCommandLine(
@@ -122,35 +126,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   const foreground =
     values.once === true || values["no-fork"] === true || values.verbose === true || values.debug === true;
-  if (!foreground && io.env[DAEMON_CHILD] !== "1") return startInBackground(args, io);
+  if (!foreground && !isDetachedCopy(DAEMON, io)) return startInBackground(DAEMON, args, io);
   return monitor(values, positional, level, io);
-}
-
-function startInBackground(args: readonly string[], io: CliIo): Promise<number> {
-  const script = process.argv[1] ?? "";
-  const child = spawn(process.execPath, [...process.execArgv, script, "monitord", ...args], {
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-    env: { ...io.env, [DAEMON_CHILD]: "1" },
-    cwd: io.cwd,
-  });
-  child.stdout?.on("data", (chunk: Buffer) => io.stdout(chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => io.stderr(chunk.toString()));
-  return new Promise((resolve) => {
-    child.on("message", (message) => {
-      if (message !== "sampled") return;
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      child.disconnect();
-      child.unref();
-      resolve(EXIT_OK);
-    });
-    child.on("exit", (code) => resolve(code ?? EXIT_FAILURE));
-    child.on("error", (error) => {
-      io.stderr(`tend monitord: cannot start in the background: ${error.message}\n`);
-      resolve(EXIT_FAILURE);
-    });
-  });
 }
 
 async function monitor(

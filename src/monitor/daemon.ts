@@ -4,12 +4,10 @@
  * first sample at once and then one every 2.5 minutes until stopped. The
  * clock and the timer are injectable so tests need not wait.
  */
-import { type Diagnostic, hasErrors } from "../language/diagnostics.js";
-import { validatePolicy } from "../language/validate/index.js";
+import type { Diagnostic } from "../language/diagnostics.js";
 import { DEFAULT_NAMESPACE, type EvalContext } from "../eval/context.js";
 import { isScalar } from "../eval/values.js";
-import { resolvePolicies } from "../loader/control.js";
-import { loadPolicy, resolveEntryPath } from "../loader/load.js";
+import { loadCheckedPolicy } from "../loader/checked.js";
 import type { Logger } from "../system/logger.js";
 import { bundleThisVars, resolveSections } from "../eval/resolve.js";
 import { PolicyIndex } from "../promises/policy-index.js";
@@ -87,41 +85,19 @@ export interface LoadedMonitorPolicy {
 /** Loads and checks the policy; throws MonitorStartError with the problems. */
 export async function loadMonitorPolicy(options: MonitorDaemonOptions): Promise<LoadedMonitorPolicy> {
   const { logger } = options;
-  const entry = resolveEntryPath(options.file, options.inputdir);
-  const loaded = loadPolicy(entry, {
-    defines: [...(options.defines ?? [])],
-    negates: [...(options.negates ?? [])],
-    agentType: "monitor",
+  const checked = loadCheckedPolicy({
+    file: options.file,
     inputDir: options.inputdir,
-    workDir: options.workdir,
-    messages: {
-      note: (level, message) => logger.log(level, message),
-      fromFunction: (m) => {
-        const level =
-          m.level === "fatal"
-            ? "error"
-            : m.level === "output" || m.level === "output-info"
-              ? "info"
-              : m.level;
-        logger.log(level, `${m.fn}: ${m.message}`);
-      },
-    },
+    workdir: options.workdir,
+    program: "monitor",
+    logger,
+    defines: options.defines,
+    negates: options.negates,
   });
-  for (const m of loaded.messages) logger.log(m.level, m.text);
-  const diagnostics = [...loaded.diagnostics];
-  const fail = () => {
-    throw new MonitorStartError(["Error reading CFEngine policy. Exiting..."], diagnostics);
-  };
-  if (hasErrors(diagnostics)) fail();
-  const files = loaded.set.files.map((f) => ({
-    path: f.source.path,
-    policy: f.policy,
-    lineOf: (o: number) => f.source.positionAt(o).line,
-  }));
+  if (!checked.ok)
+    throw new MonitorStartError(["Error reading CFEngine policy. Exiting..."], checked.diagnostics);
+  const { loaded, files, entry } = checked;
   const ctx = loaded.context;
-  resolvePolicies(ctx, files);
-  diagnostics.push(...validatePolicy(loaded.set));
-  if (hasErrors(diagnostics)) fail();
   const bundles: BundleSource[] = [];
   for (const file of files)
     for (const block of file.policy.blocks)
