@@ -9,12 +9,12 @@
  */
 import { existsSync } from "node:fs";
 import { isatty } from "node:tty";
-import type { LogLevel } from "../system/logger.js";
 import { formatLogLine } from "../system/logger.js";
 import type { AgentResult, AgentSinks } from "../agent/run.js";
 import { SIMULATE_MODES, type SimulateMode } from "../promises/simulate/changes-chroot.js";
-import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
-import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
+import { parseCommandLine } from "./args.js";
+import { splitList, startCfCommand } from "./cf-command.js";
+import { type CliIo, EXIT_FAILURE } from "./io.js";
 
 export const agentUsage = `Usage: tend agent [OPTIONS] [FILE]
 
@@ -55,35 +55,10 @@ else /var/lib/tend for root and ~/.tend for other users (tend check uses the
 same rule).
 `;
 
-const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
-
-function splitList(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(",")).filter((v) => v.length > 0);
-}
-
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parseAgentArgs>;
-  let positional: string | undefined;
-  try {
-    parsed = parseAgentArgs(args);
-    positional = onePolicyFile(parsed.positionals);
-    colorMode(parsed.values.color);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr(`tend agent: ${error.message}\nTry 'tend agent --help'.\n`);
-    return EXIT_FAILURE;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout(agentUsage);
-    return EXIT_OK;
-  }
-  if (values.version) return (await import("./app.js")).main(["--version"], io);
-  const level = logLevel(values);
-  if (!level) {
-    io.stderr(`tend agent: unknown log level '${values["log-level"]}'\n`);
-    return EXIT_FAILURE;
-  }
+  const start = await startCfCommand("agent", agentUsage, parseAgentArgs, args, io);
+  if (typeof start === "number") return start;
+  const { values, positional, level } = start;
   const simulate = simulateMode(values.simulate);
   if (simulate === null) {
     io.stderr(
@@ -251,16 +226,6 @@ async function showEvaluated(
     if (!(error instanceof ShowRegexError)) throw error;
     logTo(`   error: Sorry, we could not compile regular expression ${classes ?? vars}\n`);
   }
-}
-
-function logLevel(values: ReturnType<typeof parseAgentArgs>["values"]): LogLevel | undefined {
-  const named = values["log-level"];
-  if (named !== undefined)
-    return (LEVELS as readonly string[]).includes(named) ? (named as LogLevel) : undefined;
-  if (values.debug) return "debug";
-  if (values.verbose) return "verbose";
-  if (values.inform) return "info";
-  return "notice";
 }
 
 function timestamp(): string {

@@ -14,8 +14,9 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
-import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
+import { parseCommandLine } from "./args.js";
 import { type Daemon, isDetachedCopy, startInBackground } from "./background.js";
+import { splitList, startCfCommand } from "./cf-command.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 
 export const execdUsage = `Usage: tend execd [OPTIONS] [FILE]
@@ -47,8 +48,6 @@ The default command (no exec_command) is tend's equivalent of cf-execd's:
 The work directory is --workdir, else CFENGINE_TEST_OVERRIDE_WORKDIR when set,
 else /var/lib/tend for root and ~/.tend for other users.
 `;
-
-const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
 
 /** Set in the environment of the background copy. */
 const DAEMON: Daemon = {
@@ -94,49 +93,16 @@ function parse(args: readonly string[]) {
 
 type Values = ReturnType<typeof parse>["values"];
 
-function logLevel(values: Values): LogLevel | undefined {
-  const named = values["log-level"];
-  if (named !== undefined)
-    return (LEVELS as readonly string[]).includes(named) ? (named as LogLevel) : undefined;
-  if (values.debug) return "debug";
-  if (values.verbose) return "verbose";
-  if (values.inform) return "info";
-  return "notice";
-}
-
-function splitList(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(",")).filter((v) => v.length > 0);
-}
-
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  let positional: string | undefined;
   let maxOutputs = 0;
-  try {
-    parsed = parse(args);
-    positional = onePolicyFile(parsed.positionals);
-    colorMode(parsed.values.color);
-    const max = parsed.values["max-outputs"];
-    if (max !== undefined) {
-      if (!/^\d+$/.test(max)) throw new UsageError(`--max-outputs wants a number of files, not '${max}'`);
-      maxOutputs = Number(max);
-    }
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr(`tend execd: ${error.message}\nTry 'tend execd --help'.\n`);
-    return EXIT_FAILURE;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout(execdUsage);
-    return EXIT_OK;
-  }
-  if (values.version) return (await import("./app.js")).main(["--version"], io);
-  const level = logLevel(values);
-  if (!level) {
-    io.stderr(`tend execd: unknown log level '${values["log-level"]}'\n`);
-    return EXIT_FAILURE;
-  }
+  const start = await startCfCommand("execd", execdUsage, parse, args, io, (values) => {
+    const max = values["max-outputs"];
+    if (max === undefined) return;
+    if (!/^\d+$/.test(max)) throw new UsageError(`--max-outputs wants a number of files, not '${max}'`);
+    maxOutputs = Number(max);
+  });
+  if (typeof start === "number") return start;
+  const { values, positional, level } = start;
   const foreground =
     values["no-fork"] === true || values.once === true || values.verbose === true || values.debug === true;
   if (!foreground && !isDetachedCopy(DAEMON, io)) return startInBackground(DAEMON, args, io);

@@ -15,9 +15,10 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
-import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
+import { parseCommandLine } from "./args.js";
 import { type Daemon, isDetachedCopy, startInBackground } from "./background.js";
-import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
+import { splitList, startCfCommand } from "./cf-command.js";
+import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
 
 export const monitordUsage = `Usage: tend monitord [OPTIONS] [FILE]
 
@@ -49,7 +50,6 @@ The work directory is --workdir, else CFENGINE_TEST_OVERRIDE_WORKDIR when set,
 else /var/lib/tend for root and ~/.tend for other users.
 `;
 
-const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
 const DAEMON: Daemon = {
   command: "monitord",
   childVariable: "TEND_MONITORD_DAEMON_CHILD",
@@ -87,43 +87,10 @@ function parse(args: readonly string[]) {
 
 type Values = ReturnType<typeof parse>["values"];
 
-function logLevel(values: Values): LogLevel | undefined {
-  const named = values["log-level"];
-  if (named !== undefined)
-    return (LEVELS as readonly string[]).includes(named) ? (named as LogLevel) : undefined;
-  if (values.debug) return "debug";
-  if (values.verbose) return "verbose";
-  if (values.inform) return "info";
-  return "notice";
-}
-
-function splitList(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(",")).filter((v) => v.length > 0);
-}
-
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  let positional: string | undefined;
-  try {
-    parsed = parse(args);
-    positional = onePolicyFile(parsed.positionals);
-    colorMode(parsed.values.color);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr(`tend monitord: ${error.message}\nTry 'tend monitord --help'.\n`);
-    return EXIT_FAILURE;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout(monitordUsage);
-    return EXIT_OK;
-  }
-  if (values.version) return (await import("./app.js")).main(["--version"], io);
-  const level = logLevel(values);
-  if (!level) {
-    io.stderr(`tend monitord: unknown log level '${values["log-level"]}'\n`);
-    return EXIT_FAILURE;
-  }
+  const start = await startCfCommand("monitord", monitordUsage, parse, args, io);
+  if (typeof start === "number") return start;
+  const { values, positional, level } = start;
   const foreground =
     values.once === true || values["no-fork"] === true || values.verbose === true || values.debug === true;
   if (!foreground && !isDetachedCopy(DAEMON, io)) return startInBackground(DAEMON, args, io);

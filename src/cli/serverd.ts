@@ -15,9 +15,10 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
-import { colorMode, onePolicyFile, parseCommandLine } from "./args.js";
+import { parseCommandLine } from "./args.js";
 import { type Daemon, isDetachedCopy, startInBackground } from "./background.js";
-import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
+import { splitList, startCfCommand } from "./cf-command.js";
+import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
 
 export const serverdUsage = `Usage: tend serverd [OPTIONS] [FILE]
 
@@ -45,8 +46,6 @@ else /var/lib/tend for root and ~/.tend for other users. The server's key
 pair is <workdir>/ppkeys/localhost.priv and localhost.pub (tend key or cf-key
 makes one); clients' trusted keys are <workdir>/ppkeys/<user>-MD5=<digest>.pub.
 `;
-
-const LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
 
 /** Set in the environment of the background copy. */
 const DAEMON: Daemon = {
@@ -88,43 +87,10 @@ function parse(args: readonly string[]) {
 
 type Values = ReturnType<typeof parse>["values"];
 
-function logLevel(values: Values): LogLevel | undefined {
-  const named = values["log-level"];
-  if (named !== undefined)
-    return (LEVELS as readonly string[]).includes(named) ? (named as LogLevel) : undefined;
-  if (values.debug) return "debug";
-  if (values.verbose) return "verbose";
-  if (values.inform) return "info";
-  return "notice";
-}
-
-function splitList(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(",")).filter((v) => v.length > 0);
-}
-
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  let positional: string | undefined;
-  try {
-    parsed = parse(args);
-    positional = onePolicyFile(parsed.positionals);
-    colorMode(parsed.values.color);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr(`tend serverd: ${error.message}\nTry 'tend serverd --help'.\n`);
-    return EXIT_FAILURE;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout(serverdUsage);
-    return EXIT_OK;
-  }
-  if (values.version) return (await import("./app.js")).main(["--version"], io);
-  const level = logLevel(values);
-  if (!level) {
-    io.stderr(`tend serverd: unknown log level '${values["log-level"]}'\n`);
-    return EXIT_FAILURE;
-  }
+  const start = await startCfCommand("serverd", serverdUsage, parse, args, io);
+  if (typeof start === "number") return start;
+  const { values, positional, level } = start;
   const foreground = values["no-fork"] === true || values.verbose === true || values.debug === true;
   if (!foreground && !isDetachedCopy(DAEMON, io)) return startInBackground(DAEMON, args, io);
   return serve(values, positional, level, io);

@@ -1,0 +1,87 @@
+/**
+ * What every CFEngine-style command (agent, serverd, monitord, execd) does
+ * before its own work, as the cf-* programs do: the command line split
+ * (a usage error names the option and points at --help), `--help`,
+ * `--version`, the colour mode checked, at most one policy file, and the
+ * log level from `--log-level`, `-d`, `-v` or `-I`.
+ */
+import type { LogLevel } from "../system/logger.js";
+import { colorMode, onePolicyFile } from "./args.js";
+import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
+
+/** The levels `--log-level` accepts. */
+export const LOG_LEVELS: readonly LogLevel[] = ["error", "warning", "notice", "info", "verbose", "debug"];
+
+/** The options every such command has (each may lack some). */
+export interface CfCommonValues {
+  readonly color?: string;
+  readonly help?: boolean;
+  readonly version?: boolean;
+  readonly "log-level"?: string;
+  readonly debug?: boolean;
+  readonly verbose?: boolean;
+  readonly inform?: boolean;
+}
+
+export interface CfCommandStart<V> {
+  readonly values: V;
+  /** The policy file given without `-f`, if any. */
+  readonly positional: string | undefined;
+  readonly level: LogLevel;
+}
+
+/** The log level the options ask for; undefined for an unknown `--log-level`. */
+export function cfLogLevel(values: CfCommonValues): LogLevel | undefined {
+  const named = values["log-level"];
+  if (named !== undefined)
+    return (LOG_LEVELS as readonly string[]).includes(named) ? (named as LogLevel) : undefined;
+  if (values.debug) return "debug";
+  if (values.verbose) return "verbose";
+  if (values.inform) return "info";
+  return "notice";
+}
+
+/** Values of a repeatable, comma-separated option (`-D a,b -D c`), empty items dropped. */
+export function splitList(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(",")).filter((v) => v.length > 0);
+}
+
+/**
+ * Reads the command line of `tend <name>`: the values to go on with, or
+ * the exit code when the command is already done (a usage error, --help,
+ * --version). `validate` checks the command's own options, throwing a
+ * UsageError.
+ */
+export async function startCfCommand<V extends CfCommonValues>(
+  name: string,
+  usage: string,
+  parse: (args: readonly string[]) => { values: V; positionals: string[] },
+  args: readonly string[],
+  io: CliIo,
+  validate?: (values: V) => void,
+): Promise<CfCommandStart<V> | number> {
+  let values: V;
+  let positional: string | undefined;
+  try {
+    const parsed = parse(args);
+    values = parsed.values;
+    positional = onePolicyFile(parsed.positionals);
+    colorMode(values.color);
+    validate?.(values);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`tend ${name}: ${error.message}\nTry 'tend ${name} --help'.\n`);
+    return EXIT_FAILURE;
+  }
+  if (values.help) {
+    io.stdout(usage);
+    return EXIT_OK;
+  }
+  if (values.version) return (await import("./app.js")).main(["--version"], io);
+  const level = cfLogLevel(values);
+  if (!level) {
+    io.stderr(`tend ${name}: unknown log level '${values["log-level"]}'\n`);
+    return EXIT_FAILURE;
+  }
+  return { values, positional, level };
+}
