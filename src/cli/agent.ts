@@ -13,7 +13,7 @@ import { formatLogLine } from "../system/logger.js";
 import type { AgentResult, AgentSinks } from "../agent/run.js";
 import { SIMULATE_MODES, type SimulateMode } from "../promises/simulate/changes-chroot.js";
 import { parseCommandLine } from "./args.js";
-import { splitList, startCfCommand } from "./cf-command.js";
+import { policyFileOption, splitList, startCfCommand } from "./cf-command.js";
 import { type CliIo, EXIT_FAILURE } from "./io.js";
 
 export const agentUsage = `Usage: tend agent [OPTIONS] [FILE]
@@ -81,7 +81,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stderr(`tend agent: ${unusable}\n`);
     return EXIT_FAILURE;
   }
-  const file = positional ?? optionFile(values.file, dirs.inputdir) ?? `${dirs.inputdir}/promises.cf`;
+  const file = positional ?? policyFileOption(values.file, dirs.inputdir) ?? `${dirs.inputdir}/promises.cf`;
   const json = values.json === true;
   const stamp = values.timestamp === true;
   const renderer = await import("./render-policy-problems.js");
@@ -243,13 +243,4 @@ export function runReport(file: string, result: AgentResult): object {
     promises: result.records,
     classes: [...result.classes].sort(),
   };
-}
-
-/**
- * A `-f` path as cf-agent finds it: one that is neither absolute nor starts
- * with `.` is looked up in the input directory (`-f update.cf`).
- */
-function optionFile(file: string | undefined, inputdir: string): string | undefined {
-  if (file === undefined || file.startsWith("/") || file.startsWith(".")) return file;
-  return `${inputdir}/${file}`;
 }

@@ -9,6 +9,8 @@
  * as the MPF's processes promises look for it.
  */
 import { spawn } from "node:child_process";
+import { basename } from "node:path";
+import type { Logger } from "../system/logger.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
 
 /** One daemon's way to the background. */
@@ -53,4 +55,16 @@ export function startInBackground(daemon: Daemon, args: readonly string[], io: C
       resolve(EXIT_FAILURE);
     });
   });
+}
+
+/** Writes this process's pid file (atomically, 0600); a failure is logged with cf-*'s words, not fatal. */
+export async function writePidFile(file: string, logger: Logger): Promise<void> {
+  const { writeFileAtomically } = await import("../system/atomic.js");
+  try {
+    writeFileAtomically(file, `${process.pid}\n`, 0o600);
+  } catch (error) {
+    logger.info(
+      `Could not write to PID file '${basename(file)}'. (fopen: ${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
 }

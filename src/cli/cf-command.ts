@@ -85,3 +85,13 @@ export async function startCfCommand<V extends CfCommonValues>(
   }
   return { values, positional, level };
 }
+
+/**
+ * The policy file `-f` names, as the cf-* programs find it: a bare name
+ * (not starting with `/` or `.`) is looked up in the input directory
+ * (`-f update.cf`).
+ */
+export function policyFileOption(file: string | undefined, inputdir: string): string | undefined {
+  if (file === undefined || file.startsWith("/") || file.startsWith(".")) return file;
+  return `${inputdir}/${file}`;
+}

@@ -15,8 +15,8 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
-import { type Daemon, isDetachedCopy, startInBackground } from "./background.js";
-import { splitList, startCfCommand } from "./cf-command.js";
+import { type Daemon, isDetachedCopy, startInBackground, writePidFile } from "./background.js";
+import { policyFileOption, splitList, startCfCommand } from "./cf-command.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 
 export const execdUsage = `Usage: tend execd [OPTIONS] [FILE]
@@ -129,7 +129,8 @@ async function execute(
       ),
     level,
   );
-  const file = positional ?? optionFile(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
+  const file =
+    positional ?? policyFileOption(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
   const script = process.argv[1] ?? "";
   const executor = new Executor({
     file,
@@ -169,7 +170,7 @@ async function execute(
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   process.on("SIGHUP", hangUp);
-  await writePid(pidFile, logger);
+  await writePidFile(pidFile, logger);
   if (process.send) {
     logger.info(`cf-execd starting ${ctimeText(new Date())}`);
     process.send("started");
@@ -212,21 +213,4 @@ function stopPreviousInstance(pidFile: string, logger: Logger): void {
     if (code !== "ESRCH") logger.error(`Unable to kill stale cf-execd process pid=${pid}. (kill: ${code})`);
   }
   logger.verbose("Pruning complete");
-}
-
-async function writePid(file: string, logger: Logger): Promise<void> {
-  const { writeFileAtomically } = await import("../system/atomic.js");
-  try {
-    writeFileAtomically(file, `${process.pid}\n`, 0o600);
-  } catch (error) {
-    logger.info(
-      `Could not write to PID file 'cf-execd.pid'. (fopen: ${error instanceof Error ? error.message : String(error)})`,
-    );
-  }
-}
-
-/** A `-f` path as cf-execd finds it: a bare name is looked up in the input directory. */
-function optionFile(file: string | undefined, inputdir: string): string | undefined {
-  if (file === undefined || file.startsWith("/") || file.startsWith(".")) return file;
-  return join(inputdir, file);
 }

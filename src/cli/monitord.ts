@@ -16,8 +16,8 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
-import { type Daemon, isDetachedCopy, startInBackground } from "./background.js";
-import { splitList, startCfCommand } from "./cf-command.js";
+import { type Daemon, isDetachedCopy, startInBackground, writePidFile } from "./background.js";
+import { policyFileOption, splitList, startCfCommand } from "./cf-command.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
 
 export const monitordUsage = `Usage: tend monitord [OPTIONS] [FILE]
@@ -114,7 +114,8 @@ async function monitor(
       ),
     level,
   );
-  const file = positional ?? optionFile(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
+  const file =
+    positional ?? policyFileOption(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
   let daemon: Awaited<ReturnType<typeof startMonitor>>;
   try {
     daemon = await startMonitor({
@@ -138,7 +139,7 @@ async function monitor(
   }
   if (values.once) return EXIT_OK;
   const pidFile = join(dirs.workdir, "cf-monitord.pid");
-  await writePid(pidFile, logger);
+  await writePidFile(pidFile, logger);
   if (process.send) {
     process.send("sampled");
     process.disconnect();
@@ -154,21 +155,4 @@ async function monitor(
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
   });
-}
-
-async function writePid(file: string, logger: Logger): Promise<void> {
-  const { writeFileAtomically } = await import("../system/atomic.js");
-  try {
-    writeFileAtomically(file, `${process.pid}\n`, 0o600);
-  } catch (error) {
-    logger.info(
-      `Could not write to PID file 'cf-monitord.pid'. (fopen: ${error instanceof Error ? error.message : String(error)})`,
-    );
-  }
-}
-
-/** A `-f` path as cf-monitord finds it: a bare name is looked up in the input directory. */
-function optionFile(file: string | undefined, inputdir: string): string | undefined {
-  if (file === undefined || file.startsWith("/") || file.startsWith(".")) return file;
-  return join(inputdir, file);
 }

@@ -16,8 +16,8 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
-import { type Daemon, isDetachedCopy, startInBackground } from "./background.js";
-import { splitList, startCfCommand } from "./cf-command.js";
+import { type Daemon, isDetachedCopy, startInBackground, writePidFile } from "./background.js";
+import { policyFileOption, splitList, startCfCommand } from "./cf-command.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
 
 export const serverdUsage = `Usage: tend serverd [OPTIONS] [FILE]
@@ -115,7 +115,8 @@ async function serve(
       ),
     level,
   );
-  const file = positional ?? optionFile(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
+  const file =
+    positional ?? policyFileOption(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
   const load = () =>
     loadServerPolicy({
       file,
@@ -164,7 +165,7 @@ async function serve(
     process.on("SIGINT", stop);
     process.on("SIGHUP", hangUp);
   });
-  await writePid(pidFile, logger);
+  await writePidFile(pidFile, logger);
   // In the background, the first process exits now: as cf-serverd's parent, it does not say this.
   if (process.send) {
     process.send("listening");
@@ -172,21 +173,4 @@ async function serve(
   }
   logger.notice("Server is starting...");
   return stopped;
-}
-
-async function writePid(file: string, logger: Logger): Promise<void> {
-  const { writeFileAtomically } = await import("../system/atomic.js");
-  try {
-    writeFileAtomically(file, `${process.pid}\n`, 0o600);
-  } catch (error) {
-    logger.info(
-      `Could not write to PID file 'cf-serverd.pid'. (fopen: ${error instanceof Error ? error.message : String(error)})`,
-    );
-  }
-}
-
-/** A `-f` path as cf-serverd finds it: a bare name is looked up in the input directory. */
-function optionFile(file: string | undefined, inputdir: string): string | undefined {
-  if (file === undefined || file.startsWith("/") || file.startsWith(".")) return file;
-  return join(inputdir, file);
 }
