@@ -38,13 +38,24 @@ export const LEGACY_PASSPHRASE = "Cfengine passphrase";
 export const PRIVATE_KEY_FILE = "localhost.priv";
 export const PUBLIC_KEY_FILE = "localhost.pub";
 
-/** A new RSA-2048 pair, public exponent 65537, as `cf-key` makes. */
+/**
+ * A new RSA-2048 pair, public exponent 65537, as `cf-key` makes.
+ *
+ * The pair is generated as PEM text and read back into key objects of its
+ * own: on Node 20, a key object that still shares its data with the
+ * generation job can deadlock the process when it is exported (`jwk`, as
+ * keyDigest does) while garbage collection destroys that job (both take
+ * the key data's lock; seen as a test hanging in a futex).
+ */
 export function generateKeyPair(bits = 2048): KeyPair {
-  const { privateKey, publicKey } = generateKeyPairSync("rsa", {
+  const { privateKey } = generateKeyPairSync("rsa", {
     modulusLength: bits,
     publicExponent: 65537,
+    publicKeyEncoding: { type: "pkcs1", format: "pem" },
+    privateKeyEncoding: { type: "pkcs1", format: "pem" },
   });
-  return { privateKey, publicKey };
+  const key = createPrivateKey(privateKey);
+  return { privateKey: key, publicKey: createPublicKey(key) };
 }
 
 /** The private key as cf-key writes it: PKCS#1 PEM, unencrypted. */

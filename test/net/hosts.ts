@@ -21,7 +21,7 @@
  * never started (it would fall back to failsafe.cf and listen on 5308).
  */
 import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
-import { createHash, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { generateKeyPair, keyDigest, privateKeyPem, publicKeyPem } from "../../src/net/keys.js";
 import {
   chmodSync,
   existsSync,
@@ -104,22 +104,12 @@ export interface HostKeys {
   readonly digest: string;
 }
 
-/** `MD5=` + md5 of the modulus and exponent bytes, big-endian and unpadded, as cf-key -p prints. */
-export function keyDigestOf(publicKey: KeyObject): string {
-  const jwk = publicKey.export({ format: "jwk" });
-  const bytes = Buffer.concat([Buffer.from(jwk.n!, "base64url"), Buffer.from(jwk.e!, "base64url")]);
-  return `MD5=${createHash("md5").update(bytes).digest("hex")}`;
-}
-
 function makeKeys(): HostKeys {
-  const { privateKey, publicKey } = generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    publicExponent: 65537,
-  });
+  const pair = generateKeyPair();
   return {
-    privatePem: privateKey.export({ type: "pkcs1", format: "pem" }) as string,
-    publicPem: publicKey.export({ type: "pkcs1", format: "pem" }) as string,
-    digest: keyDigestOf(publicKey),
+    privatePem: privateKeyPem(pair),
+    publicPem: publicKeyPem(pair.publicKey),
+    digest: keyDigest(pair.publicKey),
   };
 }
 
