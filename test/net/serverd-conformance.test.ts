@@ -77,6 +77,16 @@ function whyNotRunnable(): string | undefined {
 
 /** Runs the runner on 16_cf-serverd in a private network namespace; its JSON report. */
 function runSuite(suite: string, agent: string, server: string): RunnerReport {
+  // The runner keeps its work directory (logs) for a person to read; here it goes with the test.
+  const runnerTmp = mkdtempSync(join(tmpdir(), "tend-serverd-conformance-run-"));
+  try {
+    return runSuiteIn(suite, agent, server, runnerTmp);
+  } finally {
+    rmSync(runnerTmp, { recursive: true, force: true });
+  }
+}
+
+function runSuiteIn(suite: string, agent: string, server: string, runnerTmp: string): RunnerReport {
   const r = spawnSync(
     "unshare",
     [
@@ -99,7 +109,12 @@ function runSuite(suite: string, agent: string, server: string): RunnerReport {
       "120",
       "--json",
     ],
-    { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 1_800_000 },
+    {
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 1_800_000,
+      env: { ...process.env, TMPDIR: runnerTmp },
+    },
   );
   if (r.error || (r.status !== 0 && r.status !== 1))
     throw new Error(`the runner failed (${r.status}): ${r.error?.message ?? r.stderr.slice(-2000)}`);
