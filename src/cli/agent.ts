@@ -13,7 +13,7 @@ import { formatLogLine } from "../system/logger.js";
 import type { AgentResult, AgentSinks } from "../agent/run.js";
 import { SIMULATE_MODES, type SimulateMode } from "../promises/simulate/changes-chroot.js";
 import { parseCommandLine } from "./args.js";
-import { policyFileOption, splitList, startCfCommand } from "./cf-command.js";
+import { logTimestamp, policyFileOption, splitList, startCfCommand } from "./cf-command.js";
 import { type CliIo, EXIT_FAILURE } from "./io.js";
 
 export const agentUsage = `Usage: tend agent [OPTIONS] [FILE]
@@ -88,9 +88,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   // Where cf-agent writes its log lines: stdout, unless asked otherwise.
   const logTo = json || values["log-to-stderr"] === true ? io.stderr : io.stdout;
   const sinks: AgentSinks = {
-    log: (record) => logTo(`${stamp ? timestamp() : ""}${formatLogLine(record)}\n`),
+    log: (record) => logTo(`${stamp ? logTimestamp() : ""}${formatLogLine(record)}\n`),
     report: (text) => {
-      if (!json) io.stdout(`${stamp ? timestamp() : ""}R: ${text}\n`);
+      if (!json) io.stdout(`${stamp ? logTimestamp() : ""}R: ${text}\n`);
     },
     output: (text) => {
       if (!json) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
@@ -226,10 +226,6 @@ async function showEvaluated(
     if (!(error instanceof ShowRegexError)) throw error;
     logTo(`   error: Sorry, we could not compile regular expression ${classes ?? vars}\n`);
   }
-}
-
-function timestamp(): string {
-  return `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} `;
 }
 
 /** The `--json` report; its shape is described by schema/run-report.schema.json. */

@@ -5,7 +5,7 @@
  * `--version`, the colour mode checked, at most one policy file, and the
  * log level from `--log-level`, `-d`, `-v` or `-I`.
  */
-import type { LogLevel } from "../system/logger.js";
+import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
 import { colorMode, onePolicyFile } from "./args.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 
@@ -94,4 +94,21 @@ export async function startCfCommand<V extends CfCommonValues>(
 export function policyFileOption(file: string | undefined, inputdir: string): string | undefined {
   if (file === undefined || file.startsWith("/") || file.startsWith(".")) return file;
   return `${inputdir}/${file}`;
+}
+
+/** The time prefix of a log line under `--timestamp` (`-l`), as the cf-* programs print it. */
+export function logTimestamp(): string {
+  return `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} `;
+}
+
+/**
+ * A daemon's logger: its lines on stdout, as cf-serverd, cf-monitord and
+ * cf-execd print theirs, time-stamped under `--timestamp`, after `prefix`
+ * (cf-monitord names itself on every line).
+ */
+export function stdoutLogger(io: CliIo, level: LogLevel, stamp: boolean, prefix = ""): Logger {
+  return new Logger(
+    (record) => io.stdout(`${stamp ? logTimestamp() : ""}${prefix}${formatLogLine(record)}\n`),
+    level,
+  );
 }

@@ -13,10 +13,10 @@
  */
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
+import type { LogLevel, Logger } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
 import { type Daemon, isDetachedCopy, startInBackground, writePidFile } from "./background.js";
-import { policyFileOption, splitList, startCfCommand } from "./cf-command.js";
+import { policyFileOption, splitList, startCfCommand, stdoutLogger } from "./cf-command.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 
 export const execdUsage = `Usage: tend execd [OPTIONS] [FILE]
@@ -121,14 +121,7 @@ async function execute(
   const { ctimeText } = await import("../execd/runner.js");
   const { logModeClasses } = await import("../eval/setup.js");
   const dirs = agentDirectories({ workdir: values.workdir }, io.env);
-  const stamp = values.timestamp === true;
-  const logger = new Logger(
-    (record) =>
-      io.stdout(
-        `${stamp ? `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} ` : ""}${formatLogLine(record)}\n`,
-      ),
-    level,
-  );
+  const logger = stdoutLogger(io, level, values.timestamp === true);
   const file =
     positional ?? policyFileOption(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
   const script = process.argv[1] ?? "";

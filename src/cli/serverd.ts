@@ -14,10 +14,10 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
+import type { LogLevel } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
 import { type Daemon, isDetachedCopy, startInBackground, writePidFile } from "./background.js";
-import { policyFileOption, splitList, startCfCommand } from "./cf-command.js";
+import { policyFileOption, splitList, startCfCommand, stdoutLogger } from "./cf-command.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
 
 export const serverdUsage = `Usage: tend serverd [OPTIONS] [FILE]
@@ -107,14 +107,7 @@ async function serve(
   const { loadServerPolicy } = await import("../server/policy/index.js");
   const { startServer, ServerStartError } = await import("../server/daemon/server.js");
   const dirs = agentDirectories({ workdir: values.workdir }, io.env);
-  const stamp = values.timestamp === true;
-  const logger = new Logger(
-    (record) =>
-      io.stdout(
-        `${stamp ? `${new Date().toISOString().replace(/\.\d+Z$/, "+0000")} ` : ""}${formatLogLine(record)}\n`,
-      ),
-    level,
-  );
+  const logger = stdoutLogger(io, level, values.timestamp === true);
   const file =
     positional ?? policyFileOption(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
   const load = () =>
