@@ -138,7 +138,7 @@ test("the shared layers below the front ends reach up into none of them", () => 
     "monitor",
     "hub",
   ];
-  const shared = ["system", "text", "providers", "catalog", "net"];
+  const shared = ["system", "text", "providers", "catalog", "net", "reporting"];
   const wrong = folderImports()
     .edges.filter((e) => shared.includes(e.from) && frontEnds.includes(e.to))
     .map((e) => e.example);
@@ -183,6 +183,21 @@ test("only the command line imports execd, which runs the agent as a child and i
       (e) =>
         (e.to === "execd" && e.from !== "cli") || (e.from === "execd" && ["agent", "cli"].includes(e.to)),
     )
+    .map((e) => e.example);
+  assert.deepEqual(wrong, []);
+});
+
+test("reporting, the node side of the hub, imports only node:*, src/net, src/system and src/text", () => {
+  const { edges, packages } = folderImports();
+  const wrong = edges
+    .filter((e) => e.from === "reporting" && !["net", "system", "text"].includes(e.to))
+    .map((e) => e.example);
+  assert.deepEqual([...wrong, ...(packages.get("reporting") ?? [])], []);
+});
+
+test("only the command line imports the hub", () => {
+  const wrong = folderImports()
+    .edges.filter((e) => e.to === "hub" && e.from !== "cli")
     .map((e) => e.example);
   assert.deepEqual(wrong, []);
 });

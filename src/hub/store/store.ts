@@ -1,0 +1,114 @@
+/**
+ * The hub's store: one small interface over two drivers with the same
+ * schema (schema.ts), SQLite (the embedded default, sqlite.ts) and
+ * PostgreSQL (postgres.ts). Every method is asynchronous because the
+ * PostgreSQL driver is; SQLite's answers are ready at once.
+ *
+ * Ingesting is idempotent: one transaction per report, the run id unique.
+ * A report whose run id is stored already is a "duplicate" when its digest
+ * (the SHA-256 of the bytes the node sent) is the same — a retry after a
+ * lost answer — and a "conflict" (a replay under a used run id, refused)
+ * when it differs. Either way nothing is written.
+ */
+import type { NodeReport, OutcomeCounts } from "../../reporting/report.js";
+
+export type StoreKind = "sqlite" | "postgres";
+
+export interface IngestMeta {
+  /** SHA-256 (hex) of the report's bytes. */
+  readonly digest: string;
+  /** The sender's public key (PEM). */
+  readonly publicKey: string;
+  /** The address the report came from. */
+  readonly address: string;
+  readonly receivedAt: Date;
+}
+
+export type IngestResult = "stored" | "duplicate" | "conflict";
+
+export interface NodeRow {
+  readonly id: string;
+  readonly name: string;
+  readonly addresses: readonly string[];
+  readonly firstSeen: string;
+  readonly lastSeen: string;
+  /** The latest run (by end time), if any is stored. */
+  readonly lastRun?: RunRow;
+}
+
+export interface RunRow extends OutcomeCounts {
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly frontEnd: string;
+  readonly started: string;
+  readonly ended: string;
+  readonly received: string;
+  readonly exitCode: number;
+  readonly outcome: string;
+  readonly total: number;
+  readonly policy: string;
+  readonly policyRelease: string | null;
+}
+
+export interface ResultRow {
+  readonly seq: number;
+  readonly type: string;
+  readonly promiser: string;
+  readonly handle: string;
+  readonly bundle: string;
+  readonly file: string;
+  readonly line: number;
+  readonly outcome: string;
+  readonly message: string;
+}
+
+export interface ResultFilter {
+  /** Only these outcomes. */
+  readonly outcomes?: readonly string[];
+  readonly limit?: number;
+  readonly offset?: number;
+}
+
+export interface TokenRow {
+  readonly id: string;
+  readonly name: string;
+  readonly created: string;
+  readonly revoked: string | null;
+}
+
+export interface HubStore {
+  readonly kind: StoreKind;
+  /** Stores one report in one transaction (see the file comment). */
+  ingest(report: NodeReport, meta: IngestMeta): Promise<IngestResult>;
+  /** Deletes runs that ended before `cutoff`, except each node's latest; returns how many. */
+  prune(cutoff: Date): Promise<number>;
+  nodes(): Promise<NodeRow[]>;
+  node(id: string): Promise<NodeRow | undefined>;
+  /** A node's runs, latest first. */
+  runs(nodeId: string, limit: number): Promise<RunRow[]>;
+  run(runId: string): Promise<RunRow | undefined>;
+  /** A run's promise results: failures first, then repairs, then the rest, each in run order. */
+  results(runId: string, filter?: ResultFilter): Promise<ResultRow[]>;
+  /** A run's raw report lines, in order. */
+  lines(runId: string): Promise<string[]>;
+  /** How many runs and results are stored (health, tests). */
+  counts(): Promise<{ nodes: number; runs: number; results: number; lines: number }>;
+  /** Every stored run id (tests, checks). */
+  runIds(): Promise<string[]>;
+  addToken(id: string, name: string, hash: string, created: Date): Promise<void>;
+  tokens(): Promise<TokenRow[]>;
+  /** Marks a token revoked; false when there is no such live token. */
+  revokeToken(id: string, when: Date): Promise<boolean>;
+  /** Whether a live (unrevoked) token has this hash. */
+  tokenValid(hash: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** The order results are listed in: what needs attention first. */
+export const OUTCOME_RANK_SQL =
+  "CASE outcome WHEN 'failed' THEN 0 WHEN 'denied' THEN 0 WHEN 'timeout' THEN 0 WHEN 'interrupted' THEN 0 WHEN 'warn' THEN 1 WHEN 'repaired' THEN 2 ELSE 3 END";
+
+/** The message stored for a promise: its own, or why tend could not keep it. */
+export function resultMessage(promise: { message?: string; unsupported?: string }): string {
+  return promise.message ?? promise.unsupported ?? "";
+}
