@@ -46,7 +46,7 @@ const GROWING_RUNS = 3;
  * ties it to this very bundle; the header line ends with the cache's generation.
  */
 function cacheOf(bundle) {
-  const command = /^(agent|check|parse)$/.test(process.argv[2] ?? "") ? process.argv[2] : "other";
+  const command = /^(agent|check|parse|monitord)$/.test(process.argv[2] ?? "") ? process.argv[2] : "other";
   return {
     file: `${bundleFile}.${command}.v8-${process.versions.v8}.cache`,
     stamp: `${process.versions.v8} ${process.arch} ${bundle.size} ${bundle.mtimeMs} `,
