@@ -1,0 +1,263 @@
+// WriteTechniquesTest's expected rudder-directives.cf and rudder-directives.csv,
+// generated from configurations holding the same directives and rules as
+// NodeConfigData.scala (see test/fixtures/rudder/write-techniques/README.md).
+import assert from "node:assert/strict";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { loadConfiguration } from "../../../src/rudder/config/load.js";
+import { generateNode } from "../../../src/rudder/generate/index.js";
+
+const FIXTURES = join(import.meta.dirname, "../../../../test/fixtures/rudder/write-techniques");
+
+interface D {
+  id: string;
+  name: string;
+  technique: string;
+  version: string;
+  values?: Record<string, string | string[]>;
+  priority?: number;
+  mode?: "enforce" | "audit";
+}
+interface R {
+  id: string;
+  name: string;
+  directives: string[];
+}
+
+const pkg: D = {
+  id: "16617aa8-1f02-4e4a-87b6-d0bcdfb4019f",
+  name: "Package management.",
+  technique: "packageManagement",
+  version: "1.0",
+  values: {
+    PACKAGE_LIST: "htop",
+    PACKAGE_STATE: "present",
+    PACKAGE_VERSION: "latest",
+    PACKAGE_VERSION_SPECIFIC: "",
+    PACKAGE_ARCHITECTURE: "default",
+    PACKAGE_ARCHITECTURE_SPECIFIC: "",
+    PACKAGE_MANAGER: "default",
+    PACKAGE_POST_HOOK_COMMAND: "",
+  },
+  priority: 0,
+  mode: "enforce",
+};
+const ncf1: D = {
+  id: "16d86a56-93ef-49aa-86b7-0d10102e4ea9",
+  name: "Create a file",
+  technique: "Create_file",
+  version: "1.0",
+  values: {
+    "expectedReportKey Directory create": "directory_create_/tmp/foo",
+    "expectedReportKey File create": "file_create_/tmp/foo/bar",
+    "1AAACD71-C2D5-482C-BCFF-5EEE6F8DA9C2": '"foo',
+  },
+  priority: 0,
+  mode: "enforce",
+};
+const fileTemplate = (id: string, name: string, dest: string): D => ({
+  id,
+  name,
+  technique: "fileTemplate",
+  version: "1.0",
+  values: { FILE_TEMPLATE_RAW_OR_NOT: "Raw", FILE_TEMPLATE_AGENT_DESTINATION_PATH: dest },
+  priority: 0,
+  mode: "enforce",
+});
+const ft1 = fileTemplate(
+  "e9a1a909-2490-4fc9-95c3-9d0aa01717c9",
+  "10-File template 1",
+  "/tmp/destination.txt",
+);
+const ft2 = fileTemplate(
+  "99f4ef91-537b-4e03-97bc-e65b447514cc",
+  "20-File template 2",
+  "/tmp/other-destination.txt",
+);
+const clock: D = {
+  id: "directive1+rev1",
+  name: "10. Clock Configuration",
+  technique: "clockConfiguration",
+  version: "3.0",
+  values: {
+    CLOCK_FQDNNTP: "",
+    CLOCK_HWSYNC_ENABLE: "true",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Rudder's parameter syntax
+    CLOCK_NTPSERVERS: "${rudder.param.ntpserver}",
+    CLOCK_SYNCSCHED: "240",
+    CLOCK_TIMEZONE: "dontchange",
+  },
+  priority: 0,
+  mode: "enforce",
+};
+const rpm: D = {
+  id: "directive2",
+  name: "20. Install PLOP STACK main rpm",
+  technique: "rpmPackageInstallation",
+  version: "7.0",
+  values: { RPM_PACKAGE_CHECK_INTERVAL: "5", RPM_PACKAGE_REDLIST: ["plop", "foo", "bar"] },
+  priority: 0,
+  mode: "audit",
+};
+const gvd = (id: string, name: string, content: string, priority: number): D => ({
+  id,
+  name,
+  technique: "genericVariableDefinition",
+  version: "2.0",
+  values: { GENERIC_VARIABLE_NAME: "var1", GENERIC_VARIABLE_CONTENT: content },
+  priority,
+  mode: "enforce",
+});
+const copyGit = (i: number): D => ({
+  id: `directive-copyGitFile${i}`,
+  name: "Copy git file",
+  technique: "copyGitFile",
+  version: "2.3",
+  values: { COPYFILE_NAME: `file_name_${i}.json`, COPYFILE_DESTINATION: `/tmp/destination_${i}.json` },
+  priority: 0,
+  mode: "enforce",
+});
+
+const R50NCF = "208716db-2675-43b9-ab57-bfbab84346aa";
+const R60 = "ff44fb97-b65e-43c4-b8c2-0df8d5e8549f";
+const GLOBAL = "10. Global configuration for all nodes";
+
+const CASES: { name: string; directives: D[]; rules: R[] }[] = [
+  {
+    name: "node-cfe-with-two-directives",
+    directives: [pkg, ncf1],
+    rules: [
+      { id: R60, name: "60-rule-technique-std-lib", directives: [pkg.id] },
+      { id: R50NCF, name: "50-rule-technique-ncf", directives: [ncf1.id] },
+    ],
+  },
+  {
+    name: "root-with-one-multipolicy",
+    directives: [ft1, ft2],
+    rules: [
+      { id: R60, name: "60-rule-technique-std-lib", directives: [ft1.id, ft2.id] },
+      { id: "ff44fb97-b65e-43c4-b8c2-000000000000", name: "99-rule-technique-std-lib", directives: [ft2.id] },
+    ],
+  },
+  {
+    name: "node-gen-var-def-override",
+    directives: [
+      gvd("directive1", "99. Generic Variable Def #1", "value from gvd #1 should be first", 0),
+      gvd("directive2", "00. Generic Variable Def #2", "value from gvd #2 should be last", 10),
+    ],
+    rules: [{ id: "rule1", name: GLOBAL, directives: ["directive1", "directive2"] }],
+  },
+  {
+    name: "root-with-two-directives",
+    directives: [clock, rpm],
+    rules: [
+      { id: "rule1", name: GLOBAL, directives: [clock.id] },
+      { id: "rule2", name: "50. Deploy PLOP STACK", directives: [rpm.id] },
+    ],
+  },
+  { name: "root-default-install", directives: [], rules: [] },
+  {
+    name: "root-sys-var-false",
+    directives: [
+      {
+        id: "directive1",
+        name: "10. test18205",
+        technique: "test_18205",
+        version: "1.0",
+        priority: 0,
+        mode: "enforce",
+      },
+    ],
+    rules: [{ id: "rule1", name: GLOBAL, directives: ["directive1"] }],
+  },
+  {
+    name: "node-cfe-with-500-directives",
+    directives: Array.from({ length: 500 }, (_, i) => copyGit(i + 1)),
+    rules: [
+      {
+        id: "rulecopyGitFile",
+        name: "90-copy-git-file",
+        directives: Array.from({ length: 500 }, (_, i) => `directive-copyGitFile${i + 1}`),
+      },
+    ],
+  },
+];
+
+function writeJson(path: string, value: unknown): void {
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+function buildConfig(dir: string, c: (typeof CASES)[number]): void {
+  for (const sub of ["techniques", "templates", "ncf"])
+    cpSync(join(FIXTURES, sub), join(dir, sub), { recursive: true });
+  for (const sub of ["directives", "rules", "nodes"]) mkdirSync(join(dir, sub));
+  for (const d of c.directives) {
+    writeJson(join(dir, "directives", `${d.id}.json`), {
+      id: d.id,
+      displayName: d.name,
+      techniqueName: d.technique,
+      techniqueVersion: d.version,
+      parameters: d.values ?? {},
+      priority: d.priority ?? 5,
+      policyMode: d.mode ?? "default",
+      enabled: true,
+    });
+  }
+  for (const r of c.rules) {
+    writeJson(join(dir, "rules", `${r.id}.json`), {
+      id: r.id,
+      displayName: r.name,
+      directives: r.directives,
+      targets: ["special:all"],
+      enabled: true,
+    });
+  }
+  writeJson(join(dir, "nodes", "node1.json"), {
+    id: "node1",
+    hostname: "node1.localhost",
+    policyServerId: "root",
+  });
+  writeJson(join(dir, "parameters.json"), [{ id: "ntpserver", value: "pool.ntp.org" }]);
+}
+
+/** The user (non-system) lines of Rudder's csv: system techniques are not generated by tend. */
+function userCsv(text: string): string {
+  return `${text
+    .split("\n")
+    .filter((l) => l !== "" && !/,"true","[^"]*"$/.test(l))
+    .join("\n")}\n`;
+}
+
+for (const c of CASES) {
+  test(`WriteTechniquesTest ${c.name}: rudder-directives.cf and .csv as Rudder writes them`, (t) => {
+    const dir = mkdtempSync(join(tmpdir(), "tend-rudder-wt-"));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    buildConfig(dir, c);
+    const { config, diagnostics } = loadConfiguration(dir);
+    assert.deepEqual(
+      diagnostics.filter((d) => d.severity === "error"),
+      [],
+    );
+    const result = generateNode(config, "node1");
+    assert.ok(result.ok, JSON.stringify(result.messages));
+    const expected = (f: string) => readFileSync(join(FIXTURES, "expected", c.name, f), "utf8");
+    assert.equal(result.files.get("rudder-directives.cf"), expected("rudder-directives.cf"));
+    const csv = result.files.get("rudder-directives.csv") ?? "";
+    assert.equal(c.directives.length === 0 ? "\n" : csv, userCsv(expected("rudder-directives.csv")));
+  });
+}
+
+test("WriteTechniquesTest node-cfe-with-two-directives: the ready Create_file.cf is copied as is", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tend-rudder-wt-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  buildConfig(dir, CASES[0] as (typeof CASES)[number]);
+  const result = generateNode(loadConfiguration(dir).config, "node1");
+  assert.ok(result.ok);
+  const expected = readFileSync(
+    join(FIXTURES, "expected/node-cfe-with-two-directives/Create_file.cf"),
+    "utf8",
+  );
+  assert.equal(result.files.get("Create_file/1.0/Create_file.cf"), expected);
+});
