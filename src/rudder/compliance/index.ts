@@ -5,6 +5,7 @@
  */
 export * from "./compliance-level.js";
 export * from "./expected.js";
+export * from "./expected-json.js";
 export * from "./match.js";
 export * from "./node-compliance.js";
 export * from "./report-line.js";

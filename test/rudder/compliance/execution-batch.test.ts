@@ -1,0 +1,269 @@
+/**
+ * Cases of Rudder's ExecutionBatchTest.scala (rudder-core, branch 8.3),
+ * ported as data: each fixture under
+ * test/fixtures/rudder/compliance/execution-batch/ is one `should` group
+ * (its expected components and reports), each of its cases one `in` case
+ * with the results Rudder asserts. See the README there.
+ */
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import {
+  analyseRun,
+  type ComplianceLevel,
+  type ComponentStatus,
+  checkComponent,
+  complianceLevel,
+  componentCompliance,
+  componentValues,
+  type Counter,
+  computePercent,
+  decodeComponent,
+  decodeExpectedReports,
+  decodeRule,
+  directiveCompliance,
+  formatLevel,
+  type AgentReport,
+  type NodeModes,
+  nodeStatus,
+  type PolicyMode,
+  type ReportType,
+  ruleCompliance,
+  ruleStatusCompliance,
+  sameLevel,
+} from "../../../src/rudder/compliance/index.js";
+
+const DIR = fileURLToPath(
+  new URL("../../../../test/fixtures/rudder/compliance/execution-batch/", import.meta.url),
+);
+
+type ReportTuple = [
+  string,
+  string,
+  string,
+  string,
+  string,
+  { rule?: string; directive?: string; node?: string }?,
+];
+
+interface Case {
+  readonly name: string;
+  readonly reports: string;
+  readonly at?: string[];
+  readonly size?: number;
+  readonly compliance?: Partial<Record<Counter, number>>;
+  readonly percent?: number;
+  readonly valueCount?: number;
+  readonly values?: Record<string, ReportType[]>;
+  readonly allValues?: Record<string, ReportType[]>;
+  readonly directive?: string;
+  readonly rule?: string;
+  readonly noAnswer?: ReportType;
+  readonly policyMode?: PolicyMode;
+  /** "patterns" cases: expected values with the status of each of their messages. */
+  readonly patterns?: Array<[string, PatternKind[]]>;
+  /** "patterns" cases: the reports, as (value, kind). */
+  readonly reportValues?: Array<[string, PatternKind]>;
+}
+
+type PatternKind = "Success" | "Repaired" | "Error" | "Missing" | "Unexpected";
+
+const KIND_TYPE: Record<PatternKind, ReportType> = {
+  Success: "EnforceSuccess",
+  Repaired: "EnforceRepaired",
+  Error: "EnforceError",
+  Missing: "Missing",
+  Unexpected: "Unexpected",
+};
+
+const KIND_EVENT: Record<PatternKind, string> = {
+  Success: "result_success",
+  Repaired: "result_repaired",
+  Error: "result_error",
+  Missing: "result_error",
+  Unexpected: "result_error",
+};
+
+/** The `test(id, patterns, reports)` helper of the spec: every value's messages have its kinds. */
+function runPatternCase(c: Case): void {
+  const patterns = c.patterns ?? [];
+  const values = patterns.map(([v]) => ({ kind: "match" as const, value: v, unexpanded: v }));
+  const reports = (c.reportValues ?? []).map(([v, k]) =>
+    toReport([KIND_EVENT[k], "report_id12", "component", v, "message"]),
+  );
+  const [result] = checkComponent(
+    { kind: "value", name: "component", values },
+    reports,
+    "Missing",
+    "enforce",
+  );
+  assert.ok(result);
+  const counts: Partial<Record<Counter, number>> = {};
+  const counter: Record<PatternKind, Counter> = {
+    Success: "success",
+    Repaired: "repaired",
+    Error: "error",
+    Missing: "missing",
+    Unexpected: "unexpected",
+  };
+  for (const [, kinds] of patterns) for (const k of kinds) counts[counter[k]] = (counts[counter[k]] ?? 0) + 1;
+  checkLevel(componentCompliance(result), { name: c.name, reports: "", compliance: counts });
+  for (const [value, kinds] of patterns) {
+    const first = componentValues(result).find((v) => v.value === value);
+    assert.ok(first, `no value '${value}'`);
+    for (const m of first.messages)
+      assert.ok(
+        kinds.some((k) => KIND_TYPE[k] === m.type),
+        `'${value}': ${m.type}`,
+      );
+  }
+}
+
+interface Fixture {
+  readonly source: string;
+  readonly call: "component" | "rule" | "node" | "patterns";
+  readonly expected: unknown;
+  readonly noAnswer?: ReportType;
+  readonly policyMode?: PolicyMode;
+  readonly modes?: Partial<NodeModes>;
+  readonly reports: Record<string, ReportTuple[]>;
+  readonly cases: readonly Case[];
+}
+
+/** The modes of ExecutionBatchTest's `mode`: full compliance, enforce everywhere. */
+const TEST_MODES: NodeModes = {
+  globalPolicyMode: "enforce",
+  overridable: true,
+  nodePolicyMode: "enforce",
+  complianceMode: "full-compliance",
+  heartbeatPeriod: 30,
+  runInterval: 5,
+};
+
+function toReport(t: ReportTuple): AgentReport {
+  const [eventType, reportId, component, keyValue, message, extra] = t;
+  return {
+    technique: "test",
+    eventType,
+    ruleId: extra?.rule ?? "cr",
+    directiveId: extra?.directive ?? "policy",
+    nodeId: extra?.node ?? "nodeId",
+    reportId,
+    component,
+    keyValue,
+    message,
+    runTime: "2026-11-27 00:00:00+00:00",
+  };
+}
+
+/** The component a case looks at: by name at the top, then down sub-blocks. */
+function locate(components: readonly ComponentStatus[], at: readonly string[] | undefined): ComponentStatus {
+  let current = at?.[0] === undefined ? components[0] : components.find((c) => c.name === at[0]);
+  for (const name of at?.slice(1) ?? []) {
+    if (current?.kind !== "block") assert.fail(`no block on the way to ${name}`);
+    current = current.components.find((c) => c.name === name);
+  }
+  if (!current) assert.fail(`no component at ${JSON.stringify(at)}`);
+  return current;
+}
+
+const sorted = (types: readonly ReportType[]): ReportType[] => [...types].sort();
+
+function checkValues(component: ComponentStatus, c: Case): void {
+  if (c.valueCount !== undefined)
+    assert.equal(componentValues(component).length, c.valueCount, "value count");
+  for (const [value, types] of Object.entries(c.values ?? {})) {
+    const first = componentValues(component).find((v) => v.value === value);
+    assert.ok(first, `no value '${value}'`);
+    assert.deepEqual(sorted(first.messages.map((m) => m.type)), sorted(types), `messages of '${value}'`);
+  }
+  for (const [value, types] of Object.entries(c.allValues ?? {})) {
+    const all = componentValues(component).filter((v) => v.value === value);
+    assert.deepEqual(
+      sorted(all.flatMap((v) => v.messages.map((m) => m.type))),
+      sorted(types),
+      `all messages of '${value}'`,
+    );
+  }
+}
+
+function checkLevel(level: ComplianceLevel, c: Case): void {
+  if (c.compliance) {
+    const want = complianceLevel(c.compliance);
+    assert.ok(sameLevel(level, want), `compliance ${formatLevel(level)}, expected ${formatLevel(want)}`);
+  }
+  if (c.percent !== undefined) assert.equal(computePercent(level).compliance, c.percent);
+}
+
+function runComponentCase(f: Fixture, c: Case): void {
+  const { component, problems } = decodeComponent(f.expected);
+  assert.deepEqual(problems, []);
+  if (!component) return;
+  const reports = (f.reports[c.reports] ?? []).map(toReport);
+  const result = checkComponent(
+    component,
+    reports,
+    c.noAnswer ?? f.noAnswer ?? "Missing",
+    c.policyMode ?? f.policyMode ?? "enforce",
+  );
+  if (c.size !== undefined) assert.equal(result.length, c.size, "results");
+  const target = locate(result, c.at);
+  checkLevel(
+    c.at && c.at.length > 0 ? componentCompliance(target) : componentCompliance(result[0] as ComponentStatus),
+    c,
+  );
+  checkValues(target, c);
+}
+
+function runRuleCase(f: Fixture, c: Case): void {
+  const { rule, problems } = decodeRule(f.expected);
+  assert.deepEqual(problems, []);
+  if (!rule) return;
+  const reports = (f.reports[c.reports] ?? []).map(toReport);
+  const statuses = ruleCompliance({ nodeId: "nodeId" }, reports, { ...TEST_MODES, ...f.modes }, rule, []);
+  const directives = statuses.flatMap((s) => {
+    const d = s.directives.get(c.directive ?? "policy");
+    return d ? [d] : [];
+  });
+  if (c.size !== undefined) assert.equal(directives.length, c.size, "directive results");
+  const directive = directives[0];
+  if (!directive) return;
+  checkLevel(directiveCompliance(directive), c);
+  if (c.at || c.values || c.allValues || c.valueCount !== undefined)
+    checkValues(locate(directive.components, c.at), c);
+}
+
+/** Whole-node cases: ComputeCompliance of a run against the node's expected reports. */
+function runNodeCase(f: Fixture, c: Case): void {
+  const { expected, problems } = decodeExpectedReports(f.expected);
+  assert.deepEqual(problems, []);
+  if (!expected) return;
+  const reports = (f.reports[c.reports] ?? []).map(toReport);
+  const now = Date.parse("2026-11-27T00:00:00Z");
+  const analysis = analyseRun({ time: now, configId: expected.configId, config: expected }, expected, now);
+  assert.equal(analysis.kind, "ComputeCompliance");
+  const status = nodeStatus(expected.nodeId, analysis, reports);
+  const rules = [...status.byTag.values()].flat().filter((r) => r.ruleId === (c.rule ?? r.ruleId));
+  if (c.size !== undefined) assert.equal(rules.length, c.size, "rule results");
+  const rule = rules[0];
+  if (!rule) return;
+  const directive = c.directive === undefined ? undefined : rule.directives.get(c.directive);
+  checkLevel(directive ? directiveCompliance(directive) : ruleStatusCompliance(rule), c);
+  if (directive && (c.at || c.values || c.allValues || c.valueCount !== undefined))
+    checkValues(locate(directive.components, c.at), c);
+}
+
+for (const file of readdirSync(DIR)
+  .filter((n) => n.endsWith(".json"))
+  .sort()) {
+  const fixture = JSON.parse(readFileSync(DIR + file, "utf8")) as Fixture;
+  for (const c of fixture.cases) {
+    test(`${file}: ${c.name}`, () => {
+      if (fixture.call === "patterns") runPatternCase(c);
+      else if (fixture.call === "component") runComponentCase(fixture, c);
+      else if (fixture.call === "rule") runRuleCase(fixture, c);
+      else runNodeCase(fixture, c);
+    });
+  }
+}
