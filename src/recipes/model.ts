@@ -163,7 +163,7 @@ export interface Node {
   readonly automatic: AttributeTree;
   /** The merged value at a path, or undefined. */
   get(...path: string[]): AttributeValue | undefined;
-  /** The merged view of every level, as a plain tree (a fresh copy). */
+  /** The merged view of every level, as a plain tree (frozen). */
   readonly attributes: AttributeTree;
   /** Whether a merged value exists at the path. */
   has(...path: string[]): boolean;
@@ -176,8 +176,8 @@ export interface Node {
 /** What an attribute file sees: the node while attributes are loaded. */
 export type AttributeFile = Node;
 
-/** An attribute file exports `default (node) => void`. */
-export type AttributeFileExport = (node: AttributeFile) => void;
+/** An attribute file exports `default (node) => void` (a promise is awaited). */
+export type AttributeFileExport = (node: AttributeFile) => void | Promise<void>;
 
 /**
  * What the load phase hands to compile: cookbooks in load order, the
@@ -192,6 +192,16 @@ export interface LoadedRun {
   readonly resources: readonly LoadedModule[];
   /** Each library's module namespace, in load order. */
   readonly libraries: readonly LoadedModule[];
+  /** Each providers/* module, in load order (loaded after every resource). */
+  readonly providers: readonly LoadedModule[];
+  /** Each definitions/* module, in load order. */
+  readonly definitions: readonly LoadedModule[];
+  /**
+   * Where in a user file (a recipe, a library...) an error was thrown: the
+   * first stack frame in one, mapped through the source map; undefined when
+   * none is. For compile errors: `file:line:col` of the user's line.
+   */
+  locate(error: unknown): SourcePosition | undefined;
   /** Loads recipes on demand, each once (the run list's and `includeRecipe`'s). */
   readonly recipeBook: RecipeBook;
   /**
@@ -218,7 +228,7 @@ export interface RecipeBook {
 
 /** What `loadRun` needs: chef-client's local-mode settings. */
 export interface LoadOptions {
-  /** `--cookbook-path`, one or several directories; the first holding a cookbook wins. */
+  /** `--cookbook-path`, one or several directories; a cookbook found in two is an error. */
   readonly cookbookPaths: readonly string[];
   /** The run list (`-o`/`--override-runlist`); without it, the node's (from `-j` or the saved node). */
   readonly runList?: readonly string[];
@@ -240,6 +250,12 @@ export interface LoadOptions {
   readonly onLoad?: LoadHook;
   /** Where load steps and warnings are logged (verbose/debug). */
   readonly logger?: Logger;
+  /**
+   * Modules tend lends to user files by import specifier (`"tend/recipes"`:
+   * the DSL), the very instances the run uses. Any other `tend/...` import
+   * is an error naming these.
+   */
+  readonly hostModules?: Readonly<Record<string, unknown>>;
 }
 
 /** A user module once loaded. */
