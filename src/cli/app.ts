@@ -49,6 +49,10 @@ const commands: Readonly<Record<string, CommandEntry>> = {
     summary: "make and manage the host's key pair and trusted keys, as cf-key does",
     load: () => import("./key.js"),
   },
+  rudder: {
+    summary: "Rudder's model: generate a node's policy from techniques, directives and rules",
+    load: () => import("./rudder.js"),
+  },
   parse: {
     summary: "print the syntax tree of one policy file",
     load: () => import("./parse.js"),
