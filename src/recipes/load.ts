@@ -75,6 +75,7 @@ export async function loadRun(options: LoadOptions): Promise<LoadedRun> {
     ...loaded,
     recipeBook: new RunRecipeBook(cookbooks, loader, options.onLoad),
     locate: (error) => loader.locate(error),
+    mapLocation: (position) => loader.mapPosition(position),
     saveNode: async () => {
       writeSavedNode(places.nodePath, {
         name,

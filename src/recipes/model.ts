@@ -173,7 +173,12 @@ export interface Node {
   readonly roles: readonly string[];
 }
 
-/** What an attribute file sees: the node while attributes are loaded. */
+/**
+ * What an attribute file sees: the node while attributes are loaded. A
+ * recipe should see the same object (RecipeContext's `node`), so that
+ * `node.default.x = 1` in a recipe writes the cookbook default level, as
+ * Chef's "node/recipe" source in its precedence table.
+ */
 export type AttributeFile = Node;
 
 /** An attribute file exports `default (node) => void` (a promise is awaited). */
@@ -202,6 +207,16 @@ export interface LoadedRun {
    * none is. For compile errors: `file:line:col` of the user's line.
    */
   locate(error: unknown): SourcePosition | undefined;
+  /**
+   * A position in the code Node runs (a stack frame of a user file: its
+   * path, with the transpiled line and column) mapped to the user's line
+   * and column; positions in other files come back unchanged.
+   */
+  mapLocation(position: {
+    readonly file: string;
+    readonly line: number;
+    readonly column?: number;
+  }): SourcePosition;
   /** Loads recipes on demand, each once (the run list's and `includeRecipe`'s). */
   readonly recipeBook: RecipeBook;
   /**

@@ -81,6 +81,16 @@ export class ModuleLoader {
     return undefined;
   }
 
+  /**
+   * A position in the code Node runs (a stack frame's `file:line:col`) as
+   * the user's line and column; a file this loader did not load is
+   * returned as is.
+   */
+  mapPosition(position: { file: string; line: number; column?: number }): SourcePosition {
+    const mapped = this.original(position.file, position.line, position.column ?? 1);
+    return mapped ? { file: position.file, ...mapped } : { column: 1, ...position };
+  }
+
   /** A generated position of a loaded file mapped to the user's line and column. */
   private original(file: string, line: number, column: number): { line: number; column: number } | undefined {
     const t = this.transpiled.get(file);
