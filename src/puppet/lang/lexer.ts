@@ -1,0 +1,895 @@
+/**
+ * The Puppet 7 lexer: source text to tokens, with Puppet's context rules —
+ * `[` after whitespace starts a list (LISTSTART), `(` first on its line is a
+ * WSLPAREN (never a call), `{` after `?` is a SELBRACE, `/` is a regex only
+ * where a value may start, `"…"` and heredocs are split into DQPRE/DQMID/
+ * DQPOST around the tokens of each `${…}` (a lone name in `${x}` becomes a
+ * variable), heredoc text is taken from the lines after the current one, and
+ * in EPP templates text outside the tags becomes RENDER_STRING tokens.
+ * The whole input is lexed up front; the first error throws a
+ * `PuppetSyntaxError` (the parser turns it into a diagnostic).
+ */
+import { PuppetSyntaxError, type PuppetDiagnostic, type PuppetIssueCode } from "./diagnostics.js";
+import { KEYWORD_KINDS, KEYWORDS, type Token, type TokenKind } from "./tokens.js";
+
+export interface LexOptions {
+  /** Lex an EPP template (text with `<% %>` tags) rather than a manifest. */
+  epp?: boolean;
+}
+
+export interface LexResult {
+  /** The tokens up to the end, or up to the first error. */
+  tokens: Token[];
+  warnings: PuppetDiagnostic[];
+  /** The first error: Puppet's lexer runs only as far as its parser asks, so
+   * a parser error in the tokens before it is reported first. */
+  error?: PuppetSyntaxError;
+}
+
+/** Lexes a whole source, stopping at the first error. */
+export function lex(text: string, options: LexOptions = {}): LexResult {
+  const lexer = new Lexer(text, undefined, options.epp === true);
+  try {
+    lexer.run();
+  } catch (error) {
+    if (!(error instanceof PuppetSyntaxError)) throw error;
+    return { tokens: lexer.out, warnings: lexer.warnings, error };
+  }
+  return { tokens: lexer.out, warnings: lexer.warnings };
+}
+
+const DQ_ESCAPES = ["\\", "$", "'", '"', "r", "n", "t", "s", "u", "\r\n", "\n"];
+type Slurp = "all" | "uq" | "uqne";
+
+function isWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+function isLower(c: number): boolean {
+  return (c >= 97 && c <= 122) || c === 95;
+}
+function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9 || c === 13;
+}
+
+const NUMBER_PATTERN = /(?:0[xX][0-9A-Fa-f]+|0?\d+(?:\.\d+)?(?:[eE]-?\d+)?)(?![0-9A-Za-z_])/y;
+/** Ruby's [[:blank:]] on UTF-8 text: space, tab and the Unicode space separators. */
+const BLANK = "[ \\t\\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]";
+const HEREDOC_PATTERN = new RegExp(
+  `@\\(([^:/\\r\\n)]+)(?::${BLANK}*([a-z][a-zA-Z0-9_+]+)${BLANK}*)?(?:/((?:\\w|[$])*)${BLANK}*)?\\)`,
+);
+const NAME_PATTERN = /^(?:::)?[a-z]\w*(?:::[a-z]\w*)*$/;
+
+/** Where a sub-lexer's offsets land in the original source (heredoc text). */
+type OffsetMap = (offset: number) => number;
+
+class Lexer {
+  out: Token[] = [];
+  warnings: PuppetDiagnostic[] = [];
+  pos = 0;
+  private after: TokenKind | undefined;
+  private braceCount = 0;
+  private lineStart = 0;
+  private newlineJump: number | undefined;
+  private eppMode: "text" | "epp" | "expr" | undefined;
+  private eppOpen: number | undefined;
+  private escapes: readonly string[] = [];
+  private slurpMode: Slurp = "all";
+
+  constructor(
+    readonly text: string,
+    private readonly map: OffsetMap | undefined,
+    private readonly epp: boolean,
+  ) {}
+
+  run(): undefined {
+    if (this.text.charCodeAt(0) === 0xfeff) {
+      throw new PuppetSyntaxError(
+        "ILLEGAL_BOM",
+        "Illegal UTF-8 Byte Order mark at beginning of input: [EF BB BF] - remove these from the puppet source",
+        undefined,
+      );
+    }
+    if (this.epp) {
+      this.eppMode = "text";
+      this.push("EPP_START", "", 0, 0);
+      this.interpolateEpp(false);
+    }
+    this.skipBlanks();
+    while (this.pos < this.text.length) this.lexToken();
+    if (this.epp && this.eppOpen !== undefined) {
+      this.fail("EPP_UNBALANCED_TAG", "Unbalanced epp tag, reached <eof> without closing tag.", this.pos);
+    }
+  }
+
+  // --- helpers ---------------------------------------------------------
+
+  private global(offset: number): number {
+    return this.map ? this.map(offset) : offset;
+  }
+
+  private push(kind: TokenKind, value: string, offset: number, length: number, setAfter = true): undefined {
+    const start = this.global(offset);
+    const end = length === 0 ? start : this.global(offset + length - 1) + 1;
+    this.out.push({ kind, value, offset: start, length: end - start });
+    if (setAfter) this.after = kind;
+  }
+
+  /** A single-character (or fixed-length) token at the current position. */
+  private emit(kind: TokenKind, length: number): undefined {
+    const at = this.pos;
+    this.pos += length;
+    this.push(kind, this.text.slice(at, at + length), at, length);
+  }
+
+  fail(code: PuppetIssueCode, message: string, offset: number | undefined): never {
+    throw new PuppetSyntaxError(code, message, offset === undefined ? undefined : this.global(offset));
+  }
+
+  private warn(code: PuppetIssueCode, message: string, offset: number): undefined {
+    this.warnings.push({ severity: "warning", code, message, offset: this.global(offset) });
+  }
+
+  private followedBy(at: number): string {
+    if (at >= this.text.length) return "<eof>";
+    return `${this.text.slice(at, at + 5)}...`
+      .replace(/\t/g, "\\t")
+      .replace(/\n/g, "\\n")
+      .replace(/\r/g, "\\r");
+  }
+
+  private skipBlanks(): undefined {
+    const text = this.text;
+    while (this.pos < text.length && isBlank(text.charCodeAt(this.pos))) this.pos++;
+  }
+
+  // --- the token dispatcher ---------------------------------------------
+
+  lexToken(): undefined {
+    const c = this.text[this.pos] as string;
+    const next = this.text[this.pos + 1];
+    switch (c) {
+      case " ":
+      case "\t":
+      case "\r":
+        this.skipBlanks();
+        return;
+      case "\n":
+        if (this.newlineJump !== undefined) {
+          this.pos = this.newlineJump;
+          this.newlineJump = undefined;
+        } else this.pos++;
+        this.lineStart = this.pos;
+        return;
+      case "#": {
+        const end = this.text.indexOf("\n", this.pos);
+        this.pos = end === -1 ? this.text.length : end;
+        return;
+      }
+      case ".":
+        return this.emit("DOT", 1);
+      case ",":
+        return this.emit("COMMA", 1);
+      case "[": {
+        const before = this.pos === 0 ? 32 : this.text.charCodeAt(this.pos - 1);
+        return this.emit(isBlank(before) || before === 10 ? "LISTSTART" : "LBRACK", 1);
+      }
+      case "]":
+        return this.emit("RBRACK", 1);
+      case "(": {
+        const lead = this.text.slice(this.lineStart, this.pos);
+        return this.emit(/^[ \t\r]*$/.test(lead) ? "WSLPAREN" : "LPAREN", 1);
+      }
+      case ")":
+        return this.emit("RPAREN", 1);
+      case ";":
+        return this.emit("SEMIC", 1);
+      case "?":
+        return this.emit("QMARK", 1);
+      case "*":
+        return this.emit("TIMES", 1);
+      case "%":
+        if (next === ">" && this.eppMode !== undefined) return this.eppEnd(2, "EPP_END", false);
+        return this.emit("MODULO", 1);
+      case "{":
+        this.braceCount++;
+        return this.emit(this.after === "QMARK" ? "SELBRACE" : "LBRACE", 1);
+      case "}":
+        this.braceCount--;
+        return this.emit("RBRACE", 1);
+      case "@":
+        if (next === "@") return this.emit("ATAT", 2);
+        if (next === "(") return this.heredoc();
+        return this.emit("AT", 1);
+      case "|":
+        if (next === ">") return this.emit(this.text[this.pos + 2] === ">" ? "RRCOLLECT" : "RCOLLECT", 3);
+        return this.emit("PIPE", 1);
+      case "=":
+        if (next === "=") return this.emit("ISEQUAL", 2);
+        if (next === ">") return this.emit("FARROW", 2);
+        if (next === "~") return this.emit("MATCH", 2);
+        return this.emit("EQUALS", 1);
+      case "+":
+        if (next === "=") return this.emit("APPENDS", 2);
+        if (next === ">") return this.emit("PARROW", 2);
+        return this.emit("PLUS", 1);
+      case "-":
+        if (this.eppMode !== undefined && next === "%" && this.text[this.pos + 2] === ">") {
+          return this.eppEnd(3, "EPP_END_TRIM", true);
+        }
+        if (next === ">") return this.emit("IN_EDGE", 2);
+        if (next === "=") return this.emit("DELETES", 2);
+        return this.emit("MINUS", 1);
+      case "!":
+        if (next === "=") return this.emit("NOTEQUAL", 2);
+        if (next === "~") return this.emit("NOMATCH", 2);
+        return this.emit("NOT", 1);
+      case "~":
+        return this.emit(next === ">" ? "IN_EDGE_SUB" : "TILDE", next === ">" ? 2 : 1);
+      case "/":
+        return this.slash();
+      case "<":
+        if (next === "<")
+          return this.text[this.pos + 2] === "|" ? this.emit("LLCOLLECT", 3) : this.emit("LSHIFT", 2);
+        if (next === "=") return this.emit("LESSEQUAL", 2);
+        if (next === "|") return this.emit("LCOLLECT", 2);
+        if (next === "-") return this.emit("OUT_EDGE", 2);
+        if (next === "~") return this.emit("OUT_EDGE_SUB", 2);
+        return this.emit("LESSTHAN", 1);
+      case ">":
+        if (next === ">") return this.emit("RSHIFT", 2);
+        if (next === "=") return this.emit("GREATEREQUAL", 2);
+        return this.emit("GREATERTHAN", 1);
+      case ":":
+        return this.colon();
+      case "$":
+        return this.dollar();
+      case '"':
+        return this.doubleQuoted();
+      case "'":
+        return this.singleQuoted();
+    }
+    const code = c.charCodeAt(0);
+    if (isDigit(code)) return this.number();
+    if (isLower(code)) return this.name();
+    if (isUpper(code)) return this.classRef();
+    if (/\s/.test(c)) {
+      this.pos++;
+      return;
+    }
+    // Puppet shows an unknown character as '' in its syntax error.
+    this.push("OTHER", "", this.pos, 1);
+    this.pos++;
+  }
+
+  // --- names, references, variables, numbers ------------------------------
+
+  /** Puppet's bare word: `::`-separated segments of [a-z_][\w-]*, none ending in `-`. */
+  private scanBareWord(from: number): number {
+    const text = this.text;
+    let at = from;
+    let end = from;
+    for (;;) {
+      let p = at;
+      if (text.startsWith("::", p)) p += 2;
+      if (!isLower(text.charCodeAt(p))) return end;
+      p++;
+      let last = p;
+      while (p < text.length) {
+        const c = text.charCodeAt(p);
+        if (isWordChar(c)) last = ++p;
+        else if (c === 45) p++;
+        else break;
+      }
+      end = last;
+      at = last;
+    }
+  }
+
+  private scanClassRef(from: number): number {
+    const text = this.text;
+    let at = from;
+    let end = from;
+    for (;;) {
+      let p = at;
+      if (text.startsWith("::", p)) p += 2;
+      if (!isUpper(text.charCodeAt(p))) return end;
+      p++;
+      while (p < text.length && isWordChar(text.charCodeAt(p))) p++;
+      end = p;
+      at = p;
+    }
+  }
+
+  private name(): undefined {
+    const before = this.pos;
+    const end = this.scanBareWord(before);
+    const value = this.text.slice(before, end);
+    this.pos = end;
+    if (NAME_PATTERN.test(value)) {
+      const keyword = KEYWORDS.get(value);
+      this.push(keyword ?? "NAME", value, before, end - before);
+    } else this.push("WORD", value, before, end - before);
+  }
+
+  private classRef(): undefined {
+    const before = this.pos;
+    const end = this.scanClassRef(before);
+    if (end === before || this.text.startsWith("::", end)) {
+      this.fail("ILLEGAL_CLASS_REFERENCE", "Illegal class reference", end + 1);
+    }
+    this.pos = end;
+    this.push("CLASSREF", this.text.slice(before, end), before, end - before);
+  }
+
+  private colon(): undefined {
+    const before = this.pos;
+    if (this.text[before + 1] !== ":") return this.emit("COLON", 1);
+    const c = this.text.charCodeAt(before + 2);
+    if (isUpper(c)) {
+      const end = this.scanClassRef(before);
+      if (end === before || this.text.startsWith("::", end)) {
+        this.fail(
+          "ILLEGAL_FULLY_QUALIFIED_CLASS_REFERENCE",
+          "Illegal fully qualified class reference",
+          end + 3,
+        );
+      }
+      this.pos = end;
+      return this.push("CLASSREF", this.text.slice(before, end), before, end - before);
+    }
+    const end = this.scanBareWord(before);
+    if (end === before) this.fail("ILLEGAL_FULLY_QUALIFIED_NAME", "Illegal fully qualified name", before + 2);
+    const value = this.text.slice(before, end);
+    this.pos = end;
+    this.push(NAME_PATTERN.test(value) ? "NAME" : "WORD", value, before, end - before);
+  }
+
+  /** The end of `(::)?(\w+::)*\w+` from `from`, or `from` when there is none. */
+  private scanVariableName(from: number): number {
+    const text = this.text;
+    let p = from;
+    if (text.startsWith("::", p) && isWordChar(text.charCodeAt(p + 2))) p += 2;
+    if (!isWordChar(text.charCodeAt(p))) return from;
+    for (;;) {
+      while (p < text.length && isWordChar(text.charCodeAt(p))) p++;
+      if (text.startsWith("::", p) && isWordChar(text.charCodeAt(p + 2))) p += 2;
+      else return p;
+    }
+  }
+
+  private dollar(): undefined {
+    const before = this.pos;
+    const end = this.scanVariableName(before + 1);
+    this.pos = end === before + 1 ? before + 1 : end;
+    this.push("VARIABLE", this.text.slice(before + 1, end), before, this.pos - before);
+  }
+
+  private number(): undefined {
+    const before = this.pos;
+    NUMBER_PATTERN.lastIndex = before;
+    const match = NUMBER_PATTERN.exec(this.text);
+    if (match) {
+      const value = match[0];
+      this.assertNumeric(value, before);
+      this.pos = before + value.length;
+      return this.push("NUMBER", value, before, value.length);
+    }
+    // Puppet reports the whole word, widened back over "digits." before it.
+    const word = /\w+/y;
+    word.lastIndex = before;
+    const after = before + (word.exec(this.text)?.[0].length ?? 1);
+    let start = before;
+    if (start > 1 && this.text[start - 1] === ".") {
+      let p = start - 2;
+      while (p >= 0 && isDigit(this.text.charCodeAt(p))) {
+        start = p;
+        if (p === 0) break;
+        p--;
+      }
+    }
+    const invalid = this.text.slice(start, after);
+    this.assertNumeric(invalid, start);
+    this.fail("ILLEGAL_NUMBER", `Illegal number '${invalid}'`, start + 1);
+  }
+
+  private assertNumeric(value: string, at: number): undefined {
+    if (/^0[xX]/.test(value)) {
+      if (!/^0[xX][0-9A-Fa-f]+$/.test(value)) {
+        this.fail("INVALID_HEX_NUMBER", `Not a valid hex number ${value}`, at);
+      }
+    } else if (/^0[^.]/.test(value)) {
+      if (!/^0[0-7]+$/.test(value))
+        this.fail("INVALID_OCTAL_NUMBER", `Not a valid octal number ${value}`, at);
+    } else if (/^\d+[eE.]/.test(value)) {
+      if (!/^\d+(?:\.\d+)?(?:[eE]-?\d+)?$/.test(value)) {
+        this.fail("INVALID_DECIMAL_NUMBER", `Not a valid decimal number ${value}`, at);
+      }
+    } else if (!/^\d+$/.test(value)) this.fail("ILLEGAL_NUMBER", `Illegal number '${value}'`, at);
+  }
+
+  // --- comments, division and regular expressions -----------------------
+
+  private regexAcceptable(): boolean {
+    switch (this.after) {
+      case "RPAREN":
+      case "RBRACK":
+      case "RRCOLLECT":
+      case "RCOLLECT":
+      case "NAME":
+      case "CLASSREF":
+      case "NUMBER":
+      case "STRING":
+      case "BOOLEAN":
+      case "DQPRE":
+      case "DQMID":
+      case "DQPOST":
+      case "HEREDOC":
+      case "REGEX":
+      case "VARIABLE":
+      case "WORD":
+        return false;
+      default:
+        return true;
+    }
+  }
+
+  private slash(): undefined {
+    const before = this.pos;
+    if (this.text[before + 1] === "*") {
+      const end = this.text.indexOf("*/", before + 2);
+      if (end === -1) this.fail("UNCLOSED_MLCOMMENT", "Unclosed multiline comment", before);
+      this.pos = end + 2;
+      return;
+    }
+    if (this.regexAcceptable()) {
+      let end = this.text.indexOf("/", before + 1);
+      if (end !== -1) {
+        while (escapedEnd(this.text, before, end)) {
+          end = this.text.indexOf("/", end + 1);
+          if (end === -1) return this.emit("DIV", 1);
+        }
+        const pattern = this.text.slice(before + 1, end).replace(/\\\//g, "/");
+        this.pos = end + 1;
+        return this.push("REGEX", pattern, before, end + 1 - before);
+      }
+    }
+    this.emit("DIV", 1);
+  }
+
+  // --- strings ----------------------------------------------------------------
+
+  private singleQuoted(): undefined {
+    const before = this.pos;
+    const text = this.text;
+    let p = before + 1;
+    while (p < text.length) {
+      const c = text.charCodeAt(p);
+      if (c === 92) p += 2;
+      else if (c === 39) break;
+      else p++;
+    }
+    if (p >= text.length) {
+      this.fail(
+        "UNCLOSED_QUOTE",
+        `Unclosed quote after "'" followed by '${this.followedBy(before + 1)}'`,
+        before + 1,
+      );
+    }
+    const raw = text.slice(before + 1, p);
+    this.pos = p + 1;
+    const value = raw.includes("\\") ? raw.replace(/\\([\\'])/g, "$1") : raw;
+    this.push("STRING", value, before, this.pos - before);
+  }
+
+  /**
+   * Scans string text up to an unescaped terminator: `"` (double quoted),
+   * `$` or `${` (interpolation), or the end (heredoc text). Returns the
+   * decoded text and the terminator ("" at the end), the position after it.
+   */
+  private slurp(dq: boolean): [string, string] {
+    const text = this.text;
+    const start = this.pos;
+    const backslashes = dq || this.slurpMode === "uq";
+    const dollars = dq || this.slurpMode !== "all";
+    const escapes = dq ? DQ_ESCAPES : this.escapes;
+    let p = start;
+    for (;;) {
+      if (p >= text.length) {
+        if (dq) {
+          this.fail(
+            "UNCLOSED_QUOTE",
+            `Unclosed quote after '"' followed by '${this.followedBy(start)}'`,
+            start,
+          );
+        }
+        this.pos = text.length;
+        return [this.unescape(text.slice(start), escapes, true), ""];
+      }
+      const c = text.charCodeAt(p);
+      if (c === 92 && backslashes) p += 2;
+      else if (dq && c === 34) {
+        this.pos = p + 1;
+        return [this.unescape(text.slice(start, p), escapes, false), '"'];
+      } else if (c === 36 && dollars) {
+        const terminator = text[p + 1] === "{" ? "${" : "$";
+        this.pos = p + terminator.length;
+        return [this.unescape(text.slice(start, p), escapes, !dq), terminator];
+      } else p++;
+    }
+  }
+
+  /** Puppet's escape processing of one slurped piece of string text. */
+  private unescape(raw: string, escapes: readonly string[], ignoreInvalid: boolean): string {
+    if (!raw.includes("\\")) return raw;
+    let str = raw;
+    if (escapes.includes("u")) {
+      const unicode = /((?:[^\\]|^)(?:\\\\)*)\\u(?:([\da-fA-F]{4})|\{([\da-fA-F]{1,6})\})/gm;
+      for (;;) {
+        let bad = false;
+        const next = str.replace(unicode, (_m, lead: string, four?: string, braced?: string) => {
+          const cp = Number.parseInt((four ?? braced) as string, 16);
+          if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+            bad = true;
+            return _m;
+          }
+          return lead + String.fromCodePoint(cp);
+        });
+        if (bad) this.fail("ILLEGAL_UNICODE_ESCAPE", ILLEGAL_UNICODE, this.pos);
+        if (next === str) break;
+        str = next;
+      }
+    }
+    return str.replace(/\\([^\r\n]|\r?\n)/g, (_m, ch: string) => {
+      if (escapes.includes(ch)) {
+        switch (ch) {
+          case "r":
+            return "\r";
+          case "n":
+            return "\n";
+          case "t":
+            return "\t";
+          case "s":
+            return " ";
+          case "u":
+            this.warn("ILLEGAL_UNICODE_ESCAPE", ILLEGAL_UNICODE, this.pos);
+            return "\\u";
+          case "\n":
+          case "\r\n":
+            return "";
+          default:
+            return ch;
+        }
+      }
+      if (!ignoreInvalid)
+        this.warn("UNRECOGNIZED_ESCAPE", `Unrecognized escape sequence '\\${ch}'`, this.pos);
+      return `\\${ch}`;
+    });
+  }
+
+  private doubleQuoted(): undefined {
+    const before = this.pos;
+    this.pos++;
+    this.interpolate(before, true);
+  }
+
+  /**
+   * The segments of an interpolating string from `before` (its opening
+   * quote, or the start of heredoc text): a STRING when nothing is
+   * interpolated, else DQPRE, the tokens of each `${…}` or `$name`, DQMIDs
+   * between and a DQPOST.
+   */
+  private interpolate(before: number, dq: boolean): undefined {
+    const endKind = dq ? '"' : "";
+    let segmentStart = before;
+    let first = true;
+    let [text, terminator] = this.slurp(dq);
+    let after = this.pos;
+    for (;;) {
+      if (terminator === endKind) {
+        this.push(first ? "STRING" : "DQPOST", text, segmentStart, this.pos - segmentStart);
+        return;
+      }
+      if (terminator === "${") {
+        const count = this.braceCount++;
+        this.push(first ? "DQPRE" : "DQMID", text, segmentStart, this.pos - segmentStart, false);
+        this.lexUntil(count);
+      } else {
+        const end = this.scanVariableName(this.pos);
+        if (end === this.pos) {
+          const [more, t] = this.slurp(dq);
+          text += terminator + more;
+          terminator = t;
+          after = this.pos;
+          continue;
+        }
+        this.push(first ? "DQPRE" : "DQMID", text, segmentStart, after - segmentStart - 1, false);
+        this.push("VARIABLE", this.text.slice(this.pos, end), after - 1, end - after + 1, false);
+        this.pos = end;
+      }
+      first = false;
+      segmentStart = this.pos;
+      [text, terminator] = this.slurp(dq);
+      after = this.pos;
+    }
+  }
+
+  /** Lexes the tokens of `${…}` up to the `}` that brings the brace count back to `count`. */
+  private lexUntil(count: number): undefined {
+    const start = this.out.length;
+    this.skipBlanks();
+    while (this.pos < this.text.length) {
+      const size = this.out.length;
+      this.lexToken();
+      const last = this.out[this.out.length - 1];
+      if (this.out.length > size && last?.kind === "RBRACE" && this.braceCount === count) {
+        this.out.pop();
+        const inner = this.out.length - start;
+        const second = this.out[start + 1]?.kind;
+        if (inner === 1 || (inner > 1 && (second === "DOT" || second === "LBRACK"))) {
+          toVariable(this.out[start] as Token);
+        }
+        return;
+      }
+    }
+    // Unclosed: the parser reports the end of input.
+  }
+
+  // --- heredocs ------------------------------------------------------------
+
+  private heredoc(): undefined {
+    const before = this.pos;
+    const text = this.text;
+    const close = text.indexOf(")", before);
+    if (close === -1) {
+      this.fail(
+        "HEREDOC_UNCLOSED_PARENTHESIS",
+        `Unclosed parenthesis after '@(' followed by '${this.followedBy(before)}'`,
+        before,
+      );
+    }
+    const afterParen = close + 1;
+    const spec = HEREDOC_PATTERN.exec(text.slice(before, afterParen));
+    if (!spec) {
+      this.fail(
+        "HEREDOC_INVALID_SYNTAX",
+        "Invalid syntax in heredoc expected @(endtag[:syntax][/escapes])",
+        afterParen,
+      );
+    }
+    let endTag = (spec[1] as string).trim();
+    let interpolating = false;
+    const quoted = /^"(.*)"$/.exec(endTag);
+    if (quoted) {
+      interpolating = true;
+      endTag = (quoted[1] as string).trim();
+    }
+    if (endTag.length < 1) this.fail("HEREDOC_EMPTY_ENDTAG", "Heredoc with an empty endtag", afterParen);
+    const escapes = this.heredocEscapes(spec[3], afterParen);
+    this.push("HEREDOC", spec[2] ?? "", before, afterParen - before);
+
+    let p: number;
+    if (this.newlineJump !== undefined) p = this.newlineJump;
+    else {
+      const nl = text.indexOf("\n", afterParen);
+      if (nl === -1)
+        this.fail("HEREDOC_WITHOUT_TEXT", "Heredoc without any following lines of text", afterParen);
+      p = nl + 1;
+    }
+    const unterminated = p;
+    const bodyStart = p;
+    const endLine = new RegExp(
+      `(${BLANK}*)(?:(\\|)${BLANK}*)?(?:(-)${BLANK}*)?${endTag.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")}${BLANK}*\\r?(?:\\n|$)`,
+    );
+    const lines: string[] = [];
+    const lineStarts: number[] = [];
+    while (p < text.length) {
+      const nl = text.indexOf("\n", p);
+      const lineEnd = nl === -1 ? text.length : nl + 1;
+      const line = text.slice(p, lineEnd);
+      const m = endLine.exec(line);
+      if (m) {
+        this.newlineJump = lineEnd;
+        this.heredocText(lines, lineStarts, m, escapes, interpolating, bodyStart);
+        this.pos = afterParen;
+        return;
+      }
+      lines.push(line);
+      lineStarts.push(p);
+      p = lineEnd;
+    }
+    this.fail("HEREDOC_WITHOUT_END_TAGGED_LINE", "Heredoc without end-tagged line", unterminated);
+  }
+
+  private heredocEscapes(spec: string | undefined, at: number): string[] {
+    if (spec === undefined) return [];
+    const letters = (spec.length < 1 ? "trnsuL$" : spec).split("");
+    if (new Set(letters).size !== letters.length) {
+      this.fail(
+        "HEREDOC_MULTIPLE_AT_ESCAPES",
+        `An escape char for @() may only appear once. Got '${letters.join(", ")}'`,
+        at,
+      );
+    }
+    const result = ["\\"];
+    for (const e of letters) {
+      if ("trnsu$".includes(e)) result.push(e);
+      else if (e === "L") result.push("\n", "\r\n");
+      else {
+        this.fail(
+          "HEREDOC_INVALID_ESCAPE",
+          `Invalid heredoc escape char. Only t, r, n, s,  u, L, $ allowed. Got '${e}'`,
+          at,
+        );
+      }
+    }
+    return result;
+  }
+
+  private heredocText(
+    lines: string[],
+    lineStarts: number[],
+    m: RegExpExecArray,
+    escapes: string[],
+    interpolating: boolean,
+    bodyStart: number,
+  ): undefined {
+    const leading = m[1] as string;
+    const margins = lines.map((l) =>
+      m[2] === "|" && leading.length > 0 && l.startsWith(leading) ? leading.length : 0,
+    );
+    let str = lines.map((l, i) => l.slice(margins[i])).join("");
+    if (m[3] === "-") str = str.replace(/\r?\n$/, "");
+    // Map an offset in the margin-stripped text back to the source.
+    const starts: number[] = [];
+    let at = 0;
+    for (let i = 0; i < lines.length; i++) {
+      starts.push(at);
+      at += (lines[i] as string).length - (margins[i] as number);
+    }
+    const outer = this.map;
+    const map: OffsetMap = (offset) => {
+      let i = starts.length - 1;
+      while (i > 0 && (starts[i] as number) > offset) i--;
+      const local =
+        starts.length === 0
+          ? bodyStart + offset
+          : (lineStarts[i] as number) + (margins[i] as number) + offset - (starts[i] as number);
+      return outer ? outer(local) : local;
+    };
+    const sub = new Lexer(str, map, false);
+    sub.escapes = escapes;
+    sub.slurpMode = interpolating ? (escapes.includes("$") ? "uq" : "uqne") : "all";
+    sub.after = this.after;
+    sub.interpolate(0, false);
+    for (const token of sub.out) this.out.push(token);
+    for (const w of sub.warnings) this.warnings.push(w);
+  }
+
+  // --- EPP -------------------------------------------------------------------
+
+  private eppEnd(length: number, kind: TokenKind, trim: boolean): undefined {
+    const before = this.pos;
+    this.pos += length;
+    if (this.eppMode === "expr") this.push(kind, this.text.slice(before, this.pos), before, length);
+    if (!trim) this.eppMode = "text";
+    this.interpolateEpp(trim);
+  }
+
+  /** Template text up to the next tag: a RENDER_STRING, then the tag's mode. */
+  private interpolateEpp(skipLeading: boolean): undefined {
+    const before = this.pos;
+    const scanned = scanEppText(this.text, this.pos, skipLeading);
+    if (scanned.error) this.fail(scanned.error[0], scanned.error[1], scanned.end);
+    this.pos = scanned.end;
+    const s = scanned.text;
+    if (scanned.mode === "text") {
+      if (s !== undefined) this.push("RENDER_STRING", s, before, this.pos - before);
+      this.eppOpen = undefined;
+      return;
+    }
+    if (s !== undefined && s.length > 0) this.push("RENDER_STRING", s, before, this.pos - before);
+    if (scanned.mode === "expr") this.push("RENDER_EXPR", "", before, 0);
+    this.eppMode = scanned.mode;
+    this.eppOpen = this.pos;
+  }
+}
+
+const ILLEGAL_UNICODE =
+  "Unicode escape '\\u' was not followed by 4 hex digits or 1-6 hex digits in {} or was > 10ffff";
+
+/** Whether the `/` at `end` is escaped (an odd run of backslashes before it, after `start`). */
+function escapedEnd(text: string, start: number, end: number): boolean {
+  if (text[end - 1] !== "\\") return false;
+  let escaped = false;
+  for (let i = start + 1; i < end; i++) escaped = text[i] === "\\" ? !escaped : false;
+  return escaped;
+}
+
+/** A lone name, number or keyword inside `${}` names a variable. */
+function toVariable(token: Token): void {
+  if (
+    token.kind === "NUMBER" ||
+    token.kind === "NAME" ||
+    token.kind === "WORD" ||
+    KEYWORD_KINDS.has(token.kind)
+  ) {
+    token.kind = "VARIABLE";
+  } else if (token.kind === "BOOLEAN") {
+    // Puppet keeps the boolean: "${true}" reads a variable named true (the value, not the text).
+    token.kind = "VARIABLE";
+    token.boolean = true;
+  }
+}
+
+interface EppScan {
+  mode: "text" | "epp" | "expr";
+  text: string | undefined;
+  end: number;
+  error?: [PuppetIssueCode, string];
+}
+
+/** EPP text from `pos` to the next `<%` tag (Puppet's EppScanner). */
+export function scanEppText(src: string, pos: number, skip: boolean): EppScan {
+  if (pos >= src.length) return { mode: "text", text: undefined, end: pos };
+  let skipLeading = skip;
+  let s = "";
+  let p = pos;
+  while (p < src.length) {
+    const tag = src.indexOf("<%", p);
+    let part = tag === -1 ? src.slice(p) : src.slice(p, tag + 2);
+    p = tag === -1 ? src.length : tag + 2;
+    if (skipLeading) {
+      part = part.replace(/^[ \t]*\r?(?:\n|$)?/, "");
+      skipLeading = false;
+    }
+    s += part.replace(/%%>/g, "%>");
+    const c = src[p];
+    if (c === undefined) {
+      if (s.endsWith("<%")) {
+        return {
+          mode: "text",
+          text: s,
+          end: p,
+          error: [
+            "EPP_UNBALANCED_EXPRESSION",
+            "Unbalanced embedded expression - opening <% and reaching end of input",
+          ],
+        };
+      }
+      return { mode: "text", text: s, end: p };
+    }
+    if (c === "-") return { mode: "epp", text: s.replace(/[ \t]*<%$/, ""), end: p + 1 };
+    if (c === "%") {
+      p++;
+      continue;
+    }
+    if (c === "=") return { mode: "expr", text: s.slice(0, -2), end: p + 1 };
+    if (c === "#") {
+      s = s.slice(0, -2);
+      const close = /[^%]%>/g;
+      close.lastIndex = p;
+      const m = close.exec(src);
+      if (!m) {
+        return {
+          mode: "text",
+          text: s,
+          end: p,
+          error: ["EPP_UNBALANCED_COMMENT", "Reaching end after opening <%# without seeing %>"],
+        };
+      }
+      const comment = src.slice(p, m.index + 3);
+      p = m.index + 3;
+      if (comment[1] === "-") s = s.replace(/[ \t]*$/, "");
+      if (comment.endsWith("-%>")) skipLeading = true;
+      continue;
+    }
+    return { mode: "epp", text: s.slice(0, -2), end: p };
+  }
+  return { mode: "text", text: s, end: p };
+}

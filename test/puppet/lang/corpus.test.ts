@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { judge, loadRecorded, type Verdict } from "./corpus.js";
+
+test("tend parses the Puppet language corpus as Puppet 7.23 does", () => {
+  const recorded = loadRecorded();
+  const verdicts: Verdict[] = Object.entries(recorded).map(([input, r]) => judge(input, r));
+  const failed = verdicts.filter((v) => v.status === "fail");
+  const passed = verdicts.filter((v) => v.status === "pass").length;
+  assert.ok(verdicts.length > 1000, `the corpus has ${verdicts.length} inputs`);
+  assert.deepEqual(
+    failed.map((f) =>
+      f.status === "fail" ? `${f.input}\n  puppet: ${f.expected}\n  tend:   ${f.actual}` : "",
+    ),
+    [],
+    `${passed} of ${verdicts.length - (verdicts.length - passed - failed.length)} inputs pass`,
+  );
+});
+
+test("every group of the corpus is present", () => {
+  const groups = new Set(Object.keys(loadRecorded()).map((k) => k.split("/")[0]));
+  for (const g of [
+    "modules",
+    "puppet-repo",
+    "spec-snippets",
+    "specifications",
+    "handwritten",
+    "errors",
+    "epp",
+  ]) {
+    assert.ok(groups.has(g), g);
+  }
+});
+
+test("at least 30 recorded syntax errors, each matched by message and position", () => {
+  const recorded = loadRecorded();
+  const errors = Object.entries(recorded).filter(([, r]) => r.syntax_error !== undefined);
+  assert.ok(errors.length >= 30);
+  for (const [input, r] of errors) assert.equal(judge(input, r).status, "pass", input);
+});

@@ -1,0 +1,67 @@
+/**
+ * The Puppet language corpus (test/fixtures/puppet-lang): every input with
+ * what Puppet 7.23 made of it (recorded.json, from
+ * scripts/record-puppet-parser.rb), compared with tend's parse. An input
+ * passes when tend prints the same PN JSON as `puppet parser dump --format
+ * json` (before validation), or fails with the same message at the same
+ * line and column. Inputs Puppet itself cannot dump (its PN transformer
+ * crashes on `*$rest` parameters) are counted apart.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parsePuppet, renderPnJson, toPn } from "../../../src/puppet/lang/index.js";
+
+export const corpusDir = fileURLToPath(new URL("../../../../test/fixtures/puppet-lang/", import.meta.url));
+
+export interface RecordedError {
+  message: string;
+  line: number | null;
+  column: number | null;
+  code: string | null;
+}
+
+export interface Recorded {
+  pn?: string;
+  syntax_error?: RecordedError;
+  validation?: RecordedError;
+  crash?: string;
+}
+
+export type Verdict =
+  | { input: string; status: "pass" }
+  | { input: string; status: "skip"; why: string }
+  | { input: string; status: "fail"; expected: string; actual: string };
+
+export function loadRecorded(): Record<string, Recorded> {
+  return JSON.parse(readFileSync(join(corpusDir, "recorded.json"), "utf8")) as Record<string, Recorded>;
+}
+
+export function readInput(input: string): string {
+  return readFileSync(join(corpusDir, "inputs", input), "utf8");
+}
+
+/** tend's result for one input, in the recorded form's terms. */
+export function tendResult(input: string, text: string): string {
+  const result = parsePuppet(text, { epp: input.endsWith(".epp") });
+  if (result.ok) return renderPnJson(toPn(result.program));
+  const { line, column } =
+    result.error.offset === undefined
+      ? { line: null, column: null }
+      : result.locator.position(result.error.offset);
+  return `error: ${result.error.message} @ ${line}:${column}`;
+}
+
+export function expectedResult(recorded: Recorded): string | undefined {
+  if (recorded.pn !== undefined) return recorded.pn;
+  const e = recorded.syntax_error;
+  if (e) return `error: ${e.message} @ ${e.line}:${e.column}`;
+  return undefined;
+}
+
+export function judge(input: string, recorded: Recorded): Verdict {
+  const expected = expectedResult(recorded);
+  if (expected === undefined) return { input, status: "skip", why: recorded.crash ?? "nothing recorded" };
+  const actual = tendResult(input, readInput(input));
+  return actual === expected ? { input, status: "pass" } : { input, status: "fail", expected, actual };
+}
