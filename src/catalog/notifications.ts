@@ -56,10 +56,14 @@ export class Notifications {
     }
   }
 
-  /** Runs the delayed notifications, each target and action once, in the order first queued. */
+  /**
+   * Runs the delayed notifications, each target and action once, in the
+   * order first queued; those queued while they run (a notified action's
+   * own) run after them.
+   */
   async flushDelayed(): Promise<void> {
-    for (const { target, action, why } of this.delayed.splice(0))
-      await this.host.runAction(target, action, why);
+    for (let next = this.delayed.shift(); next !== undefined; next = this.delayed.shift())
+      await this.host.runAction(next.target, next.action, next.why);
   }
 
   private of(resource: CatalogResource): readonly Notification[] {

@@ -438,8 +438,9 @@ export class Transaction {
       status.failed_to_restart = true;
       this.state(v).failedToRestart = true;
       addEvent(status, resourceEvent("resource_error", "failure", message));
-      // The failure event makes the status failed too, as Puppet's fail_with_event does.
-      this.state(v).failed = true;
+      // The failure event makes the status failed too, as Puppet's fail_with_event does;
+      // the front end's failure policy says what it does to the rest of the run.
+      this.markFailed(v, vertex);
       // Puppet then logs the error itself (log_exception), at the resource.
       this.s.log.resource("err", failure, source, vertex.resource);
       return false;
@@ -457,7 +458,14 @@ export class Transaction {
     const runner = this.s.hooks.runNotification;
     const name = action ?? "refresh";
     if (runner) {
-      await this.callAction(target, vertex, name, `by ${why}`, (r, c) => runner(r, action, c));
+      let changed = false;
+      const ran = await this.callAction(target, vertex, name, `by ${why}`, async (r, c) => {
+        const result = await runner(r, action, c);
+        changed = result.events.some((e) => e.status === "success");
+        return result;
+      });
+      // The target's own notifications follow from what the action changed (Chef's chains).
+      if (ran && changed) await this.notifications.afterApply(target, vertex.resource, true, false);
     } else if (type?.refresh) {
       const refresh = type.refresh;
       await this.callAction(target, vertex, name, `by ${why}`, (r, c) => refresh(r, c));
