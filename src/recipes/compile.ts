@@ -1,0 +1,126 @@
+/**
+ * Compile: the run list's recipes run in order, each once, appending to
+ * one resource collection; `includeRecipe` runs a recipe at that point
+ * unless it already ran. Nothing on the system changes. While recipes run,
+ * their file-system reads are watched (compile-watch.ts). A recipe that
+ * throws, or a declaration that is wrong, is a diagnostic with its place;
+ * notification targets and subscription sources are checked at the end.
+ */
+import { ResourceCollection } from "./collection.js";
+import { watchCompileReads } from "./compile-watch.js";
+import { createRecipeContext, recipeTypeOf } from "./context.js";
+import type { AttributeValue, CustomResource, Recipe } from "./dsl.js";
+import type { SourceLocation } from "./location.js";
+
+/** One recipe to run: its name (`cookbook::recipe`) and its function. */
+export interface RecipeSource {
+  readonly name: string;
+  readonly run: Recipe;
+  /** The cookbook's directory (templates/ is found there). */
+  readonly cookbookDir?: string;
+}
+
+export interface CompileOptions {
+  readonly node?: { readonly [key: string]: AttributeValue };
+  /**
+   * The recipe named (`cookbook`, `cookbook::recipe`), or undefined when it
+   * already ran; throws for an unknown one (its message becomes a diagnostic).
+   */
+  readonly include: (name: string, from?: SourceLocation) => Promise<RecipeSource | undefined>;
+  /** Custom resources loaded from the cookbooks' resources/, by type name. */
+  readonly customResources?: ReadonlyMap<string, CustomResource>;
+  /** Which files are recipe code (default: any file outside tend). */
+  readonly isUserFile?: (file: string) => boolean;
+  readonly mapLocation?: (location: SourceLocation) => SourceLocation;
+  /** Where an error thrown by recipe code was thrown, in the user's source. */
+  readonly locateError?: (error: unknown) => SourceLocation | undefined;
+  /** Watch compile-time reads of managed paths (default true). */
+  readonly watchReads?: boolean;
+}
+
+/** Compiles the run list (fully qualified recipe names, roles already expanded). */
+export async function compileRunList(
+  recipes: readonly string[],
+  options: CompileOptions,
+): Promise<ResourceCollection> {
+  const collection = new ResourceCollection();
+  for (const [name, resource] of options.customResources ?? []) collection.customTypes.set(name, resource);
+  const stop = options.watchReads === false ? () => undefined : watchCompileReads(collection, options);
+  try {
+    for (const name of recipes) await includeRecipe(collection, name, options, undefined);
+  } finally {
+    stop();
+  }
+  collection.checkReferences((type) => recipeTypeOf(collection, type)?.actions);
+  return collection;
+}
+
+async function includeRecipe(
+  collection: ResourceCollection,
+  name: string,
+  options: CompileOptions,
+  from: SourceLocation | undefined,
+): Promise<void> {
+  let source: RecipeSource | undefined;
+  try {
+    source = await options.include(name, from);
+  } catch (error) {
+    collection.problem(error instanceof Error ? error.message : String(error), from);
+    return;
+  }
+  if (!source) return;
+  const [cookbook = source.name] = source.name.split("::");
+  let pending = 0;
+  const context = createRecipeContext(collection, {
+    recipe: source.name,
+    cookbook,
+    cookbookDir: source.cookbookDir,
+    node: options.node ?? {},
+    isUserFile: options.isUserFile,
+    mapLocation: options.mapLocation,
+    includeRecipe: async (included, at) => {
+      pending++;
+      try {
+        await includeRecipe(collection, included, options, at);
+      } finally {
+        pending--;
+      }
+    },
+  });
+  try {
+    await source.run(context);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    collection.problem(
+      `recipe ${source.name} failed while compiling: ${message}`,
+      options.locateError?.(error),
+    );
+  }
+  if (pending > 0)
+    collection.problem(
+      `recipe ${source.name}: includeRecipe(...) was not awaited (write \`await r.includeRecipe(...)\`)`,
+    );
+}
+
+/** Compiles recipe functions given directly (tests, embedding): each runs once, in order. */
+export function compileRecipes(
+  sources: readonly RecipeSource[],
+  options: Omit<CompileOptions, "include"> = {},
+): Promise<ResourceCollection> {
+  const byName = new Map(sources.map((s) => [s.name, s]));
+  const done = new Set<string>();
+  return compileRunList(
+    sources.map((s) => s.name),
+    {
+      ...options,
+      include: async (name) => {
+        const full = name.includes("::") ? name : `${name}::default`;
+        const source = byName.get(full);
+        if (!source) throw new Error(`no recipe '${full}'`);
+        if (done.has(full)) return undefined;
+        done.add(full);
+        return source;
+      },
+    },
+  );
+}

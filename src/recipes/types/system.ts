@@ -1,0 +1,302 @@
+/**
+ * package, service, user, group and cron, over the providers Puppet's
+ * types use (packages/debian, services, users, cron), with Chef's actions:
+ * a package is installed, upgraded, removed or purged; a service started,
+ * stopped, restarted, reloaded, enabled or disabled (Chef's default action
+ * for a service is `nothing`); users and groups created or removed; a
+ * cron job created or deleted. RecipeSystem replaces the machine's tools.
+ */
+import { readFileSync } from "node:fs";
+import { ensureCron } from "../../providers/cron/index.js";
+import { ensureDebPackage } from "../../providers/packages/debian.js";
+import { commandServiceBackend } from "../../providers/services/init-script.js";
+import { ensureService, restartService, type ServiceBackend } from "../../providers/services/service.js";
+import { systemdBackend } from "../../providers/services/systemd.js";
+import { commandFailure, systemRunner } from "../../providers/tool-runner.js";
+import { ensureAccount, ensureGroup } from "../../providers/users/index.js";
+import {
+  type ActionOutcome,
+  type ActionTarget,
+  failed,
+  type RecipeActionContext,
+  type RecipeResourceType,
+  textProp,
+  UNCHANGED,
+} from "./type.js";
+
+const PACKAGE_ENSURE: Readonly<Record<string, string>> = {
+  install: "present",
+  upgrade: "latest",
+  remove: "absent",
+  purge: "purged",
+};
+
+export const packageType: RecipeResourceType = {
+  name: "package",
+  actions: ["install", "upgrade", "remove", "purge", "nothing"],
+  defaultAction: "install",
+  properties: ["packageName", "version", "source", "options"],
+  nameProperty: "packageName",
+  run: async (action, target, context) => {
+    if (action === "nothing") return UNCHANGED;
+    const p = target.props;
+    const name = textProp(p.packageName) ?? target.declaration.name;
+    const version = textProp(p.version);
+    const ensure =
+      action === "install" && version !== undefined ? version : (PACKAGE_ENSURE[action] ?? "present");
+    const source = textProp(p.source);
+    const result = ensureDebPackage(
+      {
+        name,
+        ensure,
+        tool: "apt",
+        source,
+        installOptions: Array.isArray(p.options) ? p.options.map(String) : [],
+      },
+      { noop: context.whyRun, run: context.system.tools },
+    );
+    if (result.status === "failed") return failed(result.error ?? "failed");
+    if (result.status === "unchanged") return { ...UNCHANGED, provider: "apt" };
+    const shown = result.latest ?? version ?? "";
+    const line =
+      action === "remove" || action === "purge"
+        ? `${action} package ${name}`
+        : `${action === "upgrade" ? "upgrade" : "install"} version ${shown || "(candidate)"} of package ${name}`;
+    return { updated: true, lines: [line], provider: "apt" };
+  },
+};
+
+function systemdIsInit(): boolean {
+  try {
+    return readFileSync("/proc/1/comm", "utf8").includes("systemd");
+  } catch {
+    return false;
+  }
+}
+
+function serviceBackend(target: ActionTarget, context: RecipeActionContext): ServiceBackend {
+  const p = target.props;
+  const name = textProp(p.serviceName) ?? target.declaration.name;
+  const run = context.system.tools ?? systemRunner({});
+  const provider =
+    textProp(p.provider) ?? ((context.system.systemdRuns ?? systemdIsInit()) ? "systemd" : "debian");
+  if (provider === "systemd") return systemdBackend(name, { run });
+  const flavour = provider === "init" || provider === "base" ? provider : "debian";
+  return commandServiceBackend(
+    {
+      name,
+      flavour,
+      commands: {
+        status: textProp(p.statusCommand),
+        start: textProp(p.startCommand),
+        stop: textProp(p.stopCommand),
+        restart: textProp(p.restartCommand),
+      },
+      pattern: textProp(p.pattern),
+    },
+    { run, processTable: context.system.processTable },
+  );
+}
+
+function serviceOutcome(
+  result: { status: string; error?: string; changes: readonly unknown[] },
+  line: string,
+  provider: string,
+): ActionOutcome {
+  if (result.status === "failed") return { ...failed(result.error ?? "failed"), provider };
+  if (result.status === "unchanged") return { ...UNCHANGED, provider };
+  return { updated: true, lines: [line], provider };
+}
+
+/** reload: the resource's command, else `systemctl reload`, else a restart. */
+function reloadService(
+  target: ActionTarget,
+  context: RecipeActionContext,
+  backend: ServiceBackend,
+): ActionOutcome {
+  const state = backend.status();
+  if (typeof state !== "string") return failed(state.error);
+  if (state !== "running") return { ...UNCHANGED, provider: backend.provider };
+  const line = `reload service ${target.ref}`;
+  if (context.whyRun) return { updated: true, lines: [line], provider: backend.provider };
+  const given = textProp(target.props.reloadCommand);
+  const name = textProp(target.props.serviceName) ?? target.declaration.name;
+  const run = context.system.tools ?? systemRunner({});
+  const argv =
+    given !== undefined
+      ? ["/bin/sh", "-c", given]
+      : backend.provider === "systemd"
+        ? ["systemctl", "reload", "--", name]
+        : undefined;
+  let error: string | undefined;
+  if (argv === undefined) error = backend.restart();
+  else {
+    const out = run(argv);
+    error = out.status === 0 ? undefined : commandFailure(argv, out);
+  }
+  return error === undefined ? { updated: true, lines: [line], provider: backend.provider } : failed(error);
+}
+
+export const serviceType: RecipeResourceType = {
+  name: "service",
+  actions: ["start", "stop", "restart", "reload", "enable", "disable", "nothing"],
+  defaultAction: "nothing",
+  properties: [
+    "serviceName",
+    "provider",
+    "startCommand",
+    "stopCommand",
+    "restartCommand",
+    "statusCommand",
+    "reloadCommand",
+    "pattern",
+  ],
+  nameProperty: "serviceName",
+  run: async (action, target, context) => {
+    if (action === "nothing") return UNCHANGED;
+    const backend = serviceBackend(target, context);
+    const noop = context.whyRun;
+    const line = `${action} service ${target.ref}`;
+    switch (action) {
+      case "start":
+      case "stop":
+        return serviceOutcome(
+          ensureService(backend, { ensure: action === "start" ? "running" : "stopped", noop }),
+          line,
+          backend.provider,
+        );
+      case "enable":
+      case "disable":
+        return serviceOutcome(
+          ensureService(backend, { enable: action === "enable", noop }),
+          line,
+          backend.provider,
+        );
+      case "restart": {
+        // Chef restarts a stopped service too: it ends up running.
+        const state = backend.status();
+        if (typeof state !== "string") return failed(state.error);
+        if (state !== "running")
+          return serviceOutcome(ensureService(backend, { ensure: "running", noop }), line, backend.provider);
+        return serviceOutcome(restartService(backend, noop), line, backend.provider);
+      }
+      default:
+        return reloadService(target, context, backend);
+    }
+  },
+};
+
+function rootOf(context: RecipeActionContext): string | undefined {
+  return context.system.root;
+}
+
+export const userType: RecipeResourceType = {
+  name: "user",
+  actions: ["create", "remove", "nothing"],
+  defaultAction: "create",
+  properties: ["username", "uid", "gid", "comment", "home", "shell", "password", "manageHome", "system"],
+  nameProperty: "username",
+  run: async (action, target, context) => {
+    if (action === "nothing") return UNCHANGED;
+    const p = target.props;
+    const name = textProp(p.username) ?? target.declaration.name;
+    const gid = p.gid;
+    const result = ensureAccount(
+      {
+        name,
+        ensure: action === "remove" ? "absent" : "present",
+        uid: typeof p.uid === "number" ? p.uid : undefined,
+        gid: typeof gid === "number" || typeof gid === "string" ? gid : undefined,
+        comment: textProp(p.comment),
+        home: textProp(p.home),
+        shell: textProp(p.shell),
+        password: textProp(p.password),
+        manageHome: p.manageHome === true,
+        system: p.system === true,
+      },
+      { dryRun: context.whyRun, root: rootOf(context), run: context.system.accountTools },
+    );
+    if (result.status === "failed") return failed(result.error ?? "failed");
+    if (result.status === "unchanged") return { ...UNCHANGED, provider: "useradd" };
+    const verb = action === "remove" ? "remove" : result.found ? "alter" : "create";
+    const lines = [
+      `${verb} user ${name}`,
+      ...(verb === "alter" ? result.changes.map((c) => `change ${c.property}`) : []),
+    ];
+    return { updated: true, lines, provider: "useradd" };
+  },
+};
+
+export const groupType: RecipeResourceType = {
+  name: "group",
+  actions: ["create", "remove", "nothing"],
+  defaultAction: "create",
+  properties: ["groupName", "gid", "members", "append", "system"],
+  nameProperty: "groupName",
+  run: async (action, target, context) => {
+    if (action === "nothing") return UNCHANGED;
+    const p = target.props;
+    const name = textProp(p.groupName) ?? target.declaration.name;
+    const members = Array.isArray(p.members) ? p.members.map(String) : undefined;
+    const result = ensureGroup(
+      {
+        name,
+        ensure: action === "remove" ? "absent" : "present",
+        gid: typeof p.gid === "number" ? p.gid : undefined,
+        members,
+        membersInclusive: p.append === false,
+        system: p.system === true,
+      },
+      { dryRun: context.whyRun, root: rootOf(context), run: context.system.accountTools },
+    );
+    if (result.status === "failed") return failed(result.error ?? "failed");
+    if (result.status === "unchanged") return { ...UNCHANGED, provider: "groupadd" };
+    const verb = action === "remove" ? "remove" : result.found ? "alter" : "create";
+    return { updated: true, lines: [`${verb} group ${name}`], provider: "groupadd" };
+  },
+};
+
+const CRON_FIELDS = [
+  ["minute", "minute"],
+  ["hour", "hour"],
+  ["day", "monthday"],
+  ["month", "month"],
+  ["weekday", "weekday"],
+] as const;
+
+export const cronType: RecipeResourceType = {
+  name: "cron",
+  actions: ["create", "delete", "nothing"],
+  defaultAction: "create",
+  properties: ["minute", "hour", "day", "month", "weekday", "time", "command", "user", "environment"],
+  validate: (props) => (props.command === undefined ? ["cron needs `command`"] : []),
+  run: async (action, target, context) => {
+    if (action === "nothing") return UNCHANGED;
+    const p = target.props;
+    const fields: Record<string, readonly string[] | null> = {};
+    for (const [chef, field] of CRON_FIELDS) {
+      const value = textProp(p[chef]) ?? "*";
+      fields[field] = value === "*" ? null : value.split(",");
+    }
+    const environment = Object.entries((p.environment as Record<string, string>) ?? {}).map(
+      ([k, v]) => `${k}=${v}`,
+    );
+    const time = textProp(p.time);
+    const result = ensureCron(
+      {
+        name: target.declaration.name,
+        user: textProp(p.user) ?? "root",
+        ensure: action === "delete" ? "absent" : "present",
+        command: textProp(p.command),
+        special: time ?? null,
+        fields: time === undefined ? fields : {},
+        environment,
+      },
+      { dryRun: context.whyRun, root: rootOf(context), store: context.system.crontabs },
+    );
+    if (result.status === "failed") return failed(result.error ?? "failed");
+    if (result.status === "unchanged") return UNCHANGED;
+    const verb = action === "delete" ? "delete" : result.found ? "update" : "add";
+    return { updated: true, lines: [`${verb} crontab entry for ${target.ref}`] };
+  },
+};
