@@ -18,12 +18,14 @@ import {
   componentCompliance,
   componentValues,
   type Counter,
+  type DirectiveStatus,
   computePercent,
   decodeComponent,
   decodeExpectedReports,
   decodeRule,
   directiveCompliance,
   formatLevel,
+  valueStatusType,
   type AgentReport,
   type NodeModes,
   nodeStatus,
@@ -61,6 +63,14 @@ interface Case {
   readonly rule?: string;
   readonly noAnswer?: ReportType;
   readonly policyMode?: PolicyMode;
+  /** Several checks of values, each at its own place. */
+  readonly checks?: Case[];
+  /** Number of messages of the first value of each name. */
+  readonly messageCount?: Record<string, number>;
+  /** All values, in any order: [value, expected value, report id, [[type, message]...]]. */
+  readonly valueList?: Array<[string, string, string, Array<[ReportType, string | null]>]>;
+  /** The statuses of the values with this report id and value, among the top-level components. */
+  readonly byReportId?: { id: string; value: string; statuses: ReportType[] };
   /** "patterns" cases: expected values with the status of each of their messages. */
   readonly patterns?: Array<[string, PatternKind[]]>;
   /** "patterns" cases: the reports, as (value, kind). */
@@ -171,6 +181,17 @@ function locate(components: readonly ComponentStatus[], at: readonly string[] | 
 const sorted = (types: readonly ReportType[]): ReportType[] => [...types].sort();
 
 function checkValues(component: ComponentStatus, c: Case): void {
+  for (const [value, count] of Object.entries(c.messageCount ?? {})) {
+    const first = componentValues(component).find((v) => v.value === value);
+    assert.equal(first?.messages.length, count, `messages of '${value}'`);
+  }
+  if (c.valueList) {
+    const key = (v: unknown): string => JSON.stringify(v);
+    const got = componentValues(component).map((v) =>
+      key([v.value, v.expectedValue, v.reportId, v.messages.map((m) => [m.type, m.message ?? null])]),
+    );
+    assert.deepEqual(got.sort(), c.valueList.map(key).sort());
+  }
   if (c.valueCount !== undefined)
     assert.equal(componentValues(component).length, c.valueCount, "value count");
   for (const [value, types] of Object.entries(c.values ?? {})) {
@@ -230,8 +251,28 @@ function runRuleCase(f: Fixture, c: Case): void {
   const directive = directives[0];
   if (!directive) return;
   checkLevel(directiveCompliance(directive), c);
-  if (c.at || c.values || c.allValues || c.valueCount !== undefined)
-    checkValues(locate(directive.components, c.at), c);
+  checkDirectiveValues(directive, c);
+}
+
+/** The value checks of a case (and of its sub-checks) on a directive's components. */
+function checkDirectiveValues(directive: DirectiveStatus, c: Case): void {
+  for (const check of [c, ...(c.checks ?? [])]) {
+    const wanted =
+      check.at ??
+      check.values ??
+      check.allValues ??
+      check.valueCount ??
+      check.valueList ??
+      check.messageCount;
+    if (wanted !== undefined) checkValues(locate(directive.components, check.at), check);
+  }
+  if (c.byReportId) {
+    const { id, value, statuses } = c.byReportId;
+    const found = directive.components
+      .flatMap((comp) => componentValues(comp))
+      .filter((v) => v.reportId === id && v.value === value);
+    assert.deepEqual(found.map(valueStatusType), statuses);
+  }
 }
 
 /** Whole-node cases: ComputeCompliance of a run against the node's expected reports. */
@@ -250,8 +291,7 @@ function runNodeCase(f: Fixture, c: Case): void {
   if (!rule) return;
   const directive = c.directive === undefined ? undefined : rule.directives.get(c.directive);
   checkLevel(directive ? directiveCompliance(directive) : ruleStatusCompliance(rule), c);
-  if (directive && (c.at || c.values || c.allValues || c.valueCount !== undefined))
-    checkValues(locate(directive.components, c.at), c);
+  if (directive) checkDirectiveValues(directive, c);
 }
 
 for (const file of readdirSync(DIR)
