@@ -34,6 +34,7 @@ import {
   ruleCompliance,
   ruleStatusCompliance,
   sameLevel,
+  totalOf,
 } from "../../../src/rudder/compliance/index.js";
 
 const DIR = fileURLToPath(
@@ -63,6 +64,12 @@ interface Case {
   readonly rule?: string;
   readonly noAnswer?: ReportType;
   readonly policyMode?: PolicyMode;
+  /** Total number of reports counted. */
+  readonly total?: number;
+  /** Messages (`Severity:"text"`, as Rudder prints them) of the values with each expected value. */
+  readonly byExpected?: Record<string, string[]>;
+  /** "rule": check the rule's compliance rather than the directive's. */
+  readonly scope?: "rule";
   /** Several checks of values, each at its own place. */
   readonly checks?: Case[];
   /** Number of messages of the first value of each name. */
@@ -180,7 +187,21 @@ function locate(components: readonly ComponentStatus[], at: readonly string[] | 
 
 const sorted = (types: readonly ReportType[]): ReportType[] => [...types].sort();
 
+const SEVERITY: Partial<Record<ReportType, string>> = {
+  EnforceSuccess: "Success",
+  EnforceRepaired: "Repaired",
+  EnforceError: "Error",
+  EnforceNotApplicable: "NotApplicable",
+};
+
 function checkValues(component: ComponentStatus, c: Case): void {
+  if (c.total !== undefined) assert.equal(totalOf(componentCompliance(component)), c.total, "total");
+  for (const [expected, messages] of Object.entries(c.byExpected ?? {})) {
+    const got = componentValues(component)
+      .filter((v) => v.expectedValue === expected)
+      .flatMap((v) => v.messages.map((m) => `${SEVERITY[m.type] ?? m.type}:"${m.message ?? ""}"`));
+    assert.deepEqual(got.sort(), [...messages].sort(), `messages expecting '${expected}'`);
+  }
   for (const [value, count] of Object.entries(c.messageCount ?? {})) {
     const first = componentValues(component).find((v) => v.value === value);
     assert.equal(first?.messages.length, count, `messages of '${value}'`);
@@ -243,6 +264,11 @@ function runRuleCase(f: Fixture, c: Case): void {
   if (!rule) return;
   const reports = (f.reports[c.reports] ?? []).map(toReport);
   const statuses = ruleCompliance({ nodeId: "nodeId" }, reports, { ...TEST_MODES, ...f.modes }, rule, []);
+  if (c.scope === "rule") {
+    if (c.size !== undefined) assert.equal(statuses.length, c.size, "rule results");
+    checkLevel(ruleStatusCompliance(statuses[0] as (typeof statuses)[number]), c);
+    return;
+  }
   const directives = statuses.flatMap((s) => {
     const d = s.directives.get(c.directive ?? "policy");
     return d ? [d] : [];
