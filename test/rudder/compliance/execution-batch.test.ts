@@ -25,6 +25,13 @@ import {
   decodeRule,
   directiveCompliance,
   formatLevel,
+  mergeDirectives,
+  type NodeExpectedReports,
+  nodeCompliance,
+  type OverriddenPolicy,
+  type RunAnalysis,
+  sumLevels,
+  valueCompliance,
   valueStatusType,
   type AgentReport,
   type NodeModes,
@@ -70,6 +77,17 @@ interface Case {
   readonly byExpected?: Record<string, string[]>;
   /** "rule": check the rule's compliance rather than the directive's. */
   readonly scope?: "rule";
+  readonly nodeCount?: number;
+  readonly tagCount?: number;
+  readonly tag?: string;
+  readonly component?: string;
+  readonly value?: string;
+  readonly absent?: boolean;
+  readonly overriddenBy?: string;
+  readonly successPercent?: number;
+  readonly directiveIds?: string[];
+  /** Percentages of the first value of each name. */
+  readonly valuePercent?: Record<string, Partial<Record<Counter, number>>>;
   /** Several checks of values, each at its own place. */
   readonly checks?: Case[];
   /** Number of messages of the first value of each name. */
@@ -139,7 +157,11 @@ function runPatternCase(c: Case): void {
 
 interface Fixture {
   readonly source: string;
-  readonly call: "component" | "rule" | "node" | "patterns";
+  readonly call: "component" | "rule" | "nodes" | "patterns";
+  /** "nodes": the nodes expecting the rule. */
+  readonly nodes?: string[];
+  /** "nodes": what the nodes' expected reports say is overridden. */
+  readonly overrides?: OverriddenPolicy[];
   readonly expected: unknown;
   readonly noAnswer?: ReportType;
   readonly policyMode?: PolicyMode;
@@ -195,6 +217,12 @@ const SEVERITY: Partial<Record<ReportType, string>> = {
 };
 
 function checkValues(component: ComponentStatus, c: Case): void {
+  for (const [value, percents] of Object.entries(c.valuePercent ?? {})) {
+    const first = componentValues(component).find((v) => v.value === value);
+    assert.ok(first, `no value '${value}'`);
+    const pc = computePercent(valueCompliance(first));
+    for (const [counter, want] of Object.entries(percents)) assert.equal(pc[counter as Counter], want);
+  }
   if (c.total !== undefined) assert.equal(totalOf(componentCompliance(component)), c.total, "total");
   for (const [expected, messages] of Object.entries(c.byExpected ?? {})) {
     const got = componentValues(component)
@@ -301,23 +329,57 @@ function checkDirectiveValues(directive: DirectiveStatus, c: Case): void {
   }
 }
 
-/** Whole-node cases: ComputeCompliance of a run against the node's expected reports. */
-function runNodeCase(f: Fixture, c: Case): void {
-  const { expected, problems } = decodeExpectedReports(f.expected);
+/** The modes of the spec's `buildExpected`: global audit (overridable), node enforce, full compliance. */
+const NODE_MODES: NodeModes = { ...TEST_MODES, globalPolicyMode: "audit" };
+
+/**
+ * The spec's `getNodeStatusReportsByRule`: each node of the fixture
+ * expects the rule, its run is compared (ComputeCompliance) with all the
+ * reports; cases look at the statuses of every node together.
+ */
+function runNodesCase(f: Fixture, c: Case): void {
+  const { rule, problems } = decodeRule(f.expected);
   assert.deepEqual(problems, []);
-  if (!expected) return;
+  if (!rule) return;
   const reports = (f.reports[c.reports] ?? []).map(toReport);
   const now = Date.parse("2026-11-27T00:00:00Z");
-  const analysis = analyseRun({ time: now, configId: expected.configId, config: expected }, expected, now);
-  assert.equal(analysis.kind, "ComputeCompliance");
-  const status = nodeStatus(expected.nodeId, analysis, reports);
-  const rules = [...status.byTag.values()].flat().filter((r) => r.ruleId === (c.rule ?? r.ruleId));
-  if (c.size !== undefined) assert.equal(rules.length, c.size, "rule results");
-  const rule = rules[0];
-  if (!rule) return;
-  const directive = c.directive === undefined ? undefined : rule.directives.get(c.directive);
-  checkLevel(directive ? directiveCompliance(directive) : ruleStatusCompliance(rule), c);
-  if (directive) checkDirectiveValues(directive, c);
+  const statuses = (f.nodes ?? []).map((nodeId) => {
+    const expected: NodeExpectedReports = {
+      nodeId,
+      configId: `version_${nodeId}`,
+      modes: NODE_MODES,
+      rules: [rule],
+      overrides: f.overrides ?? [],
+    };
+    const analysis: RunAnalysis = { kind: "ComputeCompliance", runTime: now, expected, expiration: now };
+    return nodeStatus(nodeId, analysis, reports);
+  });
+  if (c.nodeCount !== undefined) assert.equal(statuses.length, c.nodeCount, "nodes");
+  const first = statuses[0];
+  assert.ok(first);
+  if (c.tagCount !== undefined) assert.equal(first.byTag.size, c.tagCount, "tags");
+  const rules = statuses.flatMap((st) =>
+    c.tag === undefined ? [...st.byTag.values()].flat() : [...(st.byTag.get(c.tag) ?? [])],
+  );
+  const directives = mergeDirectives(rules.flatMap((r) => [...r.directives.values()]));
+  if (c.directiveIds) assert.deepEqual([...directives.keys()], c.directiveIds);
+  if (c.successPercent !== undefined)
+    assert.equal(computePercent(nodeCompliance(first)).success, c.successPercent);
+  if (c.directive === undefined) {
+    checkLevel(sumLevels([...directives.values()].map(directiveCompliance)), c);
+    return;
+  }
+  const directive = directives.get(c.directive);
+  if (c.absent) return assert.equal(directive, undefined);
+  assert.ok(directive, `no directive ${c.directive}`);
+  if (c.overriddenBy !== undefined) assert.equal(directive.overriddenBy, c.overriddenBy);
+  if (c.component === undefined) return checkLevel(directiveCompliance(directive), c);
+  const component = directive.components.find((comp) => comp.name === c.component);
+  assert.ok(component, `no component ${c.component}`);
+  if (c.value === undefined) return checkLevel(componentCompliance(component), c);
+  const value = componentValues(component).find((v) => v.value === c.value);
+  assert.ok(value, `no value ${c.value}`);
+  checkLevel(valueCompliance(value), c);
 }
 
 for (const file of readdirSync(DIR)
@@ -329,7 +391,7 @@ for (const file of readdirSync(DIR)
       if (fixture.call === "patterns") runPatternCase(c);
       else if (fixture.call === "component") runComponentCase(fixture, c);
       else if (fixture.call === "rule") runRuleCase(fixture, c);
-      else runNodeCase(fixture, c);
+      else runNodesCase(fixture, c);
     });
   }
 }
