@@ -15,6 +15,10 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
     summary: "generate a node's policy from a configuration directory, as Rudder does",
     load: () => import("./rudder-generate.js"),
   },
+  technique: {
+    summary: "check or compile a technique written in rudderc's YAML (technique compile FILE.yml)",
+    load: () => import("./rudder-technique.js"),
+  },
 };
 
 export function rudderUsage(): string {

@@ -127,8 +127,33 @@ function checkParams(
 }
 
 function suggest(method: string, methods: MethodLibrary): string {
-  const close = [...methods.keys()].filter((m) => m.startsWith(method.split("_")[0] ?? method)).slice(0, 5);
-  return close.length > 0 ? ` (${close.join(", ")}...)` : "";
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const name of methods.keys()) {
+    const d = editDistance(method, name);
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  return best === undefined ? "" : ` (did you mean '${best}'?)`;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 3) return 4;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current.push(
+        Math.min(
+          (previous[j] as number) + 1,
+          (current[j - 1] as number) + 1,
+          (previous[j - 1] as number) + cost,
+        ),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
 }
 
 function checkBlock(block: Block, offset: number, sink: DiagnosticSink): void {

@@ -64,15 +64,17 @@ export function readTechniqueYaml(
   methods: MethodLibrary,
 ): { technique?: Technique; diagnostics: TechniqueDiagnostic[] } {
   const sink = new DiagnosticSink(file, new LineMap(yamlText));
+  const sorted = (): TechniqueDiagnostic[] =>
+    [...sink.diagnostics].sort((a, b) => a.line - b.line || a.column - b.column);
   const root = parseYamlTree(yamlText, sink);
   const raw = root ? readTechnique(root, sink) : undefined;
-  if (!raw) return { diagnostics: sink.diagnostics };
+  if (!raw) return { diagnostics: sorted() };
   const items = buildItems(resolveLoops(raw.items, sink), methods, sink);
   checkUnicity(items, raw.params, raw.paramOffsets, sink);
   const { paramOffsets: _offsets, items: _raw, ...rest } = raw;
   const technique: Technique = { ...rest, items };
-  if (hasTechniqueErrors(sink.diagnostics)) return { diagnostics: sink.diagnostics };
-  return { technique, diagnostics: sink.diagnostics };
+  if (hasTechniqueErrors(sink.diagnostics)) return { diagnostics: sorted() };
+  return { technique, diagnostics: sorted() };
 }
 
 /** Compiles a technique's YAML to technique.cf and metadata.xml. */

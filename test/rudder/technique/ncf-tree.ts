@@ -32,5 +32,7 @@ export function ncfTree(t: TestContext): { tree?: string; reason?: string } {
     return { reason: `git archive of ${NCF_BRANCH} failed: ${archive.stderr.toString().trim()}` };
   const untar = spawnSync("tar", ["-x", "-C", dir], { input: archive.stdout });
   if (untar.status !== 0) return { reason: `tar failed: ${untar.stderr.toString().trim()}` };
+  // The agents refuse inputs others may write; the archive's modes may be group-writable.
+  spawnSync("chmod", ["-R", "go-w", dir]);
   return { tree: join(dir, "tree") };
 }
