@@ -3,6 +3,7 @@
  * compiler checks) refuses is a diagnostic at the offending text, with a
  * stable code, and compiling stops with no output.
  */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: CFEngine references, not templates
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
