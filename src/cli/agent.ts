@@ -9,7 +9,9 @@
  */
 import { existsSync } from "node:fs";
 import { isatty } from "node:tty";
-import { formatLogLine } from "../system/logger.js";
+import { formatLogLine, Logger } from "../system/logger.js";
+import type { RunReport } from "../reporting/report.js";
+import { finishReporting, startReporting } from "./agent-report.js";
 import type { AgentResult, AgentSinks } from "../agent/run.js";
 import { SIMULATE_MODES, type SimulateMode } from "../promises/simulate/changes-chroot.js";
 import { parseCommandLine } from "./args.js";
@@ -47,6 +49,8 @@ Options:
       --show-evaluated-vars[=REGEX]     print the variables defined when the run ends
       --json                print a JSON run report on stdout (log lines go
                             to stderr)
+      --hub HOST[:PORT]     send the run report to this hub (default: none, or
+                            what <workdir>/reporting.json says; port 5310)
   -h, --help                show this help
   -V, --version             print the version
 
@@ -83,6 +87,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   const file = positional ?? policyFileOption(values.file, dirs.inputdir) ?? `${dirs.inputdir}/promises.cf`;
   const json = values.json === true;
+  const reporting = await startReporting(dirs.workdir, values.hub, (text) =>
+    io.stderr(`tend agent: ${text}\n`),
+  );
   const stamp = values.timestamp === true;
   const renderer = await import("./render-policy-problems.js");
   // Where cf-agent writes its log lines: stdout, unless asked otherwise.
@@ -90,6 +97,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const sinks: AgentSinks = {
     log: (record) => logTo(`${stamp ? logTimestamp() : ""}${formatLogLine(record)}\n`),
     report: (text) => {
+      reporting?.lines.push(`R: ${text}`);
       if (!json) io.stdout(`${stamp ? logTimestamp() : ""}R: ${text}\n`);
     },
     output: (text) => {
@@ -130,7 +138,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       dryRun: values["dry-run"] === true,
       simulate,
       logLevel: level,
-      record: json,
+      record: json || reporting !== undefined,
       // As cf-agent: without a terminal, an invalid policy falls back to failsafe.cf.
       // Asked only then: the terminal check loads modules a valid policy never needs.
       get failsafe() {
@@ -140,7 +148,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     sinks,
   );
   if (json) io.stdout(`${JSON.stringify(runReport(file, result), null, 2)}\n`);
-  else
+  if (reporting) {
+    const logger = new Logger(sinks.log, level);
+    await finishReporting(reporting, dirs.workdir, file, runReport(file, result) as RunReport, logger);
+  }
+  if (!json)
     await showEvaluated(result, values["show-evaluated-classes"], values["show-evaluated-vars"], io, logTo);
   return result.exitCode;
 }
@@ -199,6 +211,7 @@ function parseAgentArgs(args: readonly string[]) {
       "timing-output": { type: "boolean", short: "t" },
       "no-extensions": { type: "boolean", short: "E" },
       json: { type: "boolean" },
+      hub: { type: "string" },
       "log-to-stderr": { type: "boolean" },
       "show-evaluated-classes": { type: "string" },
       "show-evaluated-vars": { type: "string" },

@@ -45,6 +45,10 @@ const commands: Readonly<Record<string, CommandEntry>> = {
     summary: "ask remote servers to run their agent now, as cf-runagent does",
     load: () => import("./runagent.js"),
   },
+  hub: {
+    summary: "receive and keep the nodes' run reports (SQLite or PostgreSQL); a read API with tokens",
+    load: () => import("./hub.js"),
+  },
   key: {
     summary: "make and manage the host's key pair and trusted keys, as cf-key does",
     load: () => import("./key.js"),

@@ -7,6 +7,7 @@
  * trip whatever their number). Migrations run under an advisory lock, so
  * two hubs starting on one database do not apply them twice.
  */
+import { createRequire } from "node:module";
 import type { Pool, PoolClient } from "pg";
 import type { NodeReport } from "../../reporting/report.js";
 import {
@@ -54,8 +55,8 @@ export function numbered(sql: string): string {
 
 /** Connects to `url` (postgres://…, or options libpq reads from the environment) and migrates. */
 export async function openPostgresStore(url: string, poolSize = 8): Promise<HubStore> {
-  const pg = await import("pg");
-  const PoolClass = (pg.default?.Pool ?? (pg as unknown as { Pool: typeof Pool }).Pool) as typeof Pool;
+  // require, not import(): the bundled CLI runs in node:vm, which has no dynamic import.
+  const PoolClass = (createRequire(import.meta.url)("pg") as { Pool: typeof Pool }).Pool;
   const pool = new PoolClass({ connectionString: url, max: poolSize });
   // An idle client losing its server must not take the hub down: the next query reconnects.
   pool.on("error", () => {});

@@ -9,6 +9,8 @@
  * better-sqlite3 is synchronous: one ingest runs at a time, which is what
  * SQLite's single writer wants anyway.
  */
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import type { NodeReport } from "../../reporting/report.js";
 import { makeDirectoriesSync } from "../../system/make-directories.js";
@@ -38,13 +40,13 @@ import {
 } from "./queries.js";
 import { MIGRATIONS_TABLE, migrations } from "./schema.js";
 import { type HubStore, type IngestMeta, type IngestResult, resultMessage } from "./store.js";
-import { dirname } from "node:path";
 
 type Row = Record<string, unknown>;
 
 /** Opens (creating it and its directory when missing) and migrates the database file `path`. */
 export async function openSqliteStore(path: string): Promise<HubStore> {
-  const { default: Database } = await import("better-sqlite3");
+  // require, not import(): the bundled CLI runs in node:vm, which has no dynamic import.
+  const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
   if (path !== ":memory:") makeDirectoriesSync(dirname(path), 0o750);
   const db = new Database(path);
   db.pragma("journal_mode = WAL");

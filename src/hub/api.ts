@@ -1,0 +1,65 @@
+/**
+ * The hub's read API, the ground the web pages will stand on. Every
+ * answer is a JSON object; an unknown path is undefined (404).
+ *
+ *   GET /api/v1/summary                    nodes, runs, results stored; nodes by last outcome
+ *   GET /api/v1/nodes                      every node with its latest run
+ *   GET /api/v1/nodes/<id>?limit=N         a node and its latest runs (N ≤ 1000, default 50)
+ *   GET /api/v1/runs/<run id>              one run
+ *   GET /api/v1/runs/<run id>/results?outcome=failed,repaired&limit=N&offset=M
+ *                                          its promise results, failures first
+ *   GET /api/v1/runs/<run id>/lines        its raw report lines
+ */
+import type { HubStore, NodeRow } from "./store/store.js";
+
+function boundedNumber(value: string | null, fallback: number, max: number): number {
+  const n = value === null ? fallback : Number(value);
+  return Number.isInteger(n) && n >= 0 ? Math.min(n, max) : fallback;
+}
+
+/** A node's status from its latest run: what the fleet view sorts by. */
+export function nodeStatus(node: NodeRow): "failed" | "repaired" | "kept" | "no-run" {
+  const run = node.lastRun;
+  if (!run) return "no-run";
+  if (run.notKept > 0) return "failed";
+  return run.repaired > 0 ? "repaired" : "kept";
+}
+
+export async function handleApi(store: HubStore, url: URL): Promise<object | undefined> {
+  const parts = url.pathname
+    .split("/")
+    .filter((p) => p !== "")
+    .map(decodeURIComponent);
+  if (parts[0] !== "api" || parts[1] !== "v1") return undefined;
+  const [, , resource, id, sub] = parts;
+  if (resource === "summary" && id === undefined) {
+    const nodes = await store.nodes();
+    const byStatus: Record<string, number> = { failed: 0, repaired: 0, kept: 0, "no-run": 0 };
+    for (const node of nodes) byStatus[nodeStatus(node)] = (byStatus[nodeStatus(node)] ?? 0) + 1;
+    return { counts: await store.counts(), nodesByStatus: byStatus };
+  }
+  if (resource === "nodes" && id === undefined)
+    return { nodes: (await store.nodes()).map((node) => ({ ...node, status: nodeStatus(node) })) };
+  if (resource === "nodes" && id !== undefined && sub === undefined) {
+    const node = await store.node(id);
+    if (!node) return undefined;
+    const runs = await store.runs(id, boundedNumber(url.searchParams.get("limit"), 50, 1000));
+    return { node: { ...node, status: nodeStatus(node) }, runs };
+  }
+  if (resource === "runs" && id !== undefined) {
+    const run = await store.run(id);
+    if (!run) return undefined;
+    if (sub === undefined) return { run };
+    if (sub === "lines") return { runId: id, lines: await store.lines(id) };
+    if (sub === "results") {
+      const outcome = url.searchParams.get("outcome");
+      const results = await store.results(id, {
+        outcomes: outcome ? outcome.split(",").filter((o) => o !== "") : undefined,
+        limit: boundedNumber(url.searchParams.get("limit"), 1000, 100000),
+        offset: boundedNumber(url.searchParams.get("offset"), 0, Number.MAX_SAFE_INTEGER),
+      });
+      return { runId: id, results };
+    }
+  }
+  return undefined;
+}
