@@ -9,7 +9,8 @@
  *   certificate, 403 untrusted or forged, 409 a run id already stored with
  *   other content (a replay), 413 too large, 415 an encoding other than
  *   identity, 503 the database failed (the node keeps it and retries).
- *   Every answer is JSON: `{ "result": "stored" }` or `{ "error": "…" }`.
+ *   Every answer is JSON: `{ "result": "stored" }` or `{ "error": "…",
+ *   "code": "forged" }` (RefusalCode).
  * - `GET /health`: `{ "status": "ok", … }`, no token.
  * - `GET /api/v1/…`: the read API (api.ts), with `Authorization: Bearer
  *   <token>` (tokens.ts). Nothing is writable through it.
@@ -57,9 +58,25 @@ export interface HubStats {
   refused: number;
 }
 
+/** Why a request is refused: the HTTP status, a stable code, and the message. */
+export type RefusalCode =
+  | "malformed"
+  | "invalid"
+  | "too-large"
+  | "encoding"
+  | "no-certificate"
+  | "untrusted"
+  | "forged"
+  | "replay"
+  | "unavailable"
+  | "token"
+  | "not-found"
+  | "method";
+
 class Refusal {
   constructor(
     readonly status: number,
+    readonly code: RefusalCode,
     readonly error: string,
   ) {}
 }
@@ -80,7 +97,7 @@ function readBody(request: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = request.headers["content-length"];
     if (declared !== undefined && Number(declared) > max) {
-      reject(new Refusal(413, `the report is larger than the hub takes (${max} bytes)`));
+      reject(new Refusal(413, "too-large", `the report is larger than the hub takes (${max} bytes)`));
       return;
     }
     const parts: Buffer[] = [];
@@ -88,15 +105,19 @@ function readBody(request: IncomingMessage, max: number): Promise<Buffer> {
     request.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) {
-        reject(new Refusal(413, `the report is larger than the hub takes (${max} bytes)`));
+        reject(new Refusal(413, "too-large", `the report is larger than the hub takes (${max} bytes)`));
         request.pause();
         return;
       }
       parts.push(chunk);
     });
     request.once("end", () => resolve(Buffer.concat(parts)));
-    request.once("error", (error) => reject(new Refusal(400, `reading the report: ${error.message}`)));
-    request.once("aborted", () => reject(new Refusal(400, "the node closed the connection mid-report")));
+    request.once("error", (error) =>
+      reject(new Refusal(400, "malformed", `reading the report: ${error.message}`)),
+    );
+    request.once("aborted", () =>
+      reject(new Refusal(400, "malformed", "the node closed the connection mid-report")),
+    );
   });
 }
 
@@ -104,9 +125,15 @@ function readBody(request: IncomingMessage, max: number): Promise<Buffer> {
 function peerKey(request: IncomingMessage) {
   const socket = request.socket as TLSSocket;
   const cert = socket.getPeerX509Certificate?.();
-  if (!cert) throw new Refusal(401, "a client certificate (the node's key) is required to send reports");
+  if (!cert)
+    throw new Refusal(
+      401,
+      "no-certificate",
+      "a client certificate (the node's key) is required to send reports",
+    );
   const key = cert.publicKey.type === "public" ? cert.publicKey : createPublicKey(cert.publicKey);
-  if (key.asymmetricKeyType !== "rsa") throw new Refusal(403, "the client's key is not an RSA key");
+  if (key.asymmetricKeyType !== "rsa")
+    throw new Refusal(403, "untrusted", "the client's key is not an RSA key");
   return key;
 }
 
@@ -115,10 +142,10 @@ function parseReport(body: Buffer): NodeReport {
   try {
     value = JSON.parse(body.toString("utf8"));
   } catch (error) {
-    throw new Refusal(400, `malformed JSON: ${(error as Error).message}`);
+    throw new Refusal(400, "malformed", `malformed JSON: ${(error as Error).message}`);
   }
   const problems = validateNodeReport(value);
-  if (problems.length > 0) throw new Refusal(400, `not a node report: ${problems.join("; ")}`);
+  if (problems.length > 0) throw new Refusal(400, "invalid", `not a node report: ${problems.join("; ")}`);
   return value as NodeReport;
 }
 
@@ -128,10 +155,15 @@ async function ingest(request: IncomingMessage, options: HubServerOptions, stats
   const digest = keyDigest(key);
   const encoding = request.headers["content-encoding"];
   if (encoding !== undefined && encoding !== "identity")
-    throw new Refusal(415, `content encoding '${encoding}' is not taken; send the report as it is`);
+    throw new Refusal(
+      415,
+      "encoding",
+      `content encoding '${encoding}' is not taken; send the report as it is`,
+    );
   if (options.trust.decide(key, digest, address) === "untrusted")
     throw new Refusal(
       403,
+      "untrusted",
       `untrusted key ${digest}: the hub does not trust this node (trust its key, or add its address to --trust-keys-from)`,
     );
   const body = await readBody(request, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
@@ -140,7 +172,11 @@ async function ingest(request: IncomingMessage, options: HubServerOptions, stats
     options.logger.warning(
       `Forged report refused: ${address} with key ${digest} sent run ${report.runId} as ${report.node.id}`,
     );
-    throw new Refusal(403, `forged report: node.id ${report.node.id} is not the sender's key ${digest}`);
+    throw new Refusal(
+      403,
+      "forged",
+      `forged report: node.id ${report.node.id} is not the sender's key ${digest}`,
+    );
   }
   const meta = {
     digest: createHash("sha256").update(body).digest("hex"),
@@ -153,13 +189,13 @@ async function ingest(request: IncomingMessage, options: HubServerOptions, stats
     result = await options.store.ingest(report, meta);
   } catch (error) {
     options.logger.error(`Storing run ${report.runId} of ${digest} failed: ${(error as Error).message}`);
-    throw new Refusal(503, "the hub could not store the report now; send it again later");
+    throw new Refusal(503, "unavailable", "the hub could not store the report now; send it again later");
   }
   if (result === "conflict") {
     options.logger.warning(
       `Replayed run id refused: ${report.runId} from ${digest} (${address}) differs from the stored run`,
     );
-    throw new Refusal(409, `run ${report.runId} is stored already with other content (a replay?)`);
+    throw new Refusal(409, "replay", `run ${report.runId} is stored already with other content (a replay?)`);
   }
   stats[result]++;
   options.logger.verbose(
@@ -176,7 +212,7 @@ async function route(
 ): Promise<void> {
   const url = new URL(request.url ?? "/", "https://hub.invalid");
   if (url.pathname === "/v1/reports") {
-    if (request.method !== "POST") throw new Refusal(405, "send reports with POST");
+    if (request.method !== "POST") throw new Refusal(405, "method", "send reports with POST");
     const { status, body } = await ingest(request, options, stats);
     send(response, status, body);
     return;
@@ -187,20 +223,21 @@ async function route(
   }
   if (url.pathname.startsWith("/api/")) {
     if (request.method !== "GET" && request.method !== "HEAD")
-      throw new Refusal(405, "the API is read-only (GET)");
+      throw new Refusal(405, "method", "the API is read-only (GET)");
     const auth = request.headers.authorization ?? "";
     const token = /^Bearer ([\x21-\x7e]{1,512})$/.exec(auth)?.[1];
     if (!token || !(await options.store.tokenValid(tokenHash(token))))
       throw new Refusal(
         401,
+        "token",
         "a valid read token is required (Authorization: Bearer TOKEN; see tend hub token create)",
       );
     const answer = await handleApi(options.store, url);
-    if (!answer) throw new Refusal(404, `no such API resource: ${url.pathname}`);
+    if (!answer) throw new Refusal(404, "not-found", `no such API resource: ${url.pathname}`);
     send(response, 200, answer);
     return;
   }
-  throw new Refusal(404, `nothing here: ${url.pathname}`);
+  throw new Refusal(404, "not-found", `nothing here: ${url.pathname}`);
 }
 
 /** Starts listening on `host`:`port` (0 picks a free port). */
@@ -224,7 +261,7 @@ export function startHubServer(
         if (error instanceof Refusal) {
           if (error.status === 413 || error.status === 400)
             options.logger.info(`Refused from ${peerAddress(request.socket)}: ${error.error}`);
-          send(response, error.status, { error: error.error });
+          send(response, error.status, { error: error.error, code: error.code });
           // The rest of a refused body is not read: the connection goes with it.
           if (!request.complete) response.once("finish", () => request.socket.destroy());
           return;

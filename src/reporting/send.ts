@@ -8,7 +8,7 @@
  * made when the handshake is done and before a byte of the report goes out.
  *
  * Reports go oldest first. An answer 200/201 (stored, or stored before)
- * removes the file; a refusal for good (400, 409, 413, 422) sets it aside;
+ * removes the file; a refusal for good (400, 409, 413, 415, 403 "forged") sets it aside;
  * anything else (no hub, a timeout, 5xx, our key not trusted yet) stops
  * the round and keeps the rest for the next run. Nothing here throws.
  */
@@ -135,14 +135,16 @@ export async function sendReport(body: Buffer, options: SendOptions): Promise<Se
 function interpret(status: number, text: string): SendResult {
   let error = text.trim();
   try {
-    const parsed = JSON.parse(text) as { error?: unknown; result?: unknown };
+    const parsed = JSON.parse(text) as { error?: unknown; result?: unknown; code?: unknown };
     if (typeof parsed.error === "string") error = parsed.error;
+    // Forged: this report names a key the node no longer has (made again since); it can never go.
+    if (status === 403 && parsed.code === "forged") return { kind: "refused", status, error };
     if (status === 200 || status === 201)
       return parsed.result === "duplicate" ? { kind: "duplicate", status } : { kind: "stored", status };
   } catch {
     if (status === 200 || status === 201) return { kind: "stored", status };
   }
-  if ([400, 409, 413, 422].includes(status)) return { kind: "refused", status, error };
+  if ([400, 409, 413, 415].includes(status)) return { kind: "refused", status, error };
   return { kind: "retry", status, error: `the hub answered ${status}: ${error}` };
 }
 
