@@ -233,6 +233,21 @@ export class EvalContext {
   }
 
   /**
+   * Replaces the time classes (the hard classes tagged `time_based`) with
+   * those of a later moment, for daemons that evaluate the same policy
+   * again as time passes.
+   */
+  replaceTimeClasses(classes: readonly string[], tags: readonly string[]): void {
+    for (const name of [...this.hard]) {
+      const meta = this.classMeta.get(`${DEFAULT_NAMESPACE}:${name}`);
+      if (!meta?.tags?.includes("time_based")) continue;
+      this.hard.delete(name);
+      this.classMeta.delete(`${DEFAULT_NAMESPACE}:${name}`);
+    }
+    for (const name of classes) this.defineHardClass(name, tags);
+  }
+
+  /**
    * Every global class (hard, then soft) as `[namespace, name]`: what
    * cf-promises --show-classes lists.
    */

@@ -22,6 +22,11 @@ export type AgentType = "agent" | "common" | "server" | "monitor" | "executor";
 const AGENT = ["source=agent"];
 const INVENTORY = ["inventory", "attribute_name=none", "source=agent"];
 const TIME = ["time_based", "cfengine_internal_time_based_autoremove", "source=agent"];
+
+/** The time classes of a moment, local and GMT, with the tags 3.21 gives them. */
+export function timeClassesAt(now: Date): { classes: string[]; tags: readonly string[] } {
+  return { classes: [...timeClasses(now, false), ...timeClasses(now, true)], tags: TIME };
+}
 const derived = (base: readonly string[], ...from: string[]) => [
   ...base,
   ...from.map((f) => `derived-from=${f}`),

@@ -6,6 +6,7 @@
  */
 import type { Diagnostic } from "../language/diagnostics.js";
 import { DEFAULT_NAMESPACE, type EvalContext } from "../eval/context.js";
+import { timeClassesAt } from "../eval/hard-classes.js";
 import { isScalar } from "../eval/values.js";
 import { loadCheckedPolicy } from "../loader/checked.js";
 import type { Logger } from "../system/logger.js";
@@ -79,7 +80,15 @@ export function readMonitorControl(ctx: EvalContext, log: Logger): MonitorContro
 export interface LoadedMonitorPolicy {
   readonly control: MonitorControl;
   readonly ctx: EvalContext;
-  readonly measurements: readonly Measurement[];
+  /**
+   * The measurements promised at a moment. Each sample evaluates the monitor
+   * bundles again, as cf-monitord 3.21 does, so classes that come and go
+   * (time classes, classes promised on what the host shows) decide which
+   * measurements are taken. 3.21 then also forgets every variable a policy
+   * defined, so that promises using one go unexpanded from the second sample
+   * on; tend keeps them evaluated instead.
+   */
+  measurementsAt(now: Date): Measurement[];
 }
 
 /** Loads and checks the policy; throws MonitorStartError with the problems. */
@@ -102,20 +111,25 @@ export async function loadMonitorPolicy(options: MonitorDaemonOptions): Promise<
   for (const file of files)
     for (const block of file.policy.blocks)
       if (block.kind === "bundle") bundles.push({ bundle: block, path: file.path });
-  // The monitor bundles' vars and classes, once (common bundles the loader evaluated).
-  for (const { bundle, path } of bundles) {
-    if (bundle.type.text !== "monitor" || (bundle.params?.length ?? 0) > 0) continue;
-    ctx.pushFrame(bundle.namespace, bundle.name.text, bundleThisVars(path));
-    try {
+  const index = new PolicyIndex(loaded.set, entry);
+  // What the loader defined; what the monitor bundles define is forgotten
+  // before each sample, as 3.21 clears its context, and promised again.
+  const loadedClasses = new Set(ctx.listClasses());
+  const measurementsAt = (now: Date): Measurement[] => {
+    for (const name of ctx.listClasses())
+      if (!loadedClasses.has(name) && !ctx.isHardClass(name)) ctx.undefineClass(name);
+    ctx.functionCache.clear();
+    const time = timeClassesAt(now);
+    ctx.replaceTimeClasses(time.classes, time.tags);
+    // The monitor bundles' vars and classes in each bundle's frame, where its
+    // measurements see its bundle-scoped classes (common bundles the loader evaluated).
+    return collectMeasurements(ctx, bundles, index, logger, ({ bundle, path }) => {
+      if (bundle.type.text !== "monitor") return;
       resolveSections(ctx, bundle, "vars", {}, path);
       resolveSections(ctx, bundle, "classes", {}, path);
-    } finally {
-      ctx.popFrame();
-    }
-  }
-  const index = new PolicyIndex(loaded.set, entry);
-  const measurements = collectMeasurements(ctx, bundles, index, logger);
-  return { control: readMonitorControl(ctx, logger), ctx, measurements };
+    });
+  };
+  return { control: readMonitorControl(ctx, logger), ctx, measurementsAt };
 }
 
 export interface RunningMonitor {
@@ -124,8 +138,9 @@ export interface RunningMonitor {
 
 /** Starts the daemon: the first sample now, then one per period. */
 export async function startMonitor(options: MonitorDaemonOptions): Promise<RunningMonitor> {
-  const { control, measurements } = await loadMonitorPolicy(options);
+  const { control, measurementsAt } = await loadMonitorPolicy(options);
   const now = options.now ?? (() => new Date());
+  const measurements = measurementsAt(now());
   const keeper = new MeasurementKeeper(options.statedir, options.logger);
   const monitor = new Monitor({
     statedir: options.statedir,
@@ -136,7 +151,7 @@ export async function startMonitor(options: MonitorDaemonOptions): Promise<Runni
     weekly: measurements
       .filter((m) => m.historyType === "weekly" && m.dataType !== "string" && m.dataType !== "slist")
       .map((m) => m.handle),
-    measure: (weekly, at) => keeper.keep(measurements, weekly, at),
+    measure: (weekly, at) => keeper.keep(measurementsAt(at), weekly, at),
   });
   const take = () => {
     try {

@@ -62,14 +62,18 @@ export function collectMeasurements(
   bundles: readonly BundleSource[],
   index: PolicyIndex,
   log: Logger,
+  /** Runs in each bundle's frame before its measurements: its vars and classes. */
+  prepare?: (source: BundleSource) => void,
 ): Measurement[] {
   const out: Measurement[] = [];
-  for (const { bundle, path } of bundles) {
+  for (const source of bundles) {
+    const { bundle, path } = source;
     const type = bundle.type.text;
     if (type !== "monitor" && type !== "common") continue;
     if ((bundle.params?.length ?? 0) > 0) continue;
     ctx.pushFrame(bundle.namespace, bundle.name.text, bundleThisVars(path));
     try {
+      prepare?.(source);
       for (const section of bundle.sections) {
         if (section.type.text !== "measurements") continue;
         for (const group of section.groups) {
