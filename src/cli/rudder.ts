@@ -19,6 +19,10 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
     summary: "check or compile a technique written in rudderc's YAML (technique compile FILE.yml)",
     load: () => import("./rudder-technique.js"),
   },
+  compliance: {
+    summary: "a node's compliance from its generated policy and one run's output",
+    load: () => import("./rudder-compliance.js"),
+  },
 };
 
 export function rudderUsage(): string {

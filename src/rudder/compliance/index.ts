@@ -12,5 +12,6 @@ export * from "./report-line.js";
 export * from "./report-type.js";
 export * from "./result-report.js";
 export * from "./rule-compliance.js";
+export * from "./run-compliance.js";
 export * from "./run-info.js";
 export * from "./status.js";
