@@ -17,6 +17,7 @@ The Puppet front end: Puppet 7 catalogs applied by tend's engine.
 
 Subcommands:
   apply   apply a compiled catalog, as puppet apply does (accepts its options)
+  parser  dump or validate Puppet code (tend puppet parser --help)
 
 Compiling manifests (puppet apply site.pp, puppet catalog compile) is not in
 tend yet (issue 16): compile the catalog with Puppet and apply it with
@@ -63,7 +64,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     return sub === undefined ? EXIT_FAILURE : EXIT_OK;
   }
   if (sub === "apply") return runApply(rest, io);
-  if (sub === "catalog" || sub === "parser" || sub === "lookup") {
+  if (sub === "parser") return (await import("./puppet-parser.js")).runParser(rest, io);
+  if (sub === "catalog" || sub === "lookup") {
     io.stderr(`tend puppet ${sub}: not in tend yet (issue 16: the Puppet language compiler)\n`);
     return EXIT_FAILURE;
   }

@@ -67,10 +67,14 @@ export function formatPuppetDiagnostic(d: PuppetDiagnostic, locator: Locator): s
   return parts.length === 0 ? d.message : `${d.message} (${parts.join(", ")})`;
 }
 
-/** `file:line:col: message` (the form tend's other front ends print). */
+/**
+ * `file:line:col: message` (the form tend's other front ends print); where
+ * Puppet gives no position, the end of the input (or its start, for a byte
+ * order mark).
+ */
 export function formatDiagnosticLine(d: PuppetDiagnostic, locator: Locator): string {
   const where = locator.file === "" ? "<command line>" : locator.file;
-  if (d.offset === undefined) return `${where}: ${d.message}`;
-  const { line, column } = locator.position(d.offset);
+  const offset = d.offset ?? (d.code === "ILLEGAL_BOM" ? 0 : locator.text.length);
+  const { line, column } = locator.position(offset);
   return `${where}:${line}:${column}: ${d.message}`;
 }

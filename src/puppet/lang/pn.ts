@@ -339,3 +339,42 @@ export function renderPnJson(data: PnData): string {
   if ("^" in data) return `{"^":${renderPnJson(data["^"])}}`;
   return `{"#":${renderPnJson(data["#"])}}`;
 }
+
+/** A string as PN's text form quotes it (`\o033` for other control characters). */
+function pnTextString(s: string): string {
+  return `"${s.replace(/[\u0000-\u001f"\\]/g, (c) => {
+    switch (c) {
+      case '"':
+        return '\\"';
+      case "\\":
+        return "\\\\";
+      case "\n":
+        return "\\n";
+      case "\r":
+        return "\\r";
+      case "\t":
+        return "\\t";
+      default:
+        return `\\o${c.charCodeAt(0).toString(8).padStart(3, "0")}`;
+    }
+  })}"`;
+}
+
+/** PN data in PN's own text form (`puppet parser dump --format pn`), on one line. */
+export function renderPnText(data: PnData): string {
+  if (data === null) return "nil";
+  if (typeof data === "boolean" || typeof data === "bigint") return String(data);
+  if (typeof data === "number") return Number.isInteger(data) ? String(data) : rubyFloat(data);
+  if (typeof data === "string") return pnTextString(data);
+  if (data instanceof PnFloat) return rubyFloat(data.value);
+  if (Array.isArray(data)) return `[${data.map(renderPnText).join(" ")}]`;
+  if ("^" in data) {
+    const [name, ...elements] = data["^"];
+    return `(${String(name)}${elements.map((e) => ` ${renderPnText(e)}`).join("")})`;
+  }
+  const entries = data["#"];
+  const parts: string[] = [];
+  for (let i = 0; i < entries.length; i += 2)
+    parts.push(`:${String(entries[i])} ${renderPnText(entries[i + 1] as PnData)}`);
+  return `{${parts.join(" ")}}`;
+}
