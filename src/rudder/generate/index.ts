@@ -34,6 +34,8 @@ export interface GenerateOptions {
   readonly templates?: Templates;
   /** the generation date written in the expected reports (default: now) */
   readonly now?: Date;
+  /** technique files already read, by path (share one across the nodes of a run) */
+  readonly fileCache?: Map<string, string | undefined>;
 }
 
 export type GenerateResult =
@@ -102,7 +104,8 @@ export function generateNode(
   files.set("rudder-directives.cf", seq.directives);
   if (seq.systemDirectives !== undefined) files.set("rudder-system-directives.cf", seq.systemDirectives);
   files.set("rudder-directives.csv", seq.csv);
-  for (const p of sortPolicies(policies)) addTechniqueFiles(config, p, files, messages);
+  const cache = options.fileCache ?? new Map<string, string | undefined>();
+  for (const p of sortPolicies(policies)) addTechniqueFiles(config, p, files, messages, cache);
   const nodeConfigId = configId(files);
   const beginDate = (options.now ?? new Date()).toISOString();
   const expectedReports = nodeExpectedReports(
@@ -130,13 +133,16 @@ function addTechniqueFiles(
   p: Policy,
   files: Map<string, string>,
   messages: GenerateMessage[],
+  cache: Map<string, string | undefined>,
 ): void {
   const t = p.technique;
   const id = `${t.id.name}/${t.id.version}`;
   for (const r of [...t.templates, ...t.files]) {
     const out = policyPath(r.outPath, p);
     if (files.has(out)) continue;
-    const content = resourceContent(config, p, r);
+    const key = `${t.dir}\0${r.name}`;
+    if (!cache.has(key)) cache.set(key, resourceContent(config, p, r));
+    const content = cache.get(key);
     if (content === undefined) {
       messages.push({
         level: "warning",
