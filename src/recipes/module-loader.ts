@@ -160,7 +160,8 @@ export class ModuleLoader {
 async function transpileFile(path: string): Promise<Transpiled> {
   const text = readFileSync(path, "utf8");
   if (extname(path) === ".json") return { path, code: text, map: '{"mappings":""}', files: new Map() };
-  esbuildModule ??= import("esbuild");
+  // require, not import(): the CLI bundle runs under node:vm, where import() is refused.
+  esbuildModule ??= Promise.resolve(createRequire(import.meta.url)("esbuild") as Esbuild);
   const esbuild = await esbuildModule;
   let result: { code: string; map: string };
   try {
