@@ -20,6 +20,10 @@ const commands: Readonly<Record<string, CommandEntry>> = {
     summary: "validate a policy, as cf-promises does (accepts its options)",
     load: () => import("./check.js"),
   },
+  converge: {
+    summary: "run TypeScript cookbooks with Chef's model, as chef-client --local-mode does",
+    load: () => import("./converge.js"),
+  },
   puppet: {
     summary: "apply a Puppet 7 catalog, as puppet apply does (tend puppet apply --catalog FILE.json)",
     load: () => import("./puppet.js"),

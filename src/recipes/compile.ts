@@ -12,6 +12,13 @@ import { createRecipeContext, recipeTypeOf } from "./context.js";
 import type { AttributeValue, CustomResource, Recipe } from "./dsl.js";
 import type { SourceLocation } from "./location.js";
 
+interface PlacedProblem {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly message: string;
+}
+
 /** One recipe to run: its name (`cookbook::recipe`) and its function. */
 export interface RecipeSource {
   readonly name: string;
@@ -65,7 +72,11 @@ async function includeRecipe(
   try {
     source = await options.include(name, from);
   } catch (error) {
-    collection.problem(error instanceof Error ? error.message : String(error), from);
+    // The loader's errors carry their own places (a syntax error in the recipe, an unknown cookbook).
+    const placed = (error as { diagnostics?: readonly PlacedProblem[] }).diagnostics;
+    if (Array.isArray(placed) && placed.length > 0)
+      for (const d of placed) collection.problem(d.message, { file: d.file, line: d.line, column: d.column });
+    else collection.problem(error instanceof Error ? error.message : String(error), from);
     return;
   }
   if (!source) return;

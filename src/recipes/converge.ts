@@ -74,6 +74,14 @@ export interface ResourceActionEvent {
 
 export type ConvergeEvent =
   | ResourceActionEvent
+  /** A custom resource's action starts (what it declares is reported before its own result). */
+  | {
+      readonly kind: "action-start";
+      readonly depth: number;
+      readonly ref: string;
+      readonly recipe: string;
+      readonly action: string;
+    }
   | { readonly kind: "would-notify"; readonly depth: number; readonly message: string }
   | { readonly kind: "log"; readonly level: "debug" | "info" | "warn" | "error"; readonly message: string }
   | { readonly kind: "converge-start"; readonly depth: number; readonly resources: number }
@@ -382,6 +390,8 @@ class CollectionWalk {
     let provider: string | undefined;
     for (const action of actions) {
       let outcome: ActionOutcome;
+      if (d.custom && !probe)
+        this.state.emit({ kind: "action-start", depth: this.depth, ref: refOf(d), recipe: d.recipe, action });
       try {
         outcome = await type.run(action, target, context);
       } catch (error) {

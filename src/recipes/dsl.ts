@@ -29,6 +29,9 @@
  * a collection of their own), `loadCurrentValue` and `convergeIfChanged`.
  */
 
+/** The node as attribute files see it (`export default (node: Node) => { node.default.x = 1 }`). */
+export type { Node } from "./model.js";
+
 // ---- values computed at converge time ----
 
 const LAZY = Symbol.for("tend.recipes.lazy");

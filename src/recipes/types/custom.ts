@@ -77,7 +77,8 @@ function differences(
       lines.push(`set ${key} to ${JSON.stringify(value)}${given.has(key) ? "" : " (default value)"}`);
       continue;
     }
-    if (!given.has(key)) continue;
+    // Only what loadCurrentValue found is compared: a property it does not read is not drift.
+    if (!given.has(key) || !(key in current)) continue;
     if (JSON.stringify(current[key]) !== JSON.stringify(value))
       lines.push(`set ${key} to ${JSON.stringify(value)} (was ${JSON.stringify(current[key])})`);
   }
