@@ -25,6 +25,7 @@ export { formatTechniqueDiagnostic, hasTechniqueErrors } from "./diagnostics.js"
 export type { MethodInfo, MethodLibrary, MethodParameter } from "./methods.js";
 export { parseMethodFile } from "./methods.js";
 export { loadMethodLibrary, type LibraryLoad } from "./method-library.js";
+export { methodLibraryToJson, parseMethodLibraryJson, type MethodLibraryJson } from "./method-json.js";
 export type { TechniqueMetadata, MetadataInput, MetadataSection, MetadataFile } from "./metadata-xml.js";
 export type { Technique, Item, Block, MethodCall, TechniqueParameter, Condition } from "./model.js";
 

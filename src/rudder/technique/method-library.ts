@@ -4,9 +4,11 @@
  * `30_generic_methods`, or one file), skipping `10_ncf_internals`,
  * `20_cfe_basics` and files whose name starts with `_`. A file whose
  * annotations are broken is skipped with a warning, as rudderc does.
+ * A `.json` file is read as a library of method facts (method-json.ts).
  */
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { parseMethodLibraryJson } from "./method-json.js";
 import { type MethodInfo, type MethodLibrary, parseMethodFile } from "./methods.js";
 
 const NON_METHOD_DIRS = ["10_ncf_internals", "20_cfe_basics"];
@@ -24,6 +26,12 @@ export function loadMethodLibrary(paths: readonly string[]): LibraryLoad {
   const skipped: { file: string; reason: string }[] = [];
   for (const path of paths) {
     if (!exists(path)) return { methods, skipped, error: `could not open method library ${path}` };
+    if (path.endsWith(".json") && statSync(path).isFile()) {
+      const read = parseMethodLibraryJson(readFileSync(path, "utf8"));
+      if ("error" in read) return { methods, skipped, error: `${path}: ${read.error}` };
+      for (const [name, method] of read.methods) methods.set(name, method);
+      continue;
+    }
     for (const file of methodFiles(path)) {
       const parsed = parseMethodFile(readFileSync(file, "utf8"), file);
       if (parsed.ok) methods.set(parsed.method.bundleName, parsed.method);

@@ -4,12 +4,18 @@
  * ncf tree when the mirror or TEND_NCF gives one.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { loadMethodLibrary, parseMethodFile } from "../../../src/rudder/technique/index.js";
+import {
+  type MethodLibraryJson,
+  loadMethodLibrary,
+  methodLibraryToJson,
+  parseMethodFile,
+} from "../../../src/rudder/technique/index.js";
 import { checkConstraints } from "../../../src/rudder/technique/method-constraints.js";
 import { defaultConstraints } from "../../../src/rudder/technique/methods.js";
 import { ncfTree } from "./ncf-tree.js";
@@ -141,4 +147,38 @@ test("ncf 8.3's generic methods all read as methods", (t) => {
 
 test("a missing library is an error, not an exception", () => {
   assert.match(loadMethodLibrary(["/nonexistent/ncf"]).error ?? "", /could not open method library/);
+});
+
+const NCF_JSON = join(FIXTURES, "..", "ncf-methods", "methods.json");
+
+test("the ncf method facts fixture reads back as a library", () => {
+  const library = loadMethodLibrary([NCF_JSON]);
+  assert.equal(library.error, undefined);
+  assert.equal(library.methods.size, 30);
+  const content = library.methods.get("file_content");
+  assert.deepEqual(
+    content?.parameters.map((p) => p.name),
+    ["path", "lines", "enforce"],
+  );
+  assert.equal(content?.classParameterId, 1);
+  assert.deepEqual(content?.parameters[2]?.constraints.select, ["true", "false"]);
+});
+
+test("the ncf method facts fixture matches ncf 8.3's annotations", (t) => {
+  const { tree, reason } = ncfTree(t);
+  if (!tree) return t.skip(reason);
+  const recorded = JSON.parse(readFileSync(NCF_JSON, "utf8")) as MethodLibraryJson;
+  const names = recorded.methods.map((m) => m.bundleName);
+  const fresh = methodLibraryToJson(loadMethodLibrary([tree]).methods, recorded.source, names);
+  assert.deepEqual(fresh, recorded);
+});
+
+test("a JSON library that is not one is an error", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tend-rudder-methods-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, "m.json"), '{"methods": 3}');
+  assert.match(
+    loadMethodLibrary([join(dir, "m.json")]).error ?? "",
+    /expected an object with a 'methods' list/,
+  );
 });
