@@ -120,17 +120,13 @@ function settleEnvironment(
     name === "_default"
       ? (readEnvironment(places.environmentPath, name) ?? DEFAULT_ENVIRONMENT)
       : readEnvironment(places.environmentPath, name);
-  if (!env)
+  if (!env) {
+    const file = join(places.environmentPath, `${name}.json`);
+    const message = `environment '${name}' not found: no such file`;
     throw new RecipesError([
-      {
-        code: "unknown-environment",
-        severity: "error",
-        message: `environment '${name}' not found (no ${join(places.environmentPath, `${name}.json`)})`,
-        file: places.environmentPath,
-        line: 1,
-        column: 1,
-      },
+      { code: "unknown-environment", severity: "error", message, file, line: 1, column: 1 },
     ]);
+  }
   return env;
 }
 
