@@ -155,6 +155,11 @@ function span(from: Positioned, to: Positioned = from): { offset: number; length
   return { offset: from.offset, length: to.offset + to.length - from.offset };
 }
 
+/** The length from the start of `from` to the end of `to`. */
+function extent(from: Positioned, to: Positioned): number {
+  return to.offset + to.length - from.offset;
+}
+
 function tokenDisplay(token: Token): string {
   if (token.kind === "REGEX") return `(?-mix:${token.value})`;
   return token.value;
@@ -271,7 +276,8 @@ class Parser {
           functor: name,
           args,
           rvalRequired: false,
-          ...span(name, last),
+          offset: name.offset,
+          length: extent(name, last),
         };
       } else if (expr.kind === "ArgList") {
         const comma = expr.commas[0] as Token;
@@ -300,7 +306,7 @@ class Parser {
   /** A body (class, lambda, case option...): always a block when present. */
   private body(statements: A.Expression[] | undefined, open: Token, close: Token): A.Expression | undefined {
     if (statements === undefined) return undefined;
-    return { kind: "Block", statements, ...span(open, close) };
+    return { kind: "Block", statements, offset: open.offset, length: extent(open, close) };
   }
 
   // --- assignment, relationship, resource ---------------------------------------
@@ -311,7 +317,7 @@ class Parser {
     if (operator === undefined) return left;
     const op = this.advance();
     const right = this.assignment();
-    return { kind: "Assignment", operator, left, right, ...span(op) };
+    return { kind: "Assignment", operator, left, right, offset: op.offset, length: op.length };
   }
 
   private relationship(): A.Expression {
@@ -321,7 +327,7 @@ class Parser {
       if (operator === undefined) return left;
       const op = this.advance();
       const right = this.resource();
-      left = { kind: "Relationship", operator, left, right, ...span(op) };
+      left = { kind: "Relationship", operator, left, right, offset: op.offset, length: op.length };
     }
   }
 
@@ -353,8 +359,20 @@ class Parser {
       const bodies = this.resourceBodies();
       this.accept("SEMIC");
       const close = this.expect("RBRACE");
-      const typeName: A.QualifiedName = { kind: "QualifiedName", value: "class", ...span(keyword) };
-      left = { kind: "Resource", typeName, bodies, form: "regular", ...span(keyword, close) };
+      const typeName: A.QualifiedName = {
+        kind: "QualifiedName",
+        value: "class",
+        offset: keyword.offset,
+        length: keyword.length,
+      };
+      left = {
+        kind: "Resource",
+        typeName,
+        bodies,
+        form: "regular",
+        offset: keyword.offset,
+        length: extent(keyword, close),
+      };
     } else left = this.expression(0);
     while (this.kind() === "LBRACE") left = this.resourceBody(left);
     return left;
@@ -389,7 +407,14 @@ class Parser {
       this.accept("SEMIC");
     }
     const rbrace = this.expect("RBRACE");
-    return { kind: "Resource", typeName: left, bodies, form: "regular", ...span(left, rbrace) };
+    return {
+      kind: "Resource",
+      typeName: left,
+      bodies,
+      form: "regular",
+      offset: left.offset,
+      length: extent(left, rbrace),
+    };
   }
 
   private bodySpan(title: A.Expression, operations: A.Operation[]): Positioned {
@@ -425,10 +450,21 @@ class Parser {
       const entries: A.KeyedEntry[] = operations.map((o) => {
         if (o.kind !== "AttributeOperation")
           this.error(lbrace, "Syntax error resource body without title or hash with +>");
-        const key: A.LiteralString = { kind: "LiteralString", value: o.name, ...span(o) };
-        return { kind: "KeyedEntry", key, value: o.value, ...span(o) };
+        const key: A.LiteralString = {
+          kind: "LiteralString",
+          value: o.name,
+          offset: o.offset,
+          length: o.length,
+        };
+        return { kind: "KeyedEntry", key, value: o.value, offset: o.offset, length: o.length };
       });
-      const hash: A.LiteralHash = { kind: "LiteralHash", entries, unfolded: false, ...span(lbrace, rbrace) };
+      const hash: A.LiteralHash = {
+        kind: "LiteralHash",
+        entries,
+        unfolded: false,
+        offset: lbrace.offset,
+        length: extent(lbrace, rbrace),
+      };
       return this.blockOrExpression(this.transformCalls([left, hash]));
     }
     if (left.kind === "QualifiedReference") {
@@ -465,9 +501,17 @@ class Parser {
     if (op.kind !== "FARROW" && (op.kind !== "PARROW" || name.kind === "TIMES")) this.syntaxError();
     this.advance();
     const value = this.expression(0);
-    if (name.kind === "TIMES") return { kind: "AttributesOperation", expr: value, ...span(name, value) };
+    if (name.kind === "TIMES")
+      return { kind: "AttributesOperation", expr: value, offset: name.offset, length: extent(name, value) };
     const operator = op.kind === "PARROW" ? "+>" : "=>";
-    return { kind: "AttributeOperation", name: name.value, operator, value, ...span(name, value) };
+    return {
+      kind: "AttributeOperation",
+      name: name.value,
+      operator,
+      value,
+      offset: name.offset,
+      length: extent(name, value),
+    };
   }
 
   // --- expressions ----------------------------------------------------------------
@@ -497,7 +541,7 @@ class Parser {
       const op = this.advance();
       const expr = this.expression(kind === "MINUS" ? UMINUS : kind === "TIMES" ? SPLAT : NOT - 1);
       const node = kind === "MINUS" ? "UnaryMinus" : kind === "TIMES" ? "Unfold" : "Not";
-      return { kind: node, expr, ...span(op) };
+      return { kind: node, expr, offset: op.offset, length: op.length };
     }
     return this.postfix(this.primary());
   }
@@ -516,7 +560,7 @@ class Parser {
           this.advance();
           const keys = this.accessArgs(true);
           const close = this.expect("RBRACK");
-          left = { kind: "Access", left, keys, ...span(left, close) };
+          left = { kind: "Access", left, keys, offset: left.offset, length: extent(left, close) };
           break;
         }
         case "LCOLLECT":
@@ -538,7 +582,8 @@ class Parser {
       functor,
       args,
       rvalRequired: true,
-      ...span(functor, close),
+      offset: functor.offset,
+      length: extent(functor, close),
     };
     if (this.kind() === "PIPE") {
       call.lambda = this.lambda();
@@ -552,14 +597,26 @@ class Parser {
     const nameToken = this.tok;
     if (nameToken.kind !== "NAME" && nameToken.kind !== "TYPE") this.syntaxError();
     this.advance();
-    const name: A.QualifiedName = { kind: "QualifiedName", value: nameToken.value, ...span(nameToken) };
-    const functor: A.NamedAccess = { kind: "NamedAccess", left, right: name, ...span(dot, nameToken) };
+    const name: A.QualifiedName = {
+      kind: "QualifiedName",
+      value: nameToken.value,
+      offset: nameToken.offset,
+      length: nameToken.length,
+    };
+    const functor: A.NamedAccess = {
+      kind: "NamedAccess",
+      left,
+      right: name,
+      offset: dot.offset,
+      length: extent(dot, nameToken),
+    };
     const call: A.CallMethod = {
       kind: "CallMethod",
       functor,
       args: [],
       rvalRequired: true,
-      ...span(functor),
+      offset: functor.offset,
+      length: functor.length,
     };
     if (this.kind() === "LPAREN") {
       const open = this.advance();
@@ -576,7 +633,11 @@ class Parser {
     const exported = open.kind === "LLCOLLECT";
     const expr = this.kind() === (exported ? "RRCOLLECT" : "RCOLLECT") ? undefined : this.expression(0);
     const close = this.expect(exported ? "RRCOLLECT" : "RCOLLECT");
-    const query: A.Query = { kind: exported ? "ExportedQuery" : "VirtualQuery", ...span(open, close) };
+    const query: A.Query = {
+      kind: exported ? "ExportedQuery" : "VirtualQuery",
+      offset: open.offset,
+      length: extent(open, close),
+    };
     if (expr) query.expr = expr;
     let end: Positioned = close;
     let operations: A.Operation[] = [];
@@ -586,7 +647,14 @@ class Parser {
       this.accept("COMMA");
       end = this.expect("RBRACE");
     }
-    return { kind: "Collect", typeExpr, query, operations, ...span(typeExpr, end) };
+    return {
+      kind: "Collect",
+      typeExpr,
+      query,
+      operations,
+      offset: typeExpr.offset,
+      length: extent(typeExpr, end),
+    };
   }
 
   private selector(left: A.Expression): A.Expression {
@@ -601,14 +669,14 @@ class Parser {
       this.accept("COMMA");
       this.expect("RBRACE");
     } else entries.push(this.selectorEntry());
-    return { kind: "Selector", left, entries, ...span(left) };
+    return { kind: "Selector", left, entries, offset: left.offset, length: left.length };
   }
 
   private selectorEntry(): A.SelectorEntry {
     const match = this.expression(0);
     const arrow = this.expect("FARROW");
     const value = this.expression(0);
-    return { kind: "SelectorEntry", match, value, ...span(arrow) };
+    return { kind: "SelectorEntry", match, value, offset: arrow.offset, length: arrow.length };
   }
 
   /**
@@ -657,13 +725,19 @@ class Parser {
     if (this.kind() !== "FARROW") return key;
     const arrow = this.advance();
     const value = this.hashEntry();
-    const pair: A.KeyedEntry = { kind: "KeyedEntry", key, value, ...span(arrow) };
-    return { kind: "LiteralHash", entries: [pair], unfolded: true, ...span(arrow) };
+    const pair: A.KeyedEntry = { kind: "KeyedEntry", key, value, offset: arrow.offset, length: arrow.length };
+    return {
+      kind: "LiteralHash",
+      entries: [pair],
+      unfolded: true,
+      offset: arrow.offset,
+      length: arrow.length,
+    };
   }
 
   private keywordLiteral(): A.LiteralString {
     const t = this.advance();
-    return { kind: "LiteralString", value: t.value, ...span(t) };
+    return { kind: "LiteralString", value: t.value, offset: t.offset, length: t.length };
   }
 
   /** `hash_entry`: an assignment, or `type`/`function` as a string. */
@@ -684,11 +758,11 @@ class Parser {
         return this.variable(this.advance());
       case "NAME":
         this.advance();
-        return { kind: "QualifiedName", value: t.value, ...span(t) };
+        return { kind: "QualifiedName", value: t.value, offset: t.offset, length: t.length };
       case "WORD":
       case "STRING":
         this.advance();
-        return { kind: "LiteralString", value: t.value, ...span(t) };
+        return { kind: "LiteralString", value: t.value, offset: t.offset, length: t.length };
       case "CLASSREF":
         this.advance();
         return qref(t);
@@ -697,16 +771,16 @@ class Parser {
         return numberLiteral(t);
       case "BOOLEAN":
         this.advance();
-        return { kind: "LiteralBoolean", value: t.value === "true", ...span(t) };
+        return { kind: "LiteralBoolean", value: t.value === "true", offset: t.offset, length: t.length };
       case "DEFAULT":
         this.advance();
-        return { kind: "LiteralDefault", ...span(t) };
+        return { kind: "LiteralDefault", offset: t.offset, length: t.length };
       case "UNDEF":
         this.advance();
-        return { kind: "LiteralUndef", ...span(t) };
+        return { kind: "LiteralUndef", offset: t.offset, length: t.length };
       case "REGEX":
         this.advance();
-        return { kind: "LiteralRegex", pattern: t.value, ...span(t) };
+        return { kind: "LiteralRegex", pattern: t.value, offset: t.offset, length: t.length };
       case "DQPRE":
         return this.dqString();
       case "HEREDOC":
@@ -721,7 +795,7 @@ class Parser {
         this.advance();
         const expr = this.assignment();
         this.expect("RPAREN");
-        return { kind: "Paren", expr, ...span(t) };
+        return { kind: "Paren", expr, offset: t.offset, length: t.length };
       }
       case "CASE":
         return this.caseExpression();
@@ -743,10 +817,10 @@ class Parser {
       case "PRIVATE":
       case "ATTR":
         this.advance();
-        return { kind: "ReservedWord", word: t.value, ...span(t) };
+        return { kind: "ReservedWord", word: t.value, offset: t.offset, length: t.length };
       case "RENDER_STRING":
         this.advance();
-        return { kind: "RenderString", value: t.value, ...span(t) };
+        return { kind: "RenderString", value: t.value, offset: t.offset, length: t.length };
       case "RENDER_EXPR":
         return this.render();
       default:
@@ -756,8 +830,13 @@ class Parser {
 
   private variable(t: Token): A.Variable {
     if (t.boolean) {
-      const b: A.LiteralBoolean = { kind: "LiteralBoolean", value: t.value === "true", ...span(t) };
-      return { kind: "Variable", expr: b, ...span(t) };
+      const b: A.LiteralBoolean = {
+        kind: "LiteralBoolean",
+        value: t.value === "true",
+        offset: t.offset,
+        length: t.length,
+      };
+      return { kind: "Variable", expr: b, offset: t.offset, length: t.length };
     }
     const name: A.QualifiedName = {
       kind: "QualifiedName",
@@ -765,20 +844,26 @@ class Parser {
       offset: t.offset + 1,
       length: Math.max(0, t.length - 1),
     };
-    return { kind: "Variable", expr: name, ...span(t) };
+    return { kind: "Variable", expr: name, offset: t.offset, length: t.length };
   }
 
   private dqString(): A.ConcatenatedString {
     const pre = this.advance();
     const segments: A.Expression[] = [];
     const literal = (t: Token) => {
-      if (t.value !== "") segments.push({ kind: "LiteralString", value: t.value, ...span(t) });
+      if (t.value !== "")
+        segments.push({ kind: "LiteralString", value: t.value, offset: t.offset, length: t.length });
     };
     literal(pre);
     let last: Token;
     for (;;) {
       const expr = this.assignment();
-      segments.push({ kind: "TextExpression", expr: interpolate(expr), ...span(expr) });
+      segments.push({
+        kind: "TextExpression",
+        expr: interpolate(expr),
+        offset: expr.offset,
+        length: expr.length,
+      });
       const t = this.tok;
       if (t.kind === "DQMID") {
         this.advance();
@@ -790,7 +875,7 @@ class Parser {
       literal(t);
       break;
     }
-    return { kind: "ConcatenatedString", segments, ...span(pre, last) };
+    return { kind: "ConcatenatedString", segments, offset: pre.offset, length: extent(pre, last) };
   }
 
   private heredoc(): A.Heredoc {
@@ -798,10 +883,10 @@ class Parser {
     let text: A.LiteralString | A.ConcatenatedString;
     if (this.kind() === "STRING") {
       const t = this.advance();
-      text = { kind: "LiteralString", value: t.value, ...span(t) };
+      text = { kind: "LiteralString", value: t.value, offset: t.offset, length: t.length };
     } else if (this.kind() === "DQPRE") text = this.dqString();
     else this.syntaxError();
-    return { kind: "Heredoc", syntax: h.value, text, ...span(h) };
+    return { kind: "Heredoc", syntax: h.value, text, offset: h.offset, length: h.length };
   }
 
   private array(): A.Expression {
@@ -809,7 +894,7 @@ class Parser {
     const values =
       this.kind() === "RBRACK" ? [] : this.commaList(() => this.argument("entry"), "RBRACK", true);
     const close = this.expect("RBRACK");
-    return { kind: "LiteralList", values, ...span(open, close) };
+    return { kind: "LiteralList", values, offset: open.offset, length: extent(open, close) };
   }
 
   private hash(): A.Expression {
@@ -824,14 +909,20 @@ class Parser {
       this.accept("COMMA");
     }
     const close = this.expect("RBRACE");
-    return { kind: "LiteralHash", entries, unfolded: false, ...span(open, close) };
+    return {
+      kind: "LiteralHash",
+      entries,
+      unfolded: false,
+      offset: open.offset,
+      length: extent(open, close),
+    };
   }
 
   private hashPair(): A.KeyedEntry {
     const key = this.hashEntry();
     const arrow = this.expect("FARROW");
     const value = this.hashEntry();
-    return { kind: "KeyedEntry", key, value, ...span(arrow) };
+    return { kind: "KeyedEntry", key, value, offset: arrow.offset, length: arrow.length };
   }
 
   // --- conditionals ---------------------------------------------------------------
@@ -846,7 +937,7 @@ class Parser {
   private ifPart(keyword: Token): A.IfExpression {
     const test = this.expression(0);
     const { statements, open, close } = this.braced();
-    const node: A.IfExpression = { kind: "If", test, ...span(keyword, close) };
+    const node: A.IfExpression = { kind: "If", test, offset: keyword.offset, length: extent(keyword, close) };
     if (statements) node.thenExpr = this.blockOrExpression(statements, open, close);
     if (this.kind() === "ELSIF") {
       const elsif = this.advance();
@@ -863,7 +954,12 @@ class Parser {
     const keyword = this.advance();
     const test = this.expression(0);
     const { statements, open, close } = this.braced();
-    const node: A.IfExpression = { kind: "Unless", test, ...span(keyword, close) };
+    const node: A.IfExpression = {
+      kind: "Unless",
+      test,
+      offset: keyword.offset,
+      length: extent(keyword, close),
+    };
     if (statements) node.thenExpr = this.blockOrExpression(statements, open, close);
     if (this.kind() === "ELSE") {
       this.advance();
@@ -883,13 +979,18 @@ class Parser {
       while (this.accept("COMMA")) values.push(this.expression(0));
       const colon = this.expect("COLON");
       const { statements, open, close } = this.braced();
-      const option: A.CaseOption = { kind: "CaseOption", values, ...span(colon, close) };
+      const option: A.CaseOption = {
+        kind: "CaseOption",
+        values,
+        offset: colon.offset,
+        length: extent(colon, close),
+      };
       const then = this.body(statements, open, close);
       if (then) option.thenExpr = then;
       options.push(option);
     } while (this.kind() !== "RBRACE");
     const close = this.expect("RBRACE");
-    return { kind: "Case", test, options, ...span(keyword, close) };
+    return { kind: "Case", test, options, offset: keyword.offset, length: extent(keyword, close) };
   }
 
   // --- lambdas and parameters ---------------------------------------------------
@@ -904,7 +1005,7 @@ class Parser {
     this.expect("PIPE");
     const returnType = this.optionalReturnType();
     const { statements, open: lbrace, close } = this.braced();
-    const node: A.Lambda = { kind: "Lambda", parameters, ...span(open, close) };
+    const node: A.Lambda = { kind: "Lambda", parameters, offset: open.offset, length: extent(open, close) };
     const body = this.body(statements, lbrace, close);
     if (body) node.body = body;
     if (returnType) node.returnType = returnType;
@@ -919,7 +1020,7 @@ class Parser {
     this.advance();
     const keys = this.accessArgs(false);
     const close = this.expect("RBRACK");
-    return { kind: "Access", left: type, keys, ...span(type, close) };
+    return { kind: "Access", left: type, keys, offset: type.offset, length: extent(type, close) };
   }
 
   private parameterList(): A.Parameter[] {
@@ -953,12 +1054,18 @@ class Parser {
         this.advance();
         const keys = this.accessArgs(false);
         const close = this.expect("RBRACK");
-        typeExpr = { kind: "Access", left: type, keys, ...span(type, close) };
+        typeExpr = { kind: "Access", left: type, keys, offset: type.offset, length: extent(type, close) };
       }
     }
     const capturesRest = this.accept("TIMES") !== undefined;
     const v = this.expect("VARIABLE");
-    const node: A.Parameter = { kind: "Parameter", name: v.value, capturesRest, ...span(v) };
+    const node: A.Parameter = {
+      kind: "Parameter",
+      name: v.value,
+      capturesRest,
+      offset: v.offset,
+      length: v.length,
+    };
     if (typeExpr) node.typeExpr = typeExpr;
     if (this.accept("EQUALS")) node.value = this.expression(0);
     return node;
@@ -993,7 +1100,8 @@ class Parser {
       kind: "DefinedType",
       name: this.qualified(name.value),
       parameters,
-      ...span(keyword, close),
+      offset: keyword.offset,
+      length: extent(keyword, close),
     };
     const body = this.body(statements, open, close);
     if (body) node.body = body;
@@ -1016,7 +1124,8 @@ class Parser {
       kind: "HostClass",
       name: this.qualified(name.value),
       parameters,
-      ...span(keyword, close),
+      offset: keyword.offset,
+      length: extent(keyword, close),
     };
     if (parent !== undefined) node.parent = parent;
     const body = this.body(statements, open, close);
@@ -1035,7 +1144,8 @@ class Parser {
       kind: "FunctionDefinition",
       name: name.value,
       parameters,
-      ...span(keyword, close),
+      offset: keyword.offset,
+      length: extent(keyword, close),
     };
     const body = this.body(statements, open, close);
     if (body) node.body = body;
@@ -1057,7 +1167,12 @@ class Parser {
     const open = this.expect("LBRACE");
     const statements = this.optionalStatements();
     const close = this.expect("RBRACE");
-    const node: A.NodeDefinition = { kind: "NodeDefinition", hostMatches, ...span(keyword, close) };
+    const node: A.NodeDefinition = {
+      kind: "NodeDefinition",
+      hostMatches,
+      offset: keyword.offset,
+      length: extent(keyword, close),
+    };
     if (parent) node.parent = parent;
     if (statements) node.body = this.blockOrExpression(statements, open, close);
     this.definitions.push(node);
@@ -1077,22 +1192,22 @@ class Parser {
           last = this.advance();
           value += `.${last.value}`;
         }
-        return { kind: "LiteralString", value, ...span(t, last) };
+        return { kind: "LiteralString", value, offset: t.offset, length: extent(t, last) };
       }
       case "STRING":
       case "WORD":
         this.advance();
-        return { kind: "LiteralString", value: t.value, ...span(t) };
+        return { kind: "LiteralString", value: t.value, offset: t.offset, length: t.length };
       case "DQPRE":
         return this.dqString();
       case "HEREDOC":
         return this.heredoc();
       case "DEFAULT":
         this.advance();
-        return { kind: "LiteralDefault", ...span(t) };
+        return { kind: "LiteralDefault", offset: t.offset, length: t.length };
       case "REGEX":
         this.advance();
-        return { kind: "LiteralRegex", pattern: t.value, ...span(t) };
+        return { kind: "LiteralRegex", pattern: t.value, offset: t.offset, length: t.length };
       default:
         this.syntaxError();
     }
@@ -1102,7 +1217,12 @@ class Parser {
   private typeExpression(): A.Expression {
     const keyword = this.advance();
     if (this.kind() === "LPAREN") {
-      const functor: A.QualifiedName = { kind: "QualifiedName", value: keyword.value, ...span(keyword) };
+      const functor: A.QualifiedName = {
+        kind: "QualifiedName",
+        value: keyword.value,
+        offset: keyword.offset,
+        length: keyword.length,
+      };
       return functor;
     }
     const nameToken = this.expect("CLASSREF");
@@ -1116,10 +1236,12 @@ class Parser {
       const node: A.TypeDefinition = {
         kind: "TypeDefinition",
         name: nameToken.value,
-        ...span(keyword, close),
+        offset: keyword.offset,
+        length: extent(keyword, close),
       };
       if (parent !== undefined) node.parent = parent;
-      if (statements) node.body = { kind: "Block", statements, ...span(keyword, close) };
+      if (statements)
+        node.body = { kind: "Block", statements, offset: keyword.offset, length: extent(keyword, close) };
       this.definitions.push(node);
       return node;
     }
@@ -1128,14 +1250,26 @@ class Parser {
       this.advance();
       const keys = this.accessArgs(false);
       const close = this.expect("RBRACK");
-      lhs = { kind: "Access", left: name, keys, ...span(name, close) };
+      lhs = { kind: "Access", left: name, keys, offset: name.offset, length: extent(name, close) };
     }
     this.expect("EQUALS");
     const rhs = this.typeAliasValue();
     const node: A.Definition =
       lhs.kind === "Access"
-        ? { kind: "TypeMapping", typeExpr: lhs, mappingExpr: rhs, ...span(keyword, rhs) }
-        : { kind: "TypeAlias", name: nameToken.value, typeExpr: rhs, ...span(keyword, rhs) };
+        ? {
+            kind: "TypeMapping",
+            typeExpr: lhs,
+            mappingExpr: rhs,
+            offset: keyword.offset,
+            length: extent(keyword, rhs),
+          }
+        : {
+            kind: "TypeAlias",
+            name: nameToken.value,
+            typeExpr: rhs,
+            offset: keyword.offset,
+            length: extent(keyword, rhs),
+          };
     this.definitions.push(node);
     return node;
   }
@@ -1147,13 +1281,13 @@ class Parser {
     const type = qref(this.expect("CLASSREF"));
     if (this.kind() === "LBRACE") {
       const hash = this.hash();
-      return { kind: "KeyedEntry", key: type, value: hash, ...span(type, hash) };
+      return { kind: "KeyedEntry", key: type, value: hash, offset: type.offset, length: extent(type, hash) };
     }
     if (this.kind() === "LBRACK") {
       this.advance();
       const keys = this.accessArgs(true);
       const close = this.expect("RBRACK");
-      return { kind: "Access", left: type, keys, ...span(type, close) };
+      return { kind: "Access", left: type, keys, offset: type.offset, length: extent(type, close) };
     }
     return type;
   }
@@ -1177,10 +1311,20 @@ class Parser {
     const epp: A.EppExpression = {
       kind: "Epp",
       parametersSpecified: parameters !== undefined,
-      ...span(start),
+      offset: start.offset,
+      length: start.length,
     };
-    if (statements) epp.body = { kind: "Block", statements, ...span(statements[0] as A.Expression, last) };
-    return { kind: "Lambda", parameters: parameters ?? [], body: epp, ...span(start) };
+    if (statements && last) {
+      const first = statements[0] as A.Expression;
+      epp.body = { kind: "Block", statements, offset: first.offset, length: extent(first, last) };
+    }
+    return {
+      kind: "Lambda",
+      parameters: parameters ?? [],
+      body: epp,
+      offset: start.offset,
+      length: start.length,
+    };
   }
 
   private render(): A.Expression {
@@ -1190,11 +1334,16 @@ class Parser {
       const statements = this.statements();
       const close = this.expect("RBRACE");
       const end = this.eppEnd();
-      return { kind: "Render", expr: this.blockOrExpression(statements, open, close), ...span(start, end) };
+      return {
+        kind: "Render",
+        expr: this.blockOrExpression(statements, open, close),
+        offset: start.offset,
+        length: extent(start, end),
+      };
     }
     const expr = this.expression(0);
     const end = this.eppEnd();
-    return { kind: "Render", expr, ...span(start, end) };
+    return { kind: "Render", expr, offset: start.offset, length: extent(start, end) };
   }
 
   /** Whether `{` opens a hash: a key then `=>` (a lookahead over one simple key). */
@@ -1218,7 +1367,13 @@ function pushArgument(args: A.Expression[], arg: A.Expression): void {
 }
 
 function qref(t: Token): A.QualifiedReference {
-  return { kind: "QualifiedReference", value: t.value.toLowerCase(), cased: t.value, ...span(t) };
+  return {
+    kind: "QualifiedReference",
+    value: t.value.toLowerCase(),
+    cased: t.value,
+    offset: t.offset,
+    length: t.length,
+  };
 }
 
 function binary(kind: TokenKind, op: Token, left: A.Expression, right: A.Expression): A.Expression {

@@ -303,8 +303,11 @@ export function rubyFloat(value: number): string {
   return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
 }
 
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\]/;
+
 /** A string as Ruby's JSON writes it (control characters as lower-case \u escapes). */
 function rubyJsonString(s: string): string {
+  if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
   return `"${s.replace(/[\u0000-\u001f"\\]/g, (c) => {
     switch (c) {
       case '"':
@@ -329,15 +332,37 @@ function rubyJsonString(s: string): string {
 
 /** PN data as `JSON.dump` in Ruby prints it (compact, no spaces). */
 export function renderPnJson(data: PnData): string {
-  if (data === null) return "null";
-  if (typeof data === "boolean") return data ? "true" : "false";
-  if (typeof data === "number") return Number.isInteger(data) ? String(data) : rubyFloat(data);
-  if (typeof data === "bigint") return data.toString();
-  if (typeof data === "string") return rubyJsonString(data);
-  if (data instanceof PnFloat) return rubyFloat(data.value);
-  if (Array.isArray(data)) return `[${data.map(renderPnJson).join(",")}]`;
-  if ("^" in data) return `{"^":${renderPnJson(data["^"])}}`;
-  return `{"#":${renderPnJson(data["#"])}}`;
+  const out: string[] = [];
+  writeJson(data, out);
+  return out.join("");
+}
+
+function writeJson(data: PnData, out: string[]): void {
+  if (data === null) out.push("null");
+  else if (typeof data === "string") out.push(rubyJsonString(data));
+  else if (typeof data === "boolean") out.push(data ? "true" : "false");
+  else if (typeof data === "number") out.push(Number.isInteger(data) ? String(data) : rubyFloat(data));
+  else if (typeof data === "bigint") out.push(data.toString());
+  else if (data instanceof PnFloat) out.push(rubyFloat(data.value));
+  else if (Array.isArray(data)) writeJsonList(data, out);
+  else if ("^" in data) {
+    out.push('{"^":');
+    writeJsonList(data["^"], out);
+    out.push("}");
+  } else {
+    out.push('{"#":');
+    writeJsonList(data["#"], out);
+    out.push("}");
+  }
+}
+
+function writeJsonList(list: PnData[], out: string[]): void {
+  out.push("[");
+  for (let i = 0; i < list.length; i++) {
+    if (i > 0) out.push(",");
+    writeJson(list[i] as PnData, out);
+  }
+  out.push("]");
 }
 
 /** A string as PN's text form quotes it (`\o033` for other control characters). */
