@@ -21,7 +21,8 @@ test("normal attributes persist; default and override are recomputed each run", 
   const run1 = (await load(root, { jsonAttributes: join(root, "node.json") })).run;
   const recipe = async (run: typeof run1): Promise<void> => {
     const m = await run.recipeBook.include("a");
-    (m?.exports.default as (r: object) => void)({ node: run.node });
+    assert.ok(m);
+    (m.exports.default as (r: object) => void)({ node: run.node });
   };
   await recipe(run1);
   await run1.saveNode();
