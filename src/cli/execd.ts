@@ -39,6 +39,9 @@ Options:
   -l, --timestamp           prefix log lines with the time
   -w, --workdir DIR         the work directory (outputs/, the pid file)
       --max-outputs N       keep only the newest N run outputs (default: all, as cf-execd)
+      --with-runagent-socket DIR
+                            the directory of the runagent socket, or 'no' for none
+                            (default: <workdir>/state/cf-execd.sockets)
   -C, --color[=WHEN]        accepted as cf-execd accepts it
   -h, --help                show this help
   -V, --version             print the version
@@ -153,6 +156,19 @@ async function execute(
   }
   const pidFile = join(dirs.workdir, "cf-execd.pid");
   stopPreviousInstance(pidFile, logger);
+  const socketDir = values["with-runagent-socket"];
+  let socket: { close(): Promise<void> } | undefined;
+  if (socketDir?.toLowerCase() !== "no") {
+    const { openRunagentSocket } = await import("../execd/runagent-socket.js");
+    socket = await openRunagentSocket({
+      directory: socketDir ?? join(dirs.statedir, "cf-execd.sockets"),
+      localRunCommand: () => executor.localRunCommand,
+      remoteRun: (host) => [process.execPath, ...process.execArgv, script, "runagent", "-b", "-H", host],
+      allowUsers: executor.executorControl?.runagentSocketAllowUsers ?? [],
+      logger,
+      env: io.env,
+    });
+  }
   const stop = (): void => {
     process.off("SIGTERM", stop);
     process.off("SIGINT", stop);
@@ -170,6 +186,7 @@ async function execute(
     process.disconnect();
   }
   await executor.loop();
+  await socket?.close();
   // Only our own: a newer instance that stopped us has written its pid there.
   try {
     if (readFileSync(pidFile, "utf8").trim() === String(process.pid)) rmSync(pidFile, { force: true });

@@ -63,6 +63,7 @@ export class Executor {
   private sources: readonly string[] = [];
   private stamp = "";
   private ipAddress = "";
+  private runCommand: string | undefined;
   private reloadRequested = false;
   private readonly stopper = new AbortController();
   private readonly runs = new Set<Promise<RunResult | undefined>>();
@@ -102,8 +103,14 @@ export class Executor {
     this.control = loaded.control;
     this.sources = loaded.sources;
     this.ipAddress = loaded.ipAddress;
+    this.runCommand = loaded.localRunCommand;
     this.stamp = policyStamp(loaded.sources);
     this.options.logger.verbose(`SET Syslog FACILITY = ${loaded.control.executorFacility}`);
+  }
+
+  /** `cfruncommand` of the policy last read, for local runagent requests. */
+  get localRunCommand(): string | undefined {
+    return this.runCommand;
   }
 
   /** Asks for a reload at the next pulse (SIGHUP). */

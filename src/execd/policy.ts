@@ -5,6 +5,8 @@
  * executor control` read. An invalid policy comes back as diagnostics.
  */
 import { statSync } from "node:fs";
+import { DEFAULT_NAMESPACE } from "../eval/context.js";
+import { isScalar } from "../eval/values.js";
 import type { Diagnostic } from "../language/diagnostics.js";
 import { loadCheckedPolicy } from "../loader/checked.js";
 import type { Logger } from "../system/logger.js";
@@ -30,6 +32,8 @@ export type LoadedExecdPolicy =
       readonly sources: readonly string[];
       /** `sys.ipv4`, for the mail's subject. */
       readonly ipAddress: string;
+      /** `cfruncommand` of `body server control`: what a local runagent request runs. */
+      readonly localRunCommand: string | undefined;
       readonly diagnostics: readonly Diagnostic[];
     }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
@@ -53,11 +57,18 @@ export function loadExecdPolicy(options: LoadExecdPolicyOptions): LoadedExecdPol
   const identity = hostIdentity(loaded.context, uid);
   const control = readExecutorControl(loaded.context, identity, messages);
   for (const m of messages) logger.log(m.level, m.message);
+  const runCommand = loaded.context.getVariable({
+    ns: DEFAULT_NAMESPACE,
+    scope: "control_server",
+    name: "cfruncommand",
+    indices: [],
+  });
   return {
     ok: true,
     control,
     sources: loaded.set.files.map((f) => f.source.path),
     ipAddress: identity.ipAddress,
+    localRunCommand: runCommand && isScalar(runCommand) ? runCommand.value : undefined,
     diagnostics,
   };
 }
