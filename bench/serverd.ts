@@ -17,7 +17,12 @@
  *   file into an empty directory, checked against the source;
  * - the same copy by real cf-agent 3.21 (`copy_from` with `depth_search`,
  *   a policy run on a scratch client host), when it is installed;
- * - the peak resident memory (VmHWM) of each server over the whole run.
+ * - the server's CPU time per request of the unchanged tree (user + system,
+ *   all its processes), which the machine's other load disturbs less than
+ *   the throughput;
+ * - the peak resident memory (VmHWM) of each server over the whole run
+ *   (with tend serverd's helper processes when TEND_SERVERD_PROCESSES asks
+ *   for them: the sum of their peaks).
  * Both servers run at once, each on its own scratch host (test/net/hosts.ts:
  * cf-serverd in a private mount namespace, tend serverd as a child
  * process); the loads alternate between them within an iteration and rows
@@ -34,7 +39,7 @@ import { ServerConnection } from "../src/net/client.js";
 import { generateKeyPair, type KeyPair } from "../src/net/keys.js";
 import { type Daemon, type Host, type Impl, Lab, tendHas, whyNoReference } from "../test/net/hosts.js";
 import { fuzzServerPolicy } from "../test/server/fuzz/campaign.js";
-import { residentMemory } from "../test/server/fuzz/driver.js";
+import { cpuTimeMs, residentMemory } from "../test/server/fuzz/driver.js";
 import { median } from "./measure.js";
 import { MASTERFILES } from "./mpf.js";
 
@@ -47,6 +52,8 @@ export interface ServerTiming {
   /** The unchanged tree: wall time until every client was done (ms), and requests per second. */
   readonly unchangedMs: number;
   readonly requestsPerSecond: number;
+  /** The server's CPU time (user + system, all its processes) per request of the unchanged tree, µs. */
+  readonly cpuUsPerRequest: number | null;
   /** Cold copy of the MPF by tend's client (ms). */
   readonly copyMs: number;
   /** Cold copy of the MPF by cf-agent's copy_from (ms), when it ran. */
@@ -193,6 +200,7 @@ interface Target {
   readonly daemon: Daemon;
   readonly unchanged: number[];
   readonly rps: number[];
+  readonly cpu: number[];
   readonly copy: number[];
   readonly cfAgentCopy: number[];
   idleRssKb: number | null;
@@ -227,6 +235,7 @@ export async function runServerdBenchmark(options: {
         daemon,
         unchanged: [],
         rps: [],
+        cpu: [],
         copy: [],
         cfAgentCopy: [],
         idleRssKb: residentMemory(daemon.pid as number)?.rssKb ?? null,
@@ -243,7 +252,11 @@ export async function runServerdBenchmark(options: {
     let requestsPerRun = 0;
     for (let i = 0; i < options.iterations; i++) {
       for (const t of targets) {
+        const cpuBefore = cpuTimeMs(t.daemon.pid as number);
         const load = await unchangedLoad(t.host, client, tree, options.clients);
+        const cpuAfter = cpuTimeMs(t.daemon.pid as number);
+        if (cpuBefore !== undefined && cpuAfter !== undefined)
+          t.cpu.push(((cpuAfter - cpuBefore) * 1000) / load.requests);
         requestsPerRun = load.requests;
         t.unchanged.push(load.ms);
         t.rps.push(load.perSecond);
@@ -275,6 +288,7 @@ export async function runServerdBenchmark(options: {
       server: NAMES[t.impl],
       unchangedMs: median(t.unchanged),
       requestsPerSecond: median(t.rps),
+      cpuUsPerRequest: t.cpu.length > 0 ? median(t.cpu) : null,
       copyMs: median(t.copy),
       cfAgentCopyMs: t.cfAgentCopy.length > 0 ? median(t.cfAgentCopy) : null,
       peakRssKb: residentMemory(t.daemon.pid as number)?.peakKb ?? null,
@@ -305,7 +319,7 @@ function render(r: ServerdResult): string {
   const mb = (v: number | null) => (v === null ? "?" : `${(v / 1024).toFixed(1)} MB`);
   for (const t of r.timings)
     lines.push(
-      `serverd, ${t.server}: ${r.clients} clients × ${r.files} files unchanged (stat + MD5, ${r.requestsPerRun} requests) ${ms(t.unchangedMs)}, ${t.requestsPerSecond.toFixed(0)} req/s; ` +
+      `serverd, ${t.server}: ${r.clients} clients × ${r.files} files unchanged (stat + MD5, ${r.requestsPerRun} requests) ${ms(t.unchangedMs)}, ${t.requestsPerSecond.toFixed(0)} req/s, server CPU ${t.cpuUsPerRequest === null ? "?" : t.cpuUsPerRequest.toFixed(0)} µs/request; ` +
         `cold copy of the MPF (${r.mpfFiles} files, ${(r.mpfBytes / 1048576).toFixed(1)} MB) tend client ${ms(t.copyMs)}, cf-agent copy_from ${ms(t.cfAgentCopyMs)}; ` +
         `RSS idle ${mb(t.idleRssKb)}, peak ${mb(t.peakRssKb)}`,
     );
@@ -313,7 +327,7 @@ function render(r: ServerdResult): string {
   const cf = r.timings.find((t) => t.server === NAMES.cf);
   if (tend && cf) {
     lines.push(
-      `  tend / cf-serverd: throughput ${ratio(tend.requestsPerSecond, cf.requestsPerSecond)} (goal ≥ 1×), unchanged-tree time ${ratio(tend.unchangedMs, cf.unchangedMs)}`,
+      `  tend / cf-serverd: throughput ${ratio(tend.requestsPerSecond, cf.requestsPerSecond)} (goal ≥ 1×), unchanged-tree time ${ratio(tend.unchangedMs, cf.unchangedMs)}, CPU per request ${ratio(tend.cpuUsPerRequest, cf.cpuUsPerRequest)}`,
       `  tend / cf-serverd: cold copy ${ratio(tend.copyMs, cf.copyMs)} (tend client), ${ratio(tend.cfAgentCopyMs, cf.cfAgentCopyMs)} (cf-agent); peak RSS ${ratio(tend.peakRssKb, cf.peakRssKb)}`,
     );
   }

@@ -46,7 +46,9 @@ const GROWING_RUNS = 3;
  * ties it to this very bundle; the header line ends with the cache's generation.
  */
 function cacheOf(bundle) {
-  const command = /^(agent|check|parse|monitord)$/.test(process.argv[2] ?? "") ? process.argv[2] : "other";
+  const command = /^(agent|check|parse|monitord|serverd)$/.test(process.argv[2] ?? "")
+    ? process.argv[2]
+    : "other";
   return {
     file: `${bundleFile}.${command}.v8-${process.versions.v8}.cache`,
     stamp: `${process.versions.v8} ${process.arch} ${bundle.size} ${bundle.mtimeMs} `,
@@ -107,7 +109,9 @@ function keepCache(cache, script, found) {
  *   hot: it compiled (and often threw away) hundreds of functions in
  *   background threads, half the CPU time of a run on the MPF. With the
  *   larger budget, the functions that stay hot in a long run are still
- *   optimized, a little later.
+ *   optimized, a little later. Not for `tend serverd`, which runs for days
+ *   and whose request loop ran a third slower in baseline code with it
+ *   (its own code cache, so the flags of the other commands do not matter).
  */
 const V8_FLAGS = [
   "--enable-experimental-regexp-engine",
@@ -117,7 +121,11 @@ const V8_FLAGS = [
 // The interrupt budget is V8 11's (Node 20). V8 12 and later (Node 22, 24)
 // tier up by invocation counts instead and print an error for a flag they
 // do not know, on every run.
-if (Number(process.versions.v8.split(".")[0]) < 12) V8_FLAGS.push("--interrupt-budget=1081344");
+if (Number(process.versions.v8.split(".")[0]) < 12 && process.argv[2] !== "serverd")
+  V8_FLAGS.push("--interrupt-budget=1081344");
+// serverd collects its old generation itself (src/server/daemon/memory.ts sets
+// the flag when it is missing, which would make V8 reject the cache each time).
+if (process.argv[2] === "serverd") V8_FLAGS.push("--expose-gc");
 
 function compileBundle(bundle) {
   const vm = require("node:vm");

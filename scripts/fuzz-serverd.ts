@@ -11,7 +11,8 @@
  *
  * Prints the count of malformed or truncated frames sent, how the server
  * reacted, what the well-behaved client saw, floods and slowloris
- * connections, and the server's resident memory (start, peak, end). Exits 1
+ * connections, and the server's resident memory (start, peak, end, and
+ * its curve over the run; with its helper processes, if any). Exits 1
  * when the server died, the client saw a failure, or memory grew past
  * twice its start (and by more than 50 MB). The server runs as a child
  * process in a scratch host of test/net/hosts.ts (cf-serverd in a private
@@ -37,6 +38,14 @@ export function campaignProblems(result: CampaignResult): string[] {
   return problems;
 }
 
+/** The resident memory over the run: "frames sent → MB" points, eight to a line. */
+function rssCurve(curve: NonNullable<CampaignResult["memory"]>["curve"]): string[] {
+  const points = curve.map((p) => `${p.frames} → ${(p.rssKb / 1024).toFixed(0)}`);
+  const lines = ["  resident memory over the run (frames sent → MB):"];
+  for (let i = 0; i < points.length; i += 8) lines.push(`    ${points.slice(i, i + 8).join(", ")}`);
+  return lines;
+}
+
 function report(result: CampaignResult): string {
   const f = result.fuzz;
   const m = result.memory;
@@ -59,6 +68,7 @@ function report(result: CampaignResult): string {
     m
       ? `  resident memory: start ${m.startKb} kB, peak ${m.peakKb} kB, end ${m.endKb} kB (${m.samples} samples)`
       : "  resident memory: unknown",
+    ...(m && m.curve.length > 0 ? rssCurve(m.curve) : []),
     `  alive at the end: ${result.aliveAtEnd ? "yes" : "NO"}`,
   ];
   const problems = campaignProblems(result);

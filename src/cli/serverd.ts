@@ -12,9 +12,11 @@
  * code and messages when it cannot start. The running server writes its
  * pid to `<workdir>/cf-serverd.pid` and removes it when it stops.
  */
+import { fork } from "node:child_process";
 import { rmSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import type { LogLevel } from "../system/logger.js";
+import { Logger, type LogLevel } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
 import { type Daemon, isDetachedCopy, startInBackground, writePidFile } from "./background.js";
 import { policyFileOption, splitList, startCfCommand, stdoutLogger } from "./cf-command.js";
@@ -91,9 +93,75 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const start = await startCfCommand("serverd", serverdUsage, parse, args, io);
   if (typeof start === "number") return start;
   const { values, positional, level } = start;
+  if (io.env[HELPER] === "1") return serveAsHelper(values, positional, level, io);
   const foreground = values["no-fork"] === true || values.verbose === true || values.debug === true;
   if (!foreground && !isDetachedCopy(DAEMON, io)) return startInBackground(DAEMON, args, io);
   return serve(values, positional, level, io);
+}
+
+/** Set in the environment of the helper processes (src/server/daemon/helpers.ts). */
+const HELPER = "TEND_SERVERD_HELPER";
+
+/**
+ * How many processes serve: TEND_SERVERD_PROCESSES when set (at most 64;
+ * "cores" for one per core), else 1 (the main process alone).
+ */
+export function serverProcesses(env: NodeJS.ProcessEnv): number {
+  const asked = env.TEND_SERVERD_PROCESSES;
+  if (asked === "cores") return Math.max(1, Math.min(availableParallelism(), 64));
+  const count = Number(asked);
+  return Number.isInteger(count) && count >= 1 ? Math.min(count, 64) : 1;
+}
+
+/** The policy loader of both kinds of process. */
+async function policyLoader(values: Values, positional: string | undefined, io: CliIo, logger: Logger) {
+  const { agentDirectories } = await import("../agent/workdir.js");
+  const dirs = agentDirectories({ workdir: values.workdir }, io.env);
+  const file =
+    positional ?? policyFileOption(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
+  const load = async () => {
+    const { loadServerPolicy } = await import("../server/policy/index.js");
+    return loadServerPolicy({
+      file,
+      workdir: dirs.workdir,
+      inputDir: dirs.inputdir,
+      logger,
+      defines: splitList(values.define),
+      negates: splitList(values.negate),
+    });
+  };
+  return { dirs, file, load };
+}
+
+/** A helper process: the same policy, connections handed over by the main process. */
+async function serveAsHelper(
+  values: Values,
+  positional: string | undefined,
+  level: LogLevel,
+  io: CliIo,
+): Promise<number> {
+  const { startHelperServer, ServerStartError } = await import("../server/daemon/server.js");
+  const { serveForMain, reportHelperFailure } = await import("../server/daemon/helpers.js");
+  const { keepMemoryFlat } = await import("../server/daemon/memory.js");
+  const logger = stdoutLogger(io, level, values.timestamp === true);
+  // The main process has logged what loading the policy says; a helper stays quiet about it.
+  const { dirs, load } = await policyLoader(values, positional, io, new Logger(() => {}, "error"));
+  const loaded = await load();
+  if (!loaded.ok) {
+    reportHelperFailure(["A helper process could not load the policy"]);
+    return EXIT_FAILURE;
+  }
+  try {
+    const server = startHelperServer({ policy: loaded.policy, workdir: dirs.workdir, logger, reload: load });
+    const memory = keepMemoryFlat();
+    await serveForMain(server);
+    memory.stop();
+    return EXIT_OK;
+  } catch (error) {
+    if (!(error instanceof ServerStartError)) throw error;
+    reportHelperFailure(error.messages);
+    return EXIT_FAILURE;
+  }
 }
 
 /** Loads the policy, listens, and serves until a signal ends it. */
@@ -103,22 +171,10 @@ async function serve(
   level: LogLevel,
   io: CliIo,
 ): Promise<number> {
-  const { agentDirectories } = await import("../agent/workdir.js");
-  const { loadServerPolicy } = await import("../server/policy/index.js");
   const { startServer, ServerStartError } = await import("../server/daemon/server.js");
-  const dirs = agentDirectories({ workdir: values.workdir }, io.env);
+  const { keepMemoryFlat } = await import("../server/daemon/memory.js");
   const logger = stdoutLogger(io, level, values.timestamp === true);
-  const file =
-    positional ?? policyFileOption(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
-  const load = () =>
-    loadServerPolicy({
-      file,
-      workdir: dirs.workdir,
-      inputDir: dirs.inputdir,
-      logger,
-      defines: splitList(values.define),
-      negates: splitList(values.negate),
-    });
+  const { dirs, file, load } = await policyLoader(values, positional, io, logger);
   const loaded = await load();
   if (!loaded.ok) {
     const { renderPolicyProblems } = await import("./render-policy-problems.js");
@@ -134,12 +190,14 @@ async function serve(
       logger,
       reload: load,
       policyFile: file,
+      helpers: { count: serverProcesses(io.env) - 1, spawn: () => spawnHelper(io) },
     });
   } catch (error) {
     if (!(error instanceof ServerStartError)) throw error;
     for (const message of error.messages) logger.error(message);
     return EXIT_FAILURE;
   }
+  const memory = keepMemoryFlat();
   const pidFile = join(dirs.workdir, "cf-serverd.pid");
   // The signals are handled before anyone can learn the pid or see the server start.
   const stopped = new Promise<number>((resolve) => {
@@ -148,6 +206,7 @@ async function serve(
       process.off("SIGINT", stop);
       process.off("SIGHUP", hangUp);
       logger.notice("Cleaning up and exiting...");
+      memory.stop();
       void server.close().then(() => {
         rmSync(pidFile, { force: true });
         resolve(EXIT_OK);
@@ -166,4 +225,14 @@ async function serve(
   }
   logger.notice("Server is starting...");
   return stopped;
+}
+
+/** Starts a helper: this very command line again, in helper mode, sharing stdout and stderr. */
+function spawnHelper(io: CliIo) {
+  return fork(process.argv[1] ?? "", process.argv.slice(2), {
+    env: { ...io.env, [HELPER]: "1" },
+    cwd: io.cwd,
+    execArgv: process.execArgv,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
 }

@@ -140,6 +140,23 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * The Node options bin/tend (the installed `tend` command) starts
+ * subcommand `tool` with, read from its `case` line, so that the tests run
+ * a daemon as it is run for real.
+ */
+export function launcherNodeFlags(tool: string): string[] {
+  let script: string;
+  try {
+    script = readFileSync(join(REPO, "bin", "tend"), "utf8");
+  } catch {
+    return [];
+  }
+  const line = script.split("\n").find((l) => l.trim().startsWith(`${tool})`));
+  const match = line ? /exec node (.*?) "\$\{self/.exec(line) : null;
+  return match?.[1] ? match[1].split(" ").filter((f) => f.startsWith("--")) : [];
+}
+
 /** A server started by a host: stopped by `stop()` or, at the latest, by `lab.close()`. */
 export class Daemon {
   private exited = false;
@@ -296,9 +313,14 @@ export class Host {
     ];
   }
 
-  /** The argv that runs tend subcommand `tool` as this host. */
+  /**
+   * The argv that runs tend subcommand `tool` as this host; TEND_NODE_ARGS
+   * (space-separated) adds Node options, to profile a run
+   * (`--cpu-prof --cpu-prof-dir=DIR`) or to watch its memory.
+   */
   tendArgv(tool: TendTool, args: readonly string[]): string[] {
-    return [process.execPath, TEND, tool, ...args];
+    const nodeArgs = (process.env.TEND_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+    return [process.execPath, ...launcherNodeFlags(tool), ...nodeArgs, TEND, tool, ...args];
   }
 
   /** Runs reference `tool` (a finished process). */

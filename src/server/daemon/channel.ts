@@ -5,7 +5,8 @@
  * frames share a record boundary: 3.21's clients read a header and then a
  * payload with one SSL_read each.
  */
-import type { ConnectionInfo, ServerPolicy } from "../policy/model.js";
+import type { ConnectionInfo, PathDecision, ServerPolicy } from "../policy/model.js";
+import type { DigestCache } from "./digests.js";
 import type { Logger } from "../../system/logger.js";
 
 export interface Frame {
@@ -37,4 +38,8 @@ export interface Session {
   readonly statedir: string;
   /** How long cfruncommand may run before it is killed (EXEC). */
   readonly execTimeoutMs: number;
+  /** The server's digests of unchanged files (MD5), shared by its connections. */
+  readonly digests?: DigestCache;
+  /** The last path the ACL judged for this connection, and its decision. */
+  lastDecision?: { readonly path: string; readonly decision: PathDecision };
 }

@@ -23,6 +23,7 @@ import { Logger } from "../../system/logger.js";
 import type { ConnectionInfo, ServerPolicy } from "../policy/model.js";
 import type { Channel, Session } from "./channel.js";
 import { SERVER_VERSION, dispatch } from "./dispatch.js";
+import type { DigestCache } from "./digests.js";
 import { userId } from "./users.js";
 
 /** Time limits of one connection, in ms. */
@@ -53,6 +54,8 @@ export interface ConnectionContext {
   readonly limits: ConnectionLimits;
   readonly log: Logger;
   readonly now?: () => number;
+  /** The server's digests of unchanged files. */
+  readonly digests?: DigestCache;
 }
 
 /** "127.0.0.1>       ": cf-serverd's per-connection log prefix, padded for IPv4 alignment. */
@@ -179,6 +182,7 @@ async function establish(
     log,
     statedir: context.statedir,
     execTimeoutMs: context.limits.execMs,
+    ...(context.digests ? { digests: context.digests } : {}),
   };
   return { session, reader };
 }
@@ -232,27 +236,34 @@ async function reverseName(ip: string, timeoutMs: number, log: Logger): Promise<
 
 /** Frames and raw bytes on the TLS socket, each write one record, bounded by the write limit. */
 function channel(secure: tls.TLSSocket, reader: FrameReader, limits: ConnectionLimits): Channel {
-  const write = (bytes: Buffer): Promise<void> =>
-    new Promise((resolve, reject) => {
-      let settled = false;
-      const timer = setTimeout(() => {
-        secure.destroy();
-        if (!settled) reject(new Error("the client stopped reading"));
-      }, limits.writeMs);
-      secure.write(bytes, (error) => {
-        clearTimeout(timer);
-        if (settled) return;
-        settled = true;
+  const write = (bytes: Buffer): Promise<void> => {
+    let settle: ((error: Error | null | undefined) => void) | undefined;
+    let early: { error: Error | null | undefined } | undefined;
+    secure.write(bytes, (error) => {
+      if (settle) settle(error);
+      else early = { error };
+    });
+    // Nothing left queued: TLS has made its record already, so the next
+    // write cannot be merged into it; no need to wait for the callback
+    // (nor to arm a timer: most replies go this way).
+    if (!early && secure.writableLength === 0 && !secure.destroyed) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const finish = (error: Error | null | undefined): void => {
+        settle = () => {};
         if (error) reject(error);
         else resolve();
-      });
-      // Nothing left queued: TLS has made its record already, so the next
-      // write cannot be merged into it; no need to wait for the callback.
-      if (!settled && secure.writableLength === 0 && !secure.destroyed) {
-        settled = true;
-        resolve();
-      }
+      };
+      if (early) return finish(early.error);
+      const timer = setTimeout(() => {
+        secure.destroy();
+        finish(new Error("the client stopped reading"));
+      }, limits.writeMs);
+      settle = (error) => {
+        clearTimeout(timer);
+        finish(error);
+      };
     });
+  };
   return {
     send: (payload, more = false) => {
       const bytes = typeof payload === "string" ? Buffer.from(payload) : payload;

@@ -10,7 +10,14 @@ import { doExec, type KeepOpen } from "./exec.js";
 import { replyGet, replyMd5, replyOpendir, replyStat } from "./file-commands.js";
 import { CLOCK_DRIFT, FAILED, REQUEST_DENIED, type Request, TERMINATOR, parseRequest } from "./protocol.js";
 import type { Session } from "./channel.js";
-import { isDirectory, resolveRequestPath, withTrailingSlash, withoutTrailingSlash } from "./request-path.js";
+import {
+  lstatOrNothing,
+  resolveRequestPath,
+  withTrailingSlash,
+  withoutTrailingSlash,
+} from "./request-path.js";
+import type { Stats } from "node:fs";
+import type { PathDecision } from "../policy/model.js";
 
 /** The version VERSION replies and the dialog announces. */
 export const SERVER_VERSION = "3.21.0";
@@ -102,17 +109,20 @@ const NAMES: Readonly<Record<FileRequest["kind"], string>> = {
 async function filePath(session: Session, request: FileRequest, now: () => number): Promise<KeepOpen> {
   const { log, policy, peer } = session;
   const name = NAMES[request.kind];
-  log.verbose(`${"Received:".padStart(14)} ${name.padStart(7)} ${request.path}`);
+  // Formatting the verbose lines costs more than some requests: only when they are written.
+  const verbose = log.wouldLog("verbose");
+  if (verbose) log.verbose(`${"Received:".padStart(14)} ${name.padStart(7)} ${request.path}`);
   const expanded = policy.expandShortcut(request.path, peer);
-  const resolved = await resolveRequestPath(expanded, log);
-  const line = `${name === "STAT" ? `SYNCH ${request.kind === "synch" ? request.clientTime : ""} STAT` : name} ${request.path}`;
-  if (resolved === undefined) return refuse(session, line);
-  const path = await slashed(request.kind, resolved);
-  log.verbose(`${"Translated to:".padStart(14)} ${name.padStart(7)} ${path}`);
-  const decision = policy.checkPath(path, peer);
+  const resolved = resolveRequestPath(expanded, log);
+  if (resolved === undefined) return refuse(session, refusedLine(name, request));
+  // STAT's own lstat, made once: it decides the slash and is the first line of the reply.
+  const own = request.kind === "synch" ? lstatOrNothing(resolved) : undefined;
+  const path = slashed(request.kind, resolved, own);
+  if (verbose) log.verbose(`${"Translated to:".padStart(14)} ${name.padStart(7)} ${path}`);
+  const decision = decide(session, path);
   if (!decision.admitted) {
     log.info(`access denied to ${request.kind === "md5" ? "file" : name}: ${path}`);
-    return refuse(session, line);
+    return refuse(session, refusedLine(name, request));
   }
   switch (request.kind) {
     case "get":
@@ -125,20 +135,40 @@ async function filePath(session: Session, request: FileRequest, now: () => numbe
       await replyMd5(session, path, request.digest);
       return true;
     case "synch":
-      return synch(session, path, request.clientTime, now);
+      return synch(session, path, own, request.clientTime, now);
   }
 }
 
+/** The request as a refusal logs it. */
+function refusedLine(name: string, request: FileRequest): string {
+  if (name !== "STAT") return `${name} ${request.path}`;
+  return `SYNCH ${request.kind === "synch" ? request.clientTime : ""} STAT ${request.path}`;
+}
+
+/**
+ * The path ACL's decision, remembered for the next request of the same
+ * connection: an agent asks STAT, then MD5 (or GET) of the same file, and
+ * the policy and the peer do not change within a connection.
+ */
+function decide(session: Session, path: string): PathDecision {
+  const last = session.lastDecision;
+  if (last && last.path === path) return last.decision;
+  const decision = session.policy.checkPath(path, session.peer);
+  session.lastDecision = { path, decision };
+  return decision;
+}
+
 /** OPENDIR must name a directory; STAT names one with a slash when it is a real one; GET and MD5 without. */
-async function slashed(kind: FileRequest["kind"], path: string): Promise<string> {
+function slashed(kind: FileRequest["kind"], path: string, own: Stats | undefined): string {
   if (kind === "opendir") return withTrailingSlash(path);
-  if (kind === "synch" && (await isDirectory(path))) return withTrailingSlash(path);
+  if (kind === "synch" && own?.isDirectory()) return withTrailingSlash(path);
   return withoutTrailingSlash(path);
 }
 
 async function synch(
   session: Session,
   path: string,
+  own: Stats | undefined,
   clientTime: number,
   now: () => number,
 ): Promise<KeepOpen> {
@@ -150,7 +180,7 @@ async function synch(
     await session.channel.send(text);
     return true;
   }
-  await replyStat(session, path);
+  await replyStat(session, path, own);
   return true;
 }
 

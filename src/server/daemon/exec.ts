@@ -36,7 +36,7 @@ export async function doExec(session: Session, args: string): Promise<KeepOpen> 
   const { policy, peer } = session;
   const command = policy.control.cfRunCommand ?? "";
   if (command === "") return refuse(session, "EXEC denied due to empty cfruncommand");
-  const arg0 = await resolveRequestPath(commandArg0(command), session.log);
+  const arg0 = resolveRequestPath(commandArg0(command), session.log);
   if (arg0 === undefined) return refuse(session, "EXEC failed, invalid cfruncommand arg0");
   if (!policy.checkPath(arg0, peer).admitted)
     return refuse(session, `EXEC denied due to ACL for file: ${arg0}`);

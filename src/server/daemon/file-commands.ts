@@ -11,6 +11,7 @@ import { type FileHandle, open, opendir } from "node:fs/promises";
 import { basename } from "node:path";
 import { CFD_FALSE, CFD_TRUE, CHANGED, FAILED, GET_BLOCK, TERMINATOR } from "./protocol.js";
 import type { Session } from "./channel.js";
+import type { DigestCache } from "./digests.js";
 import { errnoText } from "./request-path.js";
 
 /** stat_cache.h FileType. */
@@ -53,7 +54,7 @@ export function statLine(own: Stats, target: Stats | undefined): string {
 }
 
 /** SYNCH … STAT: two frames, the stat line and `OK:<link target>`. */
-export async function replyStat(session: Session, path: string): Promise<void> {
+export async function replyStat(session: Session, path: string, known?: Stats): Promise<void> {
   const { channel, log } = session;
   if (Buffer.byteLength(basename(path)) > 256) {
     const text = `BAD: Filename suspiciously long [${path}]`;
@@ -62,7 +63,7 @@ export async function replyStat(session: Session, path: string): Promise<void> {
   }
   let own: Stats;
   try {
-    own = lstatSync(path);
+    own = known ?? lstatSync(path);
   } catch (error) {
     const text = `BAD: unable to stat file ${path}`;
     log.verbose(`${text}. (lstat: ${errnoText(error)})`);
@@ -206,10 +207,13 @@ class Listing {
 
 /** MD5: CFD_FALSE when the file's digest is the client's, else CFD_TRUE. */
 export async function replyMd5(session: Session, path: string, digest: Buffer): Promise<void> {
-  const ours = await fileMd5(path).catch((error: unknown) => {
+  let ours: Buffer;
+  try {
+    ours = await fileMd5(path, session.digests);
+  } catch (error) {
     session.log.error(`Cannot open file for hashing '${path}'. (fopen: ${errnoText(error)})`);
-    return Buffer.alloc(16);
-  });
+    ours = Buffer.alloc(16);
+  }
   await session.channel.send(ours.equals(digest) ? CFD_FALSE : CFD_TRUE);
 }
 
@@ -225,19 +229,26 @@ function statOrNothing(path: string): Stats | undefined {
 /** Files up to this size are hashed in one read (no stream to set up). */
 const SMALL_FILE = 1024 * 1024;
 
-async function fileMd5(path: string): Promise<Buffer> {
+async function fileMd5(path: string, digests: DigestCache | undefined): Promise<Buffer> {
   const stats = statSync(path);
   // A FIFO or device would block the server (and never end): hashed as nothing, so it "differs".
   if (!stats.isFile()) throw Object.assign(new Error("not a regular file"), { code: "EINVAL" });
-  if (stats.size <= SMALL_FILE) return createHash("md5").update(readFileSync(path)).digest();
-  const file = await open(path, "r");
-  try {
-    const hash = createHash("md5");
-    for await (const chunk of file.createReadStream({ highWaterMark: 64 * 1024, autoClose: false })) {
-      hash.update(chunk as Buffer);
+  const known = digests?.get(path, stats);
+  if (known) return known;
+  let digest: Buffer;
+  if (stats.size <= SMALL_FILE) digest = createHash("md5").update(readFileSync(path)).digest();
+  else {
+    const file = await open(path, "r");
+    try {
+      const hash = createHash("md5");
+      for await (const chunk of file.createReadStream({ highWaterMark: 64 * 1024, autoClose: false })) {
+        hash.update(chunk as Buffer);
+      }
+      digest = hash.digest();
+    } finally {
+      await file.close();
     }
-    return hash.digest();
-  } finally {
-    await file.close();
   }
+  digests?.set(path, stats, digest);
+  return digest;
 }

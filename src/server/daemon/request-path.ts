@@ -7,12 +7,12 @@
  * refused, as in 3.21. A dead symbolic link is kept as a link (3.21 keeps
  * the whole request unresolved there; tend still resolves its directory).
  */
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { Logger } from "../../system/logger.js";
 
 /** The resolved path (a trailing slash kept when the request had one), or undefined when refused. */
-export async function resolveRequestPath(requested: string, log: Logger): Promise<string | undefined> {
+export function resolveRequestPath(requested: string, log: Logger): string | undefined {
   if (!requested.startsWith("/")) {
     log.info(`Relative paths are not allowed: ${requested}`);
     return undefined;
@@ -71,7 +71,15 @@ export function errnoText(error: unknown): string {
 }
 
 /** A directory that is not a link to one (IsDirReal). */
-export async function isDirectory(path: string): Promise<boolean> {
-  const stats = lstatSync(path, { throwIfNoEntry: false });
-  return stats?.isDirectory() === true;
+export function isDirectory(path: string): boolean {
+  return lstatOrNothing(path)?.isDirectory() === true;
+}
+
+/** The path's own lstat, or undefined when it cannot be had. */
+export function lstatOrNothing(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

@@ -22,6 +22,8 @@ import { peerAddress, tlsServerOptions } from "../../net/server-side.js";
 import { Logger } from "../../system/logger.js";
 import type { LoadedServerPolicy, ServerPolicy } from "../policy/model.js";
 import { type ConnectionLimits, DEFAULT_LIMITS, connectionPrefix, serveConnection } from "./connection.js";
+import { DigestCache } from "./digests.js";
+import { type HelperOptions, HelperPool, type HelperServer } from "./helpers.js";
 
 export interface StartServerOptions {
   /** The policy to serve under (built by hand in tests, else loaded). */
@@ -44,6 +46,8 @@ export interface StartServerOptions {
   readonly reloadCheckMs?: number;
   /** The clock (tests of `denybadclocks`). */
   readonly now?: () => number;
+  /** Helper processes serving connections on the other cores (helpers.ts); none without it. */
+  readonly helpers?: HelperOptions;
 }
 
 export interface RunningServer {
@@ -77,6 +81,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     throw new ServerStartError(["Public/private key pair not loaded, please create one using cf-key"]);
   const state = new ServerState(options, keys, log);
   await state.snapshot();
+  if (options.helpers && options.helpers.count > 0) {
+    // Listening does not wait for them: the main process serves alone until they are ready.
+    state.pool = new HelperPool(options.helpers, log);
+    void state.pool.start();
+  }
   const server = net.createServer({ pauseOnConnect: true }, (socket) => state.accept(socket));
   const address = await listen(
     server,
@@ -100,6 +109,25 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       clearInterval(timer);
       await state.closeAll(server);
     },
+  };
+}
+
+/**
+ * A helper process's server (helpers.ts): no listener and no
+ * connection-level rules (the main process applies them); it serves the
+ * connections it is handed under its own copy of the policy, and reloads
+ * it when asked.
+ */
+export function startHelperServer(options: StartServerOptions): HelperServer {
+  const log = options.logger ?? silent;
+  const keys = options.keys ?? readKeyPair(join(options.workdir, "ppkeys"));
+  if (!keys)
+    throw new ServerStartError(["Public/private key pair not loaded, please create one using cf-key"]);
+  const state = new ServerState(options, keys, log);
+  return {
+    serve: (socket, ip) => state.serveHere(socket, ip),
+    reload: () => state.reload(true, true),
+    close: () => state.closeAll(undefined),
   };
 }
 
@@ -127,6 +155,11 @@ function listen(server: net.Server, port: number, host: string | undefined): Pro
 class ServerState {
   policy: ServerPolicy;
   active = 0;
+  /** Connections served in this process (the others are with helpers). */
+  local = 0;
+  pool: HelperPool | undefined;
+  /** Digests of unchanged files, for every connection of this process. */
+  private readonly digests = new DigestCache();
   private secureContext: tls.SecureContext;
   private readonly perHost = new Map<string, number>();
   private readonly sockets = new Set<net.Socket>();
@@ -194,9 +227,22 @@ class ServerState {
   private async serve(socket: net.Socket, ip: string): Promise<void> {
     this.active++;
     this.perHost.set(ip, (this.perHost.get(ip) ?? 0) + 1);
-    this.sockets.add(socket);
     this.log.verbose(`New connection (from ${ip}), spawning new thread...`);
     if (Date.now() - this.lastCheck > 1000) void this.reload(false);
+    try {
+      await (this.pool?.hand(socket, ip, this.local) ?? this.serveHere(socket, ip));
+    } finally {
+      this.active--;
+      const left = (this.perHost.get(ip) ?? 1) - 1;
+      if (left > 0) this.perHost.set(ip, left);
+      else this.perHost.delete(ip);
+    }
+  }
+
+  /** Serves the connection in this process, under the policy in force now. */
+  serveHere(socket: net.Socket, ip: string): Promise<void> {
+    this.local++;
+    this.sockets.add(socket);
     const { policy, secureContext } = this;
     const done = serveConnection(socket, ip, {
       policy,
@@ -206,16 +252,14 @@ class ServerState {
       limits: this.limits,
       log: this.log,
       now: this.options.now,
+      digests: this.digests,
     }).finally(() => {
-      this.active--;
-      const left = (this.perHost.get(ip) ?? 1) - 1;
-      if (left > 0) this.perHost.set(ip, left);
-      else this.perHost.delete(ip);
+      this.local--;
       this.sockets.delete(socket);
       this.served.delete(done);
     });
     this.served.add(done);
-    await done;
+    return done;
   }
 
   /** Remembers the sources' stamps (size, mtime, inode) of the policy in force. */
@@ -224,20 +268,21 @@ class ServerState {
   }
 
   /** Reloads when a source changed (or `force`); one reload at a time. */
-  reload(force: boolean): Promise<boolean> {
+  reload(force: boolean, quiet = false): Promise<boolean> {
     if (!this.options.reload) return Promise.resolve(false);
-    this.reloading ??= this.reloadNow(force).finally(() => {
+    this.reloading ??= this.reloadNow(force, quiet).finally(() => {
       this.reloading = undefined;
     });
     return this.reloading;
   }
 
-  private async reloadNow(force: boolean): Promise<boolean> {
+  /** `quiet`: a helper's reload, which the main process has announced already. */
+  private async reloadNow(force: boolean, quiet: boolean): Promise<boolean> {
     this.lastCheck = Date.now();
     const now = await stampsOf([...this.stamps.keys()]);
     const changed = force || [...now].some(([file, stamp]) => this.stamps.get(file) !== stamp);
     if (!changed || !this.options.reload) return false;
-    this.log.verbose(force ? "Force reload of inputs files..." : "New promises detected...");
+    if (!quiet) this.log.verbose(force ? "Force reload of inputs files..." : "New promises detected...");
     this.stamps = now;
     let loaded: LoadedServerPolicy;
     try {
@@ -259,17 +304,19 @@ class ServerState {
       this.log.info("File changes contain errors -- ignoring");
       return false;
     }
-    this.log.notice(`Rereading policy file '${this.options.policyFile ?? this.policy.sources[0] ?? ""}'`);
+    if (!quiet)
+      this.log.notice(`Rereading policy file '${this.options.policyFile ?? this.policy.sources[0] ?? ""}'`);
     this.policy = loaded.policy;
     this.secureContext = secureContext;
     await this.snapshot();
+    this.pool?.reload();
     return true;
   }
 
-  async closeAll(server: net.Server): Promise<void> {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  async closeAll(server: net.Server | undefined): Promise<void> {
+    const closed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     for (const socket of this.sockets) socket.destroy();
-    await Promise.allSettled([...this.served]);
+    await Promise.allSettled([...this.served, this.pool?.close()]);
     await closed;
   }
 }

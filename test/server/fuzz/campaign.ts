@@ -82,6 +82,14 @@ export interface MemoryTrace {
   readonly peakKb: number;
   readonly endKb: number;
   readonly samples: number;
+  /** Resident memory as the run went on: one point every 1,000 cases, and the end. */
+  readonly curve: readonly CurvePoint[];
+}
+
+export interface CurvePoint {
+  readonly seconds: number;
+  readonly frames: number;
+  readonly rssKb: number;
 }
 
 export interface CampaignResult {
@@ -153,6 +161,11 @@ async function campaignOn(
   // Memory: the first sample once the server has served one client.
   await fetch();
   const first = residentMemory(pid);
+  const curve: CurvePoint[] = first ? [{ seconds: 0, frames: 0, rssKb: first.rssKb }] : [];
+  const mark = (frames: number): void => {
+    const rss = residentMemory(pid)?.rssKb;
+    if (rss !== undefined) curve.push({ seconds: (Date.now() - started) / 1000, frames, rssKb: rss });
+  };
   let samples = 0;
   let peakKb = first?.rssKb ?? 0;
   const sampler = setInterval(() => {
@@ -192,10 +205,12 @@ async function campaignOn(
       frames: options.frames,
       concurrency: options.concurrency,
       ...(options.kinds ? { kinds: options.kinds } : {}),
-      onProgress: (s) =>
+      onProgress: (s) => {
+        mark(s.frames);
         progress(
           `${s.frames} frames, ${s.cases} cases, ${s.connections} connections, RSS ${residentMemory(pid)?.rssKb ?? "?"} kB`,
-        ),
+        );
+      },
     });
   } catch (error) {
     fuzzError = (error as Error).message;
@@ -208,9 +223,11 @@ async function campaignOn(
   heldTls.release();
   clearInterval(sampler);
   const last = residentMemory(pid);
+  if (last)
+    curve.push({ seconds: (Date.now() - started) / 1000, frames: fuzz?.frames ?? 0, rssKb: last.rssKb });
   const memory =
     first && last
-      ? { startKb: first.rssKb, peakKb: Math.max(peakKb, last.rssKb), endKb: last.rssKb, samples }
+      ? { startKb: first.rssKb, peakKb: Math.max(peakKb, last.rssKb), endKb: last.rssKb, samples, curve }
       : undefined;
   return {
     server: server.impl,

@@ -6,7 +6,7 @@
  * file every few hundred milliseconds, whose every fetch must succeed (or be
  * refused the way 3.21 refuses past maxconnections, and succeed after).
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { ServerConnection } from "../../../src/net/client.js";
 import { isNetError } from "../../../src/net/errors.js";
 import type { KeyPair } from "../../../src/net/keys.js";
@@ -231,8 +231,24 @@ export function watchServer(fetch: Fetch, intervalMs: number): { stop(): Promise
   };
 }
 
-/** Resident memory of a process (kB): now, and the peak so far (VmHWM). */
+/**
+ * Resident memory of a process and its descendants (a server's helper
+ * processes), in kB: now, and the sum of each one's peak so far (VmHWM).
+ */
 export function residentMemory(pid: number): { rssKb: number; peakKb: number } | undefined {
+  const own = processMemory(pid);
+  if (!own) return undefined;
+  let { rssKb, peakKb } = own;
+  for (const child of descendants(pid)) {
+    const m = processMemory(child);
+    if (!m) continue;
+    rssKb += m.rssKb;
+    peakKb += m.peakKb;
+  }
+  return { rssKb, peakKb };
+}
+
+function processMemory(pid: number): { rssKb: number; peakKb: number } | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const rss = /VmRSS:\s+(\d+)/.exec(status);
@@ -241,6 +257,55 @@ export function residentMemory(pid: number): { rssKb: number; peakKb: number } |
   } catch {
     return undefined;
   }
+}
+
+/** Every process below `pid` (from /proc/<pid>/task/<tid>/children). */
+export function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const next = queue.shift() as number;
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${next}/task`);
+    } catch {
+      continue;
+    }
+    for (const task of tasks) {
+      let children = "";
+      try {
+        children = readFileSync(`/proc/${next}/task/${task}/children`, "utf8");
+      } catch {
+        continue;
+      }
+      for (const child of children
+        .split(" ")
+        .filter((c) => c !== "")
+        .map(Number)) {
+        found.push(child);
+        queue.push(child);
+      }
+    }
+  }
+  return found;
+}
+
+/** CPU time (user + system, ms) used so far by a process and its descendants. */
+export function cpuTimeMs(pid: number): number | undefined {
+  const ticks = (p: number): number | undefined => {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      return Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return undefined;
+    }
+  };
+  const own = ticks(pid);
+  if (own === undefined) return undefined;
+  let total = own;
+  for (const child of descendants(pid)) total += ticks(child) ?? 0;
+  // USER_HZ is 100 on Linux.
+  return total * 10;
 }
 
 /** The well-behaved client: a key of its own and a ppkeys directory to keep the server's key in. */
