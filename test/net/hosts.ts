@@ -345,7 +345,12 @@ export class Host {
    * so: see `serverControl`). A policy the reference rejects is an error
    * before anything starts.
    */
-  async startServer(impl: Impl, policy: string, extra: readonly string[] = []): Promise<Daemon> {
+  async startServer(
+    impl: Impl,
+    policy: string,
+    extra: readonly string[] = [],
+    options: { readonly env?: NodeJS.ProcessEnv } = {},
+  ): Promise<Daemon> {
     if (impl === "cf") {
       const check = this.runCf("cf-promises", ["-c", "-f", policy]);
       if (check.status !== 0)
@@ -353,7 +358,10 @@ export class Host {
     }
     const args = ["-F", "-K", "-I", "-f", policy, ...extra];
     const argv = impl === "cf" ? this.cfArgv("cf-serverd", args) : this.tendArgv("serverd", args);
-    const child = spawn(argv[0]!, argv.slice(1), { env: this.env(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(argv[0]!, argv.slice(1), {
+      env: this.env(options.env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const daemon = new Daemon(impl, this, child);
     this.lab.daemons.push(daemon);
     await daemon.waitListening();

@@ -37,8 +37,15 @@ function whyNot(impl: Impl): { skip?: string; todo?: string } {
   return tendHas("serverd") ? {} : { todo: "tend serverd is not on this tree yet" };
 }
 
-for (const impl of ["tend", "cf"] as const) {
-  const name = impl === "cf" ? "cf-serverd 3.21" : "tend serverd";
+const SERVERS = [
+  { impl: "tend", processes: 1 },
+  { impl: "tend", processes: 2 },
+  { impl: "cf", processes: 1 },
+] as const;
+
+for (const { impl, processes } of SERVERS) {
+  const name =
+    impl === "cf" ? "cf-serverd 3.21" : `tend serverd${processes > 1 ? ` in ${processes} processes` : ""}`;
   test(`${name}: maxconnections ${MAX}, then a flood of ${FLOOD} more connections`, async (t) => {
     const why = whyNot(impl);
     if (why.skip) return t.skip(why.skip);
@@ -50,7 +57,14 @@ for (const impl of ["tend", "cf"] as const) {
     const server = await host.startServer(
       impl,
       host.writePolicy("server.cf", fuzzServerPolicy(host.address, host.port, [tree.root], MAX)),
+      processes > 1 ? ["-v"] : [],
+      { env: { TEND_SERVERD_PROCESSES: String(processes) } },
     );
+    // Helper processes: counted by the main process, which hands them connections once they are ready.
+    for (let i = 0; i < 300 && processes > 1; i++) {
+      if ((server.log.match(/Helper process \d+ is ready/g) ?? []).length === processes - 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const ppkeys = join(lab.root, "agent-ppkeys");
     mkdirSync(ppkeys, { mode: 0o700 });
     const keys = generateKeyPair();

@@ -78,6 +78,7 @@ export class HelperPool {
       child.on("message", (message: FromHelper) => {
         if (message.t === "ready") {
           helper.ready = true;
+          this.log.verbose(`Helper process ${child.pid} is ready`);
           clearTimeout(timer);
           resolve();
         } else if (message.t === "done") {
