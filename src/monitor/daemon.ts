@@ -10,7 +10,7 @@ import { timeClassesAt } from "../eval/hard-classes.js";
 import { isScalar } from "../eval/values.js";
 import { loadCheckedPolicy } from "../loader/checked.js";
 import type { Logger } from "../system/logger.js";
-import { bundleThisVars, resolveSections } from "../eval/resolve.js";
+import { resolveSections } from "../eval/resolve.js";
 import { PolicyIndex } from "../promises/policy-index.js";
 import {
   type BundleSource,
