@@ -30,26 +30,40 @@ function internalPrefixes(): readonly string[] {
   return [`${root}/dist/src/`, `${root}/dist/bundle/`, `${root}/src/`, `${root}/node_modules/`];
 }
 
-/** A file:line:col at the end of a stack frame (`at f (file:///x.ts:3:7)`, `at /x.js:3:7`). */
-const FRAME = /\(?((?:file:\/\/)?\/[^()]*?|[A-Za-z]:[^()]*?):(\d+):(\d+)\)?$/;
-
-function locationOf(frame: string): SourceLocation | undefined {
-  const match = FRAME.exec(frame.trim());
-  if (!match) return undefined;
-  const raw = match[1] as string;
-  let file = raw;
-  if (raw.startsWith("file://")) {
-    try {
-      file = fileURLToPath(raw);
-    } catch {
-      return undefined;
-    }
-  }
-  return { file, line: Number(match[2]), column: Number(match[3]) };
-}
+/** Whether a file is tend's or Node's, cached: a run asks for the same few files thousands of times. */
+const internalFiles = new Map<string, boolean>();
 
 function internal(file: string): boolean {
-  return file.startsWith("node:") || INTERNAL.some((prefix) => file.startsWith(prefix));
+  let known = internalFiles.get(file);
+  if (known === undefined) {
+    known = file.startsWith("node:") || INTERNAL.some((prefix) => file.startsWith(prefix));
+    if (internalFiles.size < 10_000) internalFiles.set(file, known);
+  }
+  return known;
+}
+
+function plainPath(file: string): string | undefined {
+  if (!file.startsWith("file://")) return file;
+  try {
+    return fileURLToPath(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The stack's call sites (V8's structured stack: no text formatted, no source map applied). */
+function callSites(below: (...args: never[]) => unknown): readonly NodeJS.CallSite[] {
+  const prepare = Error.prepareStackTrace;
+  const limit = Error.stackTraceLimit;
+  Error.prepareStackTrace = (_error, sites) => sites;
+  // The recipe is a few frames up; a short trace is much cheaper to capture.
+  Error.stackTraceLimit = 12;
+  const holder: { stack?: unknown } = {};
+  Error.captureStackTrace(holder, below);
+  const sites = holder.stack;
+  Error.prepareStackTrace = prepare;
+  Error.stackTraceLimit = limit;
+  return Array.isArray(sites) ? (sites as NodeJS.CallSite[]) : [];
 }
 
 /**
@@ -64,25 +78,18 @@ export function callerLocation(
    */
   directAfter?: string,
 ): SourceLocation | undefined {
-  const holder: { stack?: string } = {};
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 24;
-  Error.captureStackTrace(holder, callerLocation);
-  Error.stackTraceLimit = limit;
-  const lines = (holder.stack ?? "").split("\n");
-  for (let i = 1; i < lines.length; i++) {
-    const frame = lines[i] as string;
-    if (frame.includes("node:")) continue;
-    const location = locationOf(frame);
-    if (!location) continue;
+  for (const site of callSites(callerLocation)) {
+    const name = site.getFileName();
+    if (!name || name.startsWith("node:")) continue;
+    const file = plainPath(name);
+    if (file === undefined) continue;
     if (directAfter !== undefined) {
-      if (location.file === directAfter) continue;
-      if (internal(location.file) || (isUser && !isUser(location.file))) return undefined;
-      return location;
+      if (file === directAfter) continue;
+      if (internal(file) || (isUser && !isUser(file))) return undefined;
+      return { file, line: site.getLineNumber() ?? 1, column: site.getColumnNumber() ?? 1 };
     }
-    if (internal(location.file)) continue;
-    if (isUser && !isUser(location.file)) continue;
-    return location;
+    if (internal(file) || (isUser && !isUser(file))) continue;
+    return { file, line: site.getLineNumber() ?? 1, column: site.getColumnNumber() ?? 1 };
   }
   return undefined;
 }

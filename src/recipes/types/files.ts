@@ -83,7 +83,8 @@ function attributes(
   const found = created && noop ? undefined : inspectPath(path);
   const mode = modeOf(props.mode);
   if (mode !== undefined && !created) {
-    const result = setMode(path, mode, { noop });
+    const current = found && found.kind !== "absent" && found.kind !== "link" ? found.mode : undefined;
+    const result = setMode(path, mode, { noop, current });
     if (result.status === "failed") return { lines, failed: result.error };
     const change = result.changes[0];
     if (change) lines.push(`change mode from '${change.old}' to '${change.new}'`);
