@@ -15,7 +15,10 @@
 # modules in /usr/share/puppet/modules, the .pp/.epp files of puppetlabs/puppet
 # 7.23.0 and the manifests embedded in its specs (both from the bare mirror
 # in /work/.mirror), and the code blocks of puppetlabs/puppet-specifications
-# language/*.md. Handwritten inputs (handwritten/, errors/, epp/) are kept.
+# language/*.md, and 400 mutants (one character deleted, inserted or replaced)
+# of the handwritten and module inputs. Handwritten inputs (handwritten/,
+# errors/, epp/) are kept.
+$VERBOSE = nil # Puppet's lexer compiles regexes of the inputs; Ruby warns about some
 require 'puppet'
 require 'puppet/pops'
 require 'puppet/pops/pn'
@@ -119,6 +122,29 @@ def gather_specifications
   end
 end
 
+# Small deterministic mutations (a punctuation character deleted, inserted
+# or replaced) of the handwritten and module inputs: mostly syntax errors,
+# to compare error messages and positions far beyond the handwritten ones.
+MUTANT_CHARS = ['{', '}', '(', ')', '[', ']', ',', ';', ':', '=', '>', '|', '$', '"', "'", '-', '@', '?', '!', '.', '*', '<', ' ', "\n"].freeze
+
+def gather_mutants(count = 400)
+  dir = File.join(INPUTS, 'mutants')
+  FileUtils.rm_rf(dir)
+  sources = Dir.glob(File.join(INPUTS, '{handwritten,modules}', '**', '*.pp')).sort
+  rng = Random.new(16)
+  count.times do |n|
+    text = File.read(sources[rng.rand(sources.size)], encoding: 'utf-8')
+    next if text.empty?
+    at = rng.rand(text.size)
+    case rng.rand(3)
+    when 0 then text = text[0...at] + text[(at + 1)..]
+    when 1 then text = text[0...at] + MUTANT_CHARS[rng.rand(MUTANT_CHARS.size)] + text[at..]
+    else text = text[0...at] + MUTANT_CHARS[rng.rand(MUTANT_CHARS.size)] + text[(at + 1)..]
+    end
+    write(File.join(dir, format('%04d.pp', n + 1)), text)
+  end
+end
+
 def error_data(e)
   message = e.respond_to?(:basic_message) ? e.basic_message : e.message
   {
@@ -161,6 +187,7 @@ if ARGV.include?('--gather')
   gather_puppet_repo
   gather_spec_snippets if File.exist?(SNIPPETS)
   gather_specifications
+  gather_mutants
 end
 
 Puppet.initialize_settings(['--confdir', Dir.mktmpdir('record-puppet-parser-conf-')])

@@ -79,6 +79,11 @@ class Lexer {
   private eppMode: "text" | "epp" | "expr" | undefined;
   private eppOpen: number | undefined;
   private escapes: readonly string[] = [];
+  /**
+   * The text Puppet's scanner last matched: its "Unclosed quote after X"
+   * names it when a string's tail is unterminated (undefined: no match).
+   */
+  private matched: string | undefined;
   private slurpMode: Slurp = "all";
 
   constructor(
@@ -101,7 +106,17 @@ class Lexer {
       this.interpolateEpp(false);
     }
     this.skipBlanks();
-    while (this.pos < this.text.length) this.lexToken();
+    while (this.pos < this.text.length) {
+      const size = this.out.length;
+      try {
+        this.lexToken();
+      } catch (error) {
+        // Puppet lexes a string or heredoc as one step: none of its tokens
+        // reach the parser when it fails.
+        this.out.length = size;
+        throw error;
+      }
+    }
     if (this.epp && this.eppOpen !== undefined) {
       this.fail("EPP_UNBALANCED_TAG", "Unbalanced epp tag, reached <eof> without closing tag.", this.pos);
     }
@@ -145,7 +160,9 @@ class Lexer {
 
   private skipBlanks(): undefined {
     const text = this.text;
+    const start = this.pos;
     while (this.pos < text.length && isBlank(text.charCodeAt(this.pos))) this.pos++;
+    this.matched = this.pos > start ? text.slice(start, this.pos) : undefined;
   }
 
   // --- the token dispatcher ---------------------------------------------
@@ -168,6 +185,7 @@ class Lexer {
         return;
       case "#": {
         const end = this.text.indexOf("\n", this.pos);
+        this.matched = this.text.slice(this.pos, end === -1 ? this.text.length : end);
         this.pos = end === -1 ? this.text.length : end;
         return;
       }
@@ -207,7 +225,8 @@ class Lexer {
         if (next === "(") return this.heredoc();
         return this.emit("AT", 1);
       case "|":
-        if (next === ">") return this.emit(this.text[this.pos + 2] === ">" ? "RRCOLLECT" : "RCOLLECT", 3);
+        if (next === ">")
+          return this.text[this.pos + 2] === ">" ? this.emit("RRCOLLECT", 3) : this.emit("RCOLLECT", 2);
         return this.emit("PIPE", 1);
       case "=":
         if (next === "=") return this.emit("ISEQUAL", 2);
@@ -311,6 +330,7 @@ class Lexer {
     const end = this.scanBareWord(before);
     const value = this.text.slice(before, end);
     this.pos = end;
+    this.matched = value;
     if (NAME_PATTERN.test(value)) {
       const keyword = KEYWORDS.get(value);
       this.push(keyword ?? "NAME", value, before, end - before);
@@ -324,7 +344,8 @@ class Lexer {
       this.fail("ILLEGAL_CLASS_REFERENCE", "Illegal class reference", end + 1);
     }
     this.pos = end;
-    this.push("CLASSREF", this.text.slice(before, end), before, end - before);
+    this.matched = this.text.slice(before, end);
+    this.push("CLASSREF", this.matched, before, end - before);
   }
 
   private colon(): undefined {
@@ -367,6 +388,7 @@ class Lexer {
     const before = this.pos;
     const end = this.scanVariableName(before + 1);
     this.pos = end === before + 1 ? before + 1 : end;
+    this.matched = end === before + 1 ? undefined : this.text.slice(before, end);
     this.push("VARIABLE", this.text.slice(before + 1, end), before, this.pos - before);
   }
 
@@ -376,6 +398,7 @@ class Lexer {
     const match = NUMBER_PATTERN.exec(this.text);
     if (match) {
       const value = match[0];
+      this.matched = value;
       this.assertNumeric(value, before);
       this.pos = before + value.length;
       return this.push("NUMBER", value, before, value.length);
@@ -492,19 +515,28 @@ class Lexer {
    * `$` or `${` (interpolation), or the end (heredoc text). Returns the
    * decoded text and the terminator ("" at the end), the position after it.
    */
-  private slurp(dq: boolean): [string, string] {
+  private slurp(dq: boolean, after = this.matched): [string, string] {
     const text = this.text;
     const start = this.pos;
     const backslashes = dq || this.slurpMode === "uq";
     const dollars = dq || this.slurpMode !== "all";
     const escapes = dq ? DQ_ESCAPES : this.escapes;
     let p = start;
+    // Puppet's pattern needs one character before a terminator and takes the
+    // first character of the text for it: a terminator there is text when
+    // another follows (after pairs of backslashes), as in `"$x"$y`.
+    const isTerminator = (c: number) => c === 36 || (dq && c === 34);
+    if (backslashes && isTerminator(text.charCodeAt(start))) {
+      let q = start + 1;
+      while (text.charCodeAt(q) === 92 && text.charCodeAt(q + 1) === 92) q += 2;
+      if (isTerminator(text.charCodeAt(q))) p = start + 1;
+    }
     for (;;) {
       if (p >= text.length) {
         if (dq) {
           this.fail(
             "UNCLOSED_QUOTE",
-            `Unclosed quote after '"' followed by '${this.followedBy(start)}'`,
+            `Unclosed quote after ${after === "'" ? `"'"` : `'${after ?? ""}'`} followed by '${this.followedBy(start)}'`,
             start,
           );
         }
@@ -515,10 +547,12 @@ class Lexer {
       if (c === 92 && backslashes) p += 2;
       else if (dq && c === 34) {
         this.pos = p + 1;
+        this.matched = text.slice(Math.max(start, p - 1), p + 1);
         return [this.unescape(text.slice(start, p), escapes, false), '"'];
       } else if (c === 36 && dollars) {
         const terminator = text[p + 1] === "{" ? "${" : "$";
         this.pos = p + terminator.length;
+        this.matched = text.slice(Math.max(start, p - 1), this.pos);
         return [this.unescape(text.slice(start, p), escapes, !dq), terminator];
       } else p++;
     }
@@ -588,7 +622,7 @@ class Lexer {
     const endKind = dq ? '"' : "";
     let segmentStart = before;
     let first = true;
-    let [text, terminator] = this.slurp(dq);
+    let [text, terminator] = this.slurp(dq, '"');
     let after = this.pos;
     for (;;) {
       if (terminator === endKind) {
@@ -602,6 +636,7 @@ class Lexer {
       } else {
         const end = this.scanVariableName(this.pos);
         if (end === this.pos) {
+          this.matched = undefined;
           const [more, t] = this.slurp(dq);
           text += terminator + more;
           terminator = t;
@@ -609,7 +644,8 @@ class Lexer {
           continue;
         }
         this.push(first ? "DQPRE" : "DQMID", text, segmentStart, after - segmentStart - 1, false);
-        this.push("VARIABLE", this.text.slice(this.pos, end), after - 1, end - after + 1, false);
+        this.matched = this.text.slice(this.pos, end);
+        this.push("VARIABLE", this.matched, after - 1, end - after + 1, false);
         this.pos = end;
       }
       first = false;
@@ -626,6 +662,10 @@ class Lexer {
     while (this.pos < this.text.length) {
       const size = this.out.length;
       this.lexToken();
+      if (this.out.length === size) {
+        this.skipBlanks();
+        continue;
+      }
       const last = this.out[this.out.length - 1];
       if (this.out.length > size && last?.kind === "RBRACE" && this.braceCount === count) {
         this.out.pop();

@@ -161,7 +161,8 @@ function extent(from: Positioned, to: Positioned): number {
 }
 
 function tokenDisplay(token: Token): string {
-  if (token.kind === "REGEX") return `(?-mix:${token.value})`;
+  // Ruby shows a Regexp with its slashes escaped.
+  if (token.kind === "REGEX") return `(?-mix:${token.value.replace(/\//g, "\\/")})`;
   return token.value;
 }
 
@@ -721,8 +722,13 @@ class Parser {
       (next === "FARROW" || (context === "entry" && (next === "COMMA" || next === "RBRACK")))
     ) {
       key = this.keywordLiteral();
-    } else key = context === "access" ? this.expression(0) : this.assignment();
-    if (this.kind() !== "FARROW") return key;
+    } else key = this.assignment();
+    if (this.kind() !== "FARROW") {
+      // An access key is an expression; Puppet's parser took the assignment
+      // as a hash key and fails on the token where `=>` should be.
+      if (context === "access" && !isExpressionLevel(key)) this.syntaxError();
+      return key;
+    }
     const arrow = this.advance();
     const value = this.hashEntry();
     const pair: A.KeyedEntry = { kind: "KeyedEntry", key, value, offset: arrow.offset, length: arrow.length };
@@ -1187,8 +1193,8 @@ class Parser {
         this.advance();
         let value = t.value;
         let last = t;
-        while (this.kind() === "DOT" && (this.kind(1) === "NAME" || this.kind(1) === "NUMBER")) {
-          this.advance();
+        while (this.accept("DOT")) {
+          if (this.kind() !== "NAME" && this.kind() !== "NUMBER") this.syntaxError();
           last = this.advance();
           value += `.${last.value}`;
         }
@@ -1354,6 +1360,23 @@ class Parser {
   private eppEnd(): Token {
     if (this.kind() === "EPP_END" || this.kind() === "EPP_END_TRIM") return this.advance();
     this.syntaxError();
+  }
+}
+
+/** Whether a node could come from the grammar's `expression` (not assignment, relationship or resource). */
+function isExpressionLevel(e: A.Expression): boolean {
+  switch (e.kind) {
+    case "Assignment":
+    case "Relationship":
+    case "Resource":
+    case "ResourceDefaults":
+    case "ResourceOverride":
+    case "Block":
+      return false;
+    case "CallNamedFunction":
+      return e.rvalRequired;
+    default:
+      return true;
   }
 }
 
