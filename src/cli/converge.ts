@@ -35,6 +35,8 @@ Options:
   -W, --why-run             change nothing; say what each resource would do
       --compile-only        print the resource collection as a catalog (JSON) and stop
       --json                print the run status as JSON on stdout
+      --promise-module NAME=PATH  a promise module serving resources of type NAME
+                            (r.resource("NAME", promiser, attributes); repeatable)
   -l, --log_level LEVEL     warn (default), info or debug: messages of the log
                             resource and of commands shown from this level
       --color WHEN          always, auto or never
@@ -54,6 +56,7 @@ const OPTIONS = {
   "why-run": { type: "boolean", short: "W" },
   "compile-only": { type: "boolean" },
   json: { type: "boolean" },
+  "promise-module": { type: "string", multiple: true },
   log_level: { type: "string", short: "l" },
   color: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -76,6 +79,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     values = parsed.values;
     if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0]}'`);
     if (!values["cookbook-path"]?.length) throw new UsageError("--cookbook-path is required");
+    for (const option of values["promise-module"] ?? [])
+      if (!/^[A-Za-z][\w:]*=./.test(option))
+        throw new UsageError(`--promise-module takes NAME=PATH, not '${option}'`);
     if (values.log_level !== undefined && !LEVELS.includes(values.log_level as (typeof LEVELS)[number]))
       throw new UsageError(`--log_level must be debug, info, warn or error, not '${values.log_level}'`);
   } catch (error) {
@@ -113,6 +119,12 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     rolePath: values["role-path"] === undefined ? undefined : resolvePath(io.cwd, values["role-path"]),
     whyRun,
     compileOnly: values["compile-only"],
+    promiseModules: new Map(
+      (values["promise-module"] ?? []).map((option) => {
+        const at = option.indexOf("=");
+        return [option.slice(0, at).toLowerCase(), { path: resolvePath(io.cwd, option.slice(at + 1)) }];
+      }),
+    ),
     onEvent: human ? (event) => printer.event(event) : undefined,
     onCompiled: (collection, loaded) => {
       printWarnings(io, collection.warnings);

@@ -6,6 +6,7 @@
  * throws, or a declaration that is wrong, is a diagnostic with its place;
  * notification targets and subscription sources are checked at the end.
  */
+import type { ModuleSpec } from "../providers/modules/session.js";
 import { ResourceCollection } from "./collection.js";
 import { watchCompileReads } from "./compile-watch.js";
 import { createRecipeContext, recipeTypeOf } from "./context.js";
@@ -36,6 +37,8 @@ export interface CompileOptions {
   readonly include: (name: string, from?: SourceLocation) => Promise<RecipeSource | undefined>;
   /** Custom resources loaded from the cookbooks' resources/, by type name. */
   readonly customResources?: ReadonlyMap<string, CustomResource>;
+  /** Promise modules serving resource types, by type name (`--promise-module NAME=PATH`). */
+  readonly promiseModules?: ReadonlyMap<string, ModuleSpec>;
   /** Which files are recipe code (default: any file outside tend). */
   readonly isUserFile?: (file: string) => boolean;
   readonly mapLocation?: (location: SourceLocation) => SourceLocation;
@@ -52,6 +55,7 @@ export async function compileRunList(
 ): Promise<ResourceCollection> {
   const collection = new ResourceCollection();
   for (const [name, resource] of options.customResources ?? []) collection.customTypes.set(name, resource);
+  for (const [name, spec] of options.promiseModules ?? []) collection.moduleTypes.set(name, spec);
   const stop = options.watchReads === false ? () => undefined : watchCompileReads(collection, options);
   try {
     for (const name of recipes) await includeRecipe(collection, name, options, undefined);

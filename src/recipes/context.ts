@@ -22,6 +22,7 @@ import {
 import { callerLocation, type SourceLocation } from "./location.js";
 import { checkCustomProps, customType } from "./types/custom.js";
 import { BUILTIN_TYPES } from "./types/index.js";
+import { moduleType } from "./types/module.js";
 import type { RecipeResourceType } from "./types/type.js";
 
 export interface RecipeScope {
@@ -51,7 +52,9 @@ export function recipeTypeOf(collection: ResourceCollection, type: string): Reci
   const builtin = BUILTIN_TYPES.get(type);
   if (builtin) return builtin;
   const custom = collection.customTypes.get(type);
-  return custom ? customType(type, custom) : undefined;
+  if (custom) return customType(type, custom);
+  const module = collection.moduleTypes.get(type);
+  return module ? moduleType(type, module) : undefined;
 }
 
 /** Where the recipe code calling tend is, in the user's source. */
@@ -170,7 +173,7 @@ function checkDeclaration(type: RecipeResourceType, d: Declaration): string[] {
   if (d.custom) problems.push(...checkCustomProps(d.custom, d.props, isLazy));
   else {
     for (const key of Object.keys(d.props))
-      if (!type.properties.includes(key))
+      if (!type.anyProperties && !type.properties.includes(key))
         problems.push(`unknown property '${key}' (${type.name} takes ${type.properties.join(", ")})`);
     // Validators look at values given now; a lazy value counts as given.
     problems.push(...(type.validate?.(d.props) ?? []));

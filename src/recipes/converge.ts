@@ -30,7 +30,9 @@ import type {
 } from "../catalog/index.js";
 import { type CommandSpec, runCommand } from "../providers/commands/index.js";
 import { AccountDatabase, inspectPath } from "../providers/files/index.js";
+import { ModuleRuntime } from "../providers/modules/runtime.js";
 import { monotonicMs } from "../system/clock.js";
+import { Logger } from "../system/logger.js";
 import { catalogTiming, type Declaration, ResourceCollection } from "./collection.js";
 import { createRecipeContext, recipeTypeOf } from "./context.js";
 import {
@@ -133,6 +135,8 @@ interface RunState {
   readonly emit: (event: ConvergeEvent) => void;
   readonly summaries: ResourceSummary[];
   exception?: { message: string; resource?: string };
+  /** Promise modules' processes, started on first use, ended with the run. */
+  modules?: ModuleRuntime;
 }
 
 /** Converges a compiled collection, then runs the handlers and saves the node. */
@@ -151,7 +155,12 @@ export async function converge(
     emit: options.onEvent ?? (() => undefined),
     summaries: [],
   };
-  const walk = await convergeCollection(collection, state, 0, options.nodeName);
+  let walk: Awaited<ReturnType<typeof convergeCollection>>;
+  try {
+    walk = await convergeCollection(collection, state, 0, options.nodeName);
+  } finally {
+    state.modules?.shutdown(new Logger(({ message }) => state.emit({ kind: "log", level: "warn", message })));
+  }
   const success = state.exception === undefined;
   const status = {
     success,
@@ -463,6 +472,10 @@ class CollectionWalk {
       node: state.node,
       log: (level, message) => state.emit({ kind: "log", level, message }),
       runCommand: (spec) => this.runCommand(spec),
+      modules: () => {
+        state.modules ??= new ModuleRuntime();
+        return state.modules;
+      },
       nested: (target, body) => this.nested(target, body, whyRun),
     };
   }
@@ -476,6 +489,7 @@ class CollectionWalk {
     const d = target.declaration;
     const sub = new ResourceCollection();
     for (const [name, resource] of this.collection.customTypes) sub.customTypes.set(name, resource);
+    for (const [name, spec] of this.collection.moduleTypes) sub.moduleTypes.set(name, spec);
     const context = createRecipeContext(sub, {
       recipe: d.recipe,
       cookbook: d.cookbook,

@@ -6,6 +6,7 @@
  * diagnostics of the step that found them; nothing is printed.
  */
 import type { Catalog } from "../catalog/model.js";
+import type { ModuleSpec } from "../providers/modules/session.js";
 import type { RecipeDiagnostic, ResourceCollection } from "./collection.js";
 import { compileRunList } from "./compile.js";
 import { type ConvergeEvent, converge, type RunStatus } from "./converge.js";
@@ -24,6 +25,8 @@ export interface RecipesRunOptions extends Omit<LoadOptions, "hostModules"> {
   readonly onEvent?: (event: ConvergeEvent) => void;
   /** Called once compiled, before converge (the CLI prints warnings and the resource count). */
   readonly onCompiled?: (collection: ResourceCollection, run: LoadedRun) => void;
+  /** Promise modules serving resource types (`--promise-module NAME=PATH`). */
+  readonly promiseModules?: ReadonlyMap<string, ModuleSpec>;
 }
 
 export type RecipesRunResult =
@@ -62,7 +65,7 @@ export async function runRecipes(options: RecipesRunOptions): Promise<RecipesRun
     if (error instanceof RecipesError) return { step: "load", diagnostics: error.diagnostics };
     throw error;
   }
-  const collection = await compile(run);
+  const collection = await compile(run, options.promiseModules);
   if (collection.diagnostics.length > 0)
     return { step: "compile", diagnostics: collection.diagnostics, warnings: collection.warnings };
   const catalog = collection.toCatalog(run.node.name, run.node.chefEnvironment);
@@ -79,12 +82,16 @@ export async function runRecipes(options: RecipesRunOptions): Promise<RecipesRun
   return { step: "converged", status, warnings: collection.warnings };
 }
 
-async function compile(run: LoadedRun): Promise<ResourceCollection> {
+async function compile(
+  run: LoadedRun,
+  promiseModules?: ReadonlyMap<string, ModuleSpec>,
+): Promise<ResourceCollection> {
   const directories = new Map(run.cookbooks.map((c) => [c.name, c.directory]));
   const roots = [...directories.values()].map((d) => `${d}/`);
   return compileRunList(run.runList.recipes, {
     node: run.node.attributes,
     customResources: customResources(run),
+    promiseModules,
     isUserFile: (file) => roots.some((root) => file.startsWith(root)),
     mapLocation: (location) => run.mapLocation(location),
     locateError: (error) => run.locate(error),

@@ -6,6 +6,7 @@
  */
 import type { CommandResult, CommandSpec } from "../../providers/commands/index.js";
 import type { CrontabStore } from "../../providers/cron/index.js";
+import type { ModuleRuntime } from "../../providers/modules/runtime.js";
 import type { AccountDatabase } from "../../providers/files/index.js";
 import type { ToolRunner } from "../../providers/tool-runner.js";
 import type { ToolRunner as AccountToolRunner } from "../../providers/users/index.js";
@@ -41,6 +42,8 @@ export interface RecipeActionContext {
   log(level: "debug" | "info" | "warn" | "error", message: string): void;
   /** Runs a command through the system's runner. */
   runCommand(spec: CommandSpec): CommandResult;
+  /** The promise modules' processes of the run, started on first use. */
+  modules(): ModuleRuntime;
   /**
    * Runs `body` with a recipe context declaring into a collection of its
    * own (a custom resource's action), then converges that collection at
@@ -76,6 +79,8 @@ export interface RecipeResourceType {
   readonly defaultAction: string;
   /** The properties it takes, for checking untyped declarations. */
   readonly properties: readonly string[];
+  /** Any property is taken (promise modules check their own). */
+  readonly anyProperties?: boolean;
   /** The property that takes the resource's name when it is not given. */
   readonly nameProperty?: string;
   /** Checks a declaration's values at compile time; each string is a problem. */

@@ -6,11 +6,13 @@
  * the fake machine of helpers.ts.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import type { ToolRunner } from "../../../src/providers/tool-runner.js";
 import type { ToolRunner as AccountToolRunner } from "../../../src/providers/users/index.js";
+import { compileRecipes } from "../../../src/recipes/compile.js";
 import { compile, fakeService, fakeServices, run, tempDir } from "./helpers.js";
 
 /** dpkg and apt-get kept in memory: installed packages by name. */
@@ -138,4 +140,39 @@ test("service: start when stopped, reload and restart only when running", async 
     ["start api", "reload api", "restart api"],
   );
   assert.ok(machine.running.has("api"));
+});
+
+const MODULE = fileURLToPath(new URL("../../../../test/fixtures/modules/file-content.sh", import.meta.url));
+
+test("a promise module serves a resource type: repaired, then kept; why-run changes nothing", async (t) => {
+  const dir = tempDir(t);
+  const target = join(dir, "motd");
+  const promiseModules = new Map([["file_content", { path: MODULE }]]);
+  const collection = await compileRecipes(
+    [
+      {
+        name: "m::default",
+        run: (r) => void r.resource("file_content", target, { content: "hello" }),
+      },
+    ],
+    { promiseModules },
+  );
+  assert.deepEqual(collection.diagnostics, []);
+  const dry = await run(collection, { whyRun: true });
+  assert.deepEqual(dry.journal, [`file_content[${target}] evaluate updated`]);
+  assert.equal(existsSync(target), false);
+  const first = await run(collection);
+  assert.deepEqual(first.journal, [`file_content[${target}] evaluate updated`]);
+  assert.equal(readFileSync(target, "utf8"), "hello\n");
+  const second = await run(collection);
+  assert.deepEqual(second.journal, [`file_content[${target}] evaluate up-to-date`]);
+  const broken = await compileRecipes(
+    [{ name: "m::default", run: (r) => void r.resource("file_content", join(dir, "x"), {}) }],
+    {
+      promiseModules,
+    },
+  );
+  const failed = await run(broken);
+  assert.equal(failed.status.success, false);
+  assert.match(failed.status.exception?.message ?? "", /not kept by promise module/);
 });
