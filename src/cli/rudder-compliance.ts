@@ -14,7 +14,7 @@ import {
   decodeExpectedReports,
   EXPECTED_REPORTS_FILE,
   type NodeComplianceJson,
-  nodeComplianceJson,
+  runComplianceJson,
   type ReportType,
 } from "../rudder/compliance/index.js";
 import { parseCommandLine } from "./args.js";
@@ -172,7 +172,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const where = values.output === "-" ? "(stdin)" : values.output;
   for (const d of result.diagnostics)
     io.stderr(`${where}${d.line !== undefined ? `:${d.line}` : ""}: warning: ${d.message}\n`);
-  const report = nodeComplianceJson(result.status);
+  const report = runComplianceJson(result);
   if (values.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   else io.stdout(renderCompliance(report, painter(shouldColor("auto", { isTTY: io.stdoutIsTTY }, io.env))));
   return EXIT_OK;

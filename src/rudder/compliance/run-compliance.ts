@@ -8,7 +8,7 @@ import { type ComplianceLevel, computePercent, levelToApi, sumLevels } from "./c
 import { formatReportingLogic, type NodeExpectedReports } from "./expected.js";
 import { type NodeStatus, nodeStatus, type RunProblem, ruleStatusCompliance } from "./node-compliance.js";
 import type { ReportType } from "./report-type.js";
-import { type ParsedRun, parseRunOutput, type RunDiagnostic } from "./report-line.js";
+import { type MalformedReport, type ParsedRun, parseRunOutput, type RunDiagnostic } from "./report-line.js";
 import type { RuleNodeStatus } from "./rule-compliance.js";
 import { analyseRun, type RunAnalysis } from "./run-info.js";
 import {
@@ -187,5 +187,20 @@ export function nodeComplianceJson(status: NodeStatus): NodeComplianceJson {
     ...levelJson(sumLevels(all.map(ruleStatusCompliance))),
     problems: status.problems,
     rules,
+  };
+}
+
+/** What one run gave: the node's compliance plus the lines that did not read and the run's problems. */
+export interface RunComplianceJson extends NodeComplianceJson {
+  /** Lines that looked like reports but were not: kept, never counted (Rudder's relay drops them). */
+  readonly malformedReports: readonly MalformedReport[];
+  readonly diagnostics: readonly RunDiagnostic[];
+}
+
+export function runComplianceJson(result: RunCompliance): RunComplianceJson {
+  return {
+    ...nodeComplianceJson(result.status),
+    malformedReports: result.run.malformed,
+    diagnostics: result.diagnostics,
   };
 }

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { main } from "../../../src/cli/app.js";
 import type { CliIo } from "../../../src/cli/io.js";
-import type { NodeComplianceJson } from "../../../src/rudder/compliance/index.js";
+import type { NodeComplianceJson, RunComplianceJson } from "../../../src/rudder/compliance/index.js";
 import { scratchDirectory } from "../../scratch.js";
 
 const DIR = fileURLToPath(new URL("../../../../test/fixtures/rudder/compliance/cli/", import.meta.url));
@@ -72,8 +72,12 @@ test("colour on a terminal unless NO_COLOR is set", async () => {
 test("compliance as JSON", async () => {
   const r = await tend(["rudder", "compliance", "-p", "expected-reports.json", "-o", "run.log", "--json"]);
   assert.equal(r.code, 0);
-  const json = JSON.parse(r.out) as NodeComplianceJson;
+  const json = JSON.parse(r.out) as RunComplianceJson;
   assert.equal(json.runAnalysis.kind, "ComputeCompliance");
+  assert.deepEqual(
+    json.malformedReports.map((m) => [m.line, m.text]),
+    [[5, "R: @@broken"]],
+  );
   assert.deepEqual(json.complianceDetails, {
     successRepaired: 1,
     auditNonCompliant: 1,
