@@ -8,11 +8,12 @@
  * - `tend puppet parser dump FILES…` and `puppet parser dump --format json
  *   FILES…`: one process each parsing the whole corpus and printing every
  *   tree (wall time, median of N; Puppet's includes its ~1 s start-up);
- * - tend in process: parse and render the corpus again and again in this
- *   process (time per corpus pass, start-up excluded);
- * - `puppet parser dump -e ''`: Puppet's start-up alone, to read the rest.
- * The ratio is tend's wall time over Puppet's. Skipped with the reason when
- * Puppet is absent.
+ * - in process: parse and render the corpus (PN JSON) pass after pass, in
+ *   this process for tend and in one Ruby process for Puppet (Puppet's
+ *   parser and PN transformer called directly): CPU time of a pass, the
+ *   first (cold) and the median of the rest (warm), start-up excluded.
+ * Ratios are tend's time over Puppet's. Puppet's rows are skipped with the
+ * reason when Puppet is absent.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -42,17 +43,53 @@ function wallMs(command: string, args: string[], cwd: string): number | string {
   return ms;
 }
 
-function inProcessMs(sources: { path: string; text: string }[], passes: number): number {
+interface Passes {
+  cold: number;
+  warm: number;
+}
+
+function inProcessMs(sources: { path: string; text: string }[], passes: number): Passes {
   const times: number[] = [];
   for (let i = 0; i < passes; i++) {
-    const start = process.hrtime.bigint();
+    const start = process.cpuUsage();
     for (const s of sources) {
       const r = parsePuppet(s.text, { file: s.path });
       if (r.ok) renderPnJson(toPn(r.program));
     }
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    const used = process.cpuUsage(start);
+    times.push((used.user + used.system) / 1000);
   }
-  return median(times);
+  return { cold: times[0] ?? 0, warm: median(times.slice(1)) };
+}
+
+/** Puppet's parser and PN rendering over the same files in one Ruby process: CPU ms per pass. */
+const RUBY_PASSES = `
+$VERBOSE = nil
+require 'puppet'; require 'puppet/pops'; require 'puppet/pops/pn'; require 'json'; require 'tmpdir'
+Puppet.initialize_settings(['--confdir', Dir.mktmpdir])
+texts = ARGV[1..].map { |f| File.read(File.join(ARGV[0], f), encoding: 'utf-8') }
+Integer(ENV.fetch('PASSES', '3')).times do
+  t = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+  texts.each do |s|
+    begin
+      m = Puppet::Pops::Parser::Parser.new.parse_string(s, nil)
+      JSON.dump(Puppet::Pops::Model::PNTransformer.transform(m).to_data)
+    rescue StandardError, ScriptError
+    end
+  end
+  puts ((Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - t) * 1000).round(1)
+end
+`;
+
+function puppetInProcessMs(files: string[], passes: number): Passes | null {
+  const run = spawnSync("ruby", ["-e", RUBY_PASSES, INPUTS, ...files], {
+    encoding: "utf8",
+    env: { ...process.env, PASSES: String(passes) },
+    maxBuffer: 1 << 24,
+  });
+  if (run.status !== 0) return null;
+  const times = run.stdout.trim().split("\n").map(Number);
+  return { cold: times[0] ?? 0, warm: median(times.slice(1)) };
 }
 
 function main(): void {
@@ -77,7 +114,9 @@ function main(): void {
     const s = wallMs("puppet", ["parser", "dump", "--format", "json", "-e", ""], INPUTS);
     if (typeof s === "number") puppetStartRuns.push(s);
   }
-  const inProcess = inProcessMs(sources, Math.max(5, iterations));
+  const passes = Math.max(4, iterations + 1);
+  const inProcess = inProcessMs(sources, passes);
+  const puppetInProcess = hasPuppet ? puppetInProcessMs(files, passes) : null;
   const result = {
     files: files.length,
     bytes,
@@ -85,6 +124,7 @@ function main(): void {
     tendInProcessMs: inProcess,
     puppetWallMs: hasPuppet ? median(puppetRuns) : null,
     puppetStartMs: hasPuppet ? median(puppetStartRuns) : null,
+    puppetInProcessMs: puppetInProcess,
     ratio: hasPuppet ? median(tendRuns) / median(puppetRuns) : null,
   };
   if (values.json) {
@@ -95,19 +135,27 @@ function main(): void {
   console.log(
     `Puppet parser: ${files.length} manifests, ${(bytes / 1024).toFixed(0)} KiB (median of ${iterations})`,
   );
-  console.log(`  tend puppet parser dump (process)     ${fmt(result.tendWallMs)}`);
-  console.log(`  tend parse + render (in process)      ${fmt(result.tendInProcessMs)}`);
+  console.log(`  tend puppet parser dump (process, wall)         ${fmt(result.tendWallMs)}`);
+  console.log(
+    `  tend parse + PN JSON in process, cold / warm    ${fmt(inProcess.cold)} / ${fmt(inProcess.warm)} CPU`,
+  );
   if (!hasPuppet) {
     console.log("  puppet: skipped (puppet is not installed)");
     return;
   }
-  console.log(`  puppet parser dump --format json      ${fmt(result.puppetWallMs)}`);
-  console.log(`  puppet parser dump -e '' (start-up)   ${fmt(result.puppetStartMs)}`);
-  console.log(`  ratio tend/puppet (wall)              ${(result.ratio ?? 0).toFixed(3)}x`);
-  const puppetParse = (result.puppetWallMs ?? 0) - (result.puppetStartMs ?? 0);
-  if (puppetParse > 0) {
+  console.log(`  puppet parser dump --format json (wall)         ${fmt(result.puppetWallMs)}`);
+  console.log(`  puppet parser dump -e '' (start-up, wall)       ${fmt(result.puppetStartMs)}`);
+  if (puppetInProcess) {
     console.log(
-      `  ratio without start-ups (in process / puppet minus start-up) ${(inProcess / puppetParse).toFixed(3)}x`,
+      `  puppet parse + PN JSON in process, cold / warm  ${fmt(puppetInProcess.cold)} / ${fmt(puppetInProcess.warm)} CPU`,
+    );
+  }
+  console.log(`  ratio tend/puppet, whole command (wall)         ${(result.ratio ?? 0).toFixed(3)}x`);
+  if (puppetInProcess) {
+    const cold = inProcess.cold / puppetInProcess.cold;
+    const warm = inProcess.warm / puppetInProcess.warm;
+    console.log(
+      `  ratio tend/puppet in process, cold / warm       ${cold.toFixed(3)}x / ${warm.toFixed(3)}x`,
     );
   }
 }
