@@ -37,16 +37,21 @@ interface Places {
   readonly rolePath: string;
   readonly environmentPath: string;
   readonly nodePath: string;
+  readonly cacheDirectory: string | undefined;
 }
 
 function placesOf(options: LoadOptions): Places {
   const cookbookPaths = options.cookbookPaths.map((p) => resolve(p));
   const repo = dirname(cookbookPaths[0] ?? resolve("cookbooks"));
+  const nodePath = resolve(options.nodePath ?? join(repo, "nodes"));
+  const cache = options.cacheDirectory;
   return {
     cookbookPaths,
     rolePath: resolve(options.rolePath ?? join(repo, "roles")),
     environmentPath: resolve(options.environmentPath ?? join(repo, "environments")),
-    nodePath: resolve(options.nodePath ?? join(repo, "nodes")),
+    nodePath,
+    cacheDirectory:
+      cache === false ? undefined : resolve(cache ?? join(dirname(nodePath), "local-mode-cache", "tend")),
   };
 }
 
@@ -65,7 +70,7 @@ export async function loadRun(options: LoadOptions): Promise<LoadedRun> {
   const expansion = expandRunList(runListOf(options, json, saved), environment.name, roleFinder(places));
   const cookbooks = orderedCookbooks(places, expansion, environment);
   const node = makeNode(name, automatic, environment, expansion, json, saved);
-  const loader = new ModuleLoader(options.hostModules);
+  const loader = new ModuleLoader(options.hostModules, places.cacheDirectory);
   const loaded = await loadPhases(cookbooks, node, loader, options);
   const primary = (json?.runList ?? saved?.runList ?? []).map((e) => e.text);
   return {

@@ -261,6 +261,13 @@ export interface LoadOptions {
   readonly nodePath?: string;
   /** The host's facts, for tests; default computed lazily from the host. */
   readonly automatic?: AttributeTree | (() => AttributeTree);
+  /**
+   * Where transpiled user files are kept across runs, so that unchanged
+   * cookbooks start no esbuild; `false`: none. Default: `local-mode-cache/tend`
+   * beside the node path's directory (where chef-client's local mode keeps
+   * its cache), i.e. inside the Chef repository.
+   */
+  readonly cacheDirectory?: string | false;
   /** Called for each load step, in order. */
   readonly onLoad?: LoadHook;
   /** Where load steps and warnings are logged (verbose/debug). */

@@ -25,6 +25,7 @@ import { lineColumn } from "../catalog/json-locate.js";
 import type { RecipesDiagnostic, SourcePosition } from "./model.js";
 import { RecipesError } from "./model.js";
 import { decodeMappings, originalPosition } from "./source-map.js";
+import { readCachedTranspile, writeCachedTranspile } from "./transpile-cache.js";
 
 /** Modules tend lends to user code by specifier (`tend/recipes`). */
 export type HostModules = Readonly<Record<string, unknown>>;
@@ -55,7 +56,11 @@ export class ModuleLoader {
   private readonly transpiled = new Map<string, Transpiled>();
   private readonly modules = new Map<string, UserModule>();
 
-  constructor(private readonly hostModules: HostModules = {}) {}
+  /** `cacheDirectory`: where transpiled files are kept across runs (none: transpile every run). */
+  constructor(
+    private readonly hostModules: HostModules = {},
+    private readonly cacheDirectory?: string,
+  ) {}
 
   /**
    * The exports of the user file at `path` (absolute), running it and what
@@ -114,7 +119,7 @@ export class ModuleLoader {
   private transpile(path: string): Promise<Transpiled> {
     let p = this.pending.get(path);
     if (!p) {
-      p = transpileFile(path).then((t) => {
+      p = transpileFile(path, this.cacheDirectory).then((t) => {
         this.transpiled.set(path, t);
         return t;
       });
@@ -157,9 +162,17 @@ export class ModuleLoader {
 }
 
 /** Reads and transpiles one file; a syntax error or an unresolvable relative import is a RecipesError. */
-async function transpileFile(path: string): Promise<Transpiled> {
+async function transpileFile(path: string, cacheDirectory: string | undefined): Promise<Transpiled> {
   const text = readFileSync(path, "utf8");
   if (extname(path) === ".json") return { path, code: text, map: '{"mappings":""}', files: new Map() };
+  const cached = cacheDirectory === undefined ? undefined : readCachedTranspile(cacheDirectory, path, text);
+  const result = cached ?? (await transform(path, text));
+  if (!cached && cacheDirectory !== undefined) writeCachedTranspile(cacheDirectory, path, text, result);
+  return { path, code: result.code, map: result.map, files: resolveImports(path, text, result.code) };
+}
+
+/** esbuild's transform of one file to a CommonJS body with an external source map. */
+async function transform(path: string, text: string): Promise<{ code: string; map: string }> {
   // require, not import(): the CLI bundle runs under node:vm, where import() is refused.
   esbuildModule ??= Promise.resolve(createRequire(import.meta.url)("esbuild") as Esbuild);
   const esbuild = await esbuildModule;
@@ -182,7 +195,7 @@ async function transpileFile(path: string): Promise<Transpiled> {
   } catch (error) {
     throw new RecipesError(esbuildDiagnostics(path, error));
   }
-  return { path, code: result.code, map: result.map, files: resolveImports(path, text, result.code) };
+  return { code: result.code, map: result.map };
 }
 
 /** esbuild's errors as diagnostics (its columns are 0-based). */

@@ -7,8 +7,10 @@
  * an import naming no file, an export of the wrong shape.
  */
 import assert from "node:assert/strict";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
-import { load, loadProblems, makeRepo } from "./repo.js";
+import { load, loadProblems, makeRepo, writeFiles } from "./repo.js";
 
 test("files import each other, once per run; tend's modules are the run's instances", async (t) => {
   const dsl = { defineResource: (spec: object) => ({ ...spec, defined: true }) };
@@ -103,4 +105,30 @@ test("mapLocation and locate give the user's line for a recipe's own frames", as
     line: 3,
     column: 1,
   });
+});
+
+test("transpiled files are kept across runs; a changed or damaged entry is transpiled again", async (t) => {
+  const root = makeRepo(t, {
+    "cookbooks/a/attributes/default.ts": "export default (node: any) => {\n  node.default.v = 1;\n};\n",
+  });
+  const cache = join(root, "local-mode-cache", "tend");
+  assert.equal((await load(root, { runList: [] })).run.node.get("v"), undefined);
+  writeFiles(root, { "cookbooks/a/recipes/default.ts": "export default () => {};\n" });
+  assert.equal((await load(root, { runList: ["a"] })).run.node.get("v"), 1);
+  assert.equal(readdirSync(cache).length, 1);
+  assert.equal((await load(root, { runList: ["a"] })).run.node.get("v"), 1);
+  assert.equal(readdirSync(cache).length, 1);
+  writeFiles(root, {
+    "cookbooks/a/attributes/default.ts": "export default (node: any) => {\n  node.default.v = 2;\n};\n",
+  });
+  assert.equal((await load(root, { runList: ["a"] })).run.node.get("v"), 2);
+  assert.equal(readdirSync(cache).length, 2);
+  for (const entry of readdirSync(cache)) writeFileSync(join(cache, entry), "{ damaged");
+  assert.equal((await load(root, { runList: ["a"] })).run.node.get("v"), 2);
+  const none = makeRepo(t, {
+    "cookbooks/a/attributes/default.ts": "export default () => {};\n",
+    "cookbooks/a/recipes/default.ts": "export default () => {};\n",
+  });
+  await load(none, { runList: ["a"], cacheDirectory: false });
+  assert.equal(existsSync(join(none, "local-mode-cache")), false);
 });
