@@ -9,10 +9,13 @@
 import { cpSync, existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseCommandLine } from "./args.js";
+import type { CompiledTechnique } from "../rudder/technique/index.js";
+import { standalonePrelude } from "../rudder/technique/standalone.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 
 const usage = `Usage: tend rudder technique check FILE.yml [--ncf DIR] [--json]
        tend rudder technique compile FILE.yml [-o DIR] [--ncf DIR] [--json]
+                                     [--standalone [--param NAME=VALUE]... [--audit]]
 
 Reads a technique written in rudderc's YAML and checks it against the ncf
 method library; compile also writes technique.cf and metadata.xml (and copies
@@ -25,6 +28,11 @@ Options:
   -o, --output DIR  where compile writes (default: target/ beside FILE)
       --ncf DIR     the ncf tree (or its 30_generic_methods folder)
       --json        print the result as JSON on stdout
+      --standalone  make technique.cf a whole policy: it loads ncf from the
+                    --ncf tree and runs the technique (tend agent -f FILE)
+      --param NAME=VALUE  a parameter's value for --standalone (else its default)
+      --audit       run the standalone technique in audit mode
+      --rudder-var DIR    ncf's g.rudder_var for --standalone (default /var/rudder)
   -h, --help        show this help
 `;
 
@@ -36,6 +44,11 @@ interface Options {
   readonly output?: string;
   readonly ncf?: string;
   readonly json: boolean;
+  readonly standalone?: {
+    readonly params: ReadonlyMap<string, string>;
+    readonly audit: boolean;
+    readonly rudderVar?: string;
+  };
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
@@ -56,6 +69,10 @@ function parseOptions(args: readonly string[], io: CliIo): Options | undefined {
     output: { type: "string", short: "o" },
     ncf: { type: "string" },
     json: { type: "boolean" },
+    standalone: { type: "boolean" },
+    param: { type: "string", multiple: true },
+    audit: { type: "boolean" },
+    "rudder-var": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -71,7 +88,24 @@ function parseOptions(args: readonly string[], io: CliIo): Options | undefined {
     ...(values.output !== undefined ? { output: resolve(io.cwd, values.output) } : {}),
     ...(values.ncf !== undefined ? { ncf: resolve(io.cwd, values.ncf) } : {}),
     json: values.json === true,
+    ...(values.standalone
+      ? { standalone: standaloneOptions(values.param, values.audit === true, values["rudder-var"]) }
+      : {}),
   };
+}
+
+function standaloneOptions(
+  params: readonly string[] | undefined,
+  audit: boolean,
+  rudderVar: string | undefined,
+): Options["standalone"] {
+  const values = new Map<string, string>();
+  for (const p of params ?? []) {
+    const eq = p.indexOf("=");
+    if (eq <= 0) throw new UsageError(`--param expects NAME=VALUE, not '${p}'`);
+    values.set(p.slice(0, eq), p.slice(eq + 1));
+  }
+  return { params: values, audit, ...(rudderVar !== undefined ? { rudderVar } : {}) };
 }
 
 async function runTechnique(options: Options, io: CliIo): Promise<number> {
@@ -104,10 +138,12 @@ async function runTechnique(options: Options, io: CliIo): Promise<number> {
   const policyErrors = checkGeneratedPolicy(result.technique.files.get("technique.cf") ?? "", "technique.cf");
   if (policyErrors.length > 0)
     return fail(`generated policy does not validate: ${policyErrors.map((d) => d.message).join("; ")}`);
+  const files = options.standalone
+    ? withPrelude(result.technique, ncf, options.standalone, io)
+    : result.technique.files;
+  if (typeof files === "string") return fail(files);
   const written =
-    options.action === "compile"
-      ? await writeOutput(result.technique.files, resourcesDir, resources, options)
-      : [];
+    options.action === "compile" ? await writeOutput(files, resourcesDir, resources, options) : [];
   if (options.json) {
     const { id, version, name, metadata } = result.technique;
     io.stdout(
@@ -117,6 +153,28 @@ async function runTechnique(options: Options, io: CliIo): Promise<number> {
     io.stdout(`${written.map((w) => `wrote ${w}`).join("\n")}\n`);
   } else io.stdout(`${options.file}: ok\n`);
   return EXIT_OK;
+}
+
+/** technique.cf made standalone, or why it cannot be. */
+function withPrelude(
+  compiled: CompiledTechnique,
+  ncf: string,
+  standalone: NonNullable<Options["standalone"]>,
+  io: CliIo,
+): ReadonlyMap<string, string> | string {
+  if (ncf.endsWith(".json")) return "--standalone needs an ncf tree (--ncf DIR), not a JSON method library";
+  const tree = /\/30_generic_methods\/?$/.test(ncf) ? dirname(ncf) : ncf;
+  for (const name of standalone.params.keys()) {
+    if (!compiled.technique.params.some((p) => p.name === name))
+      return `--param ${name}: the technique has no parameter '${name}'`;
+  }
+  const prelude = standalonePrelude(compiled.technique, {
+    ncfTree: tree,
+    params: standalone.params,
+    policyMode: standalone.audit ? "audit" : "enforce",
+    ...(standalone.rudderVar !== undefined ? { rudderVar: resolve(io.cwd, standalone.rudderVar) } : {}),
+  });
+  return new Map([...compiled.files, ["technique.cf", prelude + (compiled.files.get("technique.cf") ?? "")]]);
 }
 
 async function writeOutput(

@@ -122,3 +122,4 @@ function findControlCharacter(text: string): string | undefined {
   return match?.[0];
 }
 export { listResources } from "./resources.js";
+export { standalonePrelude, type StandaloneOptions } from "./standalone.js";

@@ -1,10 +1,10 @@
 /**
  * A technique compiled by tend runs on tend's agent with ncf 8.3 and
  * reports as Rudder expects: `tend agent` (the built CLI) on the compiled
- * technique.cf, loaded beside ncf by a small driver policy (ncf's
- * list-compatible-inputs, the `g` variables ncf reads, the reporting
- * context and policy mode a Rudder agent sets). Everything it writes is in a
- * temporary directory. Skipped when no ncf tree is available (TEND_NCF or
+ * technique.cf made standalone (its prelude loads ncf through ncf's
+ * list-compatible-inputs, defines the `g` variables ncf reads, and sets the
+ * reporting context and policy mode a Rudder agent sets). Everything it
+ * writes is in a temporary directory. Skipped when no ncf tree is available (TEND_NCF or
  * the ncf mirror); the cf-agent comparison is skipped without cf-agent.
  */
 import assert from "node:assert/strict";
@@ -22,7 +22,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { compileTechnique, loadMethodLibrary } from "../../../src/rudder/technique/index.js";
+import {
+  compileTechnique,
+  loadMethodLibrary,
+  standalonePrelude,
+} from "../../../src/rudder/technique/index.js";
 import { runTend } from "../../cli/run-tend.js";
 import { ncfTree } from "./ncf-tree.js";
 
@@ -31,44 +35,6 @@ const FIXTURE = fileURLToPath(
 );
 const CF_AGENT = "/usr/bin/cf-agent";
 const IDS = "6f1e3b52-0a0b-4c7e-9d41-2f6a1c1b000";
-
-function driver(tree: string, dir: string, technique: string): string {
-  return `body common control
-{
-  inputs => { @{lib.files}, "${technique}" };
-  bundlesequence => { "main" };
-}
-body agent control
-{
-  ifelapsed => "1";
-}
-bundle common lib
-{
-  vars:
-    "ncf_tree" string => "${tree}";
-    "framework" string => execresult("/bin/sh \${ncf_tree}/10_ncf_internals/list-compatible-inputs --ncf-path \${ncf_tree} 10_ncf_internals 20_cfe_basics 30_generic_methods", "useshell");
-    "relative" slist => splitstring("\${framework}", "\\n", 10000);
-    "files" slist => maplist("\${ncf_tree}/\${this}", relative);
-}
-bundle common g
-{
-  vars:
-    "rudder_var" string => "${dir}/var";
-    "rudder_base" string => "${dir}/base";
-    "uuid" string => "fb264042-a1b8-4770-b090-a398ea6fbbc3";
-    "rudder_node_config_id" string => "1";
-    "execRun" string => "2026-11-27 00:00:00+00:00";
-}
-bundle agent main
-{
-  methods:
-    "init" usebundle => initialization;
-    "context" usebundle => rudder_reporting_context_v4("directive_id", "rule_id", "tend_demo", "", "", "report_id");
-    "mode" usebundle => set_dry_run_mode("false");
-    "run" usebundle => tend_demo("${dir}/files");
-}
-`;
-}
 
 /** `event report-id-suffix key` for each Rudder report line of a run. */
 function reports(output: string): string[] {
@@ -81,7 +47,10 @@ function reports(output: string): string[] {
     });
 }
 
-function prepare(t: import("node:test").TestContext): { dir: string; policy: string } | undefined {
+function prepare(
+  t: import("node:test").TestContext,
+  policyMode: "enforce" | "audit" = "enforce",
+): { dir: string; policy: string } | undefined {
   const { tree, reason } = ncfTree(t);
   if (!tree) {
     t.skip(reason);
@@ -93,11 +62,25 @@ function prepare(t: import("node:test").TestContext): { dir: string; policy: str
   const dir = mkdtempSync(join(tmpdir(), "tend-rudder-agent-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, "files"));
-  writeFileSync(join(dir, "technique.cf"), result.technique.files.get("technique.cf") as string);
-  const policy = join(dir, "main.cf");
-  writeFileSync(policy, driver(tree, dir, join(dir, "technique.cf")));
+  const prelude = standalonePrelude(result.technique.technique, {
+    ncfTree: tree,
+    params: new Map([["dir", join(dir, "files")]]),
+    policyMode,
+    rudderVar: join(dir, "var"),
+  });
+  const policy = join(dir, "technique.cf");
+  writeFileSync(policy, prelude + (result.technique.files.get("technique.cf") as string));
   return { dir, policy };
 }
+
+/** As cf-agent 3.21 reports the same standalone file in audit mode. */
+const AUDIT_RUN = [
+  "audit_noncompliant 2 /FILES/hello",
+  "audit_noncompliant 4 /FILES/hello",
+  "audit_na 5 /FILES/hello",
+  "audit_compliant 6 /FILES/hello",
+  "audit_na 7 /bin/true",
+];
 
 const FIRST_RUN = [
   "result_repaired 2 /FILES/hello",
@@ -152,4 +135,18 @@ test("cf-agent 3.21 runs the same compiled technique with the same reports", (t)
     reports(run.stdout).map((r) => r.replace(files, "/FILES")),
     FIRST_RUN,
   );
+});
+
+test("in audit mode nothing changes and everything is reported as audited", (t) => {
+  const setup = prepare(t, "audit");
+  if (!setup) return;
+  const { dir, policy } = setup;
+  const run = runTend(["agent", "-K", `--workdir=${join(dir, "tend")}`, "-f", policy], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const files = join(dir, "files");
+  assert.deepEqual(
+    reports(run.stdout).map((r) => r.replace(files, "/FILES")),
+    AUDIT_RUN,
+  );
+  assert.equal(existsSync(join(files, "hello")), false);
 });

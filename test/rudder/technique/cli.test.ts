@@ -4,7 +4,15 @@
  * exit 1 on bad input or without a method library.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -93,4 +101,62 @@ test("usage errors name what was expected", () => {
   assert.equal(run.code, 1);
   assert.match(run.stderr, /expected 'check' or 'compile'/);
   assert.match(runTend(["rudder", "nothing"]).stderr, /unknown subcommand 'nothing'/);
+});
+
+test("--standalone puts a prelude that loads ncf and runs the technique before technique.cf", (t) => {
+  const dir = tempDir(t);
+  const tree = join(dir, "ncf");
+  mkdirSync(join(tree, "30_generic_methods"), { recursive: true });
+  copyFileSync(join(METHODS, "package_present.cf"), join(tree, "30_generic_methods", "package_present.cf"));
+  const run = runTend([
+    "rudder",
+    "technique",
+    "compile",
+    join(NTP, "technique.yml"),
+    "-o",
+    join(dir, "out"),
+    "--ncf",
+    join(tree, "30_generic_methods"),
+    "--standalone",
+    "--param",
+    "server=ntp.example.org",
+    "--audit",
+  ]);
+  assert.equal(run.code, 1, "package_install is not in this one-method library");
+  copyFileSync(join(METHODS, "package_install.cf"), join(tree, "30_generic_methods", "package_install.cf"));
+  const ok = runTend([
+    "rudder",
+    "technique",
+    "compile",
+    join(NTP, "technique.yml"),
+    "-o",
+    join(dir, "out"),
+    "--ncf",
+    join(tree, "30_generic_methods"),
+    "--standalone",
+    "--param",
+    "server=ntp.example.org",
+    "--audit",
+  ]);
+  assert.equal(ok.code, 0, ok.stderr);
+  const cf = readFileSync(join(dir, "out", "technique.cf"), "utf8");
+  assert.ok(cf.endsWith(readFileSync(join(NTP, "technique.cf"), "utf8")));
+  assert.match(cf, new RegExp(`"ncf_tree"\\s+string => "${tree}";`));
+  assert.match(cf, /usebundle => set_dry_run_mode\("true"\);/);
+  assert.match(cf, /usebundle => ntp_technique\("ntp\.example\.org"\);/);
+  const bad = runTend([
+    "rudder",
+    "technique",
+    "compile",
+    join(NTP, "technique.yml"),
+    "-o",
+    join(dir, "out"),
+    "--ncf",
+    METHODS,
+    "--standalone",
+    "--param",
+    "nope=1",
+  ]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /the technique has no parameter 'nope'/);
 });
