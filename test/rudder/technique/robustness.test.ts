@@ -3,6 +3,7 @@
  * by values of other types (or removed), and each variant compiled. The
  * compiler must return a result (diagnostics or files), never an exception.
  */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: CFEngine references, not templates
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
