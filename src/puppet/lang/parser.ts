@@ -844,11 +844,13 @@ class Parser {
       };
       return { kind: "Variable", expr: b, offset: t.offset, length: t.length };
     }
+    // The name follows the `$` (a `${name}` token has none).
+    const dollar = t.length > t.value.length ? 1 : 0;
     const name: A.QualifiedName = {
       kind: "QualifiedName",
       value: t.value,
-      offset: t.offset + 1,
-      length: Math.max(0, t.length - 1),
+      offset: t.offset + dollar,
+      length: t.length - dollar,
     };
     return { kind: "Variable", expr: name, offset: t.offset, length: t.length };
   }
