@@ -15,7 +15,7 @@
 # modules in /usr/share/puppet/modules, the .pp/.epp files of puppetlabs/puppet
 # 7.23.0 and the manifests embedded in its specs (both from the bare mirror
 # in /work/.mirror), and the code blocks of puppetlabs/puppet-specifications
-# language/*.md, and 400 mutants (one character deleted, inserted or replaced)
+# language/*.md, the strings its parser and evaluator specs parse, and 400 mutants (one character deleted, inserted or replaced)
 # of the handwritten and module inputs. Handwritten inputs (handwritten/,
 # errors/, epp/) are kept.
 $VERBOSE = nil # Puppet's lexer compiles regexes of the inputs; Ruby warns about some
@@ -122,6 +122,33 @@ def gather_specifications
   end
 end
 
+# The string literals passed to parse(...), dump(parse(...)),
+# evaluate(literal(...)) and friends in puppetlabs/puppet 7.23.0's parser
+# and evaluator specs (one-line Ruby string literals without interpolation;
+# the EPP parser's spec gives .epp inputs).
+PARSE_CALL = /\b(?:parse|parser\.parse_string|parse_string|evaluate_string|tokens_scanned_from|epp_parse|parse_epp)\(\s*("(?:[^"\\#]|\\.|#(?!\{))*"|'(?:[^'\\]|\\.)*')/
+
+def gather_parser_specs
+  dir = File.join(INPUTS, 'parser-specs')
+  FileUtils.rm_rf(dir)
+  index = []
+  %w[spec/unit/pops/parser spec/unit/pops/evaluator].each do |sub|
+    git(PUPPET_MIRROR, 'ls-tree', '-r', '--name-only', '7.23.0', sub).split("\n").grep(/_spec\.rb\z/).each do |path|
+      epp = path.include?('epp')
+      git(PUPPET_MIRROR, 'show', "7.23.0:#{path}").split("\n").each_with_index do |line, n|
+        line.scan(PARSE_CALL) do |(literal)|
+          code = eval(literal) # a plain string literal: no interpolation (checked by the pattern)
+          next if code.strip.empty? || index.any? { |e| e['code'] == code && e['epp'] == epp }
+          id = format('%04d', index.size + 1)
+          index << { 'id' => id, 'file' => path, 'line' => n + 1, 'epp' => epp, 'code' => code }
+          write(File.join(dir, id + (epp ? '.epp' : '.pp')), code)
+        end
+      end
+    end
+  end
+  write(File.join(dir, 'index.json'), JSON.pretty_generate(index.map { |e| e.reject { |k, _| k == 'code' } }) + "\n")
+end
+
 # Small deterministic mutations (a punctuation character deleted, inserted
 # or replaced) of the handwritten and module inputs: mostly syntax errors,
 # to compare error messages and positions far beyond the handwritten ones.
@@ -187,6 +214,7 @@ if ARGV.include?('--gather')
   gather_puppet_repo
   gather_spec_snippets if File.exist?(SNIPPETS)
   gather_specifications
+  gather_parser_specs
   gather_mutants
 end
 
