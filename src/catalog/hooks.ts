@@ -60,6 +60,12 @@ export interface ApplierHooks {
     action: string | undefined,
     context: ApplyContext,
   ): Promise<ResourceResult>;
+  /**
+   * In noop, run notifications' actions too (each in noop, so they say what
+   * they would do: Chef's why-run), instead of only logging that they would
+   * have been sent. Default false.
+   */
+  readonly runNotificationsInNoop?: boolean;
   /** What a failure of this resource does to the rest of the run; default `skip-dependents` (Puppet's). */
   failurePolicy?(resource: CatalogResource): FailurePolicy;
 }

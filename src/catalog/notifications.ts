@@ -5,7 +5,8 @@
  * notifying resource changed; `delayed` queues it, once per target and
  * action, for the end of the run; `before` runs it ahead of the notifying
  * resource when a dry run of that resource shows it would change. In noop
- * (why-run) nothing runs; each would-be action is logged.
+ * (why-run) each would-be action is logged and, when the front end asks
+ * (`runNotificationsInNoop`), run in noop to say what it would do.
  */
 import type { ApplierHooks, Notification } from "./hooks.js";
 import type { CatalogResource } from "./model.js";
@@ -88,7 +89,7 @@ export class Notifications {
         `Would have notified ${notification.target} to ${action} (${notification.timing})`,
         v,
       );
-      return;
+      if (!this.hooks.runNotificationsInNoop) return;
     }
     if (notification.timing !== "delayed") {
       await this.host.runAction(target, notification.action, describe(notification, resource));

@@ -282,6 +282,8 @@ class CollectionWalk {
       notifications: (resource) => this.notificationsOf(this.entry(resource).declaration),
       runNotification: (target, action) => this.runNotification(this.entry(target), action),
       failurePolicy: (resource) => (this.entry(resource).declaration.ignoreFailure ? "ignore" : "stop-run"),
+      // Chef's why-run runs notified actions in why-run: they say what they would do.
+      runNotificationsInNoop: true,
     };
   }
 

@@ -215,6 +215,8 @@ test("why-run: every resource says what it would do, guards and notifications in
     "Would have notified Service[app] to restart (delayed)",
     "execute[never] run skipped (only_if)",
     "service[app] start updated",
+    // As in Chef's why-run, the notified action runs in why-run and says what it would do.
+    "service[app] restart updated (notified)",
   ]);
   const file = events.find((e) => e.kind === "action" && e.ref.endsWith("app.conf]"));
   assert.ok(file?.kind === "action" && file.whyRun);
@@ -229,6 +231,8 @@ test("why-run: every resource says what it would do, guards and notifications in
   );
   assert.equal(status.whyRun, true);
   assert.equal(status.updatedResources.length, 3);
+  const restart = events.find((e) => e.kind === "action" && e.notified);
+  assert.ok(restart?.kind === "action" && restart.whyRun);
 });
 
 test("a second run changes nothing", async (t) => {
