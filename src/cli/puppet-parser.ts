@@ -17,6 +17,7 @@ import {
   parsePuppet,
   renderPnJson,
   renderPnText,
+  TOO_DEEP,
   toPn,
 } from "../puppet/lang/index.js";
 import { parseCommandLine } from "./args.js";
@@ -103,8 +104,17 @@ async function runDump(args: readonly string[], io: CliIo): Promise<number> {
   for (const source of sources) {
     const result = parseSource(source, source.name === "" ? "" : source.name);
     report(result, io);
-    if (result.ok) io.stdout(`${render(toPn(result.program))}\n`);
-    else failed = true;
+    if (!result.ok) {
+      failed = true;
+      continue;
+    }
+    try {
+      io.stdout(`${render(toPn(result.program))}\n`);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      io.stderr(`${source.name === "" ? "<command line>" : source.name}: ${TOO_DEEP} (dump)\n`);
+      failed = true;
+    }
   }
   return failed ? EXIT_FAILURE : EXIT_OK;
 }

@@ -6,5 +6,5 @@
 export type * from "./ast.js";
 export { formatDiagnosticLine, formatPuppetDiagnostic, type PuppetDiagnostic } from "./diagnostics.js";
 export { Locator, type Position } from "./locator.js";
-export { type ParseOptions, type ParseResult, parsePuppet } from "./parser.js";
+export { type ParseOptions, type ParseResult, parsePuppet, TOO_DEEP } from "./parser.js";
 export { type PnData, renderPnJson, renderPnText, toPn } from "./pn.js";

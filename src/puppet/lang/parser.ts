@@ -30,13 +30,25 @@ export type ParseResult =
 export function parsePuppet(text: string, options: ParseOptions = {}): ParseResult {
   const locator = new Locator(text, options.file ?? "");
   let warnings: PuppetDiagnostic[] = [];
+  let parser: Parser | undefined;
   try {
     const lexed = lex(text, { epp: options.epp === true });
     warnings = lexed.warnings;
-    const parser = new Parser(lexed.tokens, text.length, lexed.error);
+    parser = new Parser(lexed.tokens, text.length, lexed.error);
     const program = parser.program(locator);
     return { ok: true, program, warnings, locator };
   } catch (error) {
+    if (error instanceof RangeError && parser !== undefined) {
+      // Hundreds of nested brackets exhaust the stack (Puppet's own limit is near 1,000).
+      const offset = parser.offset();
+      const diagnostic: PuppetDiagnostic = {
+        severity: "error",
+        code: "PARSE_ERROR",
+        message: TOO_DEEP,
+        offset,
+      };
+      return { ok: false, error: diagnostic, warnings, locator };
+    }
     if (!(error instanceof PuppetSyntaxError)) throw error;
     const diagnostic: PuppetDiagnostic = {
       severity: "error",
@@ -47,6 +59,8 @@ export function parsePuppet(text: string, options: ParseOptions = {}): ParseResu
     return { ok: false, error: diagnostic, warnings, locator };
   }
 }
+
+export const TOO_DEEP = "Expressions nested too deeply for tend's parser";
 
 /** Calls that may be written without parentheses as statements (`include a, b`). */
 const STATEMENT_CALLS = new Set([
@@ -183,6 +197,11 @@ class Parser {
   }
 
   // --- token access ------------------------------------------------------------
+
+  /** Where the parser is (for a diagnostic raised outside it). */
+  offset(): number {
+    return (this.tokens[Math.min(this.i, this.last)] as Token).offset;
+  }
 
   /** The token `ahead` of the current one; reaching a lexing error raises it. */
   private at(ahead: number): Token {

@@ -138,3 +138,10 @@ test("EPP templates parse to a lambda of render expressions", () => {
     '{"^":["lambda",{"#":["params",{"#":["x",{"#":["value",1]}]},"body",[{"^":["epp",{"^":["render-s","a"]},{"^":["render",{"^":["var","x"]}]}]}]]}]}',
   );
 });
+
+test("parser: nesting too deep for the stack is a diagnostic, not a crash", () => {
+  const r = parsePuppet(`$x = ${"[".repeat(20000)}${"]".repeat(20000)}`);
+  assert.equal(r.ok, false);
+  if (!r.ok) assert.match(r.error.message, /nested too deeply/);
+  assert.ok(parsePuppet(`$x = ${"[".repeat(200)}${"]".repeat(200)}`).ok);
+});
