@@ -41,7 +41,7 @@ function changed(value: unknown, path: Path, replacement: unknown | typeof REMOV
 
 const REMOVE = Symbol("remove");
 
-for (const name of ["ntp", "loops", "reporting"]) {
+for (const name of ["ntp", "loops"]) {
   test(`every value of rudderc case ${name} made wrong gives diagnostics, never an exception`, () => {
     const dir = join(FIXTURES, "cases", name);
     const data = parse(readFileSync(join(dir, "technique.yml"), "utf8"));
