@@ -14,6 +14,7 @@
  */
 import { createPublicKey } from "node:crypto";
 import http from "node:http";
+import type { Duplex } from "node:stream";
 import tls from "node:tls";
 import { userInfo } from "node:os";
 import { selfSignedCertificate } from "../net/certificate.js";
@@ -92,28 +93,56 @@ function checkHubKey(socket: tls.TLSSocket, options: SendOptions): void {
 class UntrustedHub extends Error {}
 
 /** POSTs one report body; resolves with what the hub answered. */
-export async function sendReport(body: Buffer, options: SendOptions): Promise<SendResult> {
-  let socket: tls.TLSSocket;
-  try {
-    socket = await connectHub(options);
-  } catch (error) {
-    return {
-      kind: "retry",
-      error: `cannot reach the hub ${options.hub.host}:${options.hub.port}: ${(error as Error).message}`,
-    };
+/**
+ * An HTTP agent whose connections are TLS connections to the hub opened by
+ * connectHub: the hub's key is checked before the agent hands a
+ * connection to a request, so no byte of a report reaches an untrusted
+ * hub. Connections are kept alive for the next report of the round.
+ */
+export class HubAgent extends http.Agent {
+  constructor(private readonly sendOptions: SendOptions) {
+    super({ keepAlive: true, maxSockets: 1, timeout: sendOptions.timeoutMs });
   }
+
+  // Node's Agent takes a connection given later through the callback.
+  override createConnection(
+    _options: http.ClientRequestArgs,
+    callback?: (error: Error | null, socket: Duplex) => void,
+  ): undefined {
+    const { host, port } = this.sendOptions.hub;
+    connectHub(this.sendOptions).then(
+      (socket) => callback?.(null, socket),
+      (error: Error) =>
+        callback?.(
+          new ConnectError(`cannot reach the hub ${host}:${port}: ${error.message}`),
+          undefined as unknown as Duplex,
+        ),
+    );
+    return undefined;
+  }
+}
+
+class ConnectError extends Error {}
+
+/** POSTs one report body (through `agent`, else a connection of its own); resolves with what the hub answered. */
+export async function sendReport(body: Buffer, options: SendOptions, agent?: HubAgent): Promise<SendResult> {
+  const through = agent ?? new HubAgent(options);
   return new Promise<SendResult>((resolve) => {
     const request = http.request({
       method: "POST",
       path: "/v1/reports",
       host: options.hub.host,
-      headers: { "content-type": "application/json", "content-length": body.length, connection: "close" },
-      createConnection: () => socket,
+      port: options.hub.port,
+      headers: { "content-type": "application/json", "content-length": body.length },
+      agent: through,
       timeout: options.timeoutMs,
     });
     request.once("timeout", () => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
     request.once("error", (error) =>
-      resolve({ kind: "retry", error: `sending to the hub: ${error.message}` }),
+      resolve({
+        kind: "retry",
+        error: error instanceof ConnectError ? error.message : `sending to the hub: ${error.message}`,
+      }),
     );
     request.once("response", (response) => {
       const parts: Buffer[] = [];
@@ -128,7 +157,9 @@ export async function sendReport(body: Buffer, options: SendOptions): Promise<Se
       );
     });
     request.end(body);
-  }).finally(() => socket.destroy());
+  }).finally(() => {
+    if (!agent) through.destroy();
+  });
 }
 
 /** What an answer means for the spooled file. */
@@ -168,30 +199,35 @@ export async function sendSpooled(
   let sent = 0;
   let refused = 0;
   let stopped: string | undefined;
-  for (const entry of entries.slice(0, options.maxSends)) {
-    let body: Buffer;
-    try {
-      body = readFileSync(entry.file);
-    } catch {
-      continue; // Sent and removed by a concurrent run.
+  const agent = new HubAgent(options);
+  try {
+    for (const entry of entries.slice(0, options.maxSends)) {
+      let body: Buffer;
+      try {
+        body = readFileSync(entry.file);
+      } catch {
+        continue; // Sent and removed by a concurrent run.
+      }
+      const result = await sendReport(body, options, agent);
+      if (result.kind === "stored" || result.kind === "duplicate") {
+        removeQuietly(entry.file);
+        sent++;
+        logger.verbose(
+          `Run report ${entry.runId} ${result.kind === "stored" ? "stored by" : "already at"} the hub`,
+        );
+      } else if (result.kind === "refused") {
+        setAside(entry, paths, options.keepRefused ?? 100);
+        refused++;
+        logger.error(
+          `The hub refused run report ${entry.runId} (${result.status}): ${result.error}; set aside in ${paths.refused}`,
+        );
+      } else {
+        stopped = result.error;
+        break;
+      }
     }
-    const result = await sendReport(body, options);
-    if (result.kind === "stored" || result.kind === "duplicate") {
-      removeQuietly(entry.file);
-      sent++;
-      logger.verbose(
-        `Run report ${entry.runId} ${result.kind === "stored" ? "stored by" : "already at"} the hub`,
-      );
-    } else if (result.kind === "refused") {
-      setAside(entry, paths, options.keepRefused ?? 100);
-      refused++;
-      logger.error(
-        `The hub refused run report ${entry.runId} (${result.status}): ${result.error}; set aside in ${paths.refused}`,
-      );
-    } else {
-      stopped = result.error;
-      break;
-    }
+  } finally {
+    agent.destroy();
   }
   const left = listSpool(paths.spool).length;
   if (stopped)
