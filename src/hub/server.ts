@@ -204,13 +204,21 @@ async function ingest(request: IncomingMessage, options: HubServerOptions, stats
   return { status: result === "stored" ? 201 : 200, body: { result, runId: report.runId } };
 }
 
+function requestUrl(path: string): URL {
+  try {
+    return new URL(`https://hub.invalid${path.startsWith("/") ? "" : "/"}${path}`);
+  } catch {
+    throw new Refusal(400, "malformed", "the request's path is not a URL path");
+  }
+}
+
 async function route(
   request: IncomingMessage,
   response: ServerResponse,
   options: HubServerOptions,
   stats: HubStats,
 ): Promise<void> {
-  const url = new URL(request.url ?? "/", "https://hub.invalid");
+  const url = requestUrl(request.url ?? "/");
   if (url.pathname === "/v1/reports") {
     if (request.method !== "POST") throw new Refusal(405, "method", "send reports with POST");
     const { status, body } = await ingest(request, options, stats);
