@@ -366,7 +366,13 @@ class CollectionWalk {
   }
 
   private async runNotification(entry: Resolved, action: string | undefined): Promise<ResourceResult> {
-    if (await this.skippedBy(entry.declaration)) return { events: [] };
+    // As Chef's run_action, a notified action is guarded too.
+    const skippedBy = await this.skippedBy(entry.declaration);
+    if (skippedBy !== undefined) {
+      const name = action ?? entry.declaration.actions[0] ?? "nothing";
+      this.emitAction(entry, name, { status: "skipped", skippedBy, lines: [], notified: true });
+      return { events: [] };
+    }
     return this.runActions(entry, [action ?? entry.declaration.actions[0] ?? "nothing"], false, true);
   }
 
