@@ -5,7 +5,7 @@
  * (rudder-directives.cf, rudder-directives.csv, the techniques' files,
  * expected-reports.json). Diagnostics go to stderr as file:line:col.
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { type TechniqueCompiler, loadConfiguration } from "../rudder/config/load.js";
 import { formatDiagnostic, hasErrors } from "../rudder/config/diagnostics.js";
 import { generateNode } from "../rudder/generate/index.js";
@@ -87,15 +87,15 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stderr(`tend rudder generate: --config, --node and --output are needed\n${generateUsage}`);
     return EXIT_FAILURE;
   }
-  const configDir = join(io.cwd, values.config);
-  const ncf = values.ncf ? join(io.cwd, values.ncf) : "/var/rudder/ncf/common/30_generic_methods";
+  const configDir = resolve(io.cwd, values.config);
+  const ncf = values.ncf ? resolve(io.cwd, values.ncf) : "/var/rudder/ncf/common/30_generic_methods";
   const { config, diagnostics } = loadConfiguration(configDir, { compileTechnique: yamlCompiler(ncf) });
   for (const d of diagnostics) io.stderr(`${formatDiagnostic(d)}\n`);
   if (hasErrors(diagnostics)) return EXIT_FAILURE;
   const result = generateNode(config, values.node);
   for (const m of result.messages) io.stderr(`tend rudder generate: ${m.level}: ${m.message}\n`);
   if (!result.ok) return EXIT_FAILURE;
-  const out = join(io.cwd, values.output);
+  const out = resolve(io.cwd, values.output);
   try {
     writePolicyDirectory(out, result.files);
   } catch (error) {
