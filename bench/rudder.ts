@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { loadConfiguration } from "../src/rudder/config/load.js";
 import { findTemplates, generateNode } from "../src/rudder/generate/index.js";
+import type { SourceCache } from "../src/rudder/generate/technique-files.js";
 import { writePolicyDirectory } from "../src/rudder/generate/write.js";
 
 const GOAL_MS = 10_000;
@@ -142,7 +143,7 @@ function main(): void {
     if (diagnostics.length > 0) throw new Error(diagnostics.map((d) => d.message).join("\n"));
     const loaded = performance.now();
     const templates = findTemplates(config);
-    const fileCache = new Map<string, string | undefined>();
+    const fileCache: SourceCache = new Map();
     let policies = 0;
     for (const id of config.nodes.keys()) {
       const r = generateNode(config, id, { templates, fileCache });

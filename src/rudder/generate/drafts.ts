@@ -92,6 +92,11 @@ export function directiveValues(d: Directive, t: Technique, problems: DraftProbl
     const given =
       d.values.get(v.name) ?? (v.variableName !== undefined ? d.values.get(v.variableName) : undefined);
     if (given !== undefined) {
+      // An empty value of a mandatory variable with a default takes the default.
+      if (!v.mayBeEmpty && v.defaultValue !== undefined && given.length === 1 && given[0] === "") {
+        out.set(v.name, [v.defaultValue]);
+        continue;
+      }
       if (given.length > 1 && !v.multivalued) {
         problems.push({
           level: "error",

@@ -7,11 +7,10 @@
  * write.ts puts them on disk.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXPECTED_REPORTS_FILE, type ExpectedReportsFile } from "../expected-reports.js";
 import type { Configuration } from "../config/model.js";
-import type { TechniqueResource } from "../config/technique.js";
 import {
   DEFAULT_TEMPLATES,
   type Templates,
@@ -22,7 +21,8 @@ import {
 import { type DraftProblem, draftsForNode } from "./drafts.js";
 import { nodeExpectedReports } from "./expected.js";
 import { type MergeMessage, buildPolicies } from "./merge.js";
-import { type GlobalPolicyMode, type Policy, rudderUniqueId } from "./policy.js";
+import type { GlobalPolicyMode, Policy } from "./policy.js";
+import { type SourceCache, addTechniqueFiles } from "./technique-files.js";
 
 export interface GenerateMessage {
   readonly level: "warning" | "error";
@@ -35,7 +35,7 @@ export interface GenerateOptions {
   /** the generation date written in the expected reports (default: now) */
   readonly now?: Date;
   /** technique files already read, by path (share one across the nodes of a run) */
-  readonly fileCache?: Map<string, string | undefined>;
+  readonly fileCache?: SourceCache;
 }
 
 export type GenerateResult =
@@ -104,7 +104,7 @@ export function generateNode(
   files.set("rudder-directives.cf", seq.directives);
   if (seq.systemDirectives !== undefined) files.set("rudder-system-directives.cf", seq.systemDirectives);
   files.set("rudder-directives.csv", seq.csv);
-  const cache = options.fileCache ?? new Map<string, string | undefined>();
+  const cache: SourceCache = options.fileCache ?? new Map();
   for (const p of sortPolicies(policies)) addTechniqueFiles(config, p, files, messages, cache);
   const nodeConfigId = configId(files);
   const beginDate = (options.now ?? new Date()).toISOString();
@@ -126,66 +126,6 @@ function configId(files: ReadonlyMap<string, string>): string {
   for (const [path, content] of [...files].sort(([a], [b]) => (a < b ? -1 : 1)))
     h.update(`${path}\0${content}\0`);
   return h.digest("hex").slice(0, 32);
-}
-
-function addTechniqueFiles(
-  config: Configuration,
-  p: Policy,
-  files: Map<string, string>,
-  messages: GenerateMessage[],
-  cache: Map<string, string | undefined>,
-): void {
-  const t = p.technique;
-  const id = `${t.id.name}/${t.id.version}`;
-  for (const r of [...t.templates, ...t.files]) {
-    const out = policyPath(r.outPath, p);
-    if (files.has(out)) continue;
-    const key = `${t.dir}\0${r.name}`;
-    if (!cache.has(key)) cache.set(key, resourceContent(config, p, r));
-    const content = cache.get(key);
-    if (content === undefined) {
-      messages.push({
-        level: "warning",
-        message: `technique '${id}': no file for ${r.template ? "template" : "file"} '${r.name}' (${describeSources(r)}), not written`,
-      });
-      continue;
-    }
-    // A ready file of a `separated` technique names its bundle after the directive.
-    const text =
-      t.generationMode === "separated" ? content.split("RudderUniqueID").join(rudderUniqueId(p)) : content;
-    files.set(out, text);
-  }
-}
-
-function describeSources(r: TechniqueResource): string {
-  return r.template
-    ? `expected ${r.name}.cf; StringTemplate (.st) templates are not rendered`
-    : `expected ${r.name}`;
-}
-
-function resourceContent(config: Configuration, p: Policy, r: TechniqueResource): string | undefined {
-  const t = p.technique;
-  const names = r.template ? [`${r.name}.cf`, r.name] : [r.name];
-  for (const n of names) {
-    const generated = t.generatedFiles?.get(n);
-    if (generated !== undefined) return generated;
-  }
-  for (const n of names) {
-    const path = r.fromRepository
-      ? join(config.dir, n.slice("RUDDER_CONFIGURATION_REPOSITORY/".length))
-      : join(t.dir, n);
-    if (existsSync(path) && !isDirectory(path)) return readFileSync(path, "utf8");
-  }
-  return undefined;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    readdirSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export type { MergeMessage };

@@ -2,7 +2,16 @@
 // generated from configurations holding the same directives and rules as
 // NodeConfigData.scala (see test/fixtures/rudder/write-techniques/README.md).
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -57,12 +66,30 @@ const ncf1: D = {
   priority: 0,
   mode: "enforce",
 };
-const fileTemplate = (id: string, name: string, dest: string): D => ({
+const fileTemplate = (
+  id: string,
+  name: string,
+  dest: string,
+  perms: string,
+  persist: string,
+  hook: string,
+): D => ({
   id,
   name,
   technique: "fileTemplate",
   version: "1.0",
-  values: { FILE_TEMPLATE_RAW_OR_NOT: "Raw", FILE_TEMPLATE_AGENT_DESTINATION_PATH: dest },
+  values: {
+    FILE_TEMPLATE_RAW_OR_NOT: "Raw",
+    FILE_TEMPLATE_TEMPLATE: "",
+    FILE_TEMPLATE_RAW_TEMPLATE: "some content",
+    FILE_TEMPLATE_AGENT_DESTINATION_PATH: dest,
+    FILE_TEMPLATE_TEMPLATE_TYPE: "mustache",
+    FILE_TEMPLATE_OWNER: "root",
+    FILE_TEMPLATE_GROUP_OWNER: "root",
+    FILE_TEMPLATE_PERMISSIONS: perms,
+    FILE_TEMPLATE_PERSISTENT_POST_HOOK: persist,
+    FILE_TEMPLATE_TEMPLATE_POST_HOOK_COMMAND: hook,
+  },
   priority: 0,
   mode: "enforce",
 });
@@ -70,11 +97,17 @@ const ft1 = fileTemplate(
   "e9a1a909-2490-4fc9-95c3-9d0aa01717c9",
   "10-File template 1",
   "/tmp/destination.txt",
+  "700",
+  "false",
+  "",
 );
 const ft2 = fileTemplate(
   "99f4ef91-537b-4e03-97bc-e65b447514cc",
   "20-File template 2",
   "/tmp/other-destination.txt",
+  "777",
+  "true",
+  "/bin/true",
 );
 const clock: D = {
   id: "directive1+rev1",
@@ -97,7 +130,16 @@ const rpm: D = {
   name: "20. Install PLOP STACK main rpm",
   technique: "rpmPackageInstallation",
   version: "7.0",
-  values: { RPM_PACKAGE_CHECK_INTERVAL: "5", RPM_PACKAGE_REDLIST: ["plop", "foo", "bar"] },
+  values: {
+    RPM_PACKAGE_CHECK_INTERVAL: "5",
+    RPM_PACKAGE_POST_HOOK_COMMAND: ["", "", ""],
+    RPM_PACKAGE_POST_HOOK_RUN: ["false", "false", "false"],
+    RPM_PACKAGE_REDACTION: ["add", "add", "add"],
+    RPM_PACKAGE_REDLIST: ["plop", "foo", "bar"],
+    RPM_PACKAGE_VERSION: ["", "", ""],
+    RPM_PACKAGE_VERSION_CRITERION: ["==", "==", "=="],
+    RPM_PACKAGE_VERSION_DEFINITION: ["default", "default", "default"],
+  },
   priority: 0,
   mode: "audit",
 };
@@ -115,7 +157,23 @@ const copyGit = (i: number): D => ({
   name: "Copy git file",
   technique: "copyGitFile",
   version: "2.3",
-  values: { COPYFILE_NAME: `file_name_${i}.json`, COPYFILE_DESTINATION: `/tmp/destination_${i}.json` },
+  values: {
+    COPYFILE_NAME: `file_name_${i}.json`,
+    COPYFILE_EXCLUDE_INCLUDE_OPTION: "none",
+    COPYFILE_EXCLUDE_INCLUDE: "",
+    COPYFILE_DESTINATION: `/tmp/destination_${i}.json`,
+    COPYFILE_RECURSION: `${i % 2}`,
+    COPYFILE_PURGE: "false",
+    COPYFILE_COMPARE_METHOD: "mtime",
+    COPYFILE_OWNER: "root",
+    COPYFILE_GROUP: "root",
+    COPYFILE_PERM: "644",
+    COPYFILE_SUID: "false",
+    COPYFILE_SGID: "false",
+    COPYFILE_STICKY_FOLDER: "false",
+    COPYFILE_POST_HOOK_RUN: "true",
+    COPYFILE_POST_HOOK_COMMAND: `/bin/echo Value_${i}.json`,
+  },
   priority: 0,
   mode: "enforce",
 });
@@ -249,15 +307,48 @@ for (const c of CASES) {
   });
 }
 
-test("WriteTechniquesTest node-cfe-with-two-directives: the ready Create_file.cf is copied as is", (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "tend-rudder-wt-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  buildConfig(dir, CASES[0] as (typeof CASES)[number]);
-  const result = generateNode(loadConfiguration(dir).config, "node1");
-  assert.ok(result.ok);
-  const expected = readFileSync(
-    join(FIXTURES, "expected/node-cfe-with-two-directives/Create_file.cf"),
-    "utf8",
+function listFiles(dir: string, prefix = ""): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? listFiles(join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`],
   );
-  assert.equal(result.files.get("Create_file/1.0/Create_file.cf"), expected);
-});
+}
+
+/** The technique files Rudder wrote for a case (the 500 copyGitFile ones are made as WriteTechniquesTest makes them). */
+function expectedTechniqueFiles(name: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const base = join(FIXTURES, "expected", name, "files");
+  for (const f of listFiles(base)) out.set(f, readFileSync(join(base, f), "utf8"));
+  if (name === "node-cfe-with-500-directives") {
+    const tml = readFileSync(join(FIXTURES, "expected", name, "copyFileFromSharedFolder.cf"), "utf8");
+    for (let i = 1; i <= 500; i++) {
+      const text = tml.replaceAll("TOKEN", String(i)).replaceAll("RECURSION", String(i % 2));
+      out.set(`copyGitFile/2_3_directive_copyGitFile${i}/copyFileFromSharedFolder.cf`, text);
+    }
+  }
+  return out;
+}
+
+for (const c of CASES) {
+  const expected = expectedTechniqueFiles(c.name);
+  if (expected.size === 0) continue;
+  test(`WriteTechniquesTest ${c.name}: the techniques' files (${expected.size}) as Rudder writes them`, (t) => {
+    const dir = mkdtempSync(join(tmpdir(), "tend-rudder-wt-"));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    buildConfig(dir, c);
+    const result = generateNode(loadConfiguration(dir).config, "node1");
+    assert.ok(result.ok, JSON.stringify(result.messages));
+    for (const [path, text] of expected) {
+      // Rudder's test gives drafts without interpolation; tend expands ${rudder.param.ntpserver}.
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Rudder's parameter syntax
+      const want = text.replaceAll("${rudder.param.ntpserver}", "pool.ntp.org");
+      const got = result.files.get(path);
+      if (path === "test_18205/1.0/test_18205.cf") {
+        // Known difference: StringTemplate 4 also drops the blank line between two
+        // `&if&` blocks here; tend keeps it. Compared without blank lines.
+        const noBlank = (x: string | undefined) => x?.replace(/\n\n+/g, "\n");
+        assert.equal(noBlank(got), noBlank(want), path);
+      } else assert.equal(got, want, path);
+    }
+  });
+}
