@@ -11,13 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXPECTED_REPORTS_FILE, type ExpectedReportsFile } from "../expected-reports.js";
 import type { Configuration } from "../config/model.js";
-import {
-  DEFAULT_TEMPLATES,
-  type Templates,
-  buildBundleSequence,
-  policyPath,
-  sortPolicies,
-} from "./bundle-sequence.js";
+import { DEFAULT_TEMPLATES, type Templates, buildBundleSequence, sortPolicies } from "./bundle-sequence.js";
 import { type DraftProblem, draftsForNode } from "./drafts.js";
 import { nodeExpectedReports } from "./expected.js";
 import { type MergeMessage, buildPolicies } from "./merge.js";

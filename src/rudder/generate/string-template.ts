@@ -213,7 +213,7 @@ function expression(n: Extract<Node, { kind: "expr" }>, scope: Scope): string {
   const parts: string[] = [];
   for (let i = 0; i < length; i++) {
     const inner = new Map(scope);
-    n.template.args.forEach((arg, k) => inner.set(arg, lists[k]?.[i]));
+    for (const [k, arg] of n.template.args.entries()) inner.set(arg, lists[k]?.[i]);
     inner.set("i", String(i + 1));
     inner.set("i0", String(i));
     parts.push(render(n.template.body, inner));
