@@ -3,7 +3,7 @@
  * one policy and one tree, over loopback:
  *
  *   node dist/bench/serverd.js [--quick] [--clients 200] [--files 100]
- *     [--iterations 3] [--no-cf-agent] [--json]
+ *     [--iterations 3] [--warmup 1] [--no-cf-agent] [--json]
  *
  * Rows:
  * - an unchanged policy tree: `--clients` concurrent clients (tend's
@@ -26,7 +26,10 @@
  * Both servers run at once, each on its own scratch host (test/net/hosts.ts:
  * cf-serverd in a private mount namespace, tend serverd as a child
  * process); the loads alternate between them within an iteration and rows
- * give medians. The client runs in this process for both servers, so the
+ * give medians. Before anything is timed, each server gets `--warmup`
+ * untimed passes of the unchanged tree (a server runs for days: what counts
+ * is its steady state, and tend's JIT needs a few thousand requests to
+ * reach it; cf-serverd is the same before and after). The client runs in this process for both servers, so the
  * client side is the same. The goal (issue 14): tend at least cf-serverd's
  * throughput. A server that is missing is skipped with the reason.
  */
@@ -69,6 +72,7 @@ export interface ServerdResult {
   readonly mpfFiles: number;
   readonly mpfBytes: number;
   readonly iterations: number;
+  readonly warmup: number;
   readonly timings: readonly ServerTiming[];
   readonly skipped: readonly string[];
 }
@@ -210,6 +214,7 @@ export async function runServerdBenchmark(options: {
   clients: number;
   files: number;
   iterations: number;
+  warmup?: number;
   cfAgent: boolean;
   masterfiles: string;
 }): Promise<ServerdResult> {
@@ -248,6 +253,8 @@ export async function runServerdBenchmark(options: {
     if (options.cfAgent && noReference) skipped.push(`cf-agent copy_from: ${noReference}`);
     // A first connection each: keys exchanged and trusted on both sides before anything is timed.
     for (const t of targets) (await connect(t.host, client)).close();
+    for (let i = 0; i < (options.warmup ?? 1); i++)
+      for (const t of targets) await unchangedLoad(t.host, client, tree, options.clients);
 
     let requestsPerRun = 0;
     for (let i = 0; i < options.iterations; i++) {
@@ -301,6 +308,7 @@ export async function runServerdBenchmark(options: {
       mpfFiles,
       mpfBytes,
       iterations: options.iterations,
+      warmup: options.warmup ?? 1,
       timings,
       skipped,
     };
@@ -331,7 +339,9 @@ function render(r: ServerdResult): string {
       `  tend / cf-serverd: cold copy ${ratio(tend.copyMs, cf.copyMs)} (tend client), ${ratio(tend.cfAgentCopyMs, cf.cfAgentCopyMs)} (cf-agent); peak RSS ${ratio(tend.peakRssKb, cf.peakRssKb)}`,
     );
   }
-  lines.push(`  (medians of ${r.iterations} iteration${r.iterations === 1 ? "" : "s"})`);
+  lines.push(
+    `  (medians of ${r.iterations} iteration${r.iterations === 1 ? "" : "s"}, after ${r.warmup} untimed pass${r.warmup === 1 ? "" : "es"} of the unchanged tree)`,
+  );
   return lines.join("\n");
 }
 
@@ -342,6 +352,7 @@ async function main(): Promise<void> {
       clients: { type: "string" },
       files: { type: "string" },
       iterations: { type: "string" },
+      warmup: { type: "string" },
       "no-cf-agent": { type: "boolean" },
       masterfiles: { type: "string" },
       json: { type: "boolean" },
@@ -356,6 +367,7 @@ async function main(): Promise<void> {
     clients: Number(values.clients ?? (values.quick ? 50 : 200)),
     files: Number(values.files ?? 100),
     iterations: Number(values.iterations ?? (values.quick ? 1 : 3)),
+    warmup: Number(values.warmup ?? 1),
     cfAgent: !values["no-cf-agent"],
     masterfiles,
   });
