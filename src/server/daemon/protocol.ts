@@ -20,7 +20,7 @@ export const CFD_FALSE = "CFD_FALSE";
 export const CLOCK_DRIFT = 3600;
 /** The largest request or reply payload (CF_BUFSIZE - 1 readable as a C string). */
 export const BUFSIZE = 4096;
-/** GET sends files in pieces this big, each its own TLS record, as 3.21. */
+/** GET sends files in blocks this big (3.21 one TLS record each; tend whole blocks per record). */
 export const GET_BLOCK = 2048;
 
 export type Request =
