@@ -10,8 +10,10 @@ import type { ModuleSpec } from "../providers/modules/session.js";
 import { ResourceCollection } from "./collection.js";
 import { watchCompileReads } from "./compile-watch.js";
 import { createRecipeContext, recipeTypeOf } from "./context.js";
-import type { AttributeValue, CustomResource, Recipe } from "./dsl.js";
+import type { CustomResource, Recipe } from "./dsl.js";
 import type { SourceLocation } from "./location.js";
+import type { Node } from "./model.js";
+import { RunNode } from "./node.js";
 
 interface PlacedProblem {
   readonly file: string;
@@ -29,7 +31,8 @@ export interface RecipeSource {
 }
 
 export interface CompileOptions {
-  readonly node?: { readonly [key: string]: AttributeValue };
+  /** The run's node (default: an empty one named localhost, no host facts). */
+  readonly node?: Node;
   /**
    * The recipe named (`cookbook`, `cookbook::recipe`), or undefined when it
    * already ran; throws for an unknown one (its message becomes a diagnostic).
@@ -56,6 +59,7 @@ export async function compileRunList(
   const collection = new ResourceCollection();
   for (const [name, resource] of options.customResources ?? []) collection.customTypes.set(name, resource);
   for (const [name, spec] of options.promiseModules ?? []) collection.moduleTypes.set(name, spec);
+  options = { ...options, node: options.node ?? new RunNode("localhost", () => ({})) };
   const stop = options.watchReads === false ? () => undefined : watchCompileReads(collection, options);
   try {
     for (const name of recipes) await includeRecipe(collection, name, options, undefined);
@@ -90,7 +94,7 @@ async function includeRecipe(
     recipe: source.name,
     cookbook,
     cookbookDir: source.cookbookDir,
-    node: options.node ?? {},
+    node: options.node ?? new RunNode("localhost", () => ({})),
     isUserFile: options.isUserFile,
     mapLocation: options.mapLocation,
     includeRecipe: async (included, at) => {

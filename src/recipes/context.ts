@@ -6,7 +6,6 @@
  */
 import type { ResourceCollection, Declaration } from "./collection.js";
 import {
-  type AttributeValue,
   type CustomResource,
   type Guard,
   type Handler,
@@ -19,6 +18,7 @@ import {
   type Subscribe,
   subscribes,
 } from "./dsl.js";
+import type { Node } from "./model.js";
 import { callerLocation, type SourceLocation } from "./location.js";
 import { checkCustomProps, customType } from "./types/custom.js";
 import { BUILTIN_TYPES } from "./types/index.js";
@@ -31,7 +31,8 @@ export interface RecipeScope {
   readonly cookbook: string;
   /** The cookbook's directory, for template sources. */
   readonly cookbookDir?: string;
-  readonly node: { readonly [key: string]: AttributeValue };
+  /** The run's node (levels writable, reads merged). */
+  readonly node: Node;
   /** Runs a recipe unless it already ran (the compiler's); `from` is where the include was written. */
   readonly includeRecipe?: (name: string, from?: SourceLocation) => Promise<void>;
   /** Which files are recipe code, for locations (default: any file outside tend). */

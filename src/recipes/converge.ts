@@ -35,14 +35,9 @@ import { monotonicMs } from "../system/clock.js";
 import { Logger } from "../system/logger.js";
 import { catalogTiming, type Declaration, ResourceCollection } from "./collection.js";
 import { createRecipeContext, recipeTypeOf } from "./context.js";
-import {
-  type AttributeValue,
-  type Guard,
-  type Handler,
-  type HandlerRunStatus,
-  isLazy,
-  type RecipeContext,
-} from "./dsl.js";
+import { type Guard, type Handler, type HandlerRunStatus, isLazy, type RecipeContext } from "./dsl.js";
+import type { Node } from "./model.js";
+import { RunNode } from "./node.js";
 import { customProps } from "./types/custom.js";
 import type {
   ActionOutcome,
@@ -117,7 +112,8 @@ export interface RunStatus extends HandlerRunStatus {
 export interface ConvergeOptions {
   readonly whyRun?: boolean;
   readonly system?: RecipeSystem;
-  readonly node?: { readonly [key: string]: AttributeValue };
+  /** The run's node (default: an empty one, no host facts). */
+  readonly node?: Node;
   readonly nodeName?: string;
   readonly onEvent?: (event: ConvergeEvent) => void;
   readonly reportHandlers?: readonly Handler[];
@@ -131,7 +127,7 @@ interface RunState {
   readonly whyRun: boolean;
   readonly system: RecipeSystem;
   readonly accounts: AccountDatabase;
-  readonly node: { readonly [key: string]: AttributeValue };
+  readonly node: Node;
   readonly emit: (event: ConvergeEvent) => void;
   readonly summaries: ResourceSummary[];
   exception?: { message: string; resource?: string };
@@ -151,7 +147,7 @@ export async function converge(
     whyRun: options.whyRun === true,
     system,
     accounts: new AccountDatabase(system.root ?? "/"),
-    node: options.node ?? {},
+    node: options.node ?? new RunNode(options.nodeName ?? "localhost", () => ({})),
     emit: options.onEvent ?? (() => undefined),
     summaries: [],
   };

@@ -32,6 +32,8 @@
 /** The node as attribute files see it (`export default (node: Node) => { node.default.x = 1 }`). */
 export type { Node } from "./model.js";
 
+import type { Node } from "./model.js";
+
 // ---- values computed at converge time ----
 
 const LAZY = Symbol.for("tend.recipes.lazy");
@@ -424,8 +426,13 @@ type Declare<T extends BuiltinType> = (name: string, props?: Props<T>) => Resour
 
 /** What a recipe receives. */
 export interface RecipeContext {
-  /** The node's merged attributes, read-only (`r.node.platform`, `r.node.nginx`). */
-  readonly node: { readonly [key: string]: AttributeValue };
+  /**
+   * The run's node, the same object attribute files write: reads are merged
+   * (`r.node.get("nginx", "port")`, `r.node.attributes.platform`), writes go
+   * to a level (`r.node.default.nginx.port = 80`, `r.node.override...`;
+   * `r.node.normal...` is kept in the saved node for the next run).
+   */
+  readonly node: Node;
   /** The recipe running now (`cookbook::recipe`). */
   readonly recipeName: string;
   readonly cookbookName: string;

@@ -74,7 +74,7 @@ export async function runRecipes(options: RecipesRunOptions): Promise<RecipesRun
   const status = await converge(collection, {
     whyRun: options.whyRun,
     system: options.system,
-    node: run.node.attributes,
+    node: run.node,
     nodeName: run.node.name,
     onEvent: options.onEvent,
     saveNode: () => run.saveNode(),
@@ -89,7 +89,7 @@ async function compile(
   const directories = new Map(run.cookbooks.map((c) => [c.name, c.directory]));
   const roots = [...directories.values()].map((d) => `${d}/`);
   return compileRunList(run.runList.recipes, {
-    node: run.node.attributes,
+    node: run.node,
     customResources: customResources(run),
     promiseModules,
     isUserFile: (file) => roots.some((root) => file.startsWith(root)),

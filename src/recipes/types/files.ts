@@ -258,7 +258,7 @@ export const templateType: RecipeResourceType = {
     const source = textProp(target.props.source) ?? "";
     const render = (): string => {
       const variables = {
-        node: context.node,
+        node: context.node.attributes,
         ...((target.props.variables as Record<string, unknown>) ?? {}),
       };
       try {

@@ -11,7 +11,8 @@ import type { AccountDatabase } from "../../providers/files/index.js";
 import type { ToolRunner } from "../../providers/tool-runner.js";
 import type { ToolRunner as AccountToolRunner } from "../../providers/users/index.js";
 import type { Declaration } from "../collection.js";
-import type { AttributeValue, RecipeContext } from "../dsl.js";
+import type { RecipeContext } from "../dsl.js";
+import type { Node } from "../model.js";
 
 /** The machine the types act on; tests replace parts of it (never the real machine). */
 export interface RecipeSystem {
@@ -37,7 +38,8 @@ export interface RecipeActionContext {
   readonly system: RecipeSystem;
   /** User and group names to ids, read once per run. */
   readonly accounts: AccountDatabase;
-  readonly node: { readonly [key: string]: AttributeValue };
+  /** The run's node (templates see its merged attributes as `node`). */
+  readonly node: Node;
   /** A message of the run (the log resource, a custom action's output). */
   log(level: "debug" | "info" | "warn" | "error", message: string): void;
   /** Runs a command through the system's runner. */

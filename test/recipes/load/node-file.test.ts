@@ -9,6 +9,9 @@ import assert from "node:assert/strict";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import type { AttributeValue, RecipeContext } from "../../../src/recipes/dsl.js";
+import type { AttributeTree } from "../../../src/recipes/model.js";
+import { runRecipes } from "../../../src/recipes/run.js";
 import { FACTS, load, loadProblems, makeRepo } from "./repo.js";
 
 test("normal attributes persist; default and override are recomputed each run", async (t) => {
@@ -78,4 +81,52 @@ test("a bad -j file or saved node is a diagnostic", async (t) => {
   assert.deepEqual(await loadProblems(root, { nodeName: "n" }), [
     "nodes/n.json:1:13: error: 'normal' must be an object of attributes",
   ]);
+});
+
+test("recipes write node levels in a real run; normal is kept for the next run", async (t) => {
+  const root = makeRepo(t, {
+    "cookbooks/a/metadata.json": { name: "a", version: "1.0.0" },
+    "cookbooks/a/attributes/default.ts":
+      "export default (node: any) => {\n  node.default.app.port = 80;\n};\n",
+    "cookbooks/a/recipes/default.ts": [
+      'import type { RecipeContext } from "tend/recipes";',
+      "export default (r: RecipeContext) => {",
+      '  r.node.normal.runs = ((r.node.get("runs") as number | undefined) ?? 0) + 1;',
+      "  r.node.override.app.port = 8080;",
+      '  r.file(String(r.node.get("out")), {',
+      '    content: r.lazy(() => [r.node.get("app", "port"), r.node.get("runs")].join(" ") + "\\n"),',
+      "  });",
+      "};",
+      "",
+    ].join("\n"),
+  });
+  const out = join(root, "out.txt");
+  const run = async () =>
+    runRecipes({
+      cookbookPaths: [join(root, "cookbooks")],
+      automatic: { ...FACTS, out },
+      runList: ["a"],
+    });
+  const first = await run();
+  assert.equal(first.step, "converged", JSON.stringify(first));
+  assert.equal(readFileSync(out, "utf8"), "8080 1\n");
+  const saved = JSON.parse(readFileSync(join(root, "nodes", `${FACTS.fqdn}.json`), "utf8"));
+  assert.equal(saved.normal.runs, 1);
+  assert.deepEqual(saved.override, { app: { port: 8080 } });
+  const second = await run();
+  assert.equal(second.step, "converged");
+  assert.equal(readFileSync(out, "utf8"), "8080 2\n");
+});
+
+test("the recipe context's node is typed: levels writable, merged reads", () => {
+  // Compiled by tsc with the tests: a wrong use would fail the build.
+  const recipe = (r: RecipeContext): void => {
+    r.node.default.nginx.port = 80;
+    r.node.force_override.nginx.workers = 4;
+    const port: AttributeValue | undefined = r.node.get("nginx", "port");
+    const merged: AttributeTree = r.node.attributes;
+    void port;
+    void merged;
+  };
+  assert.equal(typeof recipe, "function");
 });

@@ -12,8 +12,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { LoadedRun, Node } from "../../../src/recipes/model.js";
-import { FACTS, load, makeRepo, metadata } from "./repo.js";
+import type { LoadedRun, LoadOptions } from "../../../src/recipes/model.js";
+import { runRecipes } from "../../../src/recipes/run.js";
+import { FACTS, makeRepo, metadata } from "./repo.js";
 
 type Source = "attribute file" | "recipe" | "environment" | "role" | "-j file" | "ohai";
 type Row = readonly [level: string, source: Source];
@@ -68,11 +69,24 @@ function assignments(levels: Map<string, Record<string, string>> | undefined): s
   return lines.join("\n");
 }
 
-/** Runs the recipe as the compile half does: its default export with a context whose node is the run's. */
-async function runRecipe(run: LoadedRun, name: string): Promise<void> {
-  const module = await run.recipeBook.include(name);
-  const recipe = module?.exports.default as (r: { node: Node }) => void;
-  recipe({ node: run.node });
+/**
+ * Loads, compiles and converges the repository as `tend converge` does
+ * (runRecipes, the code path of the command): recipes get the run's node
+ * through their context. The run as loaded comes back for its node.
+ */
+async function converged(root: string, options: Partial<LoadOptions>): Promise<LoadedRun> {
+  let loaded: LoadedRun | undefined;
+  const result = await runRecipes({
+    cookbookPaths: [join(root, "cookbooks")],
+    automatic: FACTS,
+    ...options,
+    onCompiled: (_collection, run) => {
+      loaded = run;
+    },
+  });
+  assert.equal(result.step, "converged", JSON.stringify(result));
+  assert.ok(loaded);
+  return loaded;
 }
 
 test("every pair of rows of Chef's precedence table: the higher row wins", async (t) => {
@@ -80,7 +94,7 @@ test("every pair of rows of Chef's precedence table: the higher row wins", async
   const root = makeRepo(t, {
     "cookbooks/app/metadata.json": metadata("app"),
     "cookbooks/app/attributes/default.ts": `export default (node: any) => {\n${assignments(set.get("attribute file"))}\n};\n`,
-    "cookbooks/app/recipes/default.ts": `export default (r: any) => {\n  const node = r.node;\n${assignments(set.get("recipe"))}\n};\n`,
+    "cookbooks/app/recipes/default.ts": `import type { RecipeContext } from "tend/recipes";\nexport default (r: RecipeContext) => {\n  const node = r.node;\n${assignments(set.get("recipe"))}\n};\n`,
     "roles/web.json": {
       name: "web",
       run_list: ["recipe[app]"],
@@ -94,11 +108,10 @@ test("every pair of rows of Chef's precedence table: the higher row wins", async
     },
     "node.json": { run_list: ["role[web]"], chef_environment: "prod", ...set.get("-j file")?.get("normal") },
   });
-  const { run } = await load(root, {
+  const run = await converged(root, {
     jsonAttributes: join(root, "node.json"),
     automatic: { ...FACTS, ...set.get("ohai")?.get("automatic") },
   });
-  await runRecipe(run, "app");
   const wrong: string[] = [];
   let pairs = 0;
   TABLE.forEach((low, i) => {
@@ -118,7 +131,7 @@ test("each row alone shows its value (no source is lost)", async (t) => {
     "cookbooks/app/attributes/default.ts":
       "export default (node: any) => {\n  node.default.f.d = 1; node.force_default.f.fd = 1; node.normal.f.n = 1;\n  node.override.f.o = 1; node.force_override.f.fo = 1;\n};\n",
     "cookbooks/app/recipes/default.ts":
-      "export default ({ node }: any) => {\n  node.default.r.d = 1; node.force_default.r.fd = 1; node.normal.r.n = 1;\n  node.override.r.o = 1; node.force_override.r.fo = 1;\n};\n",
+      "import type { RecipeContext } from 'tend/recipes';\nexport default ({ node }: RecipeContext) => {\n  node.default.r.d = 1; node.force_default.r.fd = 1; node.normal.r.n = 1;\n  node.override.r.o = 1; node.force_override.r.fo = 1;\n};\n",
     "roles/web.json": {
       run_list: ["app"],
       default_attributes: { role: { d: 1 } },
@@ -130,8 +143,7 @@ test("each row alone shows its value (no source is lost)", async (t) => {
     },
     "node.json": { run_list: ["role[web]"], chef_environment: "prod", j: { n: 1 } },
   });
-  const { run } = await load(root, { jsonAttributes: join(root, "node.json") });
-  await runRecipe(run, "app");
+  const run = await converged(root, { jsonAttributes: join(root, "node.json") });
   const all = { d: 1, fd: 1, n: 1, o: 1, fo: 1 };
   assert.deepEqual(run.node.get("f"), all);
   assert.deepEqual(run.node.get("r"), all);

@@ -5,8 +5,8 @@ import site from "../resources/site";
 export default async (r: RecipeContext) => {
   // The base cookbook's recipe runs first (once, however often it is included).
   await r.includeRecipe("base");
-  const root = String((r.node.example as { root: string }).root);
-  const web = r.node.website as { port: number; title: string };
+  const root = String(r.node.get("example", "root"));
+  const web = r.node.get("website") as { port: number; title: string };
 
   const www = r.declare(site, `${root}/www`, {
     title: web.title,
