@@ -58,7 +58,10 @@ function pathsOf(
   out: (string | number)[][] = [],
 ): (string | number)[][] {
   if (out.length > 400) return out;
-  if (Array.isArray(value)) value.slice(0, 5).forEach((v, i) => pathsOf(v, [...prefix, i], out));
+  if (Array.isArray(value))
+    value.slice(0, 5).forEach((v, i) => {
+      pathsOf(v, [...prefix, i], out);
+    });
   else if (typeof value === "object" && value !== null)
     for (const [k, v] of Object.entries(value)) {
       out.push([...prefix, k]);
