@@ -2,7 +2,7 @@
  * One accepted connection, from the first byte to the close, as a
  * cf-serverd 3.21 connection thread lives it (server.c `HandleConnection`,
  * server_tls.c `ServerTLSSessionEstablish`): the peek that tells the
- * classic protocol (refused) from TLS, the handshake with the server's
+ * classic protocol (served to `allowlegacyconnects`, classic.ts) from TLS, the handshake with the server's
  * key, the version and identity dialog, trust in the client's key (or
  * `trustkeysfrom`), the welcome, then one request after another.
  *
@@ -17,11 +17,12 @@ import type { Socket } from "node:net";
 import tls from "node:tls";
 import { isNetError, NetError } from "../../net/errors.js";
 import { FrameReader, MAX_FRAME_PAYLOAD, encodeFrame } from "../../net/frame.js";
-import { readTrustedKey, sameKey, trustKey } from "../../net/keys.js";
+import { type KeyPair, readTrustedKey, sameKey, trustKey } from "../../net/keys.js";
 import { type PeerIdentity, peekConnectionStart, sendWelcome, serverDialog } from "../../net/server-side.js";
 import { Logger } from "../../system/logger.js";
 import type { ConnectionInfo, ServerPolicy } from "../policy/model.js";
 import type { Channel, Session } from "./channel.js";
+import { serveClassic } from "./classic.js";
 import { SERVER_VERSION, dispatch } from "./dispatch.js";
 import type { DigestCache } from "./digests.js";
 import { userId } from "./users.js";
@@ -56,6 +57,8 @@ export interface ConnectionContext {
   readonly now?: () => number;
   /** The server's digests of unchanged files. */
   readonly digests?: DigestCache;
+  /** The server's key pair: the classic protocol's dialog needs it. */
+  readonly keys?: KeyPair;
 }
 
 /** "127.0.0.1>       ": cf-serverd's per-connection log prefix, padded for IPv4 alignment. */
@@ -79,7 +82,12 @@ export async function serveConnection(socket: Socket, ip: string, context: Conne
     log.verbose(`Setting socket timeout to ${Math.round(context.limits.idleMs / 1000)} seconds.`);
     const start = await peekConnectionStart(socket, context.limits.dialogMs);
     if (start === "classic") {
-      log.info("Connection is not using latest protocol, denying");
+      if (!context.keys || !context.policy.allowsLegacyConnect(ip)) {
+        log.info("Connection is not using latest protocol, denying");
+        return;
+      }
+      await serveClassic(socket, ip, { ...context, keys: context.keys, ...context.limits, log });
+      log.info("Closing connection, terminating thread");
       return;
     }
     log.verbose("Peeked nothing important in TCP stream, considering the protocol as TLS");

@@ -253,6 +253,7 @@ class ServerState {
       log: this.log,
       now: this.options.now,
       digests: this.digests,
+      keys: this.keys,
     }).finally(() => {
       this.local--;
       this.sockets.delete(socket);

@@ -87,15 +87,6 @@ export function readServerControl(ctx: EvalContext, messages: ControlMessage[]):
     messages.push({ level: "error", message: `cfruncommand too long (>${MAX_CFRUNCOMMAND}), leaving empty` });
     cfRunCommand = undefined;
   }
-  const legacy = strings("allowlegacyconnects");
-  if (legacy.length > 0) {
-    messages.push({
-      level: "warning",
-      message:
-        `allowlegacyconnects (${legacy.join(", ")}) is not honoured: tend serverd speaks only the TLS protocol, ` +
-        "so classic-protocol connections from these hosts are refused",
-    });
-  }
   const bind = text("bindtointerface");
   const ciphers = text("allowciphers");
   const tls = text("allowtlsversion");
@@ -111,7 +102,7 @@ export function readServerControl(ctx: EvalContext, messages: ControlMessage[]):
     maxConnections: int("maxconnections", control.maxConnections),
     ...(ciphers !== undefined ? { allowCiphers: ciphers } : {}),
     ...(tls !== undefined ? { allowTlsVersion: tls } : {}),
-    allowLegacyConnects: [],
+    allowLegacyConnects: strings("allowlegacyconnects"),
     ...(cfRunCommand !== undefined && cfRunCommand !== "" ? { cfRunCommand } : {}),
     denyBadClocks: bool("denybadclocks", control.denyBadClocks),
     logAllConnections: bool("logallconnections", control.logAllConnections),

@@ -180,6 +180,10 @@ export class EvaluatedServerPolicy implements ServerPolicy {
     return this.control.allowAllConnects.length > 0 && matchItemIn(this.control.allowAllConnects, ip);
   }
 
+  allowsLegacyConnect(ip: string): boolean {
+    return this.control.allowLegacyConnects.length > 0 && matchItemIn(this.control.allowLegacyConnects, ip);
+  }
+
   trustsKeysFrom(ip: string): boolean {
     return this.control.trustKeysFrom.length > 0 && matchItemIn(this.control.trustKeysFrom, ip);
   }

@@ -31,7 +31,7 @@ export interface ServerControl {
   readonly allowCiphers?: string;
   /** `allowtlsversion`; TLS 1.1 when absent. */
   readonly allowTlsVersion?: string;
-  /** `allowlegacyconnects`; always empty here (a non-empty list is refused at load). */
+  /** `allowlegacyconnects`: hosts allowed the classic protocol. */
   readonly allowLegacyConnects: readonly string[];
   /** `cfruncommand`. */
   readonly cfRunCommand?: string;
@@ -104,6 +104,8 @@ export interface ServerPolicy {
   allowsMultipleConnections(ip: string): boolean;
   /** `trustkeysfrom`: an unknown key from this host is accepted and saved. */
   trustsKeysFrom(ip: string): boolean;
+  /** The peer is in `allowlegacyconnects` (the classic protocol is served to it). */
+  allowsLegacyConnect(ip: string): boolean;
   /** `allowusers`: the user may run `cfruncommand` (EXEC). */
   allowsUser(user: string): boolean;
   /**

@@ -89,6 +89,7 @@ export function handPolicy(spec: HandPolicy = {}): ServerPolicy {
     },
     allowsMultipleConnections: (ip) => matches(control.allowAllConnects, ip),
     trustsKeysFrom: (ip) => matches(control.trustKeysFrom, ip),
+    allowsLegacyConnect: (ip) => matches(control.allowLegacyConnects, ip),
     allowsUser: (user) => control.allowUsers.includes(user),
     needReverseLookup: false,
     classMatches: (name) => (spec.classes ?? []).some((c) => c === name || matches([name], c)),

@@ -104,9 +104,11 @@ body server control
   assert.equal(c.callCollectInterval, 300);
   assert.equal(c.collectWindow, 20);
   assert.equal(c.serverFacility, "LOG_LOCAL3");
-  // The classic protocol is not served: the list is refused, with a warning that says so.
-  assert.deepEqual(c.allowLegacyConnects, []);
-  assert.ok(log.some((r) => r.level === "warning" && /allowlegacyconnects .* not honoured/.test(r.message)));
+  // The classic protocol is served to these hosts, without a warning.
+  assert.deepEqual(c.allowLegacyConnects, ["127.0.0.1"]);
+  assert.ok(!log.some((r) => /allowlegacyconnects/.test(r.message)));
+  assert.equal(policy.allowsLegacyConnect("127.0.0.1"), true);
+  assert.equal(policy.allowsLegacyConnect("10.1.2.3"), false);
 
   assert.equal(policy.admitsConnection("10.1.2.3"), "allowed");
   assert.equal(policy.admitsConnection("192.168.1.5"), "allowed");
