@@ -3,7 +3,6 @@
  * file resource's `checksum` parameter names. Puppet 7.23's default digest
  * (its `digest_algorithm` setting) is sha256.
  */
-import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 
@@ -51,10 +50,28 @@ export function checksumOf(data: Uint8Array, type: ChecksumType = DEFAULT_CHECKS
   return `{${type}}${hexDigest(digest, bytes)}`;
 }
 
-/** One-shot `crypto.hash` (Node 20.12 and later: a quarter of createHash's time), else createHash. */
+type OneShotHash = (algorithm: string, data: Uint8Array, encoding: "hex") => string;
+
+/**
+ * Node's one-shot `crypto.hash` (20.12 and later), found when first needed:
+ * a namespace import of node:crypto would load the module at start (the
+ * bundle copies a namespace's keys), which a run that digests nothing
+ * does not need.
+ */
+let oneShotHash: OneShotHash | null | undefined;
+
+function findOneShotHash(): OneShotHash | null {
+  if (oneShotHash === undefined) {
+    const getBuiltin = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
+    const crypto = getBuiltin?.call(process, "node:crypto") as { hash?: OneShotHash } | undefined;
+    oneShotHash = typeof crypto?.hash === "function" ? crypto.hash : null;
+  }
+  return oneShotHash;
+}
+
+/** One-shot `crypto.hash` where Node has it (a quarter of createHash's time), else createHash. */
 function hexDigest(digest: string, bytes: Uint8Array): string {
-  const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: "hex") => string })
-    .hash;
+  const oneShot = findOneShotHash();
   return oneShot ? oneShot(digest, bytes, "hex") : createHash(digest).update(bytes).digest("hex");
 }
 
