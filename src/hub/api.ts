@@ -9,6 +9,7 @@
  *   GET /api/v1/runs/<run id>/results?outcome=failed,repaired&limit=N&offset=M
  *                                          its promise results, failures first
  *   GET /api/v1/runs/<run id>/lines        its raw report lines
+ *   GET /api/v1/history?days=N&node=ID     runs and outcome counts per UTC day (N ≤ 366, default 30)
  */
 import type { HubStore, NodeRow } from "./store/store.js";
 
@@ -37,6 +38,12 @@ export async function handleApi(store: HubStore, url: URL): Promise<object | und
     const byStatus: Record<string, number> = { failed: 0, repaired: 0, kept: 0, "no-run": 0 };
     for (const node of nodes) byStatus[nodeStatus(node)] = (byStatus[nodeStatus(node)] ?? 0) + 1;
     return { counts: await store.counts(), nodesByStatus: byStatus };
+  }
+  if (resource === "history" && id === undefined) {
+    const days = Math.max(1, boundedNumber(url.searchParams.get("days"), 30, 366));
+    const since = new Date(Date.now() - days * 86_400_000);
+    const node = url.searchParams.get("node") ?? undefined;
+    return { since: since.toISOString(), days: await store.history(since, node) };
   }
   if (resource === "nodes" && id === undefined)
     return { nodes: (await store.nodes()).map((node) => ({ ...node, status: nodeStatus(node) })) };

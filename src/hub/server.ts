@@ -14,6 +14,7 @@
  * - `GET /health`: `{ "status": "ok", … }`, no token.
  * - `GET /api/v1/…`: the read API (api.ts), with `Authorization: Bearer
  *   <token>` (tokens.ts). Nothing is writable through it.
+ * - `/`, `/ui/…`, `/login`, `/logout`: the web pages (web/handler.ts).
  *
  * `close()` stops accepting, lets the requests in flight finish (their
  * writes commit or roll back whole) and then closes the store.
@@ -32,6 +33,7 @@ import { handleApi } from "./api.js";
 import type { HubStore } from "./store/store.js";
 import { tokenHash } from "./tokens.js";
 import type { KeyTrust } from "./trust.js";
+import { handleWeb, isWebPath } from "./web/handler.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -245,6 +247,7 @@ async function route(
     send(response, 200, answer);
     return;
   }
+  if (isWebPath(url.pathname)) return handleWeb(request, response, options.store, url);
   throw new Refusal(404, "not-found", `nothing here: ${url.pathname}`);
 }
 

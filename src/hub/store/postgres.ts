@@ -14,6 +14,8 @@ import {
   ADD_TOKEN_SQL,
   COUNTS_SQL,
   countsRow,
+  dayRow,
+  historySql,
   INSERT_RUN_SQL,
   LINES_SQL,
   NODE_SQL,
@@ -206,6 +208,11 @@ class PostgresStore implements HubStore {
       outcome: String(r.outcome),
       message: String(r.message),
     }));
+  }
+
+  async history(since: Date, nodeId?: string) {
+    const params = nodeId === undefined ? [since] : [since, pgText(nodeId)];
+    return (await this.query(historySql("postgres", nodeId !== undefined), params)).map(dayRow);
   }
 
   async lines(runId: string) {

@@ -6,6 +6,7 @@
  */
 import { countOutcomes, type NodeReport } from "../../reporting/report.js";
 import {
+  type DayRow,
   type IngestMeta,
   type NodeRow,
   OUTCOME_RANK_SQL,
@@ -156,5 +157,23 @@ export function countsRow(row: Row): { nodes: number; runs: number; results: num
     runs: Number(row.runs),
     results: Number(row.results),
     lines: Number(row.lines),
+  };
+}
+
+/** Runs per UTC day since `?` (and of node `?` when `byNode`). */
+export function historySql(kind: StoreKind, byNode: boolean): string {
+  const day = kind === "sqlite" ? "substr(ended, 1, 10)" : "to_char(ended AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
+  return `SELECT ${day} AS day, count(*) AS runs, sum(kept) AS kept, sum(repaired) AS repaired,
+    sum(not_kept) AS not_kept FROM runs WHERE ended >= ?${byNode ? " AND node_id = ?" : ""}
+    GROUP BY 1 ORDER BY 1`;
+}
+
+export function dayRow(row: Row): DayRow {
+  return {
+    day: String(row.day),
+    runs: Number(row.runs),
+    kept: Number(row.kept),
+    repaired: Number(row.repaired),
+    notKept: Number(row.not_kept),
   };
 }

@@ -18,6 +18,8 @@ import {
   ADD_TOKEN_SQL,
   COUNTS_SQL,
   countsRow,
+  dayRow,
+  historySql,
   INSERT_RUN_SQL,
   LINES_SQL,
   NODE_SQL,
@@ -168,6 +170,11 @@ class SqliteStore implements HubStore {
       outcome: String(r.outcome),
       message: String(r.message),
     }));
+  }
+
+  async history(since: Date, nodeId?: string) {
+    const params = nodeId === undefined ? [since.toISOString()] : [since.toISOString(), nodeId];
+    return (this.db.prepare(historySql("sqlite", nodeId !== undefined)).all(...params) as Row[]).map(dayRow);
   }
 
   async lines(runId: string) {

@@ -69,6 +69,16 @@ export interface ResultFilter {
   readonly offset?: number;
 }
 
+/** Runs and their outcome counts per UTC day (the web page's plots). */
+export interface DayRow {
+  /** YYYY-MM-DD (UTC). */
+  readonly day: string;
+  readonly runs: number;
+  readonly kept: number;
+  readonly repaired: number;
+  readonly notKept: number;
+}
+
 export interface TokenRow {
   readonly id: string;
   readonly name: string;
@@ -89,6 +99,8 @@ export interface HubStore {
   run(runId: string): Promise<RunRow | undefined>;
   /** A run's promise results: failures first, then repairs, then the rest, each in run order. */
   results(runId: string, filter?: ResultFilter): Promise<ResultRow[]>;
+  /** Runs ended since `since` summed per UTC day, oldest first; of one node when `nodeId` is given. */
+  history(since: Date, nodeId?: string): Promise<DayRow[]>;
   /** A run's raw report lines, in order. */
   lines(runId: string): Promise<string[]>;
   /** How many runs and results are stored (health, tests). */
