@@ -8,8 +8,9 @@
 # For each input it records what `puppet parser dump --format json` shows:
 # the PN JSON of the parse without validation ("pn"), or the syntax error
 # (message without position, line, column, issue code), and separately the
-# first validation error Puppet's checker reports ("validation"), since
-# `dump` validates by default and tend's parser does not validate yet.
+# first validation error Puppet's checker reports ("validation"), as `dump`
+# and `validate` show it, and every diagnostic of the checker ("diagnostics":
+# errors, warnings and deprecations with their positions).
 #
 # --gather first (re)builds the generated inputs: the manifests of the
 # modules in /usr/share/puppet/modules, the .pp/.epp files of puppetlabs/puppet
@@ -17,7 +18,7 @@
 # in /work/.mirror), and the code blocks of puppetlabs/puppet-specifications
 # language/*.md, the strings its parser and evaluator specs parse, and 400 mutants (one character deleted, inserted or replaced)
 # of the handwritten and module inputs. Handwritten inputs (handwritten/,
-# errors/, epp/) are kept.
+# errors/, epp/, validation/) are kept.
 $VERBOSE = nil # Puppet's lexer compiles regexes of the inputs; Ruby warns about some
 require 'puppet'
 require 'puppet/pops'
@@ -185,6 +186,25 @@ def error_data(e)
   }
 end
 
+# Every diagnostic Puppet's validator (ValidatorFactory_4_0) reports on a
+# parsed model, in order: severity (error, warning, deprecation), issue
+# code, message, line and column.
+def diagnostics(model)
+  acceptor = Puppet::Pops::Validation::Acceptor.new
+  Puppet::Pops::Validation::ValidatorFactory_4_0.new.validator(acceptor).validate(model)
+  acceptor.diagnostics.map do |d|
+    {
+      'severity' => d.severity.to_s,
+      'code' => d.issue.issue_code.to_s,
+      'message' => d.issue.format(d.arguments),
+      'line' => d.source_pos ? d.source_pos.line : nil,
+      'column' => d.source_pos ? d.source_pos.pos : nil,
+    }
+  end
+rescue StandardError => e
+  [{ 'severity' => 'crash', 'message' => e.class.to_s }]
+end
+
 def record(path)
   source = File.read(path, encoding: 'utf-8')
   epp = path.end_with?('.epp')
@@ -192,6 +212,7 @@ def record(path)
   parser = epp ? Puppet::Pops::Parser::EppParser.new : Puppet::Pops::Parser::Parser.new
   begin
     model = parser.parse_string(source, nil)
+    result['diagnostics'] = diagnostics(model.model)
     pn = Puppet::Pops::Model::PNTransformer.transform(model)
     result['pn'] = JSON.dump(pn.to_data)
   rescue Puppet::ParseError => e

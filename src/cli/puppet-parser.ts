@@ -5,32 +5,40 @@
  * each file. Syntax errors are printed `file:line:col: message` with
  * Puppet's message, and the exit code is 1 (Puppet's `dump` exits 0 on
  * errors; tend does not). Files ending in `.epp` are parsed as EPP templates
- * (Puppet's `dump` parses every file as a manifest). tend does not yet run
- * Puppet's validation checks after parsing (assignments to non-variables,
- * misplaced definitions...): only syntax errors are reported.
+ * (Puppet's `dump` parses every file as a manifest). `validate` (and `dump
+ * --validate`, as in Puppet: `dump` does not validate by default) then runs
+ * Puppet's validation checks (src/puppet/lang/validate.ts) and prints every
+ * diagnostic, errors as `file:line:col: message`, warnings and deprecations
+ * with ` (warning)`/` (deprecation)` after them; a file with an error is not
+ * dumped and the exit code is 1.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import {
   formatDiagnosticLine,
+  formatValidationLine,
   type ParseResult,
   parsePuppet,
   renderPnJson,
   renderPnText,
   TOO_DEEP,
   toPn,
+  validatePuppet,
 } from "../puppet/lang/index.js";
 import { parseCommandLine } from "./args.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
 
 export const parserUsage = `Usage: tend puppet parser <dump|validate> [options]
 
-  dump [--format json|pn] [-e CODE | FILE...]
-                 print the syntax tree as puppet parser dump does (JSON by default)
+  dump [--format json|pn] [--validate] [-e CODE | FILE...]
+                 print the syntax tree as puppet parser dump does (JSON by default);
+                 with --validate, only of files that pass Puppet's validation
   validate FILE...
-                 check the syntax of each file (stdin when none is given)
+                 check the syntax of each file and validate it as Puppet does
+                 (stdin when no file is given)
 
-Syntax errors are printed as file:line:col: message (exit 1).
+Errors are printed as file:line:col: message (exit 1); warnings and
+deprecations are followed by (warning) or (deprecation).
 `;
 
 interface Source {
@@ -62,6 +70,26 @@ function parseSource(source: Source, file: string): ParseResult {
 function report(result: ParseResult, io: CliIo): void {
   for (const w of result.warnings) io.stderr(`${formatDiagnosticLine(w, result.locator)} (warning)\n`);
   if (!result.ok) io.stderr(`${formatDiagnosticLine(result.error, result.locator)}\n`);
+}
+
+/** Runs Puppet's validation on a parsed program, prints what it finds; false when there is an error. */
+function validate(result: ParseResult & { ok: true }, io: CliIo): boolean {
+  let valid = true;
+  let diagnostics: ReturnType<typeof validatePuppet>;
+  try {
+    diagnostics = validatePuppet(result.program);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    io.stderr(
+      `${result.locator.file === "" ? "<command line>" : result.locator.file}: ${TOO_DEEP} (validation)\n`,
+    );
+    return false;
+  }
+  for (const d of diagnostics) {
+    io.stderr(`${formatValidationLine(d, result.locator)}\n`);
+    if (d.severity === "error") valid = false;
+  }
+  return valid;
 }
 
 export async function runParser(args: readonly string[], io: CliIo): Promise<number> {
@@ -97,6 +125,7 @@ async function runDump(args: readonly string[], io: CliIo): Promise<number> {
     return EXIT_FAILURE;
   }
   const render = format === "json" ? renderPnJson : renderPnText;
+  const shouldValidate = values.validate === true && values["no-validate"] !== true;
   let sources: Source[];
   let failed = false;
   if (values.execute !== undefined) sources = [{ name: "", text: values.execute }];
@@ -104,7 +133,7 @@ async function runDump(args: readonly string[], io: CliIo): Promise<number> {
   for (const source of sources) {
     const result = parseSource(source, source.name === "" ? "" : source.name);
     report(result, io);
-    if (!result.ok) {
+    if (!result.ok || (shouldValidate && !validate(result, io))) {
       failed = true;
       continue;
     }
@@ -130,7 +159,7 @@ async function runValidate(args: readonly string[], io: CliIo): Promise<number> 
   for (const source of sources) {
     const result = parseSource(source, source.name);
     report(result, io);
-    if (!result.ok) failed = true;
+    if (!result.ok || !validate(result, io)) failed = true;
   }
   return failed ? EXIT_FAILURE : EXIT_OK;
 }

@@ -8,3 +8,10 @@ export { formatDiagnosticLine, formatPuppetDiagnostic, type PuppetDiagnostic } f
 export { Locator, type Position } from "./locator.js";
 export { type ParseOptions, type ParseResult, parsePuppet, TOO_DEEP } from "./parser.js";
 export { type PnData, renderPnJson, renderPnText, toPn } from "./pn.js";
+export {
+  formatValidationLine,
+  label,
+  type ValidationDiagnostic,
+  type ValidationSeverity,
+  validatePuppet,
+} from "./validate.js";

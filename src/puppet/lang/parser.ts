@@ -1287,15 +1287,15 @@ class Parser {
             kind: "TypeMapping",
             typeExpr: lhs,
             mappingExpr: rhs,
-            offset: keyword.offset,
-            length: extent(keyword, rhs),
+            offset: lhs.offset,
+            length: extent(lhs, rhs),
           }
         : {
             kind: "TypeAlias",
             name: nameToken.value,
             typeExpr: rhs,
-            offset: keyword.offset,
-            length: extent(keyword, rhs),
+            offset: lhs.offset,
+            length: extent(lhs, rhs),
           };
     this.definitions.push(node);
     return node;

@@ -68,3 +68,42 @@ test("tend puppet parser: usage", async () => {
   assert.equal((await tend(["puppet", "parser", "frob"])).code, 1);
   assert.equal((await tend(["puppet", "parser", "dump", "--format", "old", "-e", "1"])).code, 1);
 });
+
+test("tend puppet parser validate: Puppet's validation, every diagnostic as file:line:col", async () => {
+  const dir = scratchDirectory("tend-puppet-validate-");
+  writeFileSync(join(dir, "two.pp"), "$a + 1\n$b = 2\n$x[1] = 3\n");
+  writeFileSync(join(dir, "warn.pp"), "$h = {a => 1, a => 2}\n");
+  writeFileSync(join(dir, "ok.pp"), "notice(1)\n");
+  const v = await tend(["puppet", "parser", "validate", "two.pp", "warn.pp", "ok.pp"], dir);
+  assert.equal(v.code, 1);
+  assert.equal(
+    v.err,
+    "two.pp:1:4: This '+' expression has no effect. A value was produced and then forgotten (one or more preceding expressions may have the wrong form)\n" +
+      "two.pp:3:1: Illegal attempt to assign via [index/key]. Not an assignable reference\n" +
+      "warn.pp:1:17: The key 'a' is declared more than once (warning)\n",
+  );
+  const w = await tend(["puppet", "parser", "validate", "warn.pp", "ok.pp"], dir);
+  assert.equal(w.code, 0);
+  // dump validates only with --validate, as Puppet's does
+  const dump = await tend(["puppet", "parser", "dump", "two.pp", "ok.pp"], dir);
+  assert.deepEqual([dump.code, dump.err, dump.out.split("\n").length], [0, "", 3]);
+  const checked = await tend(["puppet", "parser", "dump", "--validate", "two.pp", "ok.pp"], dir);
+  assert.equal(checked.code, 1);
+  assert.equal(checked.out, '{"^":["invoke",{"#":["functor",{"^":["qn","notice"]},"args",[1]]}]}\n');
+  assert.match(checked.err, /^two\.pp:3:1: Illegal attempt to assign via \[index\/key\]/m);
+  const e = await tend([
+    "puppet",
+    "parser",
+    "dump",
+    "--validate",
+    "-e",
+    "class a { class b {} if true { node n {} } }",
+  ]);
+  assert.deepEqual(
+    [e.code, e.err],
+    [
+      1,
+      "<command line>:1:32: Classes, definitions, and nodes may only appear at toplevel or inside other classes\n",
+    ],
+  );
+});

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { judge, loadRecorded, type Verdict } from "./corpus.js";
+import { judge, judgeValidation, loadRecorded, type Verdict } from "./corpus.js";
 
 test("tend parses the Puppet language corpus as Puppet 7.23 does", () => {
   const recorded = loadRecorded();
@@ -37,4 +37,28 @@ test("at least 30 recorded syntax errors, each matched by message and position",
   const errors = Object.entries(recorded).filter(([, r]) => r.syntax_error !== undefined);
   assert.ok(errors.length >= 30);
   for (const [input, r] of errors) assert.equal(judge(input, r).status, "pass", input);
+});
+
+test("tend validates the corpus as Puppet 7.23's checker does: every diagnostic, in order", () => {
+  const recorded = loadRecorded();
+  const verdicts = Object.entries(recorded).map(([input, r]) => judgeValidation(input, r));
+  const failed = verdicts.filter((v) => v.status === "fail");
+  const passed = verdicts.filter((v) => v.status === "pass").length;
+  assert.ok(passed > 1400, `${passed} inputs compared`);
+  assert.deepEqual(
+    failed.map((f) =>
+      f.status === "fail" ? `${f.input}\n  puppet: ${f.expected}\n  tend:   ${f.actual}` : "",
+    ),
+    [],
+    `${passed} of ${passed + failed.length} inputs pass`,
+  );
+});
+
+test("the corpus holds inputs Puppet's checker rejects, warns about and deprecates", () => {
+  const recorded = Object.values(loadRecorded());
+  const severities = new Set(recorded.flatMap((r) => (r.diagnostics ?? []).map((d) => d.severity)));
+  for (const s of ["error", "warning", "deprecation"]) assert.ok(severities.has(s), s);
+  const codes = new Set(recorded.flatMap((r) => (r.diagnostics ?? []).map((d) => d.code)));
+  assert.ok(codes.size >= 35, `${codes.size} issue codes`);
+  assert.ok(recorded.filter((r) => r.validation !== undefined).length >= 140);
 });

@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parsePuppet, renderPnJson, toPn } from "../../../src/puppet/lang/index.js";
+import { parsePuppet, renderPnJson, toPn, validatePuppet } from "../../../src/puppet/lang/index.js";
 
 export const corpusDir = fileURLToPath(new URL("../../../../test/fixtures/puppet-lang/", import.meta.url));
 
@@ -25,7 +25,17 @@ export interface Recorded {
   pn?: string;
   syntax_error?: RecordedError;
   validation?: RecordedError;
+  /** Every diagnostic of Puppet's validator, in order (severity "crash" when the validator itself failed). */
+  diagnostics?: RecordedDiagnostic[];
   crash?: string;
+}
+
+export interface RecordedDiagnostic {
+  severity: string;
+  code?: string;
+  message: string;
+  line?: number | null;
+  column?: number | null;
 }
 
 export type Verdict =
@@ -64,4 +74,37 @@ export function judge(input: string, recorded: Recorded): Verdict {
   if (expected === undefined) return { input, status: "skip", why: recorded.crash ?? "nothing recorded" };
   const actual = tendResult(input, readInput(input));
   return actual === expected ? { input, status: "pass" } : { input, status: "fail", expected, actual };
+}
+
+function renderDiagnostics(
+  list: { severity: string; code?: string; message: string; line?: number | null; column?: number | null }[],
+): string {
+  return list.map((d) => `${d.severity} ${d.code} @ ${d.line}:${d.column}: ${d.message}`).join("\n");
+}
+
+/** tend's validation diagnostics of one input, in the recorded form's terms. */
+export function tendValidation(input: string, text: string): string {
+  const result = parsePuppet(text, { epp: input.endsWith(".epp") });
+  if (!result.ok) return `syntax error: ${result.error.message}`;
+  const locator = result.program.locator;
+  return renderDiagnostics(
+    validatePuppet(result.program).map((d) => ({ ...d, ...locator.position(d.offset) })),
+  );
+}
+
+/**
+ * Compares tend's validation of an input Puppet parsed with every
+ * diagnostic Puppet's validator reported (same severities, issue codes,
+ * messages, lines and columns, in the same order). Inputs where Puppet's
+ * validator itself failed (it does on `${true}`-style names and on heredoc
+ * text it cannot check) are skipped.
+ */
+export function judgeValidation(input: string, recorded: Recorded): Verdict {
+  const expected = recorded.diagnostics;
+  if (expected === undefined) return { input, status: "skip", why: "not parsed by Puppet" };
+  if (expected.some((d) => d.severity === "crash"))
+    return { input, status: "skip", why: `Puppet's validator fails: ${expected[0]?.message}` };
+  const want = renderDiagnostics(expected);
+  const actual = tendValidation(input, readInput(input));
+  return actual === want ? { input, status: "pass" } : { input, status: "fail", expected: want, actual };
 }
