@@ -10,6 +10,7 @@
  * A server's refusal is a NetError "refused" with the server's own line.
  */
 import { createPublicKey, type KeyObject } from "node:crypto";
+import type { Socket } from "node:net";
 import { userInfo } from "node:os";
 import tls from "node:tls";
 import type { Logger } from "../system/logger.js";
@@ -57,6 +58,10 @@ export interface ConnectOptions {
   logger?: Logger;
   /** The protocol version to ask (2 or 3, default 3); the server's lower one wins. */
   protocolVersion?: number;
+  /** The classic protocol (version 1) instead of TLS: classic/client.ts connects. */
+  classic?: boolean;
+  /** Under the classic protocol: the S* commands, encrypted with the session key. */
+  encrypt?: boolean;
 }
 
 export type RemoteFileType = "file" | "link" | "dir" | "fifo" | "block" | "char" | "socket";
@@ -151,8 +156,9 @@ export class ServerConnection {
   /** Bytes of a raw GET refusal that may still follow a framed one (3.21's ownership refusal sends both). */
   private rawRefusalMaybe = 0;
 
-  private constructor(
-    private readonly socket: tls.TLSSocket,
+  /** Used by connect() and by the classic protocol's handshake (classic/client.ts). */
+  constructor(
+    private readonly socket: tls.TLSSocket | Socket,
     private readonly reader: FrameReader,
     private readonly timeoutMs: number,
     private readonly logger: Logger | undefined,
@@ -171,7 +177,7 @@ export class ServerConnection {
     this.serverVersion = info.version;
     this.protocol = info.protocol;
     this.address = info.address;
-    this.tlsVersion = socket.getProtocol() ?? "";
+    this.tlsVersion = "getProtocol" in socket ? (socket.getProtocol() ?? "") : "";
     socket.on("close", () => {
       this.broken ??= new NetError("closed", `connection to ${this.address} closed`);
     });
@@ -450,7 +456,7 @@ export class ServerConnection {
   }
 
   /** Runs one operation after the ones before it. */
-  private run<T>(operation: () => Promise<T>): Promise<T> {
+  protected run<T>(operation: () => Promise<T>): Promise<T> {
     const result = this.queue.then(() => {
       if (this.broken) throw this.broken;
       return operation();
@@ -459,7 +465,7 @@ export class ServerConnection {
     return result;
   }
 
-  private async send(payload: string | Buffer): Promise<void> {
+  protected async send(payload: string | Buffer): Promise<void> {
     const bytes = typeof payload === "string" ? Buffer.from(payload, "latin1") : payload;
     if (bytes.length > MAX_FRAME_PAYLOAD)
       throw new NetError(
@@ -475,7 +481,7 @@ export class ServerConnection {
   }
 
   /** The next reply frame, after any raw refusal left over from a GET. */
-  private async reply(): Promise<Frame> {
+  protected async reply(): Promise<Frame> {
     await this.skipRawRefusal();
     const frame = await this.guard(this.reader.next(this.timeoutMs));
     this.logger?.debug(`ReceiveTransaction data: ${printable(frame.payload.toString("latin1"))}`);
@@ -604,7 +610,7 @@ function tlsVersion(version: string | undefined): tls.SecureVersion | undefined 
 }
 
 /** Writes `data` as one TLS record and waits until it is handed to the socket. */
-function write(socket: tls.TLSSocket, data: string | Buffer): Promise<void> {
+function write(socket: Socket, data: string | Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
     socket.write(data, (error) => {
       if (error) reject(new NetError("closed", `write failed: ${error.message}`, { cause: error }));

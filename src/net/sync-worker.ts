@@ -81,7 +81,9 @@ async function answer(request: SyncRequest): Promise<unknown> {
   switch (request.op) {
     case "connect": {
       const options = { ...request.options, logger: loggerAt(request.logLevel) } as unknown as ConnectOptions;
-      const connection = await ServerConnection.connect(options);
+      const connection = options.classic
+        ? await (await import("./classic/client.js")).connectClassic(options)
+        : await ServerConnection.connect(options);
       connections.set(request.connection, connection);
       return {
         serverDigest: connection.serverDigest,

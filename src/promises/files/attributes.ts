@@ -42,6 +42,8 @@ export interface CopyAttributes {
   readonly protocolVersion: string | undefined;
   /** `trustkey`: trust an unknown server key on first use. */
   readonly trustKey: boolean;
+  /** `encrypt`: the classic protocol's encrypted commands (TLS is always encrypted). */
+  readonly encrypt: boolean;
   /** `timeout` in seconds; undefined when not given. */
   readonly timeout: number | undefined;
 }
@@ -170,6 +172,7 @@ function readCopy(p: ActivePromise, defaultCompare: string | undefined): CopyAtt
     port: bodyText(p, "copy_from", "portnumber"),
     protocolVersion: bodyText(p, "copy_from", "protocol_version"),
     trustKey: bodyFlag(p, "copy_from", "trustkey"),
+    encrypt: bodyFlag(p, "copy_from", "encrypt"),
     timeout: positiveInt(bodyText(p, "copy_from", "timeout")),
   };
 }
@@ -257,6 +260,7 @@ const NO_COPY: CopyAttributes = Object.freeze({
   port: undefined,
   protocolVersion: undefined,
   trustKey: false,
+  encrypt: false,
   timeout: undefined,
 });
 const NO_LINK: LinkAttributes = Object.freeze({

@@ -153,7 +153,7 @@ export function openCopySource(
   const timeoutS = attrs.timeout ?? agentTimeout(env) ?? DEFAULT_TIMEOUT_S;
   for (const server of attrs.servers) {
     if (server === "localhost") return "local";
-    const key = `${server}\0${portText}\0${String(protocol)}\0${attrs.trustKey}`;
+    const key = `${server}\0${portText}\0${String(protocol)}\0${attrs.trustKey}\0${protocol === "classic" && attrs.encrypt}`;
     const cached = state.open.get(key);
     if (cached?.connection.usable) {
       log.verbose(`FindIdle: found connection to '${server}' already open and ready.`);
@@ -164,7 +164,7 @@ export function openCopySource(
       state.open.delete(key);
     }
     log.verbose(`FindIdle: no existing connection to '${server}' is established.`);
-    const opened = connect(env, state, server, portText, protocol, protocolSetting, attrs.trustKey, timeoutS);
+    const opened = connect(env, state, server, portText, protocol, protocolSetting, attrs, timeoutS);
     if (opened) {
       const source = remoteSource(filesOf(server, opened, log), new Map() as StatCache);
       state.open.set(key, { connection: opened, source });
@@ -182,9 +182,10 @@ function connect(
   portText: string,
   protocol: number | "classic" | "unknown",
   protocolSetting: string | undefined,
-  trustServer: boolean,
+  attrs: CopyAttributes,
   timeoutS: number,
 ): SyncServerConnection | undefined {
+  const trustServer = attrs.trustKey;
   const log = env.log;
   // A name no resolver can know (an unexpanded `$(sys.policy_hub)`): 3.21's lookup fails first.
   if (!/^[A-Za-z0-9.:_-]+$/.test(server)) {
@@ -192,12 +193,8 @@ function connect(
     log.info(`No server is responding on port: ${portText}`);
     return undefined;
   }
-  if (protocol === "classic" || protocol === "unknown") {
-    log.error(
-      protocol === "classic"
-        ? `protocol_version '${protocolSetting}' (the classic protocol) is not supported: cf-serverd 3.21 refuses it by default; use "2", "3" or "latest"`
-        : `Unknown protocol_version '${protocolSetting}'`,
-    );
+  if (protocol === "unknown") {
+    log.error(`Unknown protocol_version '${protocolSetting}'`);
     return undefined;
   }
   const port = portOf(portText);
@@ -223,8 +220,9 @@ function connect(
       trustServer,
       restrictKeys: restrictKeys.length > 0 ? restrictKeys : undefined,
       timeoutMs: timeoutS * 1000,
-      protocolVersion: protocol,
-      ...commonTlsSettings(env),
+      ...(protocol === "classic"
+        ? { classic: true, encrypt: attrs.encrypt }
+        : { protocolVersion: protocol, ...commonTlsSettings(env) }),
       logger: log,
     });
     if (restrictKeys.length > 0) log.verbose(`Server key in allowed list: ${connection.serverDigest}`);
