@@ -6,8 +6,8 @@
  * and cf-serverd 3.21 pass there (test/fixtures/conformance/
  * cf-serverd-3.21.0-baseline.json) must pass, except those
  * test/fixtures/conformance/16_cf-serverd-pairings.json lists under
- * `differences` with the reason (tend speaks no classic protocol, by design;
- * gaps still open); the others are listed. That file also records each
+ * `differences` with the reason (gaps still open);
+ * the others are listed. That file also records each
  * test's outcome under each pairing of agent and server.
  *
  * The suite comes from TEND_ACCEPTANCE_SUITE (a tests/acceptance directory),
