@@ -89,6 +89,7 @@ export function createRecipeContext(collection: ResourceCollection, scope: Recip
     execute: builtin("execute"),
     script: builtin("script"),
     bash: builtin("bash"),
+    sh: builtin("sh"),
     package: builtin("package"),
     service: builtin("service"),
     user: builtin("user"),

@@ -108,6 +108,7 @@ export interface ResourceProperties {
     flags: string;
   };
   bash: ExecuteProperties & { code: string; flags: string };
+  sh: ExecuteProperties & { code: string; flags: string };
   package: {
     /** Default: the resource's name. */
     packageName: string;
@@ -192,6 +193,7 @@ export interface ResourceActions {
   execute: "run" | "nothing";
   script: "run" | "nothing";
   bash: "run" | "nothing";
+  sh: "run" | "nothing";
   package: "install" | "upgrade" | "remove" | "purge" | "nothing";
   service: "start" | "stop" | "restart" | "reload" | "enable" | "disable" | "nothing";
   user: "create" | "remove" | "nothing";
@@ -443,6 +445,7 @@ export interface RecipeContext {
   execute: Declare<"execute">;
   script: Declare<"script">;
   bash: Declare<"bash">;
+  sh: Declare<"sh">;
   package: Declare<"package">;
   service: Declare<"service">;
   user: Declare<"user">;

@@ -100,7 +100,8 @@ function runScript(interpreter: string, target: ActionTarget, context: RecipeAct
     const file = join(dir, "script");
     writeFileSync(file, code, { mode: 0o600 });
     const out = runWith(
-      { argv: [interpreter, ...flags, file] },
+      // The interpreter found on PATH, as Chef runs it (the runner takes argv[0] as a path).
+      { argv: ["/bin/sh", "-c", 'exec "$0" "$@"', interpreter, ...flags, file] },
       `"${interpreter}" ${target.declaration.name}`,
       target,
       context,
@@ -129,12 +130,18 @@ export const scriptType: RecipeResourceType = {
     action === "nothing" ? UNCHANGED : runScript(textProp(target.props.interpreter) ?? "sh", target, context),
 };
 
-export const bashType: RecipeResourceType = {
-  name: "bash",
-  actions: ["run", "nothing"],
-  defaultAction: "run",
-  properties: ["code", "flags", ...COMMON],
-  validate: (props) => (props.code === undefined ? ["bash needs `code`"] : []),
-  run: async (action, target, context) =>
-    action === "nothing" ? UNCHANGED : runScript("bash", target, context),
-};
+/** A script resource named after its interpreter (`bash`, `sh`), as Chef's bash and the script family. */
+function interpreterType(interpreter: "bash" | "sh"): RecipeResourceType {
+  return {
+    name: interpreter,
+    actions: ["run", "nothing"],
+    defaultAction: "run",
+    properties: ["code", "flags", ...COMMON],
+    validate: (props) => (props.code === undefined ? [`${interpreter} needs \`code\``] : []),
+    run: async (action, target, context) =>
+      action === "nothing" ? UNCHANGED : runScript(interpreter, target, context),
+  };
+}
+
+export const bashType: RecipeResourceType = interpreterType("bash");
+export const shType: RecipeResourceType = interpreterType("sh");

@@ -1,6 +1,6 @@
 /** The built-in recipe resource types by name. */
 import { blockType, logType } from "./basic.js";
-import { bashType, executeType, scriptType } from "./commands.js";
+import { bashType, executeType, scriptType, shType } from "./commands.js";
 import { directoryType, fileType, linkType, templateType } from "./files.js";
 import { cronType, groupType, packageType, serviceType, userType } from "./system.js";
 import type { RecipeResourceType } from "./type.js";
@@ -14,6 +14,7 @@ export const BUILTIN_TYPES: ReadonlyMap<string, RecipeResourceType> = new Map(
     executeType,
     scriptType,
     bashType,
+    shType,
     packageType,
     serviceType,
     userType,

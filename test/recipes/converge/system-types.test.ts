@@ -176,3 +176,24 @@ test("a promise module serves a resource type: repaired, then kept; why-run chan
   assert.equal(failed.status.success, false);
   assert.match(failed.status.exception?.message ?? "", /not kept by promise module/);
 });
+
+test("sh is a resource of its own: its code run by sh, bash's by bash", async (t) => {
+  const dir = tempDir(t);
+  const out = join(dir, "out");
+  const collection = await compile((r) => {
+    r.sh("by sh", { code: `printf 'sh:%s\\n' "$BASH_VERSION" >> ${out}` });
+    r.bash("by bash", { code: `[ -n "$BASH_VERSION" ] && echo bash >> ${out}` });
+  });
+  const { journal, status } = await run(collection);
+  assert.equal(status.success, true, JSON.stringify(status.exception));
+  assert.deepEqual(journal, ["sh[by sh] run updated", "bash[by bash] run updated"]);
+  const [byShell, byBash] = readFileSync(out, "utf8").split("\n");
+  assert.match(String(byShell), /^sh:/);
+  assert.equal(byBash, "bash");
+  assert.deepEqual(
+    (await compileRecipes([{ name: "t::d", run: (r) => void r.sh("x", {}) }])).diagnostics.map(
+      (d) => d.message,
+    ),
+    ["sh[x]: sh needs `code`"],
+  );
+});
