@@ -10,12 +10,14 @@
  */
 import { createHash, type KeyObject, randomBytes } from "node:crypto";
 import { reverse } from "node:dns/promises";
+import { readdirSync } from "node:fs";
 import { connect as tcpConnect, type Socket } from "node:net";
 import { userInfo } from "node:os";
+import { basename } from "node:path";
 import { type ConnectOptions, DEFAULT_PORT, ServerConnection } from "../client.js";
 import { NetError } from "../errors.js";
 import { encodeFrame, FrameReader } from "../frame.js";
-import { keyDigest, readTrustedKey, rsaComponents, sameKey, trustKey } from "../keys.js";
+import { keyDigest, readTrustedKey, rsaComponents, sameKey, trustedKeyFile, trustKey } from "../keys.js";
 import { fromMpi, publicKeyFromComponents, randomChallenge, rsaDecrypt, rsaEncrypt, toMpi } from "./rsa.js";
 import {
   decryptWith,
@@ -46,6 +48,14 @@ function openTcp(host: string, port: number, timeoutMs: number): Promise<Socket>
       reject(new NetError("connect", error.message, { cause: error }));
     });
   });
+}
+
+function knownKeyFiles(ppkeys: string): Set<string> {
+  try {
+    return new Set(readdirSync(ppkeys));
+  } catch {
+    return new Set();
+  }
 }
 
 function send(socket: Socket, payload: Buffer | string): Promise<void> {
@@ -81,6 +91,10 @@ export async function connectClassic(options: ConnectOptions): Promise<ServerCon
         throw new NetError("closed", `Protocol transaction broken off (${what})`, { cause: error });
       }
     };
+    // The keys known before the dialogue: a server sharing our ppkeys (one
+    // work directory for both) stores our key during it, and that must not
+    // make its key trusted (3.21 decides before SAUTH, test 16/006).
+    const knownBefore = knownKeyFiles(options.ppkeys);
     const localIp = (socket.localAddress ?? "").replace(/^::ffff:(?=\d+\.)/, "");
     await send(socket, `CAUTH ${localIp} ${await localName(localIp)} ${user} 0`);
     // Asking for the server's key always ('n'): its trust is checked below
@@ -107,7 +121,8 @@ export async function connectClassic(options: ConnectOptions): Promise<ServerCon
     if (options.restrictKeys && !options.restrictKeys.includes(serverDigest))
       throw new NetError("untrusted", `Server key not in allowed keys, server presented: ${serverDigest}`);
     const stored = readTrustedKey(options.ppkeys, user, serverDigest, socket.remoteAddress);
-    if (stored && sameKey(stored, key)) {
+    const wasKnown = knownBefore.has(basename(trustedKeyFile(options.ppkeys, user, serverDigest)));
+    if (stored && wasKnown && sameKey(stored, key)) {
       log?.verbose(`Server is TRUSTED, received key '${serverDigest}' MATCHES stored one.`);
     } else if (options.trustServer) {
       log?.notice(`Trusting new key: ${serverDigest}`);
