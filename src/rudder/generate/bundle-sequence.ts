@@ -13,6 +13,7 @@
 import type { PolicyMode } from "../expected-reports.js";
 import type { RunHookSpec } from "../config/technique.js";
 import { allVariables } from "../config/technique.js";
+import { cfEscape } from "../technique/cf-layout.js";
 import { compareBundleOrderList } from "./bundle-order.js";
 import {
   type GlobalPolicyMode,
@@ -24,11 +25,6 @@ import {
 } from "./policy.js";
 
 const UNIQUE_ID_TAG = "RudderUniqueID";
-
-/** CFEngine string escaping (CFEngineAgentSpecificGeneration.escape). */
-export function escapeCf(value: string): string {
-  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
-}
 
 /** PolicyOrdering.sort: policy type, rule name, directive name, unique id. */
 export function sortPolicies(policies: readonly Policy[]): Policy[] {
@@ -68,7 +64,7 @@ interface Call {
 }
 
 const callText = (c: Call): string => (c.params.length === 0 ? c.name : `${c.name}(${c.params.join(",")})`);
-const dq = (v: string): string => `"${escapeCf(v)}"`;
+const dq = (v: string): string => `"${cfEscape(v)}"`;
 
 interface TechniqueBundles {
   readonly promiser: string;
@@ -199,7 +195,7 @@ export function formatSequence(
   cleanDryRunEnd: boolean,
 ): string {
   const seq = bundles.map((b) => ({
-    promiser: escapeCf(b.promiser),
+    promiser: cfEscape(b.promiser),
     calls: [modeCall(b), { name: runBundleName(b.policy), params: [] }],
   }));
   const hookLines = (kind: "pre" | "post") =>
@@ -225,7 +221,7 @@ export function formatSequence(
   if (bundles.length > 0) {
     const runs = bundles.map((b) => {
       const lines = runBundleCalls(b).map(
-        (c) => `      "${escapeCf(b.promiser)}" usebundle => ${callText(c)};`,
+        (c) => `      "${cfEscape(b.promiser)}" usebundle => ${callText(c)};`,
       );
       return `bundle agent ${runBundleName(b.policy)}\n{\n  methods:\n${lines.join("\n")}`;
     });

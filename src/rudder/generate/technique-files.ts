@@ -12,7 +12,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Configuration } from "../config/model.js";
 import { type TechniqueResource, allVariables } from "../config/technique.js";
-import { escapeCf, policyPath } from "./bundle-sequence.js";
+import { cfEscape } from "../technique/cf-layout.js";
+import { policyPath } from "./bundle-sequence.js";
 import { type Policy, mergedValues, rudderUniqueId, trackingValues } from "./policy.js";
 import { type StValue, renderStringTemplate } from "./string-template.js";
 
@@ -110,7 +111,7 @@ export function templateAttributes(p: Policy): Map<string, StValue> {
     const list = values.get(v.name) ?? [];
     const converted = list.map((x): string | boolean => {
       if (v.type === "boolean") return x.toLowerCase() === "true";
-      return v.type === "raw" ? x : escapeCf(x);
+      return v.type === "raw" ? x : cfEscape(x);
     });
     attributes.set(
       v.name,
