@@ -1,0 +1,4 @@
+/** Native implementations of puppetlabs-stdlib's functions (filled in by the stdlib work). */
+import type { FunctionTable, PuppetFunction } from "../registry.js";
+
+export const stdlibFunctions: FunctionTable = new Map<string, PuppetFunction>();
