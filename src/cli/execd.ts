@@ -155,7 +155,11 @@ async function execute(
     return EXIT_OK;
   }
   const pidFile = join(dirs.workdir, "cf-execd.pid");
-  stopPreviousInstance(pidFile, logger);
+  // Our pid goes in before the earlier instance is told to stop, so that
+  // the file never goes missing: on its way out it removes only its own.
+  const previous = readPid(pidFile);
+  await writePidFile(pidFile, logger);
+  stopPreviousInstance(previous, logger);
   const socketDir = values["with-runagent-socket"];
   let socket: { close(): Promise<void> } | undefined;
   if (socketDir?.toLowerCase() !== "no") {
@@ -179,7 +183,6 @@ async function execute(
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   process.on("SIGHUP", hangUp);
-  await writePidFile(pidFile, logger);
   if (process.send) {
     logger.info(`cf-execd starting ${ctimeText(new Date())}`);
     process.send("started");
@@ -196,19 +199,21 @@ async function execute(
   return EXIT_OK;
 }
 
+function readPid(pidFile: string): number | undefined {
+  try {
+    return Number(readFileSync(pidFile, "utf8").trim());
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * cf-execd 3.21 kills its earlier instances at start (Apoptosis, by the
  * process table); tend ends the one its pid file names, when that process
  * is still a `tend execd`.
  */
-function stopPreviousInstance(pidFile: string, logger: Logger): void {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(pidFile, "utf8").trim());
-  } catch {
-    return;
-  }
-  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) return;
+function stopPreviousInstance(pid: number | undefined, logger: Logger): void {
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 1 || pid === process.pid) return;
   let command: string[];
   try {
     command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
