@@ -4,7 +4,9 @@
 # test/fixtures/puppet-compile/snippets/NNNN.json, which
 # test/puppet/compile/snippets.test.ts compares with tend's compile.
 #
-#   nice -n 10 ruby scripts/record-puppet-snippets.rb [ID...]
+#   nice -n 10 ruby scripts/record-puppet-snippets.rb [--out DIR] [ID...]
+#
+# (--out writes elsewhere: the live conformance test records into a temp dir.)
 #
 # All snippets compile in ONE Ruby process (Puppet's start-up costs ~3 s) in
 # a scratch confdir under the system temp dir, removed at the end. Each
@@ -31,7 +33,8 @@ require 'fileutils'
 ROOT = File.expand_path('..', __dir__)
 SNIPDIR = File.join(ROOT, 'test', 'fixtures', 'puppet-lang', 'inputs', 'spec-snippets')
 FIXTURES = File.join(ROOT, 'test', 'fixtures', 'puppet-compile')
-OUTDIR = File.join(FIXTURES, 'snippets')
+args = ARGV.dup
+OUTDIR = args[0] == '--out' ? args.shift && args.shift : File.join(FIXTURES, 'snippets')
 FACTS_TEXT = File.read(File.join(FIXTURES, 'facts', 'testnode.json'))
 
 scratch = Dir.mktmpdir('tend-record-snippets-')
@@ -58,7 +61,7 @@ Puppet::Util::Log.level = :notice
 FileUtils.mkdir_p(OUTDIR)
 
 index = JSON.parse(File.read(File.join(SNIPDIR, 'index.json')))
-only = ARGV
+only = args
 envdir = File.join(scratch, 'code', 'environments', 'production')
 summary = Hash.new(0)
 index.each do |entry|
