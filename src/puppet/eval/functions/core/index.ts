@@ -1,4 +1,53 @@
-/** Puppet 7's core functions written in TypeScript (filled in by the function-library work). */
+/**
+ * Puppet 7's core functions written in TypeScript: the pure ones and those
+ * needing only the call context. Functions that touch the catalog or the
+ * scope are registered by the compiler (see ../registry.ts).
+ */
 import type { FunctionTable, PuppetFunction } from "../registry.js";
+import * as it from "./iteration.js";
+import * as num from "./numbers.js";
+import * as str from "./strings.js";
+import { rubyToS } from "./ruby-text.js";
 
-export const coreFunctions: FunctionTable = new Map<string, PuppetFunction>();
+const table: Record<string, PuppetFunction> = {
+  abs: num.abs,
+  all: it.all,
+  any: it.any,
+  camelcase: str.camelcase,
+  capitalize: str.capitalize,
+  ceiling: num.ceiling,
+  chomp: str.chomp,
+  chop: str.chop,
+  compare: num.compare,
+  downcase: str.downcase,
+  each: it.each,
+  filter: it.filter,
+  floor: num.floor,
+  group_by: it.group_by,
+  index: it.index,
+  join: str.makeJoin(rubyToS),
+  lest: it.lest,
+  lstrip: str.lstrip,
+  map: it.map,
+  match: str.match,
+  max: num.max,
+  min: num.min,
+  partition: it.partition,
+  reduce: it.reduce,
+  regsubst: str.regsubst,
+  reverse_each: it.reverse_each,
+  round: num.round,
+  rstrip: str.rstrip,
+  shellquote: str.makeShellquote(rubyToS),
+  split: str.split,
+  step: it.step,
+  strip: str.strip,
+  upcase: str.upcase,
+  versioncmp: num.versioncmp,
+  with: it.withFn,
+};
+
+export const coreFunctions: FunctionTable = new Map<string, PuppetFunction>([
+  ...Object.entries(table),
+  ["then", it.thenFn],
+]);
