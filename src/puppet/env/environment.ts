@@ -31,9 +31,12 @@ export interface PuppetEnvironment {
 /** Where definitions may be found, in the order the compiler tries them. */
 export interface Autoloader {
   /**
-   * Files that may define class or defined type `name` (`a::b::c`):
-   * `a/manifests/b/c.pp`, then the 3.x fallbacks `a/manifests/b.pp`,
-   * `a/manifests/init.pp`; a top-level `a` is `a/manifests/init.pp`.
+   * Existing files that may define class or defined type `name`
+   * (`a::b::c`), in the order Puppet loads them: the module's
+   * `a/manifests/init.pp` (always loaded with the module), then
+   * `a/manifests/b/c.pp`, then the 3.x fallback `a/manifests/b.pp`; a
+   * top-level `a` is `a/manifests/init.pp`. Load each file once, stop when
+   * the name is defined.
    */
   definitionFiles(name: string): readonly string[];
   /** Files that may define Puppet-language function `name`: only `a/functions/b/c.pp` (4.x: exact path). */
@@ -58,7 +61,12 @@ export interface NodeRequest {
   readonly trusted: Readonly<Record<string, unknown>>;
   /** `$server_facts` (serverversion, servername, serverip, environment). */
   readonly serverFacts: Readonly<Record<string, unknown>>;
-  /** Top-scope variables from an ENC's `parameters`. */
+  /**
+   * Top-scope variables as Puppet sets them from the node's parameters: an
+   * ENC's `parameters`, then each fact, then each server fact, the first of
+   * a name winning (never `environment`: the compiler sets `$environment` to
+   * the environment compiled, then `$trusted`, `$server_facts`, `$facts`).
+   */
   readonly parameters: Readonly<Record<string, unknown>>;
   /** Classes from an ENC, in its order, each with its parameters (empty for a list entry). */
   readonly classes: readonly {

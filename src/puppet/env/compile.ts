@@ -1,0 +1,223 @@
+/**
+ * What `puppet catalog compile NODE` does around the compiler: the node
+ * (facts, classifier), the environment (the classifier's when it names one,
+ * else the `environment` setting), the autoloader, Hiera and the functions,
+ * then the compile and its catalog. Library code: it returns the catalog
+ * and the messages, or a CompileSetupError / PuppetCompileError whose
+ * message is Puppet's; the command line prints them.
+ */
+import type { Logger } from "../../system/logger.js";
+import {
+  type CompileInput,
+  type CompileResult,
+  type HieraProvider,
+  PuppetCompileError,
+} from "../eval/compile-api.js";
+import type { FunctionTable, PuppetFunction } from "../eval/functions/registry.js";
+import type { PuppetCompileSettings } from "../settings.js";
+import { ModuleAutoloader } from "./autoloader.js";
+import type { NodeRequest, PuppetEnvironment } from "./environment.js";
+import { EnvironmentError, findEnvironmentDir, loadEnvironment } from "./environments.js";
+import {
+  type Classification,
+  type EncRunner,
+  NodeError,
+  SERVER_FACTS,
+  classifyNode,
+  nodeRequest,
+  readFactsJson,
+} from "./node.js";
+
+/**
+ * A compile that could not start. `stage` says where, which decides how
+ * Puppet words it: `node` errors come from finding the node ("Failed when
+ * searching for node N: ..."), `environment` from the environment named on
+ * the command line, `compile` from what the compile was given.
+ */
+export class CompileSetupError extends Error {
+  override readonly name = "CompileSetupError";
+  constructor(
+    message: string,
+    readonly stage: "node" | "environment" | "compile",
+  ) {
+    super(message);
+  }
+}
+
+export interface CatalogRequest {
+  /** The node's name (`puppet catalog compile NODE`, or `certname` for apply). */
+  readonly node: string;
+  readonly settings: PuppetCompileSettings;
+  /** Where the json facts terminus reads: `<server_datadir>` for a compile, `<vardir>/client_data` for apply. */
+  readonly factsDir: string;
+  /**
+   * `puppet apply` compiles with the node as it found it: no server facts
+   * (`$server_facts` holds only `environment`, `$servername` & co are unset).
+   */
+  readonly forApply?: boolean;
+  readonly logger?: Logger;
+  /** Non-fatal messages Puppet prints as `Warning:` (environment.conf, the node's parameters). */
+  readonly warn?: (message: string) => void;
+  readonly runEnc?: EncRunner;
+  readonly cwd?: string;
+}
+
+/** Everything the compiler is given, and what was decided on the way. */
+export interface PreparedCompile {
+  readonly input: CompileInput;
+  readonly classification?: Classification;
+}
+
+/** Finds the node, its environment and the code: the compiler's input. */
+export async function prepareCompile(request: CatalogRequest): Promise<PreparedCompile> {
+  const { settings, node } = request;
+  let facts: ReturnType<typeof readFactsJson>;
+  let classification: Classification | undefined;
+  try {
+    classification = classifyNode(settings, node, request.runEnc);
+    if (settings.nodeTerminus === "exec" && classification === undefined)
+      throw new CompileSetupError(`Could not find node '${node}'; cannot compile`, "compile");
+    if (settings.factsTerminus === "json") {
+      try {
+        facts = readFactsJson(request.factsDir, node);
+      } catch (error) {
+        if (!(error instanceof NodeError)) throw error;
+        throw new NodeError(`Could not retrieve facts for ${node}: ${error.message}`);
+      }
+    } else {
+      request.warn?.(
+        `tend does not run facter (facts_terminus ${settings.factsTerminus}): the node has no facts; use --facts_terminus json`,
+      );
+    }
+    if (
+      classification?.environment !== undefined &&
+      findEnvironmentDir(settings, classification.environment) === undefined
+    )
+      throw new EnvironmentError(
+        `Could not find a directory environment named '${classification.environment}' anywhere in the path: ${settings.environmentpath}. Does the directory exist?`,
+      );
+  } catch (error) {
+    if (error instanceof NodeError || error instanceof EnvironmentError)
+      throw new CompileSetupError(`Failed when searching for node ${node}: ${error.message}`, "node");
+    throw error;
+  }
+  const environmentName = classification?.environment ?? settings.environment;
+  let environment: PuppetEnvironment;
+  try {
+    environment = loadEnvironment(settings, environmentName, {
+      warn: request.warn,
+      debug: debugOf(request.logger),
+      cwd: request.cwd,
+    });
+  } catch (error) {
+    if (!(error instanceof EnvironmentError)) throw error;
+    throw new CompileSetupError(
+      error.message,
+      classification?.environment !== undefined ? "compile" : "environment",
+    );
+  }
+  const nodeReq: NodeRequest = nodeRequest(
+    node,
+    facts,
+    classification,
+    environment.name,
+    request.warn,
+    request.forApply ? {} : SERVER_FACTS,
+  );
+  const autoloader = new ModuleAutoloader(environment);
+  const [hiera, functions] = await Promise.all([
+    openHieraShim(environment, settings, request.logger),
+    functionTable(),
+  ]);
+  return {
+    input: { environment, autoloader, node: nodeReq, hiera, functions, logger: request.logger },
+    classification,
+  };
+}
+
+/** A compile's outcome, timed as Puppet times it ("Compiled catalog for N in environment E in S seconds"). */
+export interface CompiledCatalog {
+  readonly result: CompileResult;
+  readonly environment: string;
+  readonly seconds: number;
+}
+
+/** Prepares and runs the compile. Throws CompileSetupError or PuppetCompileError. */
+export async function compileNodeCatalog(request: CatalogRequest): Promise<CompiledCatalog> {
+  const prepared = await prepareCompile(request);
+  const api: Record<string, unknown> = await import("../eval/compile-api.js");
+  const compileCatalog = api.compileCatalog as
+    | ((input: CompileInput) => CompileResult | Promise<CompileResult>)
+    | undefined;
+  if (typeof compileCatalog !== "function")
+    throw new PuppetCompileError("the Puppet compiler is not in tend yet (issue 16: compileCatalog)");
+  const started = performance.now();
+  const result = await compileCatalog(prepared.input);
+  const seconds = (performance.now() - started) / 1000;
+  return { result, environment: prepared.input.environment.name, seconds };
+}
+
+/**
+ * A compile error as Puppet prints it: the message, where (`(file: F,
+ * line: L, column: C)`) and `on node N`, unless the message says them already.
+ */
+export function compileErrorText(error: PuppetCompileError, node: string): string {
+  let text = error.message;
+  if (!/\((file|line): [^)]*\)/.test(text)) {
+    const where = errorLocation(error.file, error.line, error.column);
+    if (where !== "") text += ` ${where}`;
+  }
+  if (!/ on node \S+$/.test(text)) text += ` on node ${node.toLowerCase()}`;
+  return text;
+}
+
+/** Puppet's `(file: F, line: L, column: C)` with whichever parts are known. */
+export function errorLocation(file?: string, line?: number, column?: number): string {
+  const f = file === "" ? undefined : file;
+  if (f !== undefined && line !== undefined && column !== undefined)
+    return `(file: ${f}, line: ${line}, column: ${column})`;
+  if (f !== undefined && line !== undefined) return `(file: ${f}, line: ${line})`;
+  if (line !== undefined && column !== undefined) return `(line: ${line}, column: ${column})`;
+  if (line !== undefined) return `(line: ${line})`;
+  if (f !== undefined) return `(file: ${f})`;
+  return "";
+}
+
+function debugOf(logger: Logger | undefined): ((message: string) => void) | undefined {
+  return logger ? (message) => logger.log("debug", message) : undefined;
+}
+
+/**
+ * Hiera for the environment, when the Hiera work provides `openHiera`
+ * (src/puppet/hiera); none until then (every lookup is not found).
+ */
+async function openHieraShim(
+  environment: PuppetEnvironment,
+  settings: PuppetCompileSettings,
+  logger: Logger | undefined,
+): Promise<HieraProvider | undefined> {
+  const hiera: Record<string, unknown> = await import("../hiera/index.js");
+  const open = hiera.openHiera;
+  if (typeof open !== "function") return undefined;
+  return (open as (options: unknown) => HieraProvider | undefined)({
+    environment,
+    hieraConfig: settings.hieraConfig,
+    confdir: settings.confdir,
+    logger,
+  });
+}
+
+/** stdlib's functions, and `lookup` when the Hiera work provides it. */
+async function functionTable(): Promise<FunctionTable> {
+  const [{ stdlibFunctions }, hiera] = await Promise.all([
+    import("../eval/functions/stdlib/index.js"),
+    import("../hiera/index.js") as Promise<Record<string, unknown>>,
+  ]);
+  const lookup = hiera.lookupFunction;
+  if (typeof lookup !== "function") return stdlibFunctions;
+  const table = new Map<string, PuppetFunction>(stdlibFunctions);
+  table.set("lookup", lookup as PuppetFunction);
+  return table;
+}
+
+export { PuppetCompileError };
