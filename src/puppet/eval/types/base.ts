@@ -1,0 +1,89 @@
+/**
+ * The root of the Puppet type hierarchy. Assignability follows Puppet's
+ * type calculator: the generic rules (aliases, variants, optionals,
+ * not-undefs) live here, each type answers `assignableFrom` for the rest.
+ */
+import type { PValue } from "../values.js";
+
+export class TypeSystemError extends Error {
+  override readonly name = "TypeSystemError";
+}
+
+/** Guards recursion through self-referencing type aliases. */
+export class RecursionGuard {
+  readonly seen = new Set<PType>();
+}
+
+export abstract class PType {
+  readonly isPuppetType = true as const;
+  /** The type's name without parameters: `Integer`, `Resource`, `Class`, `Struct`... */
+  abstract readonly name: string;
+  /** Whether `v` is an instance of this type. */
+  abstract isInstance(v: PValue, guard?: RecursionGuard): boolean;
+  /** Puppet's rendering: `Integer[1, 10]`, `Enum['a', 'b']`, `File['/x']`, `Class[Ntp]`. */
+  abstract toString(): string;
+  abstract equals(other: PType): boolean;
+  /** The rules specific to this type, once the generic ones have not decided. */
+  protected abstract assignableFrom(o: PType, guard?: RecursionGuard): boolean;
+
+  /** Whether every instance of `t` is an instance of this type. */
+  isAssignable(o: PType, guard?: RecursionGuard): boolean {
+    const k = o.kind;
+    if (k === "Unit") return true;
+    if (k === "TypeAlias") {
+      const a = o as PType & { resolvedType(): PType };
+      if (guard?.seen.has(o)) return true;
+      const g = guard ?? new RecursionGuard();
+      g.seen.add(o);
+      return this.isAssignable(a.resolvedType(), g);
+    }
+    if (k === "Variant") {
+      if (this.kind === "Any") return true;
+      const types = (o as PType & { types: readonly PType[] }).types;
+      if (this.kind === "NotUndef" && types.length === 0) return this.assignableFrom(o, guard);
+      return types.length > 0 && types.every((t) => this.isAssignable(t, guard));
+    }
+    if (k === "Optional") {
+      const inner = (o as PType & { type: PType | undefined }).type;
+      return (
+        this.isAssignable(UNDEF_PROBE(), guard) && (inner === undefined || this.isAssignable(inner, guard))
+      );
+    }
+    if (k === "NotUndef") {
+      const inner = (o as PType & { type: PType | undefined }).type;
+      if (inner !== undefined && !inner.isAssignable(UNDEF_PROBE())) return this.isAssignable(inner, guard);
+      return this.assignableFrom(o, guard);
+    }
+    return this.assignableFrom(o, guard);
+  }
+
+  /** The class of type: the name, or `TypeAlias`/`Unit` for the internal kinds. */
+  get kind(): string {
+    return this.name;
+  }
+  /** The general form: `Integer[1, 2]` becomes `Integer`, `String['a']` becomes `String`. */
+  generalize(): PType {
+    return this;
+  }
+  /** The simplest equivalent type (variants merged, optionals of optionals removed). */
+  normalize(): PType {
+    return this;
+  }
+  /** The iterable type instances of this type are assignable to, if any. */
+  iterableType(): PType | undefined {
+    return undefined;
+  }
+  isIterable(): boolean {
+    return false;
+  }
+}
+
+let undefProbe: PType | undefined;
+/** Registered by the model: the Undef type, used by the generic rules. */
+export function setUndefProbe(t: PType): void {
+  undefProbe = t;
+}
+function UNDEF_PROBE(): PType {
+  if (!undefProbe) throw new TypeSystemError("type system not initialised");
+  return undefProbe;
+}
