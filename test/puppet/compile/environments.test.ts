@@ -50,9 +50,11 @@ test("the sitedir fixtures were recorded in Puppet's order (what environment_spe
     ["bytewise", "10.pp 2.pp Z.pp a.pp sub.pp"],
   ] as const) {
     const [c] = loadEnvCases((e) => e === env);
-    const notify = (
-      c?.recorded.catalog?.resources as { type: string; parameters?: { message?: unknown } }[]
-    ).find((r) => r.type === "Notify");
+    const resources = (c?.recorded.catalog?.resources ?? []) as {
+      type: string;
+      parameters?: { message?: unknown };
+    }[];
+    const notify = resources.find((r) => r.type === "Notify");
     assert.equal(notify?.parameters?.message, message, env);
   }
 });
