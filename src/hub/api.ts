@@ -4,6 +4,9 @@
  *
  *   GET /api/v1/summary                    nodes, runs, results stored; nodes by last outcome
  *   GET /api/v1/nodes                      every node with its latest run
+ *   GET /api/v1/fleet?status=S&q=TEXT&limit=N&offset=M
+ *                                          the fleet page's data: nodes counted by status, and one
+ *                                          page of nodes (failures first, N ≤ 100,000, default 200)
  *   GET /api/v1/nodes/<id>?limit=N         a node and its latest runs (N ≤ 1000, default 50)
  *   GET /api/v1/runs/<run id>              one run
  *   GET /api/v1/runs/<run id>/results?outcome=failed,repaired&limit=N&offset=M
@@ -12,6 +15,7 @@
  *   GET /api/v1/history?days=N&node=ID     runs and outcome counts per UTC day (N ≤ 366, default 30)
  */
 import type { HubStore, NodeRow } from "./store/store.js";
+import { DEFAULT_PAGE_OPTIONS, fleetQuery } from "./web/pages.js";
 
 function boundedNumber(value: string | null, fallback: number, max: number): number {
   const n = value === null ? fallback : Number(value);
@@ -34,10 +38,23 @@ export async function handleApi(store: HubStore, url: URL): Promise<object | und
   if (parts[0] !== "api" || parts[1] !== "v1") return undefined;
   const [, , resource, id, sub] = parts;
   if (resource === "summary" && id === undefined) {
-    const nodes = await store.nodes();
-    const byStatus: Record<string, number> = { failed: 0, repaired: 0, kept: 0, "no-run": 0 };
-    for (const node of nodes) byStatus[nodeStatus(node)] = (byStatus[nodeStatus(node)] ?? 0) + 1;
+    // By the latest run alone (no staleness): a cutoff in the past stales no node.
+    const { counts } = await store.fleet({ staleBefore: new Date(0), limit: 0, offset: 0 });
+    const { stale: _, ...byStatus } = counts;
     return { counts: await store.counts(), nodesByStatus: byStatus };
+  }
+  if (resource === "fleet" && id === undefined) {
+    const options = { ...DEFAULT_PAGE_OPTIONS, now: new Date() };
+    const query = fleetQuery(url, options);
+    const fleet = await store.fleet(query);
+    return {
+      staleMinutes: options.staleMinutes,
+      counts: fleet.counts,
+      total: fleet.total,
+      matching: fleet.matching,
+      offset: query.offset,
+      nodes: fleet.nodes.map(({ node, status }) => ({ ...node, status })),
+    };
   }
   if (resource === "history" && id === undefined) {
     const days = Math.max(1, boundedNumber(url.searchParams.get("days"), 30, 366));

@@ -15,11 +15,18 @@ import {
   COUNTS_SQL,
   countsRow,
   dayRow,
-  historySql,
+  ADD_DAY_SQL,
+  dayParams,
+  dayStart,
+  FLEET_HISTORY_SQL,
+  fleetQueries,
+  fleetRow,
   INSERT_RUN_SQL,
   LINES_SQL,
+  latestParams,
   NODE_SQL,
-  NODES_SQL,
+  nodeHistorySql,
+  nodesSql,
   nodeParams,
   nodeRow,
   PRUNE_SQL,
@@ -31,13 +38,16 @@ import {
   resultsQuery,
   runParams,
   runRow,
+  statusCounts,
   TOKEN_VALID_SQL,
   TOKENS_SQL,
   tokenRow,
+  UPDATE_LATEST_SQL,
   upsertNodeSql,
 } from "./queries.js";
 import { MIGRATIONS_TABLE, migrations } from "./schema.js";
 import {
+  type FleetQuery,
   type HubStore,
   type IngestMeta,
   type IngestResult,
@@ -165,6 +175,9 @@ class PostgresStore implements HubStore {
     }
     if (report.lines.length > 0)
       await client.query(INSERT_LINES_SQL, [run, report.lines.map((_, i) => i), report.lines.map(pgText)]);
+    await client.query(numbered(UPDATE_LATEST_SQL), clean(latestParams(report, run)));
+    // Last: the day's row is shared by every node, so it stays locked only until the commit.
+    await client.query(numbered(ADD_DAY_SQL), dayParams(report));
     return "stored";
   }
 
@@ -173,7 +186,25 @@ class PostgresStore implements HubStore {
   }
 
   async nodes() {
-    return (await this.query(NODES_SQL)).map(nodeRow);
+    return (await this.query(nodesSql("postgres"))).map(nodeRow);
+  }
+
+  async fleet(query: FleetQuery) {
+    const clean = (params: readonly unknown[]) => params.map((p) => (typeof p === "string" ? pgText(p) : p));
+    const { counts, matching, page } = fleetQueries("postgres", query);
+    const [countRows, matchingRows, pageRows] = await Promise.all([
+      this.query(counts.sql, clean(counts.params)),
+      matching ? this.query(matching.sql, clean(matching.params)) : Promise.resolve(undefined),
+      this.query(page.sql, clean(page.params)),
+    ]);
+    const byStatus = statusCounts(countRows);
+    const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
+    return {
+      counts: byStatus,
+      total,
+      matching: matchingRows ? Number(matchingRows[0]?.n ?? 0) : total,
+      nodes: pageRows.map(fleetRow),
+    };
   }
 
   async node(id: string) {
@@ -211,8 +242,12 @@ class PostgresStore implements HubStore {
   }
 
   async history(since: Date, nodeId?: string) {
-    const params = nodeId === undefined ? [since] : [since, pgText(nodeId)];
-    return (await this.query(historySql("postgres", nodeId !== undefined), params)).map(dayRow);
+    const start = dayStart(since);
+    const rows =
+      nodeId === undefined
+        ? await this.query(FLEET_HISTORY_SQL, [start.day])
+        : await this.query(nodeHistorySql("postgres"), [pgText(nodeId), start.time]);
+    return rows.map(dayRow);
   }
 
   async lines(runId: string) {

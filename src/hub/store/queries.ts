@@ -7,6 +7,9 @@
 import { countOutcomes, type NodeReport } from "../../reporting/report.js";
 import {
   type DayRow,
+  type FleetNode,
+  type FleetQuery,
+  type FleetStatus,
   type IngestMeta,
   type NodeRow,
   OUTCOME_RANK_SQL,
@@ -64,17 +67,45 @@ export function runParams(report: NodeReport, meta: IngestMeta): unknown[] {
 
 export const RUN_DIGEST_SQL = "SELECT digest FROM runs WHERE run_id = ?";
 
+/** Keeps each node's latest run (nodes.last_run): it never ends before a node's other runs. */
 export const PRUNE_SQL = `DELETE FROM runs WHERE ended < ?
-  AND ended < (SELECT max(r2.ended) FROM runs r2 WHERE r2.node_id = runs.node_id)`;
+  AND id NOT IN (SELECT last_run FROM nodes WHERE last_run IS NOT NULL)`;
+
+/**
+ * Makes run `?` its node's latest when it ended after the latest stored
+ * (ties: the higher key, as the old per-query lookup ordered them).
+ * Parameters: latestParams().
+ */
+export const UPDATE_LATEST_SQL = `UPDATE nodes SET last_run = ?, last_ended = ?, last_status = ?
+  WHERE id = ? AND (last_run IS NULL OR last_ended < ? OR (last_ended = ? AND last_run < ?))`;
+
+export function latestParams(report: NodeReport, run: unknown): unknown[] {
+  const counts = countOutcomes(report.run.promises);
+  const status = counts.notKept > 0 ? "failed" : counts.repaired > 0 ? "repaired" : "kept";
+  const ended = isoTime(report.ended);
+  return [run, ended, status, report.node.id, ended, ended, run];
+}
+
+/** Adds one run to its UTC day's totals. Parameters: dayParams(). */
+export const ADD_DAY_SQL = `INSERT INTO run_days (day, runs, kept, repaired, not_kept) VALUES (?, 1, ?, ?, ?)
+  ON CONFLICT (day) DO UPDATE SET runs = run_days.runs + 1, kept = run_days.kept + excluded.kept,
+    repaired = run_days.repaired + excluded.repaired, not_kept = run_days.not_kept + excluded.not_kept`;
+
+export function dayParams(report: NodeReport): unknown[] {
+  const counts = countOutcomes(report.run.promises);
+  return [isoTime(report.ended).slice(0, 10), counts.kept, counts.repaired, counts.notKept];
+}
 
 const RUN_COLUMNS = `r.run_id, r.node_id, r.front_end, r.started, r.ended, r.received, r.exit_code, r.outcome,
   r.kept, r.repaired, r.not_kept, r.total, r.policy, r.policy_release`;
 
 const NODE_SELECT = `SELECT n.id, n.name, n.addresses, n.first_seen, n.last_seen, ${RUN_COLUMNS}
-  FROM nodes n LEFT JOIN runs r
-    ON r.id = (SELECT id FROM runs WHERE node_id = n.id ORDER BY ended DESC, id DESC LIMIT 1)`;
+  FROM nodes n LEFT JOIN runs r ON r.id = n.last_run`;
 
-export const NODES_SQL = `${NODE_SELECT} ORDER BY n.name, n.id`;
+/** Every node with its latest run, by name (byte order on both databases). */
+export function nodesSql(kind: StoreKind): string {
+  return `${NODE_SELECT} ORDER BY n.name${kind === "postgres" ? ' COLLATE "C"' : ""}, n.id`;
+}
 export const NODE_SQL = `${NODE_SELECT} WHERE n.id = ?`;
 export const RUNS_SQL = `SELECT ${RUN_COLUMNS} FROM runs r WHERE r.node_id = ? ORDER BY r.ended DESC, r.id DESC LIMIT ?`;
 export const RUN_SQL = `SELECT ${RUN_COLUMNS} FROM runs r WHERE r.run_id = ?`;
@@ -160,12 +191,93 @@ export function countsRow(row: Row): { nodes: number; runs: number; results: num
   };
 }
 
-/** Runs per UTC day since `?` (and of node `?` when `byNode`). */
-export function historySql(kind: StoreKind, byNode: boolean): string {
+/** The whole fleet's runs per UTC day from day `?` (YYYY-MM-DD) on: the daily totals kept by ingest. */
+export const FLEET_HISTORY_SQL =
+  "SELECT day, runs, kept, repaired, not_kept FROM run_days WHERE day >= ? ORDER BY day";
+
+/** Node `?`'s runs per UTC day from time `?` on (its runs, through the (node, ended) index). */
+export function nodeHistorySql(kind: StoreKind): string {
   const day = kind === "sqlite" ? "substr(ended, 1, 10)" : "to_char(ended AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
   return `SELECT ${day} AS day, count(*) AS runs, sum(kept) AS kept, sum(repaired) AS repaired,
-    sum(not_kept) AS not_kept FROM runs WHERE ended >= ?${byNode ? " AND node_id = ?" : ""}
-    GROUP BY 1 ORDER BY 1`;
+    sum(not_kept) AS not_kept FROM runs WHERE node_id = ? AND ended >= ? GROUP BY 1 ORDER BY 1`;
+}
+
+/** The start of `since`'s UTC day: history counts whole days. */
+export function dayStart(since: Date): { day: string; time: string } {
+  const day = since.toISOString().slice(0, 10);
+  return { day, time: `${day}T00:00:00.000Z` };
+}
+
+/** A node's status as the fleet sees it; `?` is the stale cutoff (not seen since). */
+const STATUS_SQL = `CASE WHEN n.last_status = 'failed' THEN 'failed' WHEN n.last_seen < ? THEN 'stale'
+  ELSE COALESCE(n.last_status, 'no-run') END`;
+const RANK_SQL =
+  "CASE status WHEN 'failed' THEN 0 WHEN 'stale' THEN 1 WHEN 'repaired' THEN 2 WHEN 'no-run' THEN 3 ELSE 4 END";
+
+/** `text` as a LIKE pattern matching it anywhere, with LIKE's own characters escaped (by `\`). */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The fleet page's statements: nodes counted by status, the nodes
+ * matching the filters counted (none without a filter), and one page of
+ * them with their latest runs, failures first, then by name. Statuses are
+ * computed in SQL from the columns ingest keeps (schema.ts), so a page of
+ * 10,000 nodes reads one page of rows and no runs beyond its own.
+ */
+export function fleetQueries(
+  kind: StoreKind,
+  query: FleetQuery,
+): { counts: Statement; matching?: Statement; page: Statement } {
+  const stale = isoTime(query.staleBefore);
+  const where: string[] = [];
+  const params: unknown[] = [stale];
+  if (query.status !== undefined) {
+    where.push("status = ?");
+    params.push(query.status);
+  }
+  if (query.text !== undefined && query.text !== "") {
+    where.push("(lower(name) LIKE ? ESCAPE '\\' OR lower(id) LIKE ? ESCAPE '\\')");
+    params.push(containsPattern(query.text), containsPattern(query.text));
+  }
+  const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+  const collate = kind === "postgres" ? ' COLLATE "C"' : "";
+  const inner = `SELECT n.id, n.name, n.addresses, n.first_seen, n.last_seen, n.last_run, ${STATUS_SQL} AS status FROM nodes n`;
+  const limit = Math.max(0, Math.floor(query.limit));
+  const offset = Math.max(0, Math.floor(query.offset));
+  return {
+    counts: { sql: `SELECT status, count(*) AS n FROM (${inner}) s GROUP BY status`, params: [stale] },
+    ...(where.length > 0
+      ? { matching: { sql: `SELECT count(*) AS n FROM (${inner}) s ${filter}`, params } }
+      : {}),
+    page: {
+      sql: `SELECT p.id, p.name, p.addresses, p.first_seen, p.last_seen, p.status, ${RUN_COLUMNS}
+        FROM (SELECT s.*, ${RANK_SQL} AS rank FROM (${inner}) s ${filter}
+          ORDER BY rank, s.name${collate}, s.id LIMIT ? OFFSET ?) p
+        LEFT JOIN runs r ON r.id = p.last_run ORDER BY p.rank, p.name${collate}, p.id`,
+      params: [...params, limit, offset],
+    },
+  };
+}
+
+export interface Statement {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+/** The counts per status, every status present. */
+export function statusCounts(rows: readonly Row[]): Record<FleetStatus, number> {
+  const counts: Record<FleetStatus, number> = { failed: 0, stale: 0, repaired: 0, "no-run": 0, kept: 0 };
+  for (const row of rows) {
+    const status = String(row.status) as FleetStatus;
+    if (status in counts) counts[status] = Number(row.n);
+  }
+  return counts;
+}
+
+export function fleetRow(row: Row): FleetNode {
+  return { node: nodeRow(row), status: String(row.status) as FleetStatus };
 }
 
 export function dayRow(row: Row): DayRow {

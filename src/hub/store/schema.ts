@@ -8,6 +8,15 @@
  * Times are ISO 8601 text in SQLite and `timestamptz` in PostgreSQL; both
  * sort by time. Results and raw lines hang off a run's integer key and go
  * with it (ON DELETE CASCADE).
+ *
+ * Migration 2 is for reading a large fleet fast, both kept by ingest in the
+ * report's own transaction (so a killed hub leaves them consistent):
+ * - each node's latest run (`last_run`, by end time then key), its end
+ *   time and its status (failed, repaired or kept), so the fleet page
+ *   neither looks for the latest run per node nor joins runs to count;
+ * - `run_days`: runs and outcome counts per UTC day of their end, so the
+ *   fleet's plot reads 30 rows instead of every run of 30 days. These
+ *   counts outlive retention: pruning details leaves the daily totals.
  */
 import type { StoreKind } from "./store.js";
 
@@ -69,11 +78,33 @@ const MIGRATIONS: readonly (readonly string[])[] = [
       revoked $time
     )`,
   ],
+  [
+    "ALTER TABLE nodes ADD COLUMN last_run $bigint",
+    "ALTER TABLE nodes ADD COLUMN last_ended $time",
+    "ALTER TABLE nodes ADD COLUMN last_status TEXT",
+    `UPDATE nodes SET last_run = (SELECT r.id FROM runs r WHERE r.node_id = nodes.id
+      ORDER BY r.ended DESC, r.id DESC LIMIT 1)`,
+    `UPDATE nodes SET last_ended = (SELECT r.ended FROM runs r WHERE r.id = nodes.last_run),
+      last_status = (SELECT CASE WHEN r.not_kept > 0 THEN 'failed' WHEN r.repaired > 0 THEN 'repaired'
+        ELSE 'kept' END FROM runs r WHERE r.id = nodes.last_run)`,
+    `CREATE TABLE run_days (
+      day TEXT PRIMARY KEY,
+      runs $bigint NOT NULL,
+      kept $bigint NOT NULL,
+      repaired $bigint NOT NULL,
+      not_kept $bigint NOT NULL
+    )`,
+    `INSERT INTO run_days (day, runs, kept, repaired, not_kept)
+      SELECT $day, count(*), sum(kept), sum(repaired), sum(not_kept) FROM runs GROUP BY 1`,
+    "CREATE INDEX runs_node_ended_id ON runs (node_id, ended, id)",
+    "DROP INDEX runs_node_ended",
+  ],
 ];
 
 const DIALECT: Readonly<Record<StoreKind, Readonly<Record<string, string>>>> = {
-  sqlite: { $id: "INTEGER PRIMARY KEY", $time: "TEXT", $bigint: "INTEGER" },
+  sqlite: { $id: "INTEGER PRIMARY KEY", $time: "TEXT", $bigint: "INTEGER", $day: "substr(ended, 1, 10)" },
   postgres: {
+    $day: "to_char(ended AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
     $id: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
     $time: "TIMESTAMPTZ",
     $bigint: "BIGINT",

@@ -19,11 +19,18 @@ import {
   COUNTS_SQL,
   countsRow,
   dayRow,
-  historySql,
+  ADD_DAY_SQL,
+  dayParams,
+  dayStart,
+  FLEET_HISTORY_SQL,
+  fleetQueries,
+  fleetRow,
   INSERT_RUN_SQL,
   LINES_SQL,
+  latestParams,
   NODE_SQL,
-  NODES_SQL,
+  nodeHistorySql,
+  nodesSql,
   nodeParams,
   nodeRow,
   PRUNE_SQL,
@@ -35,13 +42,21 @@ import {
   resultsQuery,
   runParams,
   runRow,
+  statusCounts,
   TOKEN_VALID_SQL,
   TOKENS_SQL,
   tokenRow,
+  UPDATE_LATEST_SQL,
   upsertNodeSql,
 } from "./queries.js";
 import { MIGRATIONS_TABLE, migrations } from "./schema.js";
-import { type HubStore, type IngestMeta, type IngestResult, resultMessage } from "./store.js";
+import {
+  type FleetQuery,
+  type HubStore,
+  type IngestMeta,
+  type IngestResult,
+  resultMessage,
+} from "./store.js";
 
 type Row = Record<string, unknown>;
 
@@ -83,6 +98,8 @@ class SqliteStore implements HubStore {
   private readonly runDigest: BetterSqlite3.Statement;
   private readonly insertResult: BetterSqlite3.Statement;
   private readonly insertLine: BetterSqlite3.Statement;
+  private readonly updateLatest: BetterSqlite3.Statement;
+  private readonly addDay: BetterSqlite3.Statement;
   private readonly ingestTransaction: (report: NodeReport, meta: IngestMeta) => IngestResult;
 
   constructor(private readonly db: BetterSqlite3.Database) {
@@ -93,6 +110,8 @@ class SqliteStore implements HubStore {
       "INSERT INTO results (run, seq, type, promiser, handle, bundle, file, line, outcome, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.insertLine = db.prepare("INSERT INTO report_lines (run, seq, line) VALUES (?, ?, ?)");
+    this.updateLatest = db.prepare(UPDATE_LATEST_SQL);
+    this.addDay = db.prepare(ADD_DAY_SQL);
     const transaction = db.transaction((report: NodeReport, meta: IngestMeta) => this.write(report, meta));
     this.ingestTransaction = (report, meta) => transaction.immediate(report, meta);
   }
@@ -123,6 +142,8 @@ class SqliteStore implements HubStore {
     report.lines.forEach((line, seq) => {
       this.insertLine.run(run, seq, line);
     });
+    this.updateLatest.run(...latestParams(report, run));
+    this.addDay.run(...dayParams(report));
     return "stored";
   }
 
@@ -140,7 +161,19 @@ class SqliteStore implements HubStore {
   }
 
   async nodes() {
-    return (this.db.prepare(NODES_SQL).all() as Row[]).map(nodeRow);
+    return (this.db.prepare(nodesSql("sqlite")).all() as Row[]).map(nodeRow);
+  }
+
+  async fleet(query: FleetQuery) {
+    const { counts, matching, page } = fleetQueries("sqlite", query);
+    const byStatus = statusCounts(this.db.prepare(counts.sql).all(...counts.params) as Row[]);
+    const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
+    return {
+      counts: byStatus,
+      total,
+      matching: matching ? Number((this.db.prepare(matching.sql).get(...matching.params) as Row).n) : total,
+      nodes: (this.db.prepare(page.sql).all(...page.params) as Row[]).map(fleetRow),
+    };
   }
 
   async node(id: string) {
@@ -173,8 +206,12 @@ class SqliteStore implements HubStore {
   }
 
   async history(since: Date, nodeId?: string) {
-    const params = nodeId === undefined ? [since.toISOString()] : [since.toISOString(), nodeId];
-    return (this.db.prepare(historySql("sqlite", nodeId !== undefined)).all(...params) as Row[]).map(dayRow);
+    const start = dayStart(since);
+    const rows =
+      nodeId === undefined
+        ? this.db.prepare(FLEET_HISTORY_SQL).all(start.day)
+        : this.db.prepare(nodeHistorySql("sqlite")).all(nodeId, start.time);
+    return (rows as Row[]).map(dayRow);
   }
 
   async lines(runId: string) {

@@ -79,6 +79,35 @@ export interface DayRow {
   readonly notKept: number;
 }
 
+/** A node's status on the fleet page: its latest run's, unless it stopped reporting (stale). */
+export type FleetStatus = "failed" | "stale" | "repaired" | "no-run" | "kept";
+
+export interface FleetQuery {
+  /** A node last seen before this is stale (unless its last run failed). */
+  readonly staleBefore: Date;
+  /** Only nodes with this status. */
+  readonly status?: FleetStatus;
+  /** Only nodes whose name or id contains this (case-insensitive). */
+  readonly text?: string;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface FleetNode {
+  readonly node: NodeRow;
+  readonly status: FleetStatus;
+}
+
+export interface FleetPage {
+  /** Every node counted by status (not filtered). */
+  readonly counts: Readonly<Record<FleetStatus, number>>;
+  /** How many nodes there are, and how many match the filters. */
+  readonly total: number;
+  readonly matching: number;
+  /** The page asked for: failures first, then stale, repaired, no run, kept; by name within each. */
+  readonly nodes: readonly FleetNode[];
+}
+
 export interface TokenRow {
   readonly id: string;
   readonly name: string;
@@ -94,12 +123,18 @@ export interface HubStore {
   prune(cutoff: Date): Promise<number>;
   nodes(): Promise<NodeRow[]>;
   node(id: string): Promise<NodeRow | undefined>;
+  /** One page of the fleet, with its counts (the fleet page and its API). */
+  fleet(query: FleetQuery): Promise<FleetPage>;
   /** A node's runs, latest first. */
   runs(nodeId: string, limit: number): Promise<RunRow[]>;
   run(runId: string): Promise<RunRow | undefined>;
   /** A run's promise results: failures first, then repairs, then the rest, each in run order. */
   results(runId: string, filter?: ResultFilter): Promise<ResultRow[]>;
-  /** Runs ended since `since` summed per UTC day, oldest first; of one node when `nodeId` is given. */
+  /**
+   * Runs summed per UTC day of their end, from `since`'s day on, oldest
+   * first; of one node when `nodeId` is given. The fleet's come from daily
+   * totals that outlive retention; a node's from its stored runs.
+   */
   history(since: Date, nodeId?: string): Promise<DayRow[]>;
   /** A run's raw report lines, in order. */
   lines(runId: string): Promise<string[]>;

@@ -13,7 +13,7 @@
  * escaped (html.ts).
  */
 import { nodeStatus } from "../api.js";
-import type { HubStore, NodeRow, ResultRow, RunRow } from "../store/store.js";
+import type { FleetQuery, FleetStatus, HubStore, NodeRow, ResultRow, RunRow } from "../store/store.js";
 import { badge, escapeHtml, page, select, showTime, urlPart } from "./html.js";
 import { fillDays, historyPlot } from "./plot.js";
 
@@ -27,15 +27,9 @@ export interface PageOptions {
 
 export const DEFAULT_PAGE_OPTIONS: Omit<PageOptions, "now"> = { staleMinutes: 60, days: 30 };
 
-export type FleetStatus = ReturnType<typeof nodeStatus> | "stale";
+export type { FleetStatus } from "../store/store.js";
 
-const RANK: Readonly<Record<FleetStatus, number>> = {
-  failed: 0,
-  stale: 1,
-  repaired: 2,
-  "no-run": 3,
-  kept: 4,
-};
+const STATUSES: readonly FleetStatus[] = ["failed", "stale", "repaired", "kept", "no-run"];
 
 export function fleetStatus(node: NodeRow, options: PageOptions): FleetStatus {
   const status = nodeStatus(node);
@@ -67,33 +61,34 @@ function card(label: string, value: number, status?: string): string {
   return `<div class="card"${status ? ` data-status="${escapeHtml(status)}"` : ""}><b>${value.toLocaleString("en")}</b>${escapeHtml(label)}</div>`;
 }
 
+/** The fleet query a page's URL asks for (status, q, limit, offset), as the page and its API read it. */
+export function fleetQuery(url: URL, options: PageOptions, defaultLimit = DEFAULT_FLEET_LIMIT): FleetQuery {
+  const wanted = url.searchParams.get("status") ?? "";
+  const text = url.searchParams.get("q") ?? "";
+  return {
+    staleBefore: new Date(options.now.getTime() - options.staleMinutes * 60_000),
+    ...((STATUSES as readonly string[]).includes(wanted) ? { status: wanted as FleetStatus } : {}),
+    ...(text === "" ? {} : { text }),
+    limit: limitParam(url, defaultLimit, 100_000),
+    offset: offsetParam(url),
+  };
+}
+
+/** Rows in the fleet page's table unless `limit` says otherwise: counts and the plot cover every node. */
+export const DEFAULT_FLEET_LIMIT = 200;
+
 export async function fleetPage(store: HubStore, url: URL, options: PageOptions): Promise<string> {
   const since = new Date(options.now.getTime() - options.days * 86_400_000);
-  const [nodes, history] = await Promise.all([store.nodes(), store.history(since)]);
-  const rows = nodes.map((node) => ({ node, status: fleetStatus(node, options) }));
-  const counts: Record<FleetStatus, number> = { failed: 0, stale: 0, repaired: 0, "no-run": 0, kept: 0 };
-  for (const r of rows) counts[r.status]++;
-  const wanted = url.searchParams.get("status") ?? "";
-  const q = (url.searchParams.get("q") ?? "").toLowerCase();
-  const shown = rows
-    .filter(
-      (r) =>
-        (wanted === "" || r.status === wanted) &&
-        (q === "" || `${r.node.name}\n${r.node.id}`.toLowerCase().includes(q)),
-    )
-    .sort(
-      (a, b) =>
-        RANK[a.status] - RANK[b.status] ||
-        (a.node.name < b.node.name ? -1 : a.node.name > b.node.name ? 1 : 0),
-    );
-  const limit = limitParam(url, 1000, 100_000);
-  const offset = offsetParam(url);
-  const slice = shown.slice(offset, offset + limit);
+  const query = fleetQuery(url, options);
+  const [fleet, history] = await Promise.all([store.fleet(query), store.history(since)]);
+  const counts = fleet.counts;
+  const wanted = query.status ?? "";
+  const { limit, offset } = query;
+  const slice = fleet.nodes;
   const body: string[] = [];
   body.push(`<h1>Fleet</h1><div class="cards">`);
-  body.push(card("nodes", nodes.length));
-  for (const s of ["failed", "stale", "repaired", "kept", "no-run"] as const)
-    body.push(card(s, counts[s], s));
+  body.push(card("nodes", fleet.total));
+  for (const s of STATUSES) body.push(card(s, counts[s], s));
   body.push(`</div><h2>Repairs and failures, last ${options.days} days</h2>`);
   body.push(
     historyPlot(fillDays(history, options.days, options.now), "repairs and failures per day, whole fleet"),
@@ -101,18 +96,15 @@ export async function fleetPage(store: HubStore, url: URL, options: PageOptions)
   body.push(
     `<h2>Nodes</h2><form class="f" method="get" action="/ui/">${select(
       "status",
-      [
-        ["", "all"],
-        ...(["failed", "stale", "repaired", "kept", "no-run"] as const).map((s): [string, string] => [s, s]),
-      ],
+      [["", "all"], ...STATUSES.map((s): [string, string] => [s, s])],
       wanted,
     )}<label>name <input name="q" value="${escapeHtml(url.searchParams.get("q") ?? "")}"></label>` +
       `<label>show <input name="limit" size="5" value="${escapeHtml(url.searchParams.get("limit") ?? String(limit))}"></label>` +
       `<button type="submit">Filter</button></form>`,
   );
   body.push(
-    `<p class="pager" id="shown">${slice.length === 0 ? 0 : offset + 1}–${offset + slice.length} of ${shown.length} nodes` +
-      (offset + limit < shown.length
+    `<p class="pager" id="shown">${slice.length === 0 ? 0 : offset + 1}–${offset + slice.length} of ${fleet.matching} nodes` +
+      (offset + limit < fleet.matching
         ? ` · <a href="${withParams("/ui/", url, { offset: String(offset + limit), limit: String(limit) })}">next</a>`
         : "") +
       `</p>`,
@@ -135,7 +127,7 @@ export async function fleetPage(store: HubStore, url: URL, options: PageOptions)
     {
       title: "Fleet",
       signedIn: true,
-      api: ["/api/v1/summary", "/api/v1/nodes", `/api/v1/history?days=${options.days}`],
+      api: ["/api/v1/summary", `/api/v1/fleet${url.search}`, `/api/v1/history?days=${options.days}`],
     },
     body.join(""),
   );
