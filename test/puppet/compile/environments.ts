@@ -4,8 +4,8 @@
  * tend as a user does: `tend puppet catalog compile NODE --confdir C
  * --facts_terminus json --environment ENV --render-as json`, in a scratch
  * confdir whose code directory is the fixture directory, as the recording's.
- * Until that command exists, the compiler is called directly (the harness's
- * worker, with its minimal autoloader and the manifests in bytewise order).
+ * Until that command exists, src/puppet/env's compileNodeCatalog is called
+ * in the harness's worker with the same confdir.
  */
 import { spawn } from "node:child_process";
 import {
@@ -15,7 +15,6 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,8 +23,6 @@ import {
   type CompileSpec,
   compileAll,
   fixturesDir,
-  loadFacts,
-  localTrusted,
   type Outcome,
   type Recorded,
   repoRoot,
@@ -167,20 +164,6 @@ export function outcomeOfRun(r: CliRun): Outcome {
   return { kind: "error", message: r.stderr.trim(), messages: warnings };
 }
 
-/** Files of a manifest directory, recursively, sorted bytewise by path (for the fallback only). */
-function manifestFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (name.endsWith(".pp")) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-}
-
 /** Compiles each case with tend: through the command line when it compiles, else directly. */
 export async function compileEnvCases(
   cases: readonly EnvCase[],
@@ -193,22 +176,21 @@ export async function compileEnvCases(
         outcomes.set(c.id, outcomeOfRun(await run(["puppet", ...compileArgs(c, scratch.confdir)])));
       return { outcomes, how: "tend puppet catalog compile" };
     }
-    const specs: CompileSpec[] = cases.map((c) => {
-      const envDir = join(fixturesDir, "environments", c.environment);
-      return {
-        id: c.id,
-        nodeName: c.node,
-        facts: loadFacts(c.node),
-        trusted: localTrusted(c.node),
-        serverFacts: { environment: c.environment },
-        environment: c.environment,
-        envDir,
-        manifests: manifestFiles(join(envDir, "manifests")),
-        modulePath: [join(envDir, "modules"), join(fixturesDir, "modules")],
-        stdlib: true,
-      };
-    });
-    return { outcomes: await compileAll(specs), how: "compileCatalog (no tend puppet catalog compile yet)" };
+    const specs: CompileSpec[] = cases.map((c) => ({
+      id: c.id,
+      nodeName: c.node,
+      facts: {},
+      trusted: {},
+      serverFacts: {},
+      environment: c.environment,
+      manifests: [],
+      modulePath: [],
+      confdir: scratch.confdir,
+    }));
+    return {
+      outcomes: await compileAll(specs),
+      how: "src/puppet/env in a worker: no tend puppet catalog compile yet",
+    };
   } finally {
     scratch.remove();
   }

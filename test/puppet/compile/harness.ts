@@ -50,6 +50,12 @@ export interface CompileSpec {
   readonly stdlib?: boolean;
   /** The code directory (removed from resources' `file` before comparing). */
   readonly codeDir?: string;
+  /**
+   * Compile as `puppet catalog compile` does with this confdir (src/puppet/env
+   * finds the environment, facts, modules, Hiera): the fields above other than
+   * id, nodeName and environment are then unused.
+   */
+  readonly confdir?: string;
 }
 
 export type Outcome =

@@ -155,11 +155,54 @@ function messagesOf(result: { messages?: readonly { level: string; message: stri
   return (result.messages ?? []).map((m) => ({ level: m.level, message: m.message }));
 }
 
+interface EnvCompile {
+  compileNodeCatalog(request: {
+    node: string;
+    settings: unknown;
+    factsDir: string;
+    warn?: (message: string) => void;
+  }): Promise<{ result: CompileResult }>;
+}
+interface Settings {
+  resolveCompileSettings(given: Record<string, string>, cwd: string): { serverDatadir: string };
+}
+
+/** A compile through src/puppet/env, as `tend puppet catalog compile` makes it. */
+async function compileByRequest(spec: CompileSpec & { confdir: string }): Promise<Outcome> {
+  const env = (await import("../../../src/puppet/env/compile.js")) as unknown as EnvCompile;
+  const settingsMod = (await import("../../../src/puppet/settings.js")) as unknown as Settings;
+  const warnings: TendMessage[] = [];
+  try {
+    const settings = settingsMod.resolveCompileSettings(
+      { confdir: spec.confdir, environment: spec.environment, facts_terminus: "json" },
+      process.cwd(),
+    );
+    const { result } = await env.compileNodeCatalog({
+      node: spec.nodeName,
+      settings,
+      factsDir: settings.serverDatadir,
+      warn: (message) => warnings.push({ level: "warning", message }),
+    });
+    return {
+      kind: "catalog",
+      catalog: JSON.parse(JSON.stringify(result.catalog)) as Record<string, unknown>,
+      messages: [...warnings, ...messagesOf(result)],
+    };
+  } catch (e) {
+    const err = e as Error;
+    if (/not in tend yet/.test(err?.message ?? "")) return { kind: "crash", message: err.message };
+    if (err?.name === "PuppetCompileError" || err?.name === "CompileSetupError")
+      return { kind: "error", message: err.message, messages: warnings };
+    return { kind: "crash", message: `${err?.name ?? "Error"}: ${err?.message ?? String(e)}` };
+  }
+}
+
 const compilerP = findCompiler();
 const stdlibP = findStdlib();
 
 parentPort?.on("message", (spec: CompileSpec) => {
   void (async (): Promise<Outcome> => {
+    if (spec.confdir !== undefined) return compileByRequest({ ...spec, confdir: spec.confdir });
     const compile = await compilerP;
     if (typeof compile === "string") return { kind: "crash", message: compile };
     const stdlib = await stdlibP;
