@@ -1,0 +1,173 @@
+/**
+ * YAML read as Puppet reads Hiera's files: Ruby's Psych `safe_load` with
+ * Symbol permitted (Puppet::Util::Yaml). Plain scalars are typed by Psych's
+ * scalar scanner, which is YAML 1.1 with Ruby's own turns: `yes`/`no`/`on`/
+ * `off` are booleans (`y`/`n` stay strings), `0755` is octal, `1_000` and
+ * `1,000` are integers, `1:20` is base 60, a float needs a dot (`1e3` is a
+ * string), `:x` is a Symbol (kept here as a `PSymbol`), and a date or time
+ * is a class safe_load refuses. Quoted and block scalars are strings; `<<`
+ * merges as Psych merges. An empty document is `false`, as Puppet has it.
+ */
+import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
+import { PHash, PObject, type PValue } from "../eval/values.js";
+
+/** A Ruby Symbol read from YAML (`:name`): Hiera refuses it as data (not RichData). */
+export class PSymbol extends PObject {
+  readonly typeName = "Runtime[ruby, 'Symbol']";
+  constructor(readonly name: string) {
+    super();
+  }
+  toString(): string {
+    return this.name;
+  }
+  equals(other: PValue): boolean {
+    return other instanceof PSymbol && other.name === this.name;
+  }
+  hashKey(): string {
+    return `:${this.name}`;
+  }
+}
+
+/** A YAML text Psych would refuse: `message` is Psych's wording, without the file. */
+export class PsychError extends Error {
+  override readonly name = "PsychError";
+}
+
+const TIME =
+  /^-?\d{4}-\d{1,2}-\d{1,2}(?:[Tt]|\s+)\d{1,2}:\d\d:\d\d(?:\.\d*)?(?:\s*(?:Z|[-+]\d{1,2}:?(?:\d\d)?))?$/;
+const DATE = /^\d{4}-(?:1[012]|0\d|\d)-(?:[12]\d|3[01]|0\d|\d)$/;
+const FLOAT = /^[-+]?(?:[0-9][0-9_,]*)?\.[0-9]*(?:[eE][-+][0-9]+)?$/;
+const INTEGER =
+  /^(?:[-+]?0b[0-1_,]+|[-+]?0[0-7_,]+|[-+]?(?:0|[1-9](?:[0-9]|,[0-9]|_[0-9])*)|[-+]?0x[0-9a-fA-F_,]+)$/;
+const STRINGISH = /^[^\d.:-]?[\p{L}_\s!@#$%^&*(){}<>|/\\~;=]+/u;
+const SEXAGESIMAL_INT = /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9]){1,2}$/;
+const SEXAGESIMAL_FLOAT = /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9]){1,2}\.[0-9_]*$/;
+
+/** What Psych's scalar scanner makes of a plain scalar. */
+export function scanPlainScalar(text: string): PValue {
+  if (text === "") return undefined;
+  if (STRINGISH.test(text) || text.includes("\n")) {
+    if (text.length > 5 || /^[^ytonf~]/i.test(text)) return text;
+    if (text === "~" || /^null$/i.test(text)) return undefined;
+    if (/^(yes|true|on)$/i.test(text)) return true;
+    if (/^(no|false|off)$/i.test(text)) return false;
+    return text;
+  }
+  if (TIME.test(text)) throw new PsychError("Tried to load unspecified class: Time");
+  if (DATE.test(text)) throw new PsychError("Tried to load unspecified class: Date");
+  if (/^\+?\.inf$/i.test(text)) return Number.POSITIVE_INFINITY;
+  if (/^-\.inf$/i.test(text)) return Number.NEGATIVE_INFINITY;
+  if (/^\.nan$/i.test(text)) return Number.NaN;
+  if (/^:./.test(text)) {
+    const quoted = /^:(["'])(.*)\1/.exec(text);
+    return new PSymbol((quoted ? (quoted[2] ?? "") : text).replace(/^:/, ""));
+  }
+  if (SEXAGESIMAL_INT.test(text)) return sexagesimal(text, false);
+  if (SEXAGESIMAL_FLOAT.test(text)) return sexagesimal(text, true);
+  if (FLOAT.test(text)) return /^[-+]?\.$/.test(text) ? text : Number.parseFloat(text.replace(/[,_]/g, ""));
+  if (INTEGER.test(text)) return parseRubyInteger(text.replace(/[,_]/g, ""));
+  return text;
+}
+
+function sexagesimal(text: string, float: boolean): bigint | number {
+  const parts = text.split(":");
+  let total = 0;
+  parts.forEach((part, i) => {
+    const n = float ? Number.parseFloat(part.replace(/_/g, "")) : Number.parseInt(part.replace(/_/g, ""), 10);
+    total += (Number.isNaN(n) ? 0 : n) * 60 ** Math.abs(i - 2);
+  });
+  return float ? total : BigInt(total);
+}
+
+/** Ruby's `Integer(text)`: `0x`, `0b`, a leading `0` for octal. */
+function parseRubyInteger(text: string): bigint {
+  const negative = text.startsWith("-");
+  const body = text.replace(/^[-+]/, "");
+  let value: bigint;
+  if (/^0[xX]/.test(body)) value = BigInt(body);
+  else if (/^0[bB]/.test(body)) value = BigInt(body);
+  else if (/^0[0-7]+$/.test(body)) value = BigInt(`0o${body.slice(1)}`);
+  else value = BigInt(body);
+  return negative ? -value : value;
+}
+
+/** The value of a YAML text, or a PsychError worded as Psych words it. */
+export function loadPsych(text: string): PValue {
+  const doc = parseDocument(text, { schema: "failsafe", version: "1.1", uniqueKeys: false, merge: false });
+  const error = doc.errors[0];
+  if (error) throw new PsychError(describeYamlError(error.message, error.linePos?.[0]));
+  if (doc.contents === null) return false;
+  return toValue(doc, doc.contents as Node);
+}
+
+function describeYamlError(message: string, pos: { line: number; col: number } | undefined): string {
+  const first = message.split("\n")[0] ?? message;
+  return pos ? `${first} at line ${pos.line} column ${pos.col}` : first;
+}
+
+function toValue(doc: Document, node: Node): PValue {
+  if (isAlias(node)) {
+    const target = node.resolve(doc);
+    if (!target) throw new PsychError(`Unknown alias: ${node.source}`);
+    return toValue(doc, target as Node);
+  }
+  if (isScalar(node)) return scalarValue(node.value, node.type, node.tag);
+  if (isSeq(node)) return node.items.map((item) => toValue(doc, item as Node));
+  if (isMap(node)) return mappingValue(doc, node.items);
+  return undefined;
+}
+
+function scalarValue(value: unknown, type: string | undefined, tag: string | undefined): PValue {
+  const text = String(value ?? "");
+  if (tag !== undefined && tag !== "!") return taggedScalar(text, tag);
+  if (type !== "PLAIN") return text;
+  return scanPlainScalar(text);
+}
+
+function taggedScalar(text: string, tag: string): PValue {
+  switch (tag) {
+    case "tag:yaml.org,2002:str":
+      return text;
+    case "tag:yaml.org,2002:int":
+      return parseRubyInteger(text.replace(/[,_]/g, ""));
+    case "tag:yaml.org,2002:float":
+      return Number.parseFloat(text.replace(/[,_]/g, ""));
+    case "tag:yaml.org,2002:null":
+      return undefined;
+    case "tag:yaml.org,2002:bool":
+      return scanPlainScalar(text);
+    case "tag:yaml.org,2002:binary":
+      return Buffer.from(text.replace(/\s+/g, ""), "base64").toString("latin1");
+    default:
+      throw new PsychError(`Tried to load unspecified class: ${tag.replace(/^!ruby\/\w+:/, "")}`);
+  }
+}
+
+type Pair = { key: unknown; value: unknown };
+
+function mappingValue(doc: Document, items: readonly unknown[]): PHash {
+  const hash = new PHash();
+  for (const item of items as Pair[]) {
+    const keyNode = item.key as Node | null;
+    const valueNode = item.value as Node | null;
+    const isMergeKey = isScalar(keyNode) && keyNode.type === "PLAIN" && keyNode.value === "<<";
+    const value = valueNode ? toValue(doc, valueNode) : undefined;
+    if (isMergeKey && mergeInto(hash, value)) continue;
+    const key = keyNode ? toValue(doc, keyNode) : undefined;
+    hash.set(key, value);
+  }
+  return hash;
+}
+
+/** Psych's `<<`: a mapping, or a sequence of mappings (earlier ones win), merged in place. */
+function mergeInto(hash: PHash, value: PValue): boolean {
+  if (value instanceof PHash) {
+    for (const [k, v] of value) hash.set(k, v);
+    return true;
+  }
+  if (Array.isArray(value) && value.every((v) => v instanceof PHash)) {
+    for (const h of [...value].reverse() as PHash[]) for (const [k, v] of h) hash.set(k, v);
+    return true;
+  }
+  return false;
+}
