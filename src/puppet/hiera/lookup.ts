@@ -4,19 +4,21 @@
  * (exact key, then patterns; global over environment over module) give the
  * merge when none is asked, the global, environment and module layers are
  * searched and merged, the result is dug into, a module's
- * `default_hierarchy` is the last resort, and `convert_to` converts.
+ * `default_hierarchy` is the last resort, and `convert_to` converts
+ * (`new(Type, value, args...)`).
  */
 import { join } from "node:path";
 import type { PuppetEnvironment } from "../env/environment.js";
 import { type HieraProvider, NOT_FOUND, type VariableScope } from "../eval/compile-api.js";
-import { newInstance, typeByName } from "../eval/types.js";
-import { PHash, PSensitive, type PValue } from "../eval/values.js";
+import { newInstance, type PType } from "../eval/types.js";
+import { PHash, type PValue } from "../eval/values.js";
 import { rubyRegExp } from "../types/ruby-regexp.js";
 import { type DataContext, DataLayer, type LookupView } from "./data.js";
 import { HieraError } from "./errors.js";
 import { dig, type Segment, splitKey } from "./interpolate.js";
 import { FileProbe } from "./locations.js";
 import { type Found, MergeStrategy, mergeStrategy } from "./merge.js";
+import { parseTypeString } from "./type-string.js";
 
 /** One call of lookup(): its scope, override and default values, and the keys being looked up (shared by nested lookups). */
 export interface Invocation {
@@ -275,14 +277,19 @@ function extractOptions(lk: LookupKey, options: CompiledOptions): PValue {
   return undefined;
 }
 
-/** `convert_to`: `new(Type, value, args...)`; Sensitive needs no type system. */
+/** `convert_to`: `new(Type, value, args...)`. */
 function convertResult(key: string, convertTo: PValue, value: PValue): PValue {
   const spec = Array.isArray(convertTo) ? convertTo : [convertTo];
   const [typeSpec, ...args] = spec;
-  if (typeSpec === "Sensitive") return value instanceof PSensitive ? value : new PSensitive(value);
+  let t: PType;
   try {
-    const t = typeof typeSpec === "string" ? typeByName(typeSpec) : (typeSpec as never);
-    if (!t) throw new Error(`No such type: ${String(typeSpec)}`);
+    t = typeof typeSpec === "string" ? parseTypeString(typeSpec) : (typeSpec as PType);
+  } catch (e) {
+    throw new HieraError(
+      `Invalid data type in lookup_options for key '${key}' could not parse '${String(typeSpec)}', error: '${(e as Error).message}`,
+    );
+  }
+  try {
     return newInstance(t, [value, ...args] as PValue[]);
   } catch (e) {
     throw new HieraError(

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PuppetEnvironment, PuppetModule } from "../../../src/puppet/env/environment.js";
 import type { CallContext } from "../../../src/puppet/eval/functions/registry.js";
-import { PType } from "../../../src/puppet/eval/types.js";
 import { PHash, type PCallable, PSensitive, type PValue } from "../../../src/puppet/eval/values.js";
 import { lookupFunction, openHiera } from "../../../src/puppet/hiera/index.js";
 import { PSymbol } from "../../../src/puppet/hiera/psych.js";
+import { parseTypeString } from "../../../src/puppet/hiera/type-string.js";
 
 export const fixtureDir = fileURLToPath(
   new URL("../../../../test/fixtures/puppet-hiera/", import.meta.url),
@@ -43,40 +43,6 @@ export interface Outcome {
   readonly actual: Json;
 }
 
-/** A stand-in for the type system in these tests: the few types the cases name. */
-class TestType extends PType {
-  constructor(
-    readonly name: string,
-    private readonly text: string,
-    private readonly test: (v: PValue) => boolean,
-  ) {
-    super();
-  }
-  isInstance(v: PValue): boolean {
-    return this.test(v);
-  }
-  isAssignable(): boolean {
-    return false;
-  }
-  toString(): string {
-    return this.text;
-  }
-  equals(other: PType): boolean {
-    return other.toString() === this.text;
-  }
-}
-
-const isString = (v: PValue) => typeof v === "string";
-const TYPES: Record<string, TestType> = {
-  String: new TestType("String", "String", isString),
-  Integer: new TestType("Integer", "Integer", (v) => typeof v === "bigint"),
-  Any: new TestType("Any", "Any", () => true),
-  Data: new TestType("Data", "Data", (v) => !(v instanceof PSensitive)),
-  Array: new TestType("Array", "Array", Array.isArray),
-  "Array[String]": new TestType("Array", "Array[String]", (v) => Array.isArray(v) && v.every(isString)),
-  "Optional[String]": new TestType("Optional", "Optional[String]", (v) => v === undefined || isString(v)),
-};
-
 function decodeArg(a: Json): PValue {
   if (a === null) return undefined;
   if (typeof a === "number") return BigInt(a);
@@ -84,9 +50,7 @@ function decodeArg(a: Json): PValue {
   if (Array.isArray(a)) return a.map(decodeArg);
   const o = a as { T?: string; H?: [Json, Json][] };
   if (o.T !== undefined) {
-    const t = TYPES[o.T];
-    if (!t) throw new Error(`no test type ${o.T}`);
-    return t;
+    return parseTypeString(o.T);
   }
   return PHash.from((o.H ?? []).map(([k, v]) => [decodeArg(k), decodeArg(v)] as const));
 }
