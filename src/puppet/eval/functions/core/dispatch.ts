@@ -59,7 +59,7 @@ export const blk = (min: number, max = min, optional = false, name = "block"): B
   name,
   arity: [min, max],
   optional,
-  label: `Callable[${min},${max}]`,
+  label: `Callable[${min}, ${max}]`,
 });
 
 function countRange(sig: Signature): [number, number] {
@@ -102,10 +102,20 @@ function argumentMismatch(sig: Signature, args: readonly PValue[]): Mismatch | u
     return { kind: "count", path: "", min, max, actual: args.length };
   for (let i = 0; i < args.length; i++) {
     const prm = paramAt(sig, i);
-    if (prm && !prm.type.test(args[i]))
-      return { kind: "type", path: ` parameter '${prm.name}'`, expected: [prm.type], actual: args[i] };
+    if (!prm || prm.type.test(args[i]) || prm.type.quietFor?.(args[i])) continue;
+    return typeMismatch(` parameter '${prm.name}'`, prm.type, args[i]);
   }
   return undefined;
+}
+
+/** A type mismatch, descending into arrays whose element type is known. */
+function typeMismatch(path: string, type: Spec, actual: PValue): Mismatch {
+  const elem = type.elementOf;
+  if (elem && Array.isArray(actual)) {
+    const i = actual.findIndex((x) => !elem.test(x));
+    if (i >= 0) return typeMismatch(`${path} index ${i}`, elem, actual[i]);
+  }
+  return { kind: "type", path, expected: [type], actual };
 }
 
 function blockMismatch(sig: Signature, block: PCallable | undefined): Mismatch | undefined {
@@ -217,18 +227,19 @@ function flattenExpected(specs: readonly Spec[]): { types: Spec[]; optional: boo
 
 /** " expects a value of type A or B, got C" as Puppet's TypeMismatch words it. */
 export function typeMismatchText(specs: readonly Spec[], actual: PValue): string {
-  if (specs.length === 1 && specs[0]?.isPattern) {
-    const a = typeof actual === "string" ? `'${actual}'` : actualClass(actual);
-    return ` expects a match for ${specs[0].full}, got ${a}`;
-  }
+  const custom = specs.length === 1 ? specs[0]?.explain?.(actual) : undefined;
+  if (custom !== undefined) return custom;
   const { types, optional } = flattenExpected(specs);
+  if (types.length > 0 && types.every((t) => t.isPattern))
+    return patternMismatchText(types, optional, actual);
   const aCls = actualClass(actual);
-  const detailed = types.some((t) => t.cls === aCls || t.kindTest(actual));
+  const fully = types.some((t) => t.cls === aCls || t.cls === "Alias");
+  const detailed = fully || types.some((t) => t.kindTest(actual));
   let names: string[];
   let a: string;
   if (detailed) {
     names = types.map((t) => t.full);
-    a = types.some((t) => t.cls === aCls) ? actualDetailed(actual) : aCls;
+    a = fully ? actualDetailed(actual) : aCls;
   } else {
     names = [...new Set(types.map((t) => t.short))];
     a = aCls;
@@ -242,6 +253,19 @@ export function typeMismatchText(specs: readonly Spec[], actual: PValue): string
   return ` expects a value of type ${e}, got ${a}`;
 }
 
+/** Enum and Pattern mismatches: "expects a match for Enum['a', 'b'], got 'x'" (enums merged into one). */
+function patternMismatchText(types: readonly Spec[], optional: boolean, actual: PValue): string {
+  let expected: string;
+  if (types.every((t) => t.enumValues)) {
+    const values = [...new Set(types.flatMap((t) => t.enumValues ?? []))].sort();
+    expected = `Enum[${values.map((v) => `'${v}'`).join(", ")}]`;
+  } else
+    expected =
+      types.length === 1 ? (types[0] as Spec).full : `Variant[${types.map((t) => t.full).join(", ")}]`;
+  const a = typeof actual === "string" ? `'${actual}'` : actualClass(actual);
+  return ` expects ${optional ? "an undef value or " : ""}a match for ${expected}, got ${a}`;
+}
+
 function aAn(word: string): string {
   return /^[AEIOU]/i.test(word) ? `an ${word}` : `a ${word}`;
 }
@@ -253,7 +277,8 @@ function signatureString(sig: Signature): string {
     if (max === Number.POSITIVE_INFINITY && i === sig.params.length - 1)
       ind = min === sig.params.length ? "+" : "*";
     else if (i + 1 > min) ind = "?";
-    return `${prm.type.full} ${prm.name}${ind}`;
+    const t = ind === "?" && prm.type.optionalOf ? prm.type.optionalOf : prm.type;
+    return `${t.full} ${prm.name}${ind}`;
   });
   const b = sig.block;
   if (b) parts.push(`${b.label ?? "Callable"} ${b.name ?? "block"}${b.optional ? "?" : ""}`);

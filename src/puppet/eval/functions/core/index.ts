@@ -4,12 +4,34 @@
  * scope are registered by the compiler (see ../registry.ts).
  */
 import type { FunctionTable, PuppetFunction } from "../registry.js";
+import * as col from "./collections.js";
 import * as it from "./iteration.js";
+import { legacyFunctions } from "./legacy.js";
+import * as misc from "./misc.js";
 import * as num from "./numbers.js";
 import * as str from "./strings.js";
 import { rubyToS } from "./ruby-text.js";
 
 const table: Record<string, PuppetFunction> = {
+  ...legacyFunctions,
+  convert_to: misc.convert_to,
+  dig: col.dig,
+  empty: col.empty,
+  flatten: col.flatten,
+  get: col.get,
+  getvar: col.getvar,
+  keys: col.keys,
+  length: col.length,
+  scanf: misc.scanf,
+  size: col.size,
+  slice: col.slice,
+  sort: col.sort,
+  strftime: misc.strftime,
+  tree_each: col.tree_each,
+  type: misc.type,
+  unique: col.unique,
+  unwrap: col.unwrap,
+  values: col.values,
   abs: num.abs,
   all: it.all,
   any: it.any,
@@ -38,7 +60,6 @@ const table: Record<string, PuppetFunction> = {
   reverse_each: it.reverse_each,
   round: num.round,
   rstrip: str.rstrip,
-  shellquote: str.makeShellquote(rubyToS),
   split: str.split,
   step: it.step,
   strip: str.strip,

@@ -7,6 +7,19 @@
  */
 import type { PuppetFunction } from "../registry.js";
 import { type PCallable, PHash, PIterator, type PValue, equals } from "../../values.js";
+
+/** Ruby's `==`: like Puppet's but strings compare case-sensitively. */
+export function rubyEquals(a: PValue, b: PValue): boolean {
+  if (typeof a === "string" || typeof b === "string") return a === b;
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => rubyEquals(x, b[i]));
+  if (a instanceof PHash) {
+    if (!(b instanceof PHash) || a.size !== b.size) return false;
+    for (const [k, v] of a) if (!b.has(k) || !rubyEquals(v, b.get(k))) return false;
+    return true;
+  }
+  return equals(a, b);
+}
 import { blk, dispatcher, p, type Signature } from "./dispatch.js";
 import { forEach, iterationOf } from "./iterable.js";
 import { T } from "./spec.js";
@@ -177,8 +190,8 @@ export const index = dispatcher("index", [
     call: (_c, [v, m]) => {
       const { hashStyle, items } = iterationOf(v, "index");
       return findFirst(items, (x, i) => {
-        if (hashStyle) return equals((x as PValue[])[1], m) ? (x as PValue[])[0] : undefined;
-        return equals(x, m) ? BigInt(i) : undefined;
+        if (hashStyle) return rubyEquals((x as PValue[])[1], m) ? (x as PValue[])[0] : undefined;
+        return rubyEquals(x, m) ? BigInt(i) : undefined;
       });
     },
   },

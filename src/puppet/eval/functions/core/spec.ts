@@ -32,8 +32,16 @@ export interface Spec {
   readonly members?: readonly Spec[];
   /** An Optional's type. */
   readonly optionalOf?: Spec;
-  /** Pattern mismatches have their own wording. */
+  /** A custom explanation of a mismatch (" entry 'x' expects ..."), for struct-like types. */
+  explain?(v: PValue): string | undefined;
+  /** Pattern and Enum mismatches have their own wording. */
   readonly isPattern?: boolean;
+  /** An Enum's values. */
+  readonly enumValues?: readonly string[];
+  /** An Array's element type: mismatches then name the failing index. */
+  readonly elementOf?: Spec;
+  /** Values Puppet rejects without being able to say why (no "rejected:" line). */
+  quietFor?(v: PValue): boolean;
 }
 
 function spec(cls: string, full: string, test: (v: PValue) => boolean, kindTest = test, short = cls): Spec {
@@ -92,10 +100,17 @@ export const T = {
   },
   /** `Array[elem]`. */
   arrayOf(elem: Spec, full = `Array[${elem.full}]`): Spec {
-    return spec("Array", full, (v) => isArray(v) && v.every((x) => elem.test(x)), isArray);
+    return {
+      ...spec("Array", full, (v) => isArray(v) && v.every((x) => elem.test(x)), isArray),
+      elementOf: elem,
+    };
   },
   /** `Hash[key, value]`. */
-  hashOf(key: Spec, value: Spec, full = `Hash[${key.full}, ${value.full}]`): Spec {
+  hashOf(
+    key: Spec,
+    value: Spec,
+    full = key.cls === "Any" && value.cls === "Any" ? "Hash" : `Hash[${key.full}, ${value.full}]`,
+  ): Spec {
     const test = (v: PValue) => {
       if (!isHashValue(v)) return false;
       for (const [k, x] of v) if (!key.test(k) || !value.test(x)) return false;
@@ -105,14 +120,22 @@ export const T = {
   },
   /** `Iterable[elem]`: checked on arrays and hashes' entries as Puppet does for the common cases. */
   iterableOf(elem: Spec): Spec {
+    // Puppet checks an array by the common type of its elements: strings
+    // mixed with numbers make Scalar, which a Variant[String, Numeric] rejects.
+    const members = elem.members ?? [elem];
+    const arrayFits = (a: PValue[]) => members.some((m) => a.every((x) => m.test(x)));
     const test = (v: PValue) => {
-      if (isArray(v)) return v.every((x) => elem.test(x));
+      if (isArray(v)) return arrayFits(v);
       if (isString(v)) return elem.test("a");
       if (isInteger(v)) return elem.test(0n);
       if (isHashValue(v)) return [...v].every(([k, x]) => elem.test([k, x]));
       return isIterableValue(v);
     };
-    return spec("Iterable", `Iterable[${elem.full}]`, test, isIterableValue);
+    const quietFor = (v: PValue) => isArray(v) && v.every((x) => elem.test(x));
+    return {
+      ...spec("Iterable", `Iterable[${elem.full}]`, test, isIterableValue, `Iterable[${elem.cls}]`),
+      quietFor,
+    };
   },
   sensitiveOf(inner: Spec): Spec {
     const full = `Sensitive[${inner.full}]`;
@@ -130,8 +153,15 @@ export const T = {
     return spec("Type", full, (v) => isType(v) && test(v), isType, full);
   },
   enumOf(...values: string[]): Spec {
-    const full = `Enum[${values.map((x) => `'${x}'`).join(", ")}]`;
-    return spec("Enum", full, (v) => isString(v) && values.includes(v), isString);
+    const full = `Enum[${[...values]
+      .sort()
+      .map((x) => `'${x}'`)
+      .join(", ")}]`;
+    return {
+      ...spec("Enum", full, (v) => isString(v) && values.includes(v), isString),
+      isPattern: true,
+      enumValues: values,
+    };
   },
   pattern(re: RegExp, source: string): Spec {
     return {
@@ -148,9 +178,9 @@ export const T = {
     const test = (v: PValue) => v === undefined || inner.test(v);
     return { ...spec("Optional", `Optional[${inner.full}]`, test), optionalOf: inner };
   },
-  /** A named alias (`StringData`, `OptionsType`): rendered by its name. */
-  alias(name: string, inner: Spec): Spec {
-    return spec("Alias", name, inner.test, inner.kindTest);
+  /** A named alias (`StringData`): rendered by its name, expanded in mismatch messages. */
+  alias(name: string, inner: Spec, expanded = name): Spec {
+    return spec("Alias", expanded, inner.test, inner.kindTest, name);
   },
 };
 

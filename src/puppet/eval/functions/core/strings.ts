@@ -54,7 +54,11 @@ function caseMapper(name: string, f: (s: string) => string): PuppetFunction {
     typeof v === "number" ||
     (Array.isArray(v) && v.every(stringData)) ||
     (v instanceof PHash && [...v].every(([k, x]) => stringData(k) && stringData(x)));
-  const sd = T.alias("StringData", { ...T.any, test: stringData });
+  const sd = T.alias(
+    "StringData",
+    { ...T.any, test: stringData },
+    "StringData = Variant[String, Numeric, Array[StringData], Hash[StringData, StringData]]",
+  );
   const deep = (v: PValue): PValue => {
     if (typeof v === "string") return f(v);
     if (Array.isArray(v)) return v.map(deep);
@@ -64,8 +68,8 @@ function caseMapper(name: string, f: (s: string) => string): PuppetFunction {
   return dispatcher(name, [
     { params: [p("arg", T.numeric)], call: (_c, [n]) => n },
     { params: [p("arg", T.string)], call: (_c, [s]) => f(s as string) },
-    { params: [p("arg", T.arrayOf(sd))], call: (_c, [a]) => deep(a) },
-    { params: [p("arg", T.hashOf(sd, sd))], call: (_c, [h]) => deep(h) },
+    { params: [p("arg", T.arrayOf(sd, "Array[StringData]"))], call: (_c, [a]) => deep(a) },
+    { params: [p("arg", T.hashOf(sd, sd, "Hash[StringData, StringData]"))], call: (_c, [h]) => deep(h) },
   ]);
 }
 
