@@ -45,6 +45,8 @@ export interface CompileInput {
 export interface CompileMessage {
   readonly level: "debug" | "info" | "notice" | "warning" | "err";
   readonly message: string;
+  /** Who logged it, as Puppet names it: `Scope(Class[main])` for `notice()`. */
+  readonly source?: string;
   readonly file?: string;
   readonly line?: number;
 }
@@ -80,3 +82,5 @@ export class PuppetCompileError extends Error {
     super(message);
   }
 }
+
+export { compileCatalog } from "./compile.js";

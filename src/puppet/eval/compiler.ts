@@ -1,0 +1,1228 @@
+/**
+ * The catalog compiler (Puppet's Parser::Compiler): loads the manifests and
+ * autoloads definitions, builds the top scope, evaluates main, the node and
+ * the ENC's classes, then the evaluation queue (defined types, collectors)
+ * until nothing is left, then relationships, overrides and tags; the
+ * catalog JSON comes from catalog.ts.
+ */
+import { isArr } from "./arr.js";
+import { readFileSync } from "node:fs";
+import type * as A from "../lang/ast.js";
+import type { Locator } from "../lang/locator.js";
+import { parsePuppet } from "../lang/parser.js";
+import { formatPuppetDiagnostic } from "../lang/diagnostics.js";
+import { compilerFunctions, fallbackFunctions } from "./builtin-functions.js";
+import { Catalog } from "./catalog.js";
+import type { CompileInput, CompileMessage, HieraProvider } from "./compile-api.js";
+import { NOT_FOUND } from "./compile-api.js";
+import type { ClassDefinition, DefineDefinition, Definition, FunctionDef, MainDefinition, NodeDef } from "./definitions.js";
+import { BreakSignal, EvalError, NextSignal, ReturnSignal, evalError } from "./errors.js";
+import { Evaluator, interpolate, isTrue, makeRegexp, typeLabel } from "./evaluator.js";
+import { coreFunctions } from "./functions/core/index.js";
+import { type CallContext, FunctionArgumentError, FunctionError } from "./functions/registry.js";
+import { CResource, type ParamEntry, type ResourceKind } from "./resource.js";
+import { Scope, type ScopeHost } from "./scope.js";
+import { ResourceRef, asResourceRef, capitalizeTypeName, describeMismatch, isInstance, typeByName } from "./typing.js";
+import type { PType } from "./types.js";
+import { DEFAULT, type PCallable, PHash, type PValue, isType } from "./values.js";
+
+/** Puppet's built-in resource types (those Debian's puppet and its -core modules ship). */
+export const BUILTIN_TYPES = new Set([
+  "augeas",
+  "component",
+  "cron",
+  "exec",
+  "file",
+  "filebucket",
+  "group",
+  "host",
+  "mailalias",
+  "maillist",
+  "mount",
+  "notify",
+  "package",
+  "resources",
+  "router",
+  "schedule",
+  "scheduled_task",
+  "selboolean",
+  "selmodule",
+  "service",
+  "ssh_authorized_key",
+  "sshkey",
+  "stage",
+  "tidy",
+  "user",
+  "whit",
+  "yumrepo",
+  "zfs",
+  "zone",
+  "zpool",
+  "k5login",
+  "macauthorization",
+  "mcx",
+  "computer",
+  "interface",
+  "vlan",
+]);
+
+const METAPARAMS = new Set(["alias", "audit", "before", "loglevel", "noop", "notify", "require", "schedule", "stage", "subscribe", "tag"]);
+const INHERITED_METAPARAMS = ["alias", "audit", "loglevel", "noop", "schedule", "tag"];
+
+interface Collector {
+  readonly typeName: string;
+  readonly scope: Scope;
+  readonly query: ((r: CResource) => boolean) | undefined;
+  readonly overrides: ParamEntry[] | undefined;
+  readonly exported: boolean;
+  readonly collected: Map<string, CResource>;
+  /** realize(): the references it must find. */
+  readonly fixed?: ResourceRef[];
+}
+
+interface Relationship {
+  readonly source: PValue | Collector;
+  readonly target: PValue | Collector;
+  readonly param: "before" | "notify";
+  readonly node: A.NodeBase;
+  readonly locator: Locator | undefined;
+}
+
+interface Override {
+  readonly ref: string;
+  readonly params: ParamEntry[];
+  readonly source: Definition | undefined;
+  readonly fromCollector: boolean;
+  readonly file?: string;
+  readonly line?: number;
+}
+
+const MAIN: MainDefinition = { kind: "main", name: "", locator: undefined as unknown as Locator };
+
+export class Compiler implements ScopeHost {
+  readonly qualifiedVariables = new Map<string, PValue>();
+  readonly classScopes = new Map<string, Scope>();
+  readonly messages: CompileMessage[] = [];
+  readonly ev: Evaluator = new Evaluator(this);
+  readonly catalog: Catalog;
+  readonly topScope: Scope;
+  readonly nodeName: string;
+  readonly classes = new Map<string, ClassDefinition>();
+  readonly defines = new Map<string, DefineDefinition>();
+  readonly functions = new Map<string, FunctionDef>();
+  readonly nodes: NodeDef[] = [];
+  readonly typeAliases = new Map<string, { ast: A.TypeAlias; locator: Locator; type?: PType }>();
+  readonly programs: A.Program[] = [];
+  private readonly loadedFiles = new Set<string>();
+  readonly collectors: Collector[] = [];
+  readonly relationships: Relationship[] = [];
+  readonly pendingOverrides = new Map<string, Override[]>();
+  readonly eppStack: unknown[][] = [];
+  nodeScope: Scope | undefined;
+  private readonly warnedVariables = new Set<string>();
+
+  constructor(readonly input: CompileInput) {
+    this.nodeName = input.node.name.toLowerCase();
+    this.catalog = new Catalog(input.node.name, input.environment.name);
+    this.topScope = new Scope(this, undefined, MAIN, undefined, undefined);
+  }
+
+  get hiera(): HieraProvider | undefined {
+    return this.input.hiera;
+  }
+
+  // --- loading ----------------------------------------------------------------------
+
+  /** Parses `text` as `file` and registers its definitions; syntax errors are compile errors. */
+  loadProgram(text: string, file: string, moduleName?: string): A.Program {
+    const result = parsePuppet(text, { file });
+    if (!result.ok) {
+      const d = result.error;
+      const pos = d.offset === undefined ? undefined : result.locator.position(d.offset);
+      throw new EvalError(
+        `Could not parse for environment ${this.input.environment.name}: ${d.message}`,
+        file === "" ? undefined : file,
+        pos?.line,
+        pos?.column,
+      );
+    }
+    const program = result.program;
+    for (const d of program.definitions) this.register(d, program.locator, moduleName);
+    return program;
+  }
+
+  private loadFile(file: string, moduleName?: string): void {
+    if (this.loadedFiles.has(file)) return;
+    this.loadedFiles.add(file);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      return;
+    }
+    this.loadProgram(text, file, moduleName);
+  }
+
+  private moduleOf(file: string): string | undefined {
+    for (const m of this.input.environment.modules.values()) {
+      if (file.startsWith(`${m.dir}/`)) return m.name;
+    }
+    return undefined;
+  }
+
+  private register(d: A.Definition, locator: Locator, moduleName: string | undefined): void {
+    const mod = moduleName ?? (locator.file ? this.moduleOf(locator.file) : undefined);
+    const base = { locator, ...(mod ? { moduleName: mod } : {}) };
+    switch (d.kind) {
+      case "HostClass": {
+        const name = d.name.toLowerCase();
+        if (this.classes.has(name) || this.defines.has(name)) this.redefinition("Class", name, d, locator);
+        const parent = d.parent?.toLowerCase().replace(/^::/, "");
+        this.classes.set(name, { kind: "class", name, ast: d, ...base, ...(parent ? { parent } : {}) });
+        break;
+      }
+      case "DefinedType": {
+        const name = d.name.toLowerCase();
+        if (this.defines.has(name) || this.classes.has(name)) this.redefinition("Definition", name, d, locator);
+        this.defines.set(name, { kind: "define", name, ast: d, ...base });
+        break;
+      }
+      case "FunctionDefinition":
+        this.functions.set(d.name.toLowerCase(), { kind: "function", name: d.name.toLowerCase(), ast: d, ...base });
+        break;
+      case "NodeDefinition":
+        this.registerNode(d, locator, base);
+        break;
+      case "TypeAlias":
+        this.typeAliases.set(d.name.toLowerCase(), { ast: d, locator });
+        break;
+      default:
+        break;
+    }
+  }
+
+  private redefinition(kind: string, name: string, d: A.NodeBase, locator: Locator): never {
+    const what = this.classes.has(name) ? "Class" : "Definition";
+    throw evalError(`${what} '${name}' is already defined; cannot redefine as ${kind === "Class" ? "a class" : "a definition"}`, d, locator);
+  }
+
+  private registerNode(d: A.NodeDefinition, locator: Locator, base: { locator: Locator; moduleName?: string }): void {
+    const parent = d.parent?.kind === "LiteralString" ? d.parent.value.toLowerCase() : undefined;
+    for (const m of d.hostMatches) {
+      let match: NodeDef["match"];
+      let name: string;
+      if (m.kind === "LiteralDefault") {
+        match = "default";
+        name = "default";
+      } else if (m.kind === "LiteralRegex") {
+        match = makeRegexp(m.pattern).re;
+        name = `__node_regexp__${m.pattern.toLowerCase().replace(/[^-\w:.]/g, "").replace(/^\.+/, "")}`;
+      } else if (m.kind === "LiteralString") {
+        match = m.value.toLowerCase();
+        name = match;
+      } else continue;
+      if (this.nodes.some((n) => n.name === name)) {
+        throw evalError(`Node '${name}' is already defined; cannot redefine`, d, locator);
+      }
+      this.nodes.push({ kind: "node", name, ast: d, match, ...base, ...(parent ? { parent } : {}) });
+    }
+  }
+
+  findClass(name: string): ClassDefinition | undefined {
+    const n = name.toLowerCase().replace(/^::/, "");
+    const found = this.classes.get(n);
+    if (found) return found;
+    for (const f of this.input.autoloader.definitionFiles(n)) {
+      this.loadFile(f);
+      const c = this.classes.get(n);
+      if (c) return c;
+    }
+    return undefined;
+  }
+
+  findDefine(name: string): DefineDefinition | undefined {
+    const n = name.toLowerCase().replace(/^::/, "");
+    const found = this.defines.get(n);
+    if (found) return found;
+    if (BUILTIN_TYPES.has(n)) return undefined;
+    for (const f of this.input.autoloader.definitionFiles(n)) {
+      this.loadFile(f);
+      const c = this.defines.get(n);
+      if (c) return c;
+    }
+    return undefined;
+  }
+
+  findFunction(name: string): FunctionDef | undefined {
+    const n = name.toLowerCase();
+    const found = this.functions.get(n);
+    if (found) return found;
+    if (!n.includes("::")) return undefined;
+    for (const f of this.input.autoloader.functionFiles(n)) {
+      this.loadFile(f);
+      const fn = this.functions.get(n);
+      if (fn) return fn;
+    }
+    return undefined;
+  }
+
+  private findTypeAlias(name: string): PType | undefined {
+    let a = this.typeAliases.get(name);
+    if (!a && name.includes("::")) {
+      for (const f of this.input.autoloader.typeAliasFiles(name)) {
+        this.loadFile(f);
+        a = this.typeAliases.get(name);
+        if (a) break;
+      }
+    }
+    if (!a) return undefined;
+    if (!a.type) {
+      const scope = this.topScope;
+      const saved = scope.locator;
+      scope.locator = a.locator;
+      try {
+        const t = this.ev.evaluate(a.ast.typeExpr, scope);
+        a.type = isType(t) ? t : undefined;
+      } finally {
+        scope.locator = saved;
+      }
+    }
+    return a.type;
+  }
+
+  /** Whether `name` (lower case) is a resource type: built in, a module's Ruby type, or a define. */
+  resourceTypeKind(name: string): ResourceKind | undefined {
+    if (BUILTIN_TYPES.has(name)) return "compilable_type";
+    if (this.findDefine(name)) return "defined_type";
+    if (!name.includes("::") && this.input.autoloader.rubyTypeFile(name)) return "compilable_type";
+    return undefined;
+  }
+
+  resolveTypeReference(e: A.QualifiedReference, scope: Scope): PValue {
+    const name = e.value.replace(/^::/, "");
+    if (name === "class") return new ResourceRef("Class");
+    if (name === "resource") return new ResourceRef("Resource");
+    const builtin = typeByName(e.cased);
+    if (builtin) return builtin;
+    const alias = this.findTypeAlias(name);
+    if (alias) return alias;
+    if (this.resourceTypeKind(name)) return new ResourceRef(capitalizeTypeName(name));
+    if (name === "node") return new ResourceRef("Node");
+    return this.ev.fail(`Resource type not found: ${capitalizeTypeName(e.cased)}`, e, scope);
+  }
+
+  // --- messages -------------------------------------------------------------------
+
+  log(level: CompileMessage["level"], message: string, source?: string, file?: string, line?: number): void {
+    this.messages.push({ level, message, ...(source ? { source } : {}), ...(file ? { file } : {}), ...(line ? { line } : {}) });
+    const logger = this.input.logger as unknown as Record<string, ((m: string) => void) | undefined> | undefined;
+    const f = logger?.[level === "err" ? "error" : level === "notice" ? "info" : level];
+    if (typeof f === "function") f.call(logger, message);
+  }
+
+  unknownVariable(name: string, node: A.NodeBase, scope: Scope): void {
+    if (this.warnedVariables.has(name)) return;
+    this.warnedVariables.add(name);
+    const pos = scope.locator?.position(node.offset);
+    const file = scope.locator?.file || undefined;
+    const where = pos ? ` (${file ? `file: ${file}, ` : ""}line: ${pos.line}, column: ${pos.column})` : "";
+    this.log("warning", `Unknown variable: '${name}'.${where}`);
+  }
+
+  // --- functions ------------------------------------------------------------------
+
+  callFunction(name: string, args: PValue[], block: PCallable | undefined, node: A.NodeBase, scope: Scope): PValue {
+    const fn = this.findFunction(name);
+    if (fn) return this.callPuppetFunction(fn, args, block, node, scope);
+    try {
+      const cf = compilerFunctions.get(name);
+      if (cf) return cf(this, scope, args, block, node);
+      const ctx = this.callContext(name, node, scope);
+      const f = coreFunctions.get(name) ?? this.input.functions?.get(name) ?? fallbackFunctions.get(name);
+      if (f) return f(ctx, args, block);
+    } catch (err) {
+      throw this.functionError(err, node, scope);
+    }
+    const ruby = this.input.autoloader.rubyFunctionFile(name);
+    const file = scope.locator?.file;
+    if (ruby) {
+      this.ev.fail(`Function '${name}' is written in Ruby (${ruby}) and cannot be run by tend; called from ${file || "the command line"}`, node, scope);
+    }
+    return this.ev.fail(`Unknown function: '${name}'.`, node, scope);
+  }
+
+  private functionError(err: unknown, node: A.NodeBase, scope: Scope): unknown {
+    if (err instanceof EvalError || err instanceof ReturnSignal || err instanceof NextSignal || err instanceof BreakSignal) return err;
+    if (err instanceof FunctionArgumentError || err instanceof FunctionError || err instanceof Error) {
+      const prefix = node && (node as A.Expression).kind === "CallMethod" ? "Method call" : "Function Call";
+      return evalError(`Error while evaluating a ${prefix}, ${err.message}`, node, scope.locator);
+    }
+    return err;
+  }
+
+  callContext(name: string, node: A.NodeBase | undefined, scope: Scope): CallContext {
+    const pos = node && scope.locator ? scope.locator.position(node.offset) : undefined;
+    const c = this;
+    return {
+      name,
+      ...(scope.locator?.file ? { file: scope.locator.file } : {}),
+      ...(pos ? { line: pos.line } : {}),
+      lookupVariable: (n: string) => scope.lookup(n).value,
+      warn: (m: string) => c.log("warning", m),
+      callFunction: (n: string, a: readonly PValue[], b?: PCallable) => c.callFunction(n, [...a], b, node ?? { offset: 0, length: 0 }, scope),
+    };
+  }
+
+  private callPuppetFunction(fn: FunctionDef, args: PValue[], block: PCallable | undefined, node: A.NodeBase, caller: Scope): PValue {
+    const scope = this.topScope.newScope(fn, undefined, fn.locator);
+    const params = fn.ast.parameters;
+    const all = block ? [...args, block] : args;
+    const required = params.filter((p) => !p.value && !p.capturesRest).length;
+    if (all.length < required || (!params.some((p) => p.capturesRest) && all.length > params.length)) {
+      const range = required === params.length ? `${required}` : `between ${required} and ${params.length}`;
+      this.ev.fail(`Error while evaluating a Function Call, '${fn.ast.name}' expects ${range} arguments, got ${all.length}`, node, caller);
+    }
+    const vars = this.ev.bindParameters(params, all, scope, fn.ast, `'${fn.ast.name}'`);
+    for (const [k, v] of vars) scope.setVar(k, v);
+    let result: PValue;
+    try {
+      result = this.ev.evaluate(fn.ast.body, scope);
+    } catch (err) {
+      if (err instanceof ReturnSignal) result = err.value;
+      else throw err;
+    }
+    if (fn.ast.returnType) {
+      const t = this.ev.evaluate(fn.ast.returnType, scope);
+      if (isType(t) && !isInstance(t, result)) {
+        this.ev.fail(describeMismatch(`function '${fn.ast.name}' returned`, t, result).replace("returned expects", "returned"), node, caller);
+      }
+    }
+    return result;
+  }
+
+  // --- top scope, main, node ----------------------------------------------------------
+
+  compile(): void {
+    this.setNodeParameters();
+    this.createSettingsScope();
+    this.evaluateMain();
+    this.evaluateNode();
+    this.evaluateNodeClasses();
+    this.evaluateGenerators();
+    this.finish();
+  }
+
+  private setNodeParameters(): void {
+    const n = this.input.node;
+    const top = this.topScope;
+    const set = (k: string, v: PValue) => {
+      top.symtable.vars.set(k, v);
+      this.qualifiedVariables.set(k, v);
+    };
+    for (const [k, v] of Object.entries(n.facts)) set(k, fromJson(v));
+    for (const [k, v] of Object.entries(n.parameters)) if (k !== "environment") set(k, fromJson(v));
+    set("environment", this.input.environment.name);
+    set("trusted", fromJson(n.trusted));
+    set("server_facts", fromJson(n.serverFacts));
+    set("facts", fromJson(n.facts));
+  }
+
+  private createSettingsScope(): void {
+    const def: ClassDefinition = { kind: "class", name: "settings", locator: undefined as unknown as Locator };
+    const r = new CResource("Class", "Settings", this.topScope, undefined, "unknown", undefined, undefined);
+    this.catalog.add(r);
+    this.catalog.addClass("settings");
+    this.catalog.addEdge(this.catalog.stage, r);
+    r.evaluated = true;
+    const scope = this.topScope.newScope(def, r);
+    r.bodyScope = scope;
+    this.classScopes.set("settings", scope);
+    scope.setVar("environment", this.input.environment.name);
+  }
+
+  private evaluateMain(): void {
+    const top = this.topScope;
+    const main = new CResource("Class", "main", top, MAIN, "unknown", undefined, undefined);
+    main.set({ name: "name", value: "main", source: MAIN });
+    top.resource = main;
+    this.catalog.add(main);
+    this.catalog.addClass("");
+    this.catalog.main = main;
+    main.evaluated = true;
+    main.bodyScope = top;
+    this.classScopes.set("", top);
+    this.catalog.addEdge(this.catalog.stage, main);
+    const env = this.input.environment;
+    const sources: [string, string][] =
+      env.code !== undefined ? [[env.code, ""]] : env.manifests.map((f) => [readFileSync(f, "utf8"), f]);
+    for (const [text, file] of sources) {
+      this.loadedFiles.add(file);
+      this.programs.push(this.loadProgram(text, file));
+    }
+    for (const p of this.programs) {
+      top.locator = p.locator;
+      this.ev.evaluateBody(p.body, top);
+    }
+  }
+
+  private selectNode(): NodeDef | undefined {
+    if (this.nodes.length === 0) return undefined;
+    const name = this.nodeName;
+    const names = [name];
+    const parts = name.split(".");
+    for (let i = parts.length - 1; i > 0; i--) names.push(parts.slice(0, i).join("."));
+    for (const n of names) {
+      const exact = this.nodes.find((d) => d.match === n);
+      if (exact) return exact;
+    }
+    for (const n of names) {
+      for (const d of this.nodes) {
+        if (d.match instanceof RegExp && d.match.test(n)) return d;
+      }
+    }
+    const def = this.nodes.find((d) => d.match === "default");
+    if (def) return def;
+    throw new EvalError(`Could not find node statement with name 'default' or '${names.join(", ")}'`);
+  }
+
+  private evaluateNode(): void {
+    const node = this.selectNode();
+    if (!node) return;
+    const r = this.ensureNodeResource(node);
+    this.evaluateResource(r);
+    this.nodeScope = r.bodyScope;
+  }
+
+  private ensureNodeResource(node: NodeDef): CResource {
+    const existing = this.catalog.find("Node", node.name);
+    if (existing) return existing;
+    if (node.parent) {
+      const parent = this.nodes.find((n) => n.name === node.parent);
+      if (parent) this.ensureNodeResource(parent);
+    }
+    const r = new CResource("Node", node.name, this.topScope, MAIN, "unknown", undefined, undefined);
+    r.definition = node;
+    this.catalog.mergeTags(r.tags);
+    this.addResource(this.topScope, r);
+    return r;
+  }
+
+  private evaluateNodeClasses(): void {
+    const scope = this.nodeScope ?? this.topScope;
+    const classes = this.input.node.classes;
+    const withParams = classes.filter((c) => Object.keys(c.parameters).length > 0);
+    const without = classes.filter((c) => Object.keys(c.parameters).length === 0);
+    for (const c of classes) this.catalog.addClass(c.name);
+    for (const c of withParams) {
+      const params = Object.entries(c.parameters).map(([k, v]): ParamEntry => ({ name: k, value: fromJson(v), source: undefined }));
+      this.declareClass(c.name, scope, params, undefined, true);
+    }
+    for (const c of without) this.declareClass(c.name, scope, undefined, undefined, true);
+  }
+
+  // --- classes and defines -----------------------------------------------------------
+
+  /**
+   * include/require/contain (params undefined) or a resource-like
+   * declaration (params given): the class's resource, evaluated unless lazy.
+   */
+  declareClass(name: string, scope: Scope, params: ParamEntry[] | undefined, node: A.NodeBase | undefined, lazy = false): CResource {
+    const n = name.toLowerCase().replace(/^::/, "");
+    const def = this.findClass(n);
+    if (!def) {
+      const msg = `Could not find class ::${n} for ${this.nodeName}`;
+      if (node) this.ev.fail(msg, node, scope);
+      throw new EvalError(msg);
+    }
+    const title = capitalizeTypeName(n);
+    const existing = this.catalog.find("Class", title);
+    if (existing && params === undefined) return existing;
+    if (existing) {
+      const at = existing.file !== undefined ? ` (file: ${existing.file}, line: ${existing.line})` : "";
+      const msg = `Duplicate declaration: Class[${title}] is already declared${at ? ` at${at}` : ""}; cannot redeclare`;
+      if (node) this.ev.fail(msg, node, scope);
+      throw new EvalError(msg);
+    }
+    if (def.parent) {
+      const parent = this.findClass(def.parent);
+      if (!parent) {
+        const msg = `Could not find parent resource type '${def.parent}' of type hostclass in ${this.input.environment.name}`;
+        if (node) this.ev.fail(msg, node, scope);
+        throw new EvalError(msg);
+      }
+      if (!this.catalog.find("Class", capitalizeTypeName(parent.name))) this.declareClass(parent.name, scope, undefined, node, true);
+    }
+    const pos = node && params ? scope.locator?.position(node.offset) : undefined;
+    const file = pos ? scope.locator?.file || undefined : undefined;
+    const r = new CResource("Class", title, scope, scope.source, "unknown", file, pos?.line);
+    r.definition = def;
+    for (const p of params ?? []) r.set(p);
+    this.catalog.mergeTags(r.tags);
+    this.addResource(scope, r);
+    if (!lazy) this.evaluateResource(r);
+    return r;
+  }
+
+  /** Evaluates a class, node or define resource's body (once). */
+  evaluateResource(r: CResource): void {
+    if (r.evaluated) return;
+    r.evaluated = true;
+    const def = r.definition;
+    if (!def) return;
+    if (def.kind === "class") this.evaluateClass(r, def);
+    else if (def.kind === "define") this.evaluateDefine(r, def);
+    else if (def.kind === "node") this.evaluateNodeBody(r, def);
+  }
+
+  private evaluateClass(r: CResource, def: ClassDefinition): void {
+    let parentScope = r.scope;
+    if (def.parent) {
+      const pr = this.catalog.find("Class", capitalizeTypeName(def.parent));
+      if (pr) {
+        this.evaluateResource(pr);
+        if (pr.bodyScope) parentScope = pr.bodyScope;
+      }
+    }
+    const scope = parentScope.newScope(def, r, def.locator);
+    r.bodyScope = scope;
+    this.catalog.addClass(def.name);
+    this.setModuleVariables(scope, def, r);
+    scope.setVar("title", def.name);
+    scope.setVar("name", def.name);
+    this.classScopes.set(def.name, scope);
+    this.bindResourceParameters(r, scope, def.ast?.parameters ?? [], true, def);
+    this.addEdgeToStage(r);
+    if (def.ast?.body) this.ev.evaluateBody(def.ast.body, scope);
+  }
+
+  private setModuleVariables(scope: Scope, def: Definition, r: CResource): void {
+    if (def.moduleName) scope.setVar("module_name", def.moduleName);
+    const caller = r.scope.source?.moduleName;
+    if (caller) scope.setVar("caller_module_name", caller);
+  }
+
+  private addEdgeToStage(r: CResource): void {
+    const stageName = r.get("stage");
+    const stageTitle = typeof stageName === "string" ? stageName : "main";
+    const stage = this.catalog.find("Stage", stageTitle);
+    if (!stage) throw new EvalError(`Could not find stage ${stageTitle} specified by ${r.ref}`);
+    this.catalog.addEdge(stage, r);
+  }
+
+  private evaluateDefine(r: CResource, def: DefineDefinition): void {
+    const scope = r.scope.newScope(def, r, def.locator);
+    r.bodyScope = scope;
+    this.setModuleVariables(scope, def, r);
+    scope.setVar("title", r.title);
+    const nameParam = r.params.get("name");
+    scope.setVar("name", nameParam ? nameParam.value : r.title);
+    this.bindResourceParameters(r, scope, def.ast.parameters, false, def);
+    if (def.ast.body) this.ev.evaluateBody(def.ast.body, scope);
+  }
+
+  private evaluateNodeBody(r: CResource, def: NodeDef): void {
+    let parentScope = this.topScope;
+    if (def.parent) {
+      const pr = this.catalog.find("Node", def.parent);
+      if (pr) {
+        this.evaluateResource(pr);
+        if (pr.bodyScope) parentScope = pr.bodyScope;
+      }
+    }
+    const scope = parentScope.newScope(def, r, def.locator);
+    r.bodyScope = scope;
+    this.catalog.addClass(def.name);
+    scope.setVar("title", def.name);
+    scope.setVar("name", def.name);
+    if (def.ast.body) this.ev.evaluateBody(def.ast.body, scope);
+  }
+
+  /** Parameters of a class or define: given values, Hiera (classes), defaults; checked. */
+  private bindResourceParameters(
+    r: CResource,
+    scope: Scope,
+    params: readonly A.Parameter[],
+    isClass: boolean,
+    def: ClassDefinition | DefineDefinition,
+  ): void {
+    const names = new Set(params.map((p) => p.name));
+    for (const k of r.params.keys()) {
+      if (k === "name" || METAPARAMS.has(k)) continue;
+      if (!names.has(k)) throw new EvalError(`${r.ref}: has no parameter named '${k}'`, r.file, r.line);
+    }
+    for (const p of params) {
+      const given = r.params.get(p.name);
+      let value: PValue;
+      let have = given !== undefined && given.value !== undefined;
+      if (have) value = given?.value;
+      if (!have && isClass && this.hiera) {
+        const found = this.hiera.lookup(`${def.name}::${p.name}`, { lookupVariable: (n) => scope.lookup(n).value }, def.moduleName ? { moduleName: def.moduleName } : {});
+        if (found !== NOT_FOUND && !(found === undefined && p.value)) {
+          value = found;
+          have = true;
+          r.set({ name: p.name, value, source: def });
+        }
+      }
+      if (!have && p.value) {
+        value = this.ev.evaluate(p.value, scope);
+        r.set({ name: p.name, value, source: def });
+        have = true;
+      }
+      if (!have) {
+        if (p.typeExpr) {
+          const t = this.ev.evaluate(p.typeExpr, scope);
+          if (isType(t) && isInstance(t, undefined)) {
+            scope.setVar(p.name, undefined);
+            continue;
+          }
+        }
+        throw new EvalError(`${r.ref}: expects a value for parameter '${p.name}'`, r.file, r.line);
+      }
+      if (p.typeExpr) {
+        const t = this.ev.evaluate(p.typeExpr, scope);
+        if (isType(t) && !isInstance(t, value)) {
+          throw new EvalError(describeMismatch(`${r.ref}: parameter '${p.name}'`, t, value), r.file, r.line);
+        }
+      }
+      scope.setVar(p.name, value);
+    }
+  }
+
+  // --- resources --------------------------------------------------------------------
+
+  /** Adds a resource to the catalog, contained by `scope`'s resource (classes: by a stage). */
+  addResource(scope: Scope, r: CResource): void {
+    const existing = this.catalog.find(r.type, r.title);
+    if (existing) {
+      const at = existing.file !== undefined ? ` at (file: ${existing.file}, line: ${existing.line})` : existing.line !== undefined ? ` at (line: ${existing.line})` : "";
+      throw new EvalError(`Duplicate declaration: ${r.ref} is already declared${at}; cannot redeclare`, r.file, r.line);
+    }
+    if (!r.isClass && r.get("stage") !== undefined) {
+      throw new EvalError(`Only classes can set 'stage'; normal resources like ${r.ref} cannot change run stage`);
+    }
+    this.catalog.add(r);
+    const alias = r.get("alias");
+    if (alias !== undefined) {
+      for (const a of [alias].flat(2)) if (typeof a === "string") this.catalog.alias(r, a);
+    }
+    if (r.isStage) return;
+    if (!r.isClass && scope.resource) this.catalog.addEdge(scope.resource, r);
+    const pending = this.pendingOverrides.get(r.ref);
+    if (pending && !r.isDefine && !r.isClass) {
+      // merged at finish like Puppet, unless the resource is lazily evaluated
+    }
+  }
+
+  resourceExpression(e: A.Resource, scope: Scope): PValue {
+    const ev = this.ev;
+    let typeName: string;
+    if (e.typeName.kind === "QualifiedName") typeName = e.typeName.value.toLowerCase();
+    else {
+      const t = ev.evaluate(e.typeName, scope);
+      const ref = asResourceRef(t);
+      if (!ref || ref.title !== undefined) {
+        return ev.fail(`Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got ${typeLabel(t)}`, e.typeName, scope);
+      }
+      typeName = ref.typeName.toLowerCase();
+    }
+    typeName = typeName.replace(/^::/, "");
+    const titlesToBody = new Map<PValue, A.ResourceBody>();
+    const bodies: { body: A.ResourceBody; titles: string[]; params: Map<string, ParamEntry> }[] = [];
+    let defaults: Map<string, ParamEntry> | undefined;
+    for (const body of e.bodies) {
+      const tv = ev.evaluate(body.title, scope);
+      if (tv === undefined) ev.fail("Missing title. The title expression resulted in undef", body.title, scope);
+      const titles = [tv].flat(Number.POSITIVE_INFINITY as 1) as PValue[];
+      const strings: string[] = [];
+      let isDefault = false;
+      titles.forEach((t: PValue, i) => {
+        if (t === undefined) ev.fail(`Missing title at index ${i}. The title expression resulted in undef`, body.title, scope);
+        if (t === DEFAULT) {
+          isDefault = true;
+          return;
+        }
+        if (typeof t !== "string") ev.fail(`Illegal title type at index ${i}. Expected String, got ${typeLabel(t)}`, body.title, scope);
+        if (t === "") ev.fail(`Empty string title at ${i}. Title strings must have a length greater than zero.`, body.title, scope);
+        if (titlesToBody.has(t)) ev.fail(`The title '${t}' has already been used in this resource expression`, e, scope);
+        titlesToBody.set(t, body);
+        strings.push(t as string);
+      });
+      const params = this.evaluateOperations(body.operations, scope, e);
+      if (isDefault) defaults = params;
+      bodies.push({ body, titles: strings, params });
+    }
+    const refs: PValue[] = [];
+    for (const b of bodies) {
+      const params = new Map(defaults ?? []);
+      for (const [k, v] of b.params) params.set(k, v);
+      for (const title of b.titles) {
+        refs.push(this.createResource(e, b.body, scope, typeName, title, [...params.values()]));
+      }
+    }
+    return refs.length === 1 ? refs[0] : refs;
+  }
+
+  evaluateOperations(ops: readonly A.Operation[], scope: Scope, owner: A.NodeBase): Map<string, ParamEntry> {
+    const result = new Map<string, ParamEntry>();
+    const locator = scope.locator;
+    for (const op of ops) {
+      const pos = locator?.position(op.offset);
+      const base = { source: scope.source, ...(locator?.file ? { file: locator.file } : {}), ...(pos ? { line: pos.line } : {}) };
+      const entries: ParamEntry[] = [];
+      if (op.kind === "AttributeOperation") {
+        entries.push({ name: op.name, value: this.ev.evaluate(op.value, scope), add: op.operator === "+>", ...base });
+      } else {
+        const h = this.ev.evaluate(op.expr, scope);
+        if (!(h instanceof PHash)) this.ev.fail(`Expected value of type Hash, got ${typeLabel(h)}`, op.expr, scope);
+        for (const [k, v] of h) entries.push({ name: String(k), value: v, ...base });
+      }
+      for (const p of entries) {
+        if (result.has(p.name)) this.ev.fail(`The attribute '${p.name}' has already been set`, owner, scope);
+        result.set(p.name, p);
+      }
+    }
+    return result;
+  }
+
+  createResourceFromFunction(
+    e: A.Resource,
+    body: A.ResourceBody,
+    scope: Scope,
+    typeName: string,
+    title: string,
+    params: ParamEntry[],
+  ): PValue {
+    return this.createResource(e, body, scope, typeName, title, params);
+  }
+
+  private createResource(
+    e: A.Resource,
+    body: A.ResourceBody,
+    scope: Scope,
+    typeName: string,
+    title: string,
+    params: ParamEntry[],
+  ): PValue {
+    const pos = scope.locator?.position(body.offset);
+    const line = scope.locator?.position(e.offset).line;
+    const file = scope.locator?.file || undefined;
+    void pos;
+    try {
+      if (typeName === "class") {
+        const cls = this.findClass(title);
+        const name = cls ? cls.name : title.toLowerCase();
+        if (e.form !== "regular") this.ev.fail("Classes cannot be virtual or exported", e, scope);
+        const r = this.declareClassResourceLike(name, scope, params, e, file, line);
+        return r.toRef();
+      }
+      const kind = this.resourceTypeKind(typeName);
+      if (!kind) this.ev.fail(`Resource type not found: ${capitalizeTypeName(typeName)}`, e.typeName, scope);
+      const type = capitalizeTypeName(typeName);
+      const r = new CResource(type, title, scope, scope.source, kind, file, line, {
+        virtual: e.form !== "regular",
+        exported: e.form === "exported",
+      });
+      if (kind === "defined_type") r.definition = this.findDefine(typeName);
+      for (const p of params) r.set(p);
+      for (const [k, d] of scope.lookupDefaults(type)) if (!r.params.has(k)) r.set(d);
+      this.addResource(scope, r);
+      return r.toRef();
+    } catch (err) {
+      if (err instanceof EvalError && err.line === undefined) throw evalError(err.message, e, scope.locator);
+      if (err instanceof EvalError) {
+        throw evalError(`Error while evaluating a Resource Statement, ${err.message}`, e, scope.locator);
+      }
+      if (err instanceof Error) throw evalError(`Error while evaluating a Resource Statement, ${err.message}`, e, scope.locator);
+      throw err;
+    }
+  }
+
+  private declareClassResourceLike(name: string, scope: Scope, params: ParamEntry[], e: A.NodeBase, file?: string, line?: number): CResource {
+    const def = this.findClass(name);
+    if (!def) this.ev.fail(`Could not find declared class ${name}`, e, scope);
+    const title = capitalizeTypeName(def.name);
+    const existing = this.catalog.find("Class", title);
+    if (existing) {
+      const at = existing.file !== undefined ? ` at (file: ${existing.file}, line: ${existing.line})` : "";
+      this.ev.fail(`Duplicate declaration: Class[${title}] is already declared${at}; cannot redeclare`, e, scope);
+    }
+    if (def.parent && !this.catalog.find("Class", capitalizeTypeName(def.parent))) this.declareClass(def.parent, scope, undefined, e, true);
+    const r = new CResource("Class", title, scope, scope.source, "unknown", file, line);
+    r.definition = def;
+    for (const p of params) r.set(p);
+    this.catalog.mergeTags(r.tags);
+    this.addResource(scope, r);
+    this.evaluateResource(r);
+    return r;
+  }
+
+  defaultsExpression(e: A.ResourceDefaults, scope: Scope): PValue {
+    const t = this.ev.evaluate(e.typeRef, scope);
+    const ref = asResourceRef(t);
+    if (!ref || ref.title !== undefined) this.ev.fail(`Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got ${typeLabel(t)}`, e.typeRef, scope);
+    const params = this.evaluateOperations(e.operations, scope, e);
+    let table = scope.defaults.get(ref.typeName);
+    if (!table) {
+      table = new Map();
+      scope.defaults.set(ref.typeName, table);
+    }
+    for (const [k, p] of params) {
+      if (table.has(k)) this.ev.fail(`Default already defined for ${ref.typeName} { ${k} }; cannot redefine`, e, scope);
+      table.set(k, p);
+    }
+    return t;
+  }
+
+  overrideExpression(e: A.ResourceOverride, scope: Scope): PValue {
+    const value = this.ev.evaluate(e.resources, scope);
+    const params = [...this.evaluateOperations(e.operations, scope, e).values()];
+    const list = [value].flat(Number.POSITIVE_INFINITY as 1) as PValue[];
+    const pos = scope.locator?.position(e.offset);
+    for (const v of list) {
+      if (isCollector(v)) {
+        continue;
+      }
+      const ref = asResourceRef(v);
+      if (!ref || ref.title === undefined || ref.typeName === "Class") {
+        this.ev.fail(`Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got ${typeLabel(v)}`, e, scope);
+      }
+      this.addOverride({
+        ref: ref.refString(),
+        params,
+        source: scope.source,
+        fromCollector: false,
+        ...(scope.locator?.file ? { file: scope.locator.file } : {}),
+        ...(pos ? { line: pos.line } : {}),
+      });
+    }
+    return value;
+  }
+
+  addOverride(o: Override): void {
+    const r = this.catalog.findRef(o.ref);
+    if (r) this.mergeOverride(r, o);
+    else {
+      let list = this.pendingOverrides.get(o.ref);
+      if (!list) {
+        list = [];
+        this.pendingOverrides.set(o.ref, list);
+      }
+      list.push(o);
+    }
+  }
+
+  private mergeOverride(r: CResource, o: Override): void {
+    if (!o.fromCollector && !(o.source === r.source || isChildOf(o.source, r.source, this))) {
+      throw new EvalError("Only subclasses can override parameters", o.file, o.line);
+    }
+    for (const p of o.params) {
+      const current = r.params.get(p.name);
+      if (current && p.add) {
+        r.set({ ...p, value: [current.value, p.value].flat() as PValue[] });
+      } else r.set(p);
+    }
+  }
+
+  resourceParameter(ref: ResourceRef, name: string, node: A.NodeBase, scope: Scope): PValue {
+    const r = this.catalog.findRef(ref.refString());
+    if (!r) this.ev.fail(`Resource not found: ${ref.refString()}`, node, scope);
+    const p = r.params.get(name);
+    if (p) return p.value;
+    const d = r.scope.lookupDefaults(r.type).get(name);
+    if (d) return d.value;
+    if (name === "title") return r.title;
+    return undefined;
+  }
+
+  // --- collectors and relationships ------------------------------------------------
+
+  collectExpression(e: A.Collect, scope: Scope): PValue {
+    const t = e.typeExpr;
+    const name = t.kind === "QualifiedReference" ? t.value.replace(/^::/, "") : "";
+    if (name !== "class" && !this.resourceTypeKind(name)) this.ev.fail(`Resource type not found: ${capitalizeTypeName(name)}`, t, scope);
+    const typeName = name === "class" ? "Class" : capitalizeTypeName(name);
+    const query = e.query.expr ? this.compileQuery(e.query.expr, scope) : undefined;
+    const ops = e.operations.length > 0 ? [...this.evaluateOperations(e.operations, scope, e).values()] : undefined;
+    const c: Collector = {
+      typeName,
+      scope,
+      query,
+      overrides: ops,
+      exported: e.query.kind === "ExportedQuery",
+      collected: new Map(),
+    };
+    this.collectors.push(c);
+    return c as unknown as PValue;
+  }
+
+  private compileQuery(q: A.Expression, scope: Scope): (r: CResource) => boolean {
+    const ev = this.ev;
+    switch (q.kind) {
+      case "Paren":
+        return this.compileQuery((q as A.UnaryExpression).expr, scope);
+      case "And": {
+        const l = this.compileQuery(q.left, scope);
+        const r = this.compileQuery(q.right, scope);
+        return (x) => l(x) && r(x);
+      }
+      case "Or": {
+        const l = this.compileQuery(q.left, scope);
+        const r = this.compileQuery(q.right, scope);
+        return (x) => l(x) || r(x);
+      }
+      case "Comparison": {
+        const attr = q.left.kind === "QualifiedName" ? q.left.value : interpolate(ev.evaluate(q.left, scope));
+        const value = ev.evaluate(q.right, scope);
+        const eq = (r: CResource) => {
+          if (attr === "tag") return typeof value === "string" && r.tags.has(value.toLowerCase());
+          const v = attr === "title" ? r.title : r.get(attr);
+          if (isArr(v)) return v.some((x) => queryEquals(x, value));
+          return queryEquals(v, value);
+        };
+        if (q.operator === "==") return eq;
+        if (q.operator === "!=") return (r) => !eq(r);
+        return ev.fail(`The operator '${q.operator}' in a Collector query is not supported`, q, scope);
+      }
+      default:
+        return ev.fail("Illegal query expression", q, scope);
+    }
+  }
+
+  private evaluateCollector(c: Collector): boolean {
+    if (c.exported) return false;
+    const found: CResource[] = [];
+    if (c.fixed) {
+      for (const ref of c.fixed) {
+        const r = this.catalog.findRef(ref.refString());
+        if (r) found.push(r);
+      }
+    } else {
+      for (const r of this.catalog.resourceList()) {
+        if (r.type === c.typeName && (!c.query || c.query(r))) found.push(r);
+      }
+    }
+    for (const r of found) {
+      r.virtual = false;
+    }
+    if (found.length === 0) return false;
+    if (c.overrides) {
+      for (const r of found) {
+        if (!c.collected.has(r.ref)) {
+          this.addOverride({ ref: r.ref, params: c.overrides, source: c.scope.source, fromCollector: true });
+        }
+      }
+    }
+    const fresh = found.filter((r) => !c.collected.has(r.ref));
+    for (const r of fresh) c.collected.set(r.ref, r);
+    return fresh.length > 0;
+  }
+
+  /** `realize(refs)`: a fixed-set collector. */
+  realize(refs: ResourceRef[], scope: Scope): void {
+    const c: Collector = {
+      typeName: "",
+      scope,
+      query: undefined,
+      overrides: undefined,
+      exported: false,
+      collected: new Map(),
+      fixed: refs,
+    };
+    this.collectors.push(c);
+  }
+
+  relationship(e: A.Relationship, left: PValue, right: PValue, scope: Scope): PValue {
+    const flatten = (v: PValue): (PValue | Collector)[] => {
+      const out: (PValue | Collector)[] = [];
+      for (const x of [v].flat(Number.POSITIVE_INFINITY as 1) as PValue[]) {
+        if (isCollector(x)) out.push(x as unknown as Collector);
+        else if (typeof x === "string") out.push(this.parseRefString(x, e, scope));
+        else if (asResourceRef(x)) out.push(x);
+        else this.ev.fail(`Illegal relationship operand, can not form a relationship with ${article(typeLabel(x))}. A Catalog type is required.`, e, scope);
+      }
+      return out;
+    };
+    const l = flatten(left);
+    const r = flatten(right);
+    const reverse = e.operator === "<-" || e.operator === "<~";
+    const param = e.operator === "->" || e.operator === "<-" ? "before" : "notify";
+    const [sources, targets] = reverse ? [r, l] : [l, r];
+    for (const s of sources) {
+      for (const t of targets) this.relationships.push({ source: s, target: t, param, node: e, locator: scope.locator });
+    }
+    return right;
+  }
+
+  private parseRefString(s: string, e: A.NodeBase, scope: Scope): ResourceRef {
+    const m = /^([\w:]+)\[(.*)\]$/s.exec(s);
+    if (!m) return this.ev.fail(`Illegal relationship operand, can not form a relationship with a String. A Catalog type is required.`, e, scope);
+    const type = capitalizeTypeName((m[1] as string).toLowerCase());
+    return new ResourceRef(type, type === "Class" ? (m[2] as string).toLowerCase() : (m[2] as string));
+  }
+
+  private evaluateRelationships(): void {
+    for (const rel of this.relationships) {
+      const sources = this.relTargets(rel.source, true);
+      const targets = this.relTargets(rel.target, false);
+      for (const s of sources) {
+        for (const t of targets) this.makeRelationship(s, t, rel);
+      }
+    }
+  }
+
+  private relTargets(v: PValue | Collector, _left: boolean): ResourceRef[] {
+    if (isCollector(v as PValue)) return [...(v as Collector).collected.values()].map((r) => r.toRef());
+    const ref = asResourceRef(v as PValue);
+    return ref ? [ref] : [];
+  }
+
+  private makeRelationship(s: ResourceRef, t: ResourceRef, rel: Relationship): void {
+    const source = this.catalog.findRef(s.refString());
+    const fail = (m: string) => {
+      const err = evalError(m, rel.node, rel.locator);
+      throw err;
+    };
+    if (!source) fail(`Could not find resource '${s.refString()}' for relationship on '${t.refString()}'`);
+    if (!this.catalog.findRef(t.refString())) fail(`Could not find resource '${t.refString()}' for relationship from '${s.refString()}'`);
+    const src = source as CResource;
+    const current = src.params.get(rel.param);
+    const list: PValue[] = current === undefined ? [] : isArr(current.value) ? [...current.value] : current.value === undefined ? [] : [current.value];
+    list.push(t.refString());
+    src.set({ name: rel.param, value: list, source: current?.source });
+  }
+
+  // --- the evaluation queue and the finish ----------------------------------------------
+
+  private evaluateGenerators(): void {
+    for (let count = 0; ; count++) {
+      let done = true;
+      for (const c of [...this.collectors]) if (this.evaluateCollector(c)) done = false;
+      const pending = this.catalog.resourceList().filter((r) => !r.evaluated && !r.virtual && (r.isDefine || r.isClass));
+      for (const r of pending) {
+        try {
+          this.evaluateResource(r);
+        } catch (err) {
+          if (err instanceof EvalError && err.file === r.file && err.line === r.line && r.file !== undefined) {
+            throw new EvalError(`Evaluation Error: Error while evaluating a Resource Statement, ${err.message}`, r.file, r.line);
+          }
+          throw err;
+        }
+      }
+      if (pending.length > 0) done = false;
+      if (done) break;
+      if (count > 1000) throw new EvalError("Somehow looped more than 1000 times while evaluating host catalog");
+    }
+  }
+
+  private finish(): void {
+    this.evaluateRelationships();
+    for (const r of this.catalog.resourceList()) {
+      const overs = this.pendingOverrides.get(r.ref);
+      if (overs) {
+        for (const o of overs) this.mergeOverride(r, o);
+        this.pendingOverrides.delete(r.ref);
+      }
+      const sr = r.scope?.resource;
+      if (sr && sr !== r) r.tags.merge(sr.tags);
+    }
+    this.addResourceMetaparams();
+    const remaining = [...this.pendingOverrides.keys()];
+    if (remaining.length > 0) throw new EvalError(`Could not find resource(s) ${remaining.join(", ")} for overriding`);
+    const unresolved: string[] = [];
+    for (const c of this.collectors) {
+      if (!c.fixed) continue;
+      for (const ref of c.fixed) if (!this.catalog.findRef(ref.refString())) unresolved.push(ref.refString());
+    }
+    if (unresolved.length > 0) throw new EvalError(`Failed to realize virtual resources ${unresolved.join(", ")}`);
+  }
+
+  private addResourceMetaparams(): void {
+    const main = this.catalog.main;
+    if (!main) return;
+    const data = new Map<CResource, Map<string, PValue>>();
+    const metas = (r: CResource) => {
+      let m: Map<string, PValue> | undefined;
+      for (const n of INHERITED_METAPARAMS) {
+        const v = r.get(n);
+        if (v !== undefined) {
+          if (!m) m = new Map();
+          m.set(n, v);
+        }
+      }
+      return m;
+    };
+    this.catalog.walk(main, (source, target) => {
+      const sd = data.get(source) ?? metas(source);
+      if (sd) {
+        data.set(source, sd);
+        for (const [k, v] of sd) if (target.get(k) === undefined) target.set({ name: k, value: v, source: undefined });
+        const td = new Map(sd);
+        const own = metas(target);
+        if (own) for (const [k, v] of own) td.set(k, v);
+        data.set(target, td);
+      }
+      target.tags.merge(source.tags);
+    });
+  }
+
+  // --- EPP --------------------------------------------------------------------------
+
+  eppOutput(scope: Scope): unknown[] {
+    const out = this.eppStack[this.eppStack.length - 1];
+    if (!out) return this.ev.fail("EPP output outside of a template", undefined, scope);
+    return out;
+  }
+
+  eppBody(e: A.EppExpression, scope: Scope): PValue {
+    this.eppStack.push([]);
+    try {
+      this.ev.evaluateBody(e.body, scope);
+      const parts = this.eppStack[this.eppStack.length - 1] as unknown[];
+      return parts.map((p) => (typeof p === "string" ? p : interpolate((p as { value: PValue }).value))).join("");
+    } finally {
+      this.eppStack.pop();
+    }
+  }
+}
+
+function isCollector(v: PValue): boolean {
+  return typeof v === "object" && v !== null && "collected" in (v as object) && "typeName" in (v as object) && !isType(v);
+}
+
+function queryEquals(a: PValue, b: PValue): boolean {
+  if (typeof a === "string" && typeof b === "string") return a === b;
+  const ra = asResourceRef(a);
+  if (ra && typeof b === "string") return ra.refString() === b;
+  if (a === undefined) return b === undefined;
+  return interpolate(a) === interpolate(b);
+}
+
+function isChildOf(child: Definition | undefined, parent: Definition | undefined, c: Compiler): boolean {
+  let d = child;
+  for (let i = 0; d && d.kind === "class" && d.parent && i < 100; i++) {
+    const p = c.classes.get(d.parent);
+    if (p === parent) return true;
+    d = p;
+  }
+  return false;
+}
+
+function article(name: string): string {
+  return /^[AEIOU]/.test(name) ? `an ${name}` : `a ${name}`;
+}
+
+/** JSON facts and ENC data as Puppet values (integers as Integer). */
+export function fromJson(v: unknown): PValue {
+  if (v === null || v === undefined) return undefined;
+  if (typeof v === "number") return Number.isInteger(v) ? BigInt(v) : v;
+  if (typeof v === "string" || typeof v === "boolean") return v;
+  if (Array.isArray(v)) return v.map(fromJson);
+  if (typeof v === "object") {
+    const h = new PHash();
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) h.set(k, fromJson(x));
+    return h;
+  }
+  return undefined;
+}
+
+export { isTrue, formatPuppetDiagnostic };

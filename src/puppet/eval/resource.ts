@@ -1,0 +1,195 @@
+/**
+ * A resource as the compiler builds it (Puppet's Parser::Resource): type,
+ * title, parameters with where each was set, tags, virtual/exported, and
+ * the scope it was declared in; its catalog JSON (`toData`).
+ */
+import { isArr } from "./arr.js";
+import type { Definition } from "./definitions.js";
+import type { Scope } from "./scope.js";
+import { ResourceRef, asResourceRef, formatFloat } from "./typing.js";
+import { DEFAULT, PBinary, PHash, PObject, PRegexp, PSensitive, type PValue, isType } from "./values.js";
+
+/** One parameter's value and where it was set. */
+export interface ParamEntry {
+  readonly name: string;
+  value: PValue;
+  readonly source: Definition | undefined;
+  readonly file?: string;
+  readonly line?: number;
+  /** `+>`: appended to the current value by an override. */
+  readonly add?: boolean;
+}
+
+const VALID_TAG = /^[\p{L}\p{N}_][\p{L}\p{N}_:.-]*$/u;
+
+export function isValidTag(t: string): boolean {
+  return VALID_TAG.test(t);
+}
+
+/** An insertion-ordered tag set with Puppet's `::` splitting. */
+export class TagSet {
+  readonly tags = new Set<string>();
+  /** Adds a tag (lower-cased; `a::b` also adds `a` and `b`); false when invalid. */
+  add(tag: string): boolean {
+    const name = tag.toLowerCase();
+    if (this.tags.has(name)) return true;
+    if (!isValidTag(name)) return false;
+    this.tags.add(name);
+    if (name.includes("::")) for (const s of name.split("::")) this.tags.add(s);
+    return true;
+  }
+  addIfValid(tag: string): void {
+    if (isValidTag(tag)) this.add(tag);
+  }
+  merge(other: TagSet): void {
+    for (const t of other.tags) this.tags.add(t);
+  }
+  has(t: string): boolean {
+    return this.tags.has(t);
+  }
+}
+
+export type ResourceKind = "compilable_type" | "defined_type" | "unknown" | "class";
+
+export class CResource {
+  readonly params = new Map<string, ParamEntry>();
+  readonly tags = new TagSet();
+  evaluated = false;
+  finished = false;
+  virtual: boolean;
+  exported: boolean;
+  /** The scope of a class/define/node once its body is evaluated. */
+  bodyScope: Scope | undefined;
+  /** For defines, classes, nodes: what to evaluate. */
+  definition: Definition | undefined;
+  /** Set when a collector realizes a virtual resource. */
+  collected = false;
+
+  constructor(
+    /** Capitalised type: `File`, `Class`, `Node`, `Foo::Bar`. */
+    readonly type: string,
+    readonly title: string,
+    /** Where it was declared (the scope whose resource contains it). */
+    readonly scope: Scope,
+    readonly source: Definition | undefined,
+    readonly kind: ResourceKind,
+    readonly file: string | undefined,
+    readonly line: number | undefined,
+    options: { virtual?: boolean; exported?: boolean } = {},
+  ) {
+    this.exported = options.exported === true;
+    this.virtual = options.virtual === true || this.exported;
+    this.tags.add(type);
+    this.tags.addIfValid(title);
+  }
+
+  get ref(): string {
+    return `${this.type}[${this.title}]`;
+  }
+  get isClass(): boolean {
+    return this.type === "Class";
+  }
+  get isNode(): boolean {
+    return this.type === "Node";
+  }
+  get isStage(): boolean {
+    return this.type === "Stage";
+  }
+  get isDefine(): boolean {
+    return this.kind === "defined_type";
+  }
+  get isBuiltin(): boolean {
+    return this.kind === "compilable_type";
+  }
+
+  get(name: string): PValue {
+    return this.params.get(name)?.value;
+  }
+
+  set(entry: ParamEntry): void {
+    if (entry.name === "tag") this.tagWith(entry.value);
+    this.params.set(entry.name, entry);
+  }
+
+  tagWith(v: PValue): void {
+    const list = isArr(v) ? v.flat(Number.POSITIVE_INFINITY as 1) : [v];
+    for (const t of list) {
+      if (t === undefined) continue;
+      const s = typeof t === "string" ? t : String(t);
+      if (!this.tags.add(s)) throw new Error(`Invalid tag '${s.toLowerCase()}'`);
+    }
+  }
+
+  toRef(): ResourceRef {
+    return new ResourceRef(this.type, this.title);
+  }
+}
+
+/** The namevar of built-in types whose namevar is not `name`. */
+const NAMEVARS: Record<string, string> = {
+  File: "path",
+  Exec: "command",
+  Tidy: "path",
+  Notify: "name",
+  Stage: "name",
+};
+
+export function namevarOf(type: string, lookup?: (t: string) => string | undefined): string {
+  return lookup?.(type) ?? NAMEVARS[type] ?? "name";
+}
+
+const RELATIONSHIP = new Set(["before", "require", "notify", "subscribe"]);
+
+/** A parameter value as catalog JSON (Puppet's value_to_json_data + rich data). */
+export function toJsonData(v: PValue): unknown {
+  if (v === undefined) return null;
+  if (typeof v === "string" || typeof v === "boolean") return v;
+  if (typeof v === "bigint") return Number(v);
+  if (typeof v === "number") return v;
+  if (v === DEFAULT) return { __ptype: "Default" };
+  if (isArr(v)) return v.map(toJsonData);
+  if (v instanceof PHash) {
+    const o: Record<string, unknown> = {};
+    let plain = true;
+    for (const k of v.keys()) if (typeof k !== "string") plain = false;
+    if (plain) {
+      for (const [k, x] of v) o[k as string] = toJsonData(x);
+      return o;
+    }
+    const pairs: unknown[] = [];
+    for (const [k, x] of v) pairs.push(toJsonData(k), toJsonData(x));
+    return { __ptype: "Hash", __pvalue: pairs };
+  }
+  if (v instanceof PRegexp) return { __ptype: "Regexp", __pvalue: v.source };
+  if (v instanceof PSensitive) return toJsonData(v.value);
+  if (v instanceof PBinary) return { __ptype: "Binary", __pvalue: Buffer.from(v.bytes).toString("base64") };
+  const ref = asResourceRef(v);
+  if (ref) return ref.title === undefined ? ref.typeName : ref.refString();
+  if (v instanceof PObject) return { __ptype: v.typeName, __pvalue: v.toString() };
+  if (isType(v)) return { __ptype: "Pcore::TypeType", __pvalue: v.toString() };
+  if (typeof v === "number") return formatFloat(v);
+  return String(v);
+}
+
+/** The resource as `to_data_hash` gives it in a catalog. */
+export function resourceToData(r: CResource, namevar: string): Record<string, unknown> {
+  const data: Record<string, unknown> = { type: r.type, title: r.title, tags: [...r.tags.tags] };
+  if (r.file !== undefined) data.file = r.file;
+  if (r.line !== undefined) data.line = r.line;
+  data.exported = r.exported;
+  data.kind = r.kind;
+  const params: Record<string, unknown> = {};
+  let any = false;
+  for (const [name, p] of r.params) {
+    let value = p.value;
+    if (value === undefined) continue;
+    if (RELATIONSHIP.has(name) && isArr(value)) {
+      value = (value.flat(Number.POSITIVE_INFINITY as 1) as PValue[]).filter((x) => x !== undefined);
+    }
+    if (name === namevar && typeof value === "string" && value === r.title) continue;
+    params[name] = toJsonData(value);
+    any = true;
+  }
+  if (any) data.parameters = params;
+  return data;
+}
