@@ -11,7 +11,7 @@ import type * as A from "../lang/ast.js";
 import { parsePuppet } from "../lang/parser.js";
 import { renderErb } from "../erb/index.js";
 import type { Compiler } from "./compiler.js";
-import { EvalError } from "./errors.js";
+import { BreakSignal, EvalError, NextSignal, ReturnSignal } from "./errors.js";
 import { interpolate, isTrue, typeLabel } from "./evaluator.js";
 import type { PuppetFunction } from "./functions/registry.js";
 import type { ParamEntry } from "./resource.js";
@@ -261,6 +261,15 @@ const file: CompilerFunction = (c, _scope, args) => {
   throw new Error(`Could not find any files from ${args.map((a) => String(a)).join(", ")}`);
 };
 
+function signal(kind: "break" | "next" | "return"): CompilerFunction {
+  return (_c, scope, args, _b, node) => {
+    if (kind === "next") throw new NextSignal(args[0]);
+    if (kind === "return") throw new ReturnSignal(args[0]);
+    const pos = scope.locator?.position(node.offset);
+    throw new BreakSignal(scope.locator?.file || undefined, pos?.line);
+  };
+}
+
 export const compilerFunctions: ReadonlyMap<string, CompilerFunction> = new Map<string, CompilerFunction>([
   ["include", include],
   ["contain", contain],
@@ -284,6 +293,9 @@ export const compilerFunctions: ReadonlyMap<string, CompilerFunction> = new Map<
   ["crit", logger("crit")],
   ["emerg", logger("emerg")],
   ["file", file],
+  ["break", signal("break")],
+  ["next", signal("next")],
+  ["return", signal("return")],
 ]);
 
 const fbNew: PuppetFunction = (_ctx, args, block) => {

@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import type * as A from "../lang/ast.js";
 import type { Locator } from "../lang/locator.js";
 import { parsePuppet } from "../lang/parser.js";
+import { validatePuppet } from "../lang/validate.js";
 import { formatPuppetDiagnostic } from "../lang/diagnostics.js";
 import { compilerFunctions, fallbackFunctions } from "./builtin-functions.js";
 import { Catalog } from "./catalog.js";
@@ -147,6 +148,11 @@ export class Compiler implements ScopeHost {
       );
     }
     const program = result.program;
+    for (const d of validatePuppet(program)) {
+      if (d.severity !== "error") continue;
+      const pos = result.locator.position(d.offset);
+      throw new EvalError(`Could not parse for environment ${this.input.environment.name}: ${d.message}`, file === "" ? undefined : file, pos.line, pos.column);
+    }
     for (const d of program.definitions) this.register(d, program.locator, moduleName);
     return program;
   }
@@ -388,7 +394,7 @@ export class Compiler implements ScopeHost {
     try {
       result = this.ev.evaluate(fn.ast.body, scope);
     } catch (err) {
-      if (err instanceof ReturnSignal) result = err.value;
+      if (err instanceof ReturnSignal || err instanceof NextSignal) result = err.value;
       else throw err;
     }
     if (fn.ast.returnType) {
@@ -467,23 +473,25 @@ export class Compiler implements ScopeHost {
 
   private selectNode(): NodeDef | undefined {
     if (this.nodes.length === 0) return undefined;
-    const name = this.nodeName;
-    const names = [name];
-    const parts = name.split(".");
-    for (let i = parts.length - 1; i > 0; i--) names.push(parts.slice(0, i).join("."));
-    for (const n of names) {
-      const exact = this.nodes.find((d) => d.match === n);
+    const find = (n: string): NodeDef | undefined => {
+      const exact = this.nodes.find((d) => d.name === n);
       if (exact) return exact;
-    }
-    for (const n of names) {
       for (const d of this.nodes) {
-        if (d.match instanceof RegExp && d.match.test(n)) return d;
+        if (!(d.match instanceof RegExp)) continue;
+        const m = d.match.exec(n);
+        if (m) {
+          this.nodeMatch = [...m];
+          return d;
+        }
       }
-    }
-    const def = this.nodes.find((d) => d.match === "default");
-    if (def) return def;
-    throw new EvalError(`Could not find node statement with name 'default' or '${names.join(", ")}'`);
+      return undefined;
+    };
+    const found = find(this.nodeName) ?? find("default");
+    if (found) return found;
+    throw new EvalError(`Could not find node statement with name 'default' or '${this.nodeName}'`);
   }
+
+  private nodeMatch: (string | undefined)[] | undefined;
 
   private evaluateNode(): void {
     const node = this.selectNode();
@@ -634,6 +642,7 @@ export class Compiler implements ScopeHost {
     this.catalog.addClass(def.name);
     scope.setVar("title", def.name);
     scope.setVar("name", def.name);
+    if (def.match instanceof RegExp && this.nodeMatch) scope.pushMatch(this.nodeMatch);
     if (def.ast.body) this.ev.evaluateBody(def.ast.body, scope);
   }
 
@@ -652,9 +661,8 @@ export class Compiler implements ScopeHost {
     }
     for (const p of params) {
       const given = r.params.get(p.name);
-      let value: PValue;
+      let value: PValue = given?.value;
       let have = given !== undefined && given.value !== undefined;
-      if (have) value = given?.value;
       if (!have && isClass && this.hiera) {
         const found = this.hiera.lookup(`${def.name}::${p.name}`, { lookupVariable: (n) => scope.lookup(n).value }, def.moduleName ? { moduleName: def.moduleName } : {});
         if (found !== NOT_FOUND && !(found === undefined && p.value)) {
@@ -668,14 +676,7 @@ export class Compiler implements ScopeHost {
         r.set({ name: p.name, value, source: def });
         have = true;
       }
-      if (!have) {
-        if (p.typeExpr) {
-          const t = this.ev.evaluate(p.typeExpr, scope);
-          if (isType(t) && isInstance(t, undefined)) {
-            scope.setVar(p.name, undefined);
-            continue;
-          }
-        }
+      if (!have && given === undefined) {
         throw new EvalError(`${r.ref}: expects a value for parameter '${p.name}'`, r.file, r.line);
       }
       if (p.typeExpr) {
@@ -805,7 +806,7 @@ export class Compiler implements ScopeHost {
   ): PValue {
     const pos = scope.locator?.position(body.offset);
     const line = scope.locator?.position(e.offset).line;
-    const file = scope.locator?.file || undefined;
+    const file = scope.locator?.file;
     void pos;
     try {
       if (typeName === "class") {
@@ -940,7 +941,8 @@ export class Compiler implements ScopeHost {
     const t = e.typeExpr;
     const name = t.kind === "QualifiedReference" ? t.value.replace(/^::/, "") : "";
     if (name !== "class" && !this.resourceTypeKind(name)) this.ev.fail(`Resource type not found: ${capitalizeTypeName(name)}`, t, scope);
-    const typeName = name === "class" ? "Class" : capitalizeTypeName(name);
+    if (name === "class") this.ev.fail(`Classes cannot be collected`, e, scope);
+    const typeName = capitalizeTypeName(name);
     const query = e.query.expr ? this.compileQuery(e.query.expr, scope) : undefined;
     const ops = e.operations.length > 0 ? [...this.evaluateOperations(e.operations, scope, e).values()] : undefined;
     const c: Collector = {
@@ -1134,6 +1136,36 @@ export class Compiler implements ScopeHost {
       for (const ref of c.fixed) if (!this.catalog.findRef(ref.refString())) unresolved.push(ref.refString());
     }
     if (unresolved.length > 0) throw new EvalError(`Failed to realize virtual resources ${unresolved.join(", ")}`);
+    this.validateRelationshipParameters();
+  }
+
+  /** Every before/require/notify/subscribe names a resource in the catalog (Puppet's RelationshipValidator). */
+  private validateRelationshipParameters(): void {
+    for (const r of this.catalog.resourceList()) {
+      if (r.virtual) continue;
+      for (const param of ["before", "require", "notify", "subscribe"]) {
+        const p = r.params.get(param);
+        if (!p || p.value === undefined) continue;
+        for (const v of [p.value].flat(Number.POSITIVE_INFINITY as 1) as PValue[]) {
+          if (v === undefined) continue;
+          const ref = asResourceRef(v);
+          const text = ref ? ref.refString() : typeof v === "string" ? v : interpolate(v);
+          const found = ref ? this.catalog.findRef(text) : this.findRefString(text);
+          if (!found) {
+            const where = r.file !== undefined && r.file !== "" ? `file: ${r.file}, line: ${r.line}` : `line: ${r.line}`;
+            throw new EvalError(`Could not find resource '${text}' in parameter '${param}' (${where})`);
+          }
+        }
+      }
+    }
+  }
+
+  private findRefString(text: string): CResource | undefined {
+    const m = /^([\w:]+)\[(.*)\]$/s.exec(text);
+    if (!m) return undefined;
+    const type = capitalizeTypeName((m[1] as string).toLowerCase());
+    const title = type === "Class" ? capitalizeTypeName((m[2] as string).toLowerCase().replace(/^::/, "")) : (m[2] as string);
+    return this.catalog.find(type, title);
   }
 
   private addResourceMetaparams(): void {

@@ -33,6 +33,8 @@ export class NextSignal {
   constructor(readonly value: PValue) {}
 }
 export class BreakSignal {
+  /** Recognised by the iteration functions (functions/core/iterable.ts). */
+  readonly puppetBreak = true;
   constructor(
     readonly file?: string,
     readonly line?: number,

@@ -826,7 +826,13 @@ export class Evaluator {
     try {
       params.forEach((p, i) => {
         let v: PValue;
-        if (p.capturesRest) v = args.slice(i);
+        if (p.capturesRest) {
+          if (i >= args.length && p.value) {
+            scope.pushLocal(vars);
+            const d = this.evaluate(p.value, scope);
+            v = isArr(d) ? d : [d];
+          } else v = args.slice(i);
+        }
         else if (i < args.length) v = args[i];
         else if (p.value) {
           scope.pushLocal(vars);

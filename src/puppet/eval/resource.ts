@@ -80,7 +80,7 @@ export class CResource {
     this.exported = options.exported === true;
     this.virtual = options.virtual === true || this.exported;
     this.tags.add(type);
-    this.tags.addIfValid(title);
+    if (!(title === "main" && (type === "Stage" || type === "Class"))) this.tags.addIfValid(title);
   }
 
   get ref(): string {
@@ -166,7 +166,7 @@ export function toJsonData(v: PValue): unknown {
   const ref = asResourceRef(v);
   if (ref) return ref.title === undefined ? ref.typeName : ref.refString();
   if (v instanceof PObject) return { __ptype: v.typeName, __pvalue: v.toString() };
-  if (isType(v)) return { __ptype: "Pcore::TypeType", __pvalue: v.toString() };
+  if (isType(v)) return v.toString();
   if (typeof v === "number") return formatFloat(v);
   return String(v);
 }
@@ -186,7 +186,7 @@ export function resourceToData(r: CResource, namevar: string): Record<string, un
     if (RELATIONSHIP.has(name) && isArr(value)) {
       value = (value.flat(Number.POSITIVE_INFINITY as 1) as PValue[]).filter((x) => x !== undefined);
     }
-    if (name === namevar && typeof value === "string" && value === r.title) continue;
+    if (name === namevar && typeof value === "string" && value === r.title && !(r.title === "main" && (r.type === "Stage" || r.type === "Class"))) continue;
     params[name] = toJsonData(value);
     any = true;
   }
