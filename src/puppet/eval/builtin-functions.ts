@@ -11,12 +11,20 @@ import type * as A from "../lang/ast.js";
 import { parsePuppet } from "../lang/parser.js";
 import { renderErb } from "../erb/index.js";
 import type { Compiler } from "./compiler.js";
-import { BreakSignal, EvalError, NextSignal, ReturnSignal } from "./errors.js";
+import { BreakSignal, PuppetEvalError, NextSignal, ReturnSignal } from "./errors.js";
 import { interpolate, isTrue, typeLabel } from "./evaluator.js";
 import type { PuppetFunction } from "./functions/registry.js";
 import type { ParamEntry } from "./resource.js";
 import type { Scope } from "./scope.js";
-import { ResourceRef, asResourceRef, capitalizeTypeName, describeMismatch, inferType, isInstance, newInstance } from "./typing.js";
+import {
+  ResourceRef,
+  asResourceRef,
+  capitalizeTypeName,
+  describeMismatch,
+  inferType,
+  isInstance,
+  newInstance,
+} from "./typing.js";
 import { type PCallable, PHash, PSensitive, type PValue, isType } from "./values.js";
 
 export type CompilerFunction = (
@@ -31,7 +39,10 @@ function classNames(args: PValue[], fname: string): string[] {
   const out: string[] = [];
   for (const a of args.flat(Number.POSITIVE_INFINITY as 1) as PValue[]) {
     if (typeof a === "string") {
-      if (a === "") throw new Error(`'${fname}' parameter 'names' expects a value of type Class, Resource, String, or Array, got ''`);
+      if (a === "")
+        throw new Error(
+          `'${fname}' parameter 'names' expects a value of type Class, Resource, String, or Array, got ''`,
+        );
       out.push(a.replace(/^::/, ""));
       continue;
     }
@@ -40,7 +51,10 @@ function classNames(args: PValue[], fname: string): string[] {
     else if (ref && ref.typeName !== "Class" && ref.title === undefined) out.push(ref.typeName.toLowerCase());
     else if (ref && ref.typeName === "Class") throw new Error("Cannot use an unspecific Class[] Type");
     else if (a === undefined) throw new Error("Cannot use undef as a class name");
-    else throw new Error(`'${fname}' parameter 'names' expects a value of type Class, Resource, String, or Array, got ${typeLabel(a)}`);
+    else
+      throw new Error(
+        `'${fname}' parameter 'names' expects a value of type Class, Resource, String, or Array, got ${typeLabel(a)}`,
+      );
   }
   return out;
 }
@@ -65,7 +79,7 @@ const requireFn: CompilerFunction = (c, scope, args, _b, node) => {
     if (holder) {
       const cur = holder.get("require");
       const list: PValue[] = cur === undefined ? [] : isArr(cur) ? [...cur] : [cur];
-      list.push(r.toRef());
+      list.push(r.toRef().toType());
       holder.set({ name: "require", value: list, source: scope.source });
     }
   }
@@ -149,11 +163,18 @@ const template: CompilerFunction = (c, scope, args, _b, node) => {
 const inlineTemplate: CompilerFunction = (c, scope, args, _b, node) =>
   renderErb(args.map((a) => String(a)).join(""), "inline template", templateScope(c, scope, node));
 
-function renderEpp(c: Compiler, text: string, file: string, params: PValue, node: A.NodeBase, caller: Scope): PValue {
+function renderEpp(
+  c: Compiler,
+  text: string,
+  file: string,
+  params: PValue,
+  node: A.NodeBase,
+  caller: Scope,
+): PValue {
   const result = parsePuppet(text, { file, epp: true });
   if (!result.ok) {
     const pos = result.error.offset === undefined ? undefined : result.locator.position(result.error.offset);
-    throw new EvalError(result.error.message, file || undefined, pos?.line, pos?.column);
+    throw new PuppetEvalError(result.error.message, file || undefined, pos?.line, pos?.column);
   }
   const program = result.program;
   const body = program.body;
@@ -206,13 +227,26 @@ const inlineEpp: CompilerFunction = (c, scope, args, _b, node) =>
 
 const createResources: CompilerFunction = (c, scope, args, _b, node) => {
   const [typeArg, instances, defaults] = args;
-  if (typeof typeArg !== "string" && !asResourceRef(typeArg)) throw new Error("create_resources(): first argument must be a type name");
-  const typeName = (typeof typeArg === "string" ? typeArg : (asResourceRef(typeArg) as ResourceRef).typeName).toLowerCase().replace(/^@+/, "");
-  const form = typeof typeArg === "string" && typeArg.startsWith("@@") ? "exported" : typeof typeArg === "string" && typeArg.startsWith("@") ? "virtual" : "regular";
-  if (!(instances instanceof PHash)) throw new Error(`create_resources(): second argument must be a Hash, got ${typeLabel(instances)}`);
+  if (typeof typeArg !== "string" && !asResourceRef(typeArg))
+    throw new Error("create_resources(): first argument must be a type name");
+  const typeName = (typeof typeArg === "string" ? typeArg : (asResourceRef(typeArg) as ResourceRef).typeName)
+    .toLowerCase()
+    .replace(/^@+/, "");
+  const form =
+    typeof typeArg === "string" && typeArg.startsWith("@@")
+      ? "exported"
+      : typeof typeArg === "string" && typeArg.startsWith("@")
+        ? "virtual"
+        : "regular";
+  if (!(instances instanceof PHash))
+    throw new Error(`create_resources(): second argument must be a Hash, got ${typeLabel(instances)}`);
   const locator = scope.locator;
   const pos = locator?.position(node.offset);
-  const base = { source: scope.source, ...(locator?.file ? { file: locator.file } : {}), ...(pos ? { line: pos.line } : {}) };
+  const base = {
+    source: scope.source,
+    ...(locator?.file ? { file: locator.file } : {}),
+    ...(pos ? { line: pos.line } : {}),
+  };
   for (const [title, params] of instances) {
     const entries: ParamEntry[] = [];
     const merged = new PHash();
@@ -227,7 +261,13 @@ const createResources: CompilerFunction = (c, scope, args, _b, node) => {
       offset: node.offset,
       length: node.length,
     };
-    const body: A.ResourceBody = { kind: "ResourceBody", title: { kind: "Nop", offset: node.offset, length: 0 }, operations: [], offset: node.offset, length: node.length };
+    const body: A.ResourceBody = {
+      kind: "ResourceBody",
+      title: { kind: "Nop", offset: node.offset, length: 0 },
+      operations: [],
+      offset: node.offset,
+      length: node.length,
+    };
     c.createResourceFromFunction(fake, body, scope, typeName, String(title), entries);
   }
   return undefined;
@@ -237,9 +277,13 @@ const fail: CompilerFunction = (_c, _scope, args) => {
   throw new Error(args.map(interpolate).join(" "));
 };
 
-function logger(level: "debug" | "info" | "notice" | "warning" | "err" | "alert" | "emerg" | "crit"): CompilerFunction {
+function logger(
+  level: "debug" | "info" | "notice" | "warning" | "err" | "alert" | "emerg" | "crit",
+): CompilerFunction {
   return (c, scope, args) => {
-    const text = args.map((a) => (a instanceof PSensitive ? "Sensitive [value redacted]" : interpolate(a))).join(" ");
+    const text = args
+      .map((a) => (a instanceof PSensitive ? "Sensitive [value redacted]" : interpolate(a)))
+      .join(" ");
     const lvl = level === "alert" || level === "emerg" || level === "crit" ? "err" : level;
     c.log(lvl, text, scope.toString());
     return undefined;
@@ -312,7 +356,9 @@ const fbAssertType: PuppetFunction = (_ctx, args, block) => {
   if (!isType(t)) throw new Error(`'assert_type' parameter 'type' expects a Type value, got ${typeLabel(t)}`);
   if (isInstance(t, v)) return v;
   if (block) return block.call([t, inferType(v)]);
-  throw new Error(describeMismatch("assert_type():", t, v).replace("assert_type(): expects", "assert_type(): expects"));
+  throw new Error(
+    describeMismatch("assert_type():", t, v).replace("assert_type(): expects", "assert_type(): expects"),
+  );
 };
 
 const fbCall: PuppetFunction = (ctx, args, block) => ctx.callFunction(String(args[0]), args.slice(1), block);

@@ -43,7 +43,9 @@ export class Catalog {
     const existing = this.table.get(key);
     if (existing === r || alias === r.title) return;
     if (existing) {
-      throw new Error(`Cannot alias ${r.ref} to ${JSON.stringify(alias)}; resource ["${r.type}", ${JSON.stringify(alias)}] already declared`);
+      throw new Error(
+        `Cannot alias ${r.ref} to ${JSON.stringify(alias)}; resource ["${r.type}", ${JSON.stringify(alias)}] already declared`,
+      );
     }
     this.table.set(key, r);
   }

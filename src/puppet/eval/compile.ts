@@ -5,7 +5,7 @@
 import type { CompileInput, CompileResult } from "./compile-api.js";
 import { PuppetCompileError } from "./compile-api.js";
 import { Compiler } from "./compiler.js";
-import { BreakSignal, EvalError, NextSignal, ReturnSignal } from "./errors.js";
+import { BreakSignal, PuppetEvalError, NextSignal, ReturnSignal } from "./errors.js";
 
 export function compileCatalog(input: CompileInput): CompileResult {
   const c = new Compiler(input);
@@ -20,13 +20,18 @@ export function compileCatalog(input: CompileInput): CompileResult {
 
 function toCompileError(err: unknown): PuppetCompileError {
   if (err instanceof PuppetCompileError) return err;
-  if (err instanceof EvalError) {
-    const msg = err.message.startsWith("Could not parse") || err.message.startsWith("Evaluation Error:") ? err.message : `Evaluation Error: ${err.message}`;
+  if (err instanceof PuppetEvalError) {
+    const msg =
+      err.message.startsWith("Could not parse") || err.message.startsWith("Evaluation Error:")
+        ? err.message
+        : `Evaluation Error: ${err.message}`;
     return new PuppetCompileError(msg, err.file, err.line, err.column);
   }
-  if (err instanceof BreakSignal) return new PuppetCompileError("break() from context where this is illegal", err.file, err.line);
+  if (err instanceof BreakSignal)
+    return new PuppetCompileError("break() from context where this is illegal", err.file, err.line);
   if (err instanceof NextSignal) return new PuppetCompileError("next() from context where this is illegal");
-  if (err instanceof ReturnSignal) return new PuppetCompileError("return() from context where this is illegal");
+  if (err instanceof ReturnSignal)
+    return new PuppetCompileError("return() from context where this is illegal");
   if (err instanceof RangeError) return new PuppetCompileError(`Evaluation Error: ${err.message}`);
   if (err instanceof Error) return new PuppetCompileError(`Evaluation Error: ${err.message}`);
   return new PuppetCompileError(String(err));

@@ -16,14 +16,28 @@ import { compilerFunctions, fallbackFunctions } from "./builtin-functions.js";
 import { Catalog } from "./catalog.js";
 import type { CompileInput, CompileMessage, HieraProvider } from "./compile-api.js";
 import { NOT_FOUND } from "./compile-api.js";
-import type { ClassDefinition, DefineDefinition, Definition, FunctionDef, MainDefinition, NodeDef } from "./definitions.js";
-import { BreakSignal, EvalError, NextSignal, ReturnSignal, evalError } from "./errors.js";
+import type {
+  ClassDefinition,
+  DefineDefinition,
+  Definition,
+  FunctionDef,
+  MainDefinition,
+  NodeDef,
+} from "./definitions.js";
+import { BreakSignal, PuppetEvalError, NextSignal, ReturnSignal, evalError } from "./errors.js";
 import { Evaluator, interpolate, isTrue, makeRegexp, typeLabel } from "./evaluator.js";
 import { coreFunctions } from "./functions/core/index.js";
 import { type CallContext, FunctionArgumentError, FunctionError } from "./functions/registry.js";
 import { CResource, type ParamEntry, type ResourceKind } from "./resource.js";
 import { Scope, type ScopeHost } from "./scope.js";
-import { ResourceRef, asResourceRef, capitalizeTypeName, describeMismatch, isInstance, typeByName } from "./typing.js";
+import {
+  ResourceRef,
+  asResourceRef,
+  capitalizeTypeName,
+  describeMismatch,
+  isInstance,
+  typeByName,
+} from "./typing.js";
 import type { PType } from "./types.js";
 import { DEFAULT, type PCallable, PHash, type PValue, isType } from "./values.js";
 
@@ -67,7 +81,19 @@ export const BUILTIN_TYPES = new Set([
   "vlan",
 ]);
 
-const METAPARAMS = new Set(["alias", "audit", "before", "loglevel", "noop", "notify", "require", "schedule", "stage", "subscribe", "tag"]);
+const METAPARAMS = new Set([
+  "alias",
+  "audit",
+  "before",
+  "loglevel",
+  "noop",
+  "notify",
+  "require",
+  "schedule",
+  "stage",
+  "subscribe",
+  "tag",
+]);
 const INHERITED_METAPARAMS = ["alias", "audit", "loglevel", "noop", "schedule", "tag"];
 
 interface Collector {
@@ -140,7 +166,7 @@ export class Compiler implements ScopeHost {
     if (!result.ok) {
       const d = result.error;
       const pos = d.offset === undefined ? undefined : result.locator.position(d.offset);
-      throw new EvalError(
+      throw new PuppetEvalError(
         `Could not parse for environment ${this.input.environment.name}: ${d.message}`,
         file === "" ? undefined : file,
         pos?.line,
@@ -151,7 +177,12 @@ export class Compiler implements ScopeHost {
     for (const d of validatePuppet(program)) {
       if (d.severity !== "error") continue;
       const pos = result.locator.position(d.offset);
-      throw new EvalError(`Could not parse for environment ${this.input.environment.name}: ${d.message}`, file === "" ? undefined : file, pos.line, pos.column);
+      throw new PuppetEvalError(
+        `Could not parse for environment ${this.input.environment.name}: ${d.message}`,
+        file === "" ? undefined : file,
+        pos.line,
+        pos.column,
+      );
     }
     for (const d of program.definitions) this.register(d, program.locator, moduleName);
     return program;
@@ -189,12 +220,18 @@ export class Compiler implements ScopeHost {
       }
       case "DefinedType": {
         const name = d.name.toLowerCase();
-        if (this.defines.has(name) || this.classes.has(name)) this.redefinition("Definition", name, d, locator);
+        if (this.defines.has(name) || this.classes.has(name))
+          this.redefinition("Definition", name, d, locator);
         this.defines.set(name, { kind: "define", name, ast: d, ...base });
         break;
       }
       case "FunctionDefinition":
-        this.functions.set(d.name.toLowerCase(), { kind: "function", name: d.name.toLowerCase(), ast: d, ...base });
+        this.functions.set(d.name.toLowerCase(), {
+          kind: "function",
+          name: d.name.toLowerCase(),
+          ast: d,
+          ...base,
+        });
         break;
       case "NodeDefinition":
         this.registerNode(d, locator, base);
@@ -209,10 +246,18 @@ export class Compiler implements ScopeHost {
 
   private redefinition(kind: string, name: string, d: A.NodeBase, locator: Locator): never {
     const what = this.classes.has(name) ? "Class" : "Definition";
-    throw evalError(`${what} '${name}' is already defined; cannot redefine as ${kind === "Class" ? "a class" : "a definition"}`, d, locator);
+    throw evalError(
+      `${what} '${name}' is already defined; cannot redefine as ${kind === "Class" ? "a class" : "a definition"}`,
+      d,
+      locator,
+    );
   }
 
-  private registerNode(d: A.NodeDefinition, locator: Locator, base: { locator: Locator; moduleName?: string }): void {
+  private registerNode(
+    d: A.NodeDefinition,
+    locator: Locator,
+    base: { locator: Locator; moduleName?: string },
+  ): void {
     const parent = d.parent?.kind === "LiteralString" ? d.parent.value.toLowerCase() : undefined;
     for (const m of d.hostMatches) {
       let match: NodeDef["match"];
@@ -222,7 +267,10 @@ export class Compiler implements ScopeHost {
         name = "default";
       } else if (m.kind === "LiteralRegex") {
         match = makeRegexp(m.pattern).re;
-        name = `__node_regexp__${m.pattern.toLowerCase().replace(/[^-\w:.]/g, "").replace(/^\.+/, "")}`;
+        name = `__node_regexp__${m.pattern
+          .toLowerCase()
+          .replace(/[^-\w:.]/g, "")
+          .replace(/^\.+/, "")}`;
       } else if (m.kind === "LiteralString") {
         match = m.value.toLowerCase();
         name = match;
@@ -306,22 +354,28 @@ export class Compiler implements ScopeHost {
 
   resolveTypeReference(e: A.QualifiedReference, scope: Scope): PValue {
     const name = e.value.replace(/^::/, "");
-    if (name === "class") return new ResourceRef("Class");
-    if (name === "resource") return new ResourceRef("Resource");
     const builtin = typeByName(e.cased);
     if (builtin) return builtin;
     const alias = this.findTypeAlias(name);
     if (alias) return alias;
-    if (this.resourceTypeKind(name)) return new ResourceRef(capitalizeTypeName(name));
-    if (name === "node") return new ResourceRef("Node");
+    if (this.resourceTypeKind(name)) return new ResourceRef(capitalizeTypeName(name)).toType();
+    if (name === "node") return new ResourceRef("Node").toType();
     return this.ev.fail(`Resource type not found: ${capitalizeTypeName(e.cased)}`, e, scope);
   }
 
   // --- messages -------------------------------------------------------------------
 
   log(level: CompileMessage["level"], message: string, source?: string, file?: string, line?: number): void {
-    this.messages.push({ level, message, ...(source ? { source } : {}), ...(file ? { file } : {}), ...(line ? { line } : {}) });
-    const logger = this.input.logger as unknown as Record<string, ((m: string) => void) | undefined> | undefined;
+    this.messages.push({
+      level,
+      message,
+      ...(source ? { source } : {}),
+      ...(file ? { file } : {}),
+      ...(line ? { line } : {}),
+    });
+    const logger = this.input.logger as unknown as
+      | Record<string, ((m: string) => void) | undefined>
+      | undefined;
     const f = logger?.[level === "err" ? "error" : level === "notice" ? "info" : level];
     if (typeof f === "function") f.call(logger, message);
   }
@@ -337,7 +391,13 @@ export class Compiler implements ScopeHost {
 
   // --- functions ------------------------------------------------------------------
 
-  callFunction(name: string, args: PValue[], block: PCallable | undefined, node: A.NodeBase, scope: Scope): PValue {
+  callFunction(
+    name: string,
+    args: PValue[],
+    block: PCallable | undefined,
+    node: A.NodeBase,
+    scope: Scope,
+  ): PValue {
     const fn = this.findFunction(name);
     if (fn) return this.callPuppetFunction(fn, args, block, node, scope);
     try {
@@ -352,13 +412,23 @@ export class Compiler implements ScopeHost {
     const ruby = this.input.autoloader.rubyFunctionFile(name);
     const file = scope.locator?.file;
     if (ruby) {
-      this.ev.fail(`Function '${name}' is written in Ruby (${ruby}) and cannot be run by tend; called from ${file || "the command line"}`, node, scope);
+      this.ev.fail(
+        `Function '${name}' is written in Ruby (${ruby}) and cannot be run by tend; called from ${file || "the command line"}`,
+        node,
+        scope,
+      );
     }
     return this.ev.fail(`Unknown function: '${name}'.`, node, scope);
   }
 
   private functionError(err: unknown, node: A.NodeBase, scope: Scope): unknown {
-    if (err instanceof EvalError || err instanceof ReturnSignal || err instanceof NextSignal || err instanceof BreakSignal) return err;
+    if (
+      err instanceof PuppetEvalError ||
+      err instanceof ReturnSignal ||
+      err instanceof NextSignal ||
+      err instanceof BreakSignal
+    )
+      return err;
     if (err instanceof FunctionArgumentError || err instanceof FunctionError || err instanceof Error) {
       const prefix = node && (node as A.Expression).kind === "CallMethod" ? "Method call" : "Function Call";
       return evalError(`Error while evaluating a ${prefix}, ${err.message}`, node, scope.locator);
@@ -368,25 +438,35 @@ export class Compiler implements ScopeHost {
 
   callContext(name: string, node: A.NodeBase | undefined, scope: Scope): CallContext {
     const pos = node && scope.locator ? scope.locator.position(node.offset) : undefined;
-    const c = this;
     return {
       name,
       ...(scope.locator?.file ? { file: scope.locator.file } : {}),
       ...(pos ? { line: pos.line } : {}),
       lookupVariable: (n: string) => scope.lookup(n).value,
-      warn: (m: string) => c.log("warning", m),
-      callFunction: (n: string, a: readonly PValue[], b?: PCallable) => c.callFunction(n, [...a], b, node ?? { offset: 0, length: 0 }, scope),
+      warn: (m: string) => this.log("warning", m),
+      callFunction: (n: string, a: readonly PValue[], b?: PCallable) =>
+        this.callFunction(n, [...a], b, node ?? { offset: 0, length: 0 }, scope),
     };
   }
 
-  private callPuppetFunction(fn: FunctionDef, args: PValue[], block: PCallable | undefined, node: A.NodeBase, caller: Scope): PValue {
+  private callPuppetFunction(
+    fn: FunctionDef,
+    args: PValue[],
+    block: PCallable | undefined,
+    node: A.NodeBase,
+    caller: Scope,
+  ): PValue {
     const scope = this.topScope.newScope(fn, undefined, fn.locator);
     const params = fn.ast.parameters;
     const all = block ? [...args, block] : args;
     const required = params.filter((p) => !p.value && !p.capturesRest).length;
     if (all.length < required || (!params.some((p) => p.capturesRest) && all.length > params.length)) {
       const range = required === params.length ? `${required}` : `between ${required} and ${params.length}`;
-      this.ev.fail(`Error while evaluating a Function Call, '${fn.ast.name}' expects ${range} arguments, got ${all.length}`, node, caller);
+      this.ev.fail(
+        `Error while evaluating a Function Call, '${fn.ast.name}' expects ${range} arguments, got ${all.length}`,
+        node,
+        caller,
+      );
     }
     const vars = this.ev.bindParameters(params, all, scope, fn.ast, `'${fn.ast.name}'`);
     for (const [k, v] of vars) scope.setVar(k, v);
@@ -400,7 +480,14 @@ export class Compiler implements ScopeHost {
     if (fn.ast.returnType) {
       const t = this.ev.evaluate(fn.ast.returnType, scope);
       if (isType(t) && !isInstance(t, result)) {
-        this.ev.fail(describeMismatch(`function '${fn.ast.name}' returned`, t, result).replace("returned expects", "returned"), node, caller);
+        this.ev.fail(
+          describeMismatch(`function '${fn.ast.name}' returned`, t, result).replace(
+            "returned expects",
+            "returned",
+          ),
+          node,
+          caller,
+        );
       }
     }
     return result;
@@ -434,7 +521,11 @@ export class Compiler implements ScopeHost {
   }
 
   private createSettingsScope(): void {
-    const def: ClassDefinition = { kind: "class", name: "settings", locator: undefined as unknown as Locator };
+    const def: ClassDefinition = {
+      kind: "class",
+      name: "settings",
+      locator: undefined as unknown as Locator,
+    };
     const r = new CResource("Class", "Settings", this.topScope, undefined, "unknown", undefined, undefined);
     this.catalog.add(r);
     this.catalog.addClass("settings");
@@ -488,7 +579,7 @@ export class Compiler implements ScopeHost {
     };
     const found = find(this.nodeName) ?? find("default");
     if (found) return found;
-    throw new EvalError(`Could not find node statement with name 'default' or '${this.nodeName}'`);
+    throw new PuppetEvalError(`Could not find node statement with name 'default' or '${this.nodeName}'`);
   }
 
   private nodeMatch: (string | undefined)[] | undefined;
@@ -522,7 +613,9 @@ export class Compiler implements ScopeHost {
     const without = classes.filter((c) => Object.keys(c.parameters).length === 0);
     for (const c of classes) this.catalog.addClass(c.name);
     for (const c of withParams) {
-      const params = Object.entries(c.parameters).map(([k, v]): ParamEntry => ({ name: k, value: fromJson(v), source: undefined }));
+      const params = Object.entries(c.parameters).map(
+        ([k, v]): ParamEntry => ({ name: k, value: fromJson(v), source: undefined }),
+      );
       this.declareClass(c.name, scope, params, undefined, true);
     }
     for (const c of without) this.declareClass(c.name, scope, undefined, undefined, true);
@@ -534,13 +627,19 @@ export class Compiler implements ScopeHost {
    * include/require/contain (params undefined) or a resource-like
    * declaration (params given): the class's resource, evaluated unless lazy.
    */
-  declareClass(name: string, scope: Scope, params: ParamEntry[] | undefined, node: A.NodeBase | undefined, lazy = false): CResource {
+  declareClass(
+    name: string,
+    scope: Scope,
+    params: ParamEntry[] | undefined,
+    node: A.NodeBase | undefined,
+    lazy = false,
+  ): CResource {
     const n = name.toLowerCase().replace(/^::/, "");
     const def = this.findClass(n);
     if (!def) {
       const msg = `Could not find class ::${n} for ${this.nodeName}`;
       if (node) this.ev.fail(msg, node, scope);
-      throw new EvalError(msg);
+      throw new PuppetEvalError(msg);
     }
     const title = capitalizeTypeName(n);
     const existing = this.catalog.find("Class", title);
@@ -549,16 +648,17 @@ export class Compiler implements ScopeHost {
       const at = existing.file !== undefined ? ` (file: ${existing.file}, line: ${existing.line})` : "";
       const msg = `Duplicate declaration: Class[${title}] is already declared${at ? ` at${at}` : ""}; cannot redeclare`;
       if (node) this.ev.fail(msg, node, scope);
-      throw new EvalError(msg);
+      throw new PuppetEvalError(msg);
     }
     if (def.parent) {
       const parent = this.findClass(def.parent);
       if (!parent) {
         const msg = `Could not find parent resource type '${def.parent}' of type hostclass in ${this.input.environment.name}`;
         if (node) this.ev.fail(msg, node, scope);
-        throw new EvalError(msg);
+        throw new PuppetEvalError(msg);
       }
-      if (!this.catalog.find("Class", capitalizeTypeName(parent.name))) this.declareClass(parent.name, scope, undefined, node, true);
+      if (!this.catalog.find("Class", capitalizeTypeName(parent.name)))
+        this.declareClass(parent.name, scope, undefined, node, true);
     }
     const pos = node && params ? scope.locator?.position(node.offset) : undefined;
     const file = pos ? scope.locator?.file || undefined : undefined;
@@ -613,7 +713,7 @@ export class Compiler implements ScopeHost {
     const stageName = r.get("stage");
     const stageTitle = typeof stageName === "string" ? stageName : "main";
     const stage = this.catalog.find("Stage", stageTitle);
-    if (!stage) throw new EvalError(`Could not find stage ${stageTitle} specified by ${r.ref}`);
+    if (!stage) throw new PuppetEvalError(`Could not find stage ${stageTitle} specified by ${r.ref}`);
     this.catalog.addEdge(stage, r);
   }
 
@@ -657,14 +757,18 @@ export class Compiler implements ScopeHost {
     const names = new Set(params.map((p) => p.name));
     for (const k of r.params.keys()) {
       if (k === "name" || METAPARAMS.has(k)) continue;
-      if (!names.has(k)) throw new EvalError(`${r.ref}: has no parameter named '${k}'`, r.file, r.line);
+      if (!names.has(k)) throw new PuppetEvalError(`${r.ref}: has no parameter named '${k}'`, r.file, r.line);
     }
     for (const p of params) {
       const given = r.params.get(p.name);
       let value: PValue = given?.value;
       let have = given !== undefined && given.value !== undefined;
       if (!have && isClass && this.hiera) {
-        const found = this.hiera.lookup(`${def.name}::${p.name}`, { lookupVariable: (n) => scope.lookup(n).value }, def.moduleName ? { moduleName: def.moduleName } : {});
+        const found = this.hiera.lookup(
+          `${def.name}::${p.name}`,
+          { lookupVariable: (n) => scope.lookup(n).value },
+          def.moduleName ? { moduleName: def.moduleName } : {},
+        );
         if (found !== NOT_FOUND && !(found === undefined && p.value)) {
           value = found;
           have = true;
@@ -677,12 +781,16 @@ export class Compiler implements ScopeHost {
         have = true;
       }
       if (!have && given === undefined) {
-        throw new EvalError(`${r.ref}: expects a value for parameter '${p.name}'`, r.file, r.line);
+        throw new PuppetEvalError(`${r.ref}: expects a value for parameter '${p.name}'`, r.file, r.line);
       }
       if (p.typeExpr) {
         const t = this.ev.evaluate(p.typeExpr, scope);
         if (isType(t) && !isInstance(t, value)) {
-          throw new EvalError(describeMismatch(`${r.ref}: parameter '${p.name}'`, t, value), r.file, r.line);
+          throw new PuppetEvalError(
+            describeMismatch(`${r.ref}: parameter '${p.name}'`, t, value),
+            r.file,
+            r.line,
+          );
         }
       }
       scope.setVar(p.name, value);
@@ -695,11 +803,22 @@ export class Compiler implements ScopeHost {
   addResource(scope: Scope, r: CResource): void {
     const existing = this.catalog.find(r.type, r.title);
     if (existing) {
-      const at = existing.file !== undefined ? ` at (file: ${existing.file}, line: ${existing.line})` : existing.line !== undefined ? ` at (line: ${existing.line})` : "";
-      throw new EvalError(`Duplicate declaration: ${r.ref} is already declared${at}; cannot redeclare`, r.file, r.line);
+      const at =
+        existing.file !== undefined
+          ? ` at (file: ${existing.file}, line: ${existing.line})`
+          : existing.line !== undefined
+            ? ` at (line: ${existing.line})`
+            : "";
+      throw new PuppetEvalError(
+        `Duplicate declaration: ${r.ref} is already declared${at}; cannot redeclare`,
+        r.file,
+        r.line,
+      );
     }
     if (!r.isClass && r.get("stage") !== undefined) {
-      throw new EvalError(`Only classes can set 'stage'; normal resources like ${r.ref} cannot change run stage`);
+      throw new PuppetEvalError(
+        `Only classes can set 'stage'; normal resources like ${r.ref} cannot change run stage`,
+      );
     }
     this.catalog.add(r);
     const alias = r.get("alias");
@@ -722,7 +841,11 @@ export class Compiler implements ScopeHost {
       const t = ev.evaluate(e.typeName, scope);
       const ref = asResourceRef(t);
       if (!ref || ref.title !== undefined) {
-        return ev.fail(`Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got ${typeLabel(t)}`, e.typeName, scope);
+        return ev.fail(
+          `Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got ${typeLabel(t)}`,
+          e.typeName,
+          scope,
+        );
       }
       typeName = ref.typeName.toLowerCase();
     }
@@ -732,19 +855,32 @@ export class Compiler implements ScopeHost {
     let defaults: Map<string, ParamEntry> | undefined;
     for (const body of e.bodies) {
       const tv = ev.evaluate(body.title, scope);
-      if (tv === undefined) ev.fail("Missing title. The title expression resulted in undef", body.title, scope);
+      if (tv === undefined)
+        ev.fail("Missing title. The title expression resulted in undef", body.title, scope);
       const titles = [tv].flat(Number.POSITIVE_INFINITY as 1) as PValue[];
       const strings: string[] = [];
       let isDefault = false;
       titles.forEach((t: PValue, i) => {
-        if (t === undefined) ev.fail(`Missing title at index ${i}. The title expression resulted in undef`, body.title, scope);
+        if (t === undefined)
+          ev.fail(`Missing title at index ${i}. The title expression resulted in undef`, body.title, scope);
         if (t === DEFAULT) {
           isDefault = true;
           return;
         }
-        if (typeof t !== "string") ev.fail(`Illegal title type at index ${i}. Expected String, got ${typeLabel(t)}`, body.title, scope);
-        if (t === "") ev.fail(`Empty string title at ${i}. Title strings must have a length greater than zero.`, body.title, scope);
-        if (titlesToBody.has(t)) ev.fail(`The title '${t}' has already been used in this resource expression`, e, scope);
+        if (typeof t !== "string")
+          ev.fail(
+            `Illegal title type at index ${i}. Expected String, got ${typeLabel(t)}`,
+            body.title,
+            scope,
+          );
+        if (t === "")
+          ev.fail(
+            `Empty string title at ${i}. Title strings must have a length greater than zero.`,
+            body.title,
+            scope,
+          );
+        if (titlesToBody.has(t))
+          ev.fail(`The title '${t}' has already been used in this resource expression`, e, scope);
         titlesToBody.set(t, body);
         strings.push(t as string);
       });
@@ -768,13 +904,23 @@ export class Compiler implements ScopeHost {
     const locator = scope.locator;
     for (const op of ops) {
       const pos = locator?.position(op.offset);
-      const base = { source: scope.source, ...(locator?.file ? { file: locator.file } : {}), ...(pos ? { line: pos.line } : {}) };
+      const base = {
+        source: scope.source,
+        ...(locator?.file ? { file: locator.file } : {}),
+        ...(pos ? { line: pos.line } : {}),
+      };
       const entries: ParamEntry[] = [];
       if (op.kind === "AttributeOperation") {
-        entries.push({ name: op.name, value: this.ev.evaluate(op.value, scope), add: op.operator === "+>", ...base });
+        entries.push({
+          name: op.name,
+          value: this.ev.evaluate(op.value, scope),
+          add: op.operator === "+>",
+          ...base,
+        });
       } else {
         const h = this.ev.evaluate(op.expr, scope);
-        if (!(h instanceof PHash)) this.ev.fail(`Expected value of type Hash, got ${typeLabel(h)}`, op.expr, scope);
+        if (!(h instanceof PHash))
+          this.ev.fail(`Expected value of type Hash, got ${typeLabel(h)}`, op.expr, scope);
         for (const [k, v] of h) entries.push({ name: String(k), value: v, ...base });
       }
       for (const p of entries) {
@@ -814,7 +960,7 @@ export class Compiler implements ScopeHost {
         const name = cls ? cls.name : title.toLowerCase();
         if (e.form !== "regular") this.ev.fail("Classes cannot be virtual or exported", e, scope);
         const r = this.declareClassResourceLike(name, scope, params, e, file, line);
-        return r.toRef();
+        return r.toRef().toType();
       }
       const kind = this.resourceTypeKind(typeName);
       if (!kind) this.ev.fail(`Resource type not found: ${capitalizeTypeName(typeName)}`, e.typeName, scope);
@@ -827,27 +973,41 @@ export class Compiler implements ScopeHost {
       for (const p of params) r.set(p);
       for (const [k, d] of scope.lookupDefaults(type)) if (!r.params.has(k)) r.set(d);
       this.addResource(scope, r);
-      return r.toRef();
+      return r.toRef().toType();
     } catch (err) {
-      if (err instanceof EvalError && err.line === undefined) throw evalError(err.message, e, scope.locator);
-      if (err instanceof EvalError) {
+      if (err instanceof PuppetEvalError && err.line === undefined)
+        throw evalError(err.message, e, scope.locator);
+      if (err instanceof PuppetEvalError) {
         throw evalError(`Error while evaluating a Resource Statement, ${err.message}`, e, scope.locator);
       }
-      if (err instanceof Error) throw evalError(`Error while evaluating a Resource Statement, ${err.message}`, e, scope.locator);
+      if (err instanceof Error)
+        throw evalError(`Error while evaluating a Resource Statement, ${err.message}`, e, scope.locator);
       throw err;
     }
   }
 
-  private declareClassResourceLike(name: string, scope: Scope, params: ParamEntry[], e: A.NodeBase, file?: string, line?: number): CResource {
+  private declareClassResourceLike(
+    name: string,
+    scope: Scope,
+    params: ParamEntry[],
+    e: A.NodeBase,
+    file?: string,
+    line?: number,
+  ): CResource {
     const def = this.findClass(name);
     if (!def) this.ev.fail(`Could not find declared class ${name}`, e, scope);
     const title = capitalizeTypeName(def.name);
     const existing = this.catalog.find("Class", title);
     if (existing) {
       const at = existing.file !== undefined ? ` at (file: ${existing.file}, line: ${existing.line})` : "";
-      this.ev.fail(`Duplicate declaration: Class[${title}] is already declared${at}; cannot redeclare`, e, scope);
+      this.ev.fail(
+        `Duplicate declaration: Class[${title}] is already declared${at}; cannot redeclare`,
+        e,
+        scope,
+      );
     }
-    if (def.parent && !this.catalog.find("Class", capitalizeTypeName(def.parent))) this.declareClass(def.parent, scope, undefined, e, true);
+    if (def.parent && !this.catalog.find("Class", capitalizeTypeName(def.parent)))
+      this.declareClass(def.parent, scope, undefined, e, true);
     const r = new CResource("Class", title, scope, scope.source, "unknown", file, line);
     r.definition = def;
     for (const p of params) r.set(p);
@@ -860,7 +1020,12 @@ export class Compiler implements ScopeHost {
   defaultsExpression(e: A.ResourceDefaults, scope: Scope): PValue {
     const t = this.ev.evaluate(e.typeRef, scope);
     const ref = asResourceRef(t);
-    if (!ref || ref.title !== undefined) this.ev.fail(`Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got ${typeLabel(t)}`, e.typeRef, scope);
+    if (!ref || ref.title !== undefined)
+      this.ev.fail(
+        `Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got ${typeLabel(t)}`,
+        e.typeRef,
+        scope,
+      );
     const params = this.evaluateOperations(e.operations, scope, e);
     let table = scope.defaults.get(ref.typeName);
     if (!table) {
@@ -868,7 +1033,8 @@ export class Compiler implements ScopeHost {
       scope.defaults.set(ref.typeName, table);
     }
     for (const [k, p] of params) {
-      if (table.has(k)) this.ev.fail(`Default already defined for ${ref.typeName} { ${k} }; cannot redefine`, e, scope);
+      if (table.has(k))
+        this.ev.fail(`Default already defined for ${ref.typeName} { ${k} }; cannot redefine`, e, scope);
       table.set(k, p);
     }
     return t;
@@ -885,7 +1051,11 @@ export class Compiler implements ScopeHost {
       }
       const ref = asResourceRef(v);
       if (!ref || ref.title === undefined || ref.typeName === "Class") {
-        this.ev.fail(`Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got ${typeLabel(v)}`, e, scope);
+        this.ev.fail(
+          `Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got ${typeLabel(v)}`,
+          e,
+          scope,
+        );
       }
       this.addOverride({
         ref: ref.refString(),
@@ -914,7 +1084,7 @@ export class Compiler implements ScopeHost {
 
   private mergeOverride(r: CResource, o: Override): void {
     if (!o.fromCollector && !(o.source === r.source || isChildOf(o.source, r.source, this))) {
-      throw new EvalError("Only subclasses can override parameters", o.file, o.line);
+      throw new PuppetEvalError("Only subclasses can override parameters", o.file, o.line);
     }
     for (const p of o.params) {
       const current = r.params.get(p.name);
@@ -940,11 +1110,13 @@ export class Compiler implements ScopeHost {
   collectExpression(e: A.Collect, scope: Scope): PValue {
     const t = e.typeExpr;
     const name = t.kind === "QualifiedReference" ? t.value.replace(/^::/, "") : "";
-    if (name !== "class" && !this.resourceTypeKind(name)) this.ev.fail(`Resource type not found: ${capitalizeTypeName(name)}`, t, scope);
+    if (name !== "class" && !this.resourceTypeKind(name))
+      this.ev.fail(`Resource type not found: ${capitalizeTypeName(name)}`, t, scope);
     if (name === "class") this.ev.fail(`Classes cannot be collected`, e, scope);
     const typeName = capitalizeTypeName(name);
     const query = e.query.expr ? this.compileQuery(e.query.expr, scope) : undefined;
-    const ops = e.operations.length > 0 ? [...this.evaluateOperations(e.operations, scope, e).values()] : undefined;
+    const ops =
+      e.operations.length > 0 ? [...this.evaluateOperations(e.operations, scope, e).values()] : undefined;
     const c: Collector = {
       typeName,
       scope,
@@ -1038,9 +1210,14 @@ export class Compiler implements ScopeHost {
       const out: (PValue | Collector)[] = [];
       for (const x of [v].flat(Number.POSITIVE_INFINITY as 1) as PValue[]) {
         if (isCollector(x)) out.push(x as unknown as Collector);
-        else if (typeof x === "string") out.push(this.parseRefString(x, e, scope));
+        else if (typeof x === "string") out.push(this.parseRefString(x, e, scope).toType());
         else if (asResourceRef(x)) out.push(x);
-        else this.ev.fail(`Illegal relationship operand, can not form a relationship with ${article(typeLabel(x))}. A Catalog type is required.`, e, scope);
+        else
+          this.ev.fail(
+            `Illegal relationship operand, can not form a relationship with ${article(typeLabel(x))}. A Catalog type is required.`,
+            e,
+            scope,
+          );
       }
       return out;
     };
@@ -1050,14 +1227,20 @@ export class Compiler implements ScopeHost {
     const param = e.operator === "->" || e.operator === "<-" ? "before" : "notify";
     const [sources, targets] = reverse ? [r, l] : [l, r];
     for (const s of sources) {
-      for (const t of targets) this.relationships.push({ source: s, target: t, param, node: e, locator: scope.locator });
+      for (const t of targets)
+        this.relationships.push({ source: s, target: t, param, node: e, locator: scope.locator });
     }
     return right;
   }
 
   private parseRefString(s: string, e: A.NodeBase, scope: Scope): ResourceRef {
     const m = /^([\w:]+)\[(.*)\]$/s.exec(s);
-    if (!m) return this.ev.fail(`Illegal relationship operand, can not form a relationship with a String. A Catalog type is required.`, e, scope);
+    if (!m)
+      return this.ev.fail(
+        `Illegal relationship operand, can not form a relationship with a String. A Catalog type is required.`,
+        e,
+        scope,
+      );
     const type = capitalizeTypeName((m[1] as string).toLowerCase());
     return new ResourceRef(type, type === "Class" ? (m[2] as string).toLowerCase() : (m[2] as string));
   }
@@ -1085,10 +1268,18 @@ export class Compiler implements ScopeHost {
       throw err;
     };
     if (!source) fail(`Could not find resource '${s.refString()}' for relationship on '${t.refString()}'`);
-    if (!this.catalog.findRef(t.refString())) fail(`Could not find resource '${t.refString()}' for relationship from '${s.refString()}'`);
+    if (!this.catalog.findRef(t.refString()))
+      fail(`Could not find resource '${t.refString()}' for relationship from '${s.refString()}'`);
     const src = source as CResource;
     const current = src.params.get(rel.param);
-    const list: PValue[] = current === undefined ? [] : isArr(current.value) ? [...current.value] : current.value === undefined ? [] : [current.value];
+    const list: PValue[] =
+      current === undefined
+        ? []
+        : isArr(current.value)
+          ? [...current.value]
+          : current.value === undefined
+            ? []
+            : [current.value];
     list.push(t.refString());
     src.set({ name: rel.param, value: list, source: current?.source });
   }
@@ -1099,20 +1290,32 @@ export class Compiler implements ScopeHost {
     for (let count = 0; ; count++) {
       let done = true;
       for (const c of [...this.collectors]) if (this.evaluateCollector(c)) done = false;
-      const pending = this.catalog.resourceList().filter((r) => !r.evaluated && !r.virtual && (r.isDefine || r.isClass));
+      const pending = this.catalog
+        .resourceList()
+        .filter((r) => !r.evaluated && !r.virtual && (r.isDefine || r.isClass));
       for (const r of pending) {
         try {
           this.evaluateResource(r);
         } catch (err) {
-          if (err instanceof EvalError && err.file === r.file && err.line === r.line && r.file !== undefined) {
-            throw new EvalError(`Evaluation Error: Error while evaluating a Resource Statement, ${err.message}`, r.file, r.line);
+          if (
+            err instanceof PuppetEvalError &&
+            err.file === r.file &&
+            err.line === r.line &&
+            r.file !== undefined
+          ) {
+            throw new PuppetEvalError(
+              `Evaluation Error: Error while evaluating a Resource Statement, ${err.message}`,
+              r.file,
+              r.line,
+            );
           }
           throw err;
         }
       }
       if (pending.length > 0) done = false;
       if (done) break;
-      if (count > 1000) throw new EvalError("Somehow looped more than 1000 times while evaluating host catalog");
+      if (count > 1000)
+        throw new PuppetEvalError("Somehow looped more than 1000 times while evaluating host catalog");
     }
   }
 
@@ -1129,13 +1332,15 @@ export class Compiler implements ScopeHost {
     }
     this.addResourceMetaparams();
     const remaining = [...this.pendingOverrides.keys()];
-    if (remaining.length > 0) throw new EvalError(`Could not find resource(s) ${remaining.join(", ")} for overriding`);
+    if (remaining.length > 0)
+      throw new PuppetEvalError(`Could not find resource(s) ${remaining.join(", ")} for overriding`);
     const unresolved: string[] = [];
     for (const c of this.collectors) {
       if (!c.fixed) continue;
       for (const ref of c.fixed) if (!this.catalog.findRef(ref.refString())) unresolved.push(ref.refString());
     }
-    if (unresolved.length > 0) throw new EvalError(`Failed to realize virtual resources ${unresolved.join(", ")}`);
+    if (unresolved.length > 0)
+      throw new PuppetEvalError(`Failed to realize virtual resources ${unresolved.join(", ")}`);
     this.validateRelationshipParameters();
   }
 
@@ -1152,8 +1357,9 @@ export class Compiler implements ScopeHost {
           const text = ref ? ref.refString() : typeof v === "string" ? v : interpolate(v);
           const found = ref ? this.catalog.findRef(text) : this.findRefString(text);
           if (!found) {
-            const where = r.file !== undefined && r.file !== "" ? `file: ${r.file}, line: ${r.line}` : `line: ${r.line}`;
-            throw new EvalError(`Could not find resource '${text}' in parameter '${param}' (${where})`);
+            const where =
+              r.file !== undefined && r.file !== "" ? `file: ${r.file}, line: ${r.line}` : `line: ${r.line}`;
+            throw new PuppetEvalError(`Could not find resource '${text}' in parameter '${param}' (${where})`);
           }
         }
       }
@@ -1164,7 +1370,10 @@ export class Compiler implements ScopeHost {
     const m = /^([\w:]+)\[(.*)\]$/s.exec(text);
     if (!m) return undefined;
     const type = capitalizeTypeName((m[1] as string).toLowerCase());
-    const title = type === "Class" ? capitalizeTypeName((m[2] as string).toLowerCase().replace(/^::/, "")) : (m[2] as string);
+    const title =
+      type === "Class"
+        ? capitalizeTypeName((m[2] as string).toLowerCase().replace(/^::/, ""))
+        : (m[2] as string);
     return this.catalog.find(type, title);
   }
 
@@ -1187,7 +1396,8 @@ export class Compiler implements ScopeHost {
       const sd = data.get(source) ?? metas(source);
       if (sd) {
         data.set(source, sd);
-        for (const [k, v] of sd) if (target.get(k) === undefined) target.set({ name: k, value: v, source: undefined });
+        for (const [k, v] of sd)
+          if (target.get(k) === undefined) target.set({ name: k, value: v, source: undefined });
         const td = new Map(sd);
         const own = metas(target);
         if (own) for (const [k, v] of own) td.set(k, v);
@@ -1210,7 +1420,9 @@ export class Compiler implements ScopeHost {
     try {
       this.ev.evaluateBody(e.body, scope);
       const parts = this.eppStack[this.eppStack.length - 1] as unknown[];
-      return parts.map((p) => (typeof p === "string" ? p : interpolate((p as { value: PValue }).value))).join("");
+      return parts
+        .map((p) => (typeof p === "string" ? p : interpolate((p as { value: PValue }).value)))
+        .join("");
     } finally {
       this.eppStack.pop();
     }
@@ -1218,7 +1430,13 @@ export class Compiler implements ScopeHost {
 }
 
 function isCollector(v: PValue): boolean {
-  return typeof v === "object" && v !== null && "collected" in (v as object) && "typeName" in (v as object) && !isType(v);
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    "collected" in (v as object) &&
+    "typeName" in (v as object) &&
+    !isType(v)
+  );
 }
 
 function queryEquals(a: PValue, b: PValue): boolean {

@@ -1,5 +1,5 @@
 /**
- * Errors and control flow of evaluation: an EvalError carries Puppet's
+ * Errors and control flow of evaluation: an PuppetEvalError carries Puppet's
  * message and the node it is about (positions resolved lazily through the
  * scope's locator); `return`, `next` and `break` are signals.
  */
@@ -7,8 +7,8 @@ import type { NodeBase } from "../lang/ast.js";
 import type { Locator } from "../lang/locator.js";
 import type { PValue } from "./values.js";
 
-export class EvalError extends Error {
-  override readonly name = "EvalError";
+export class PuppetEvalError extends Error {
+  override readonly name = "PuppetEvalError";
   constructor(
     message: string,
     readonly file?: string,
@@ -19,11 +19,15 @@ export class EvalError extends Error {
   }
 }
 
-/** An EvalError positioned at `node` of the file `locator` reads. */
-export function evalError(message: string, node: NodeBase | undefined, locator: Locator | undefined): EvalError {
-  if (!node || !locator) return new EvalError(message);
+/** An PuppetEvalError positioned at `node` of the file `locator` reads. */
+export function evalError(
+  message: string,
+  node: NodeBase | undefined,
+  locator: Locator | undefined,
+): PuppetEvalError {
+  if (!node || !locator) return new PuppetEvalError(message);
   const { line, column } = locator.position(node.offset);
-  return new EvalError(message, locator.file === "" ? undefined : locator.file, line, column);
+  return new PuppetEvalError(message, locator.file === "" ? undefined : locator.file, line, column);
 }
 
 export class ReturnSignal {

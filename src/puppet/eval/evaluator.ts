@@ -8,13 +8,12 @@
 import { isArr } from "./arr.js";
 import type * as A from "../lang/ast.js";
 import type { Compiler } from "./compiler.js";
-import { BreakSignal, EvalError, NextSignal, ReturnSignal, evalError } from "./errors.js";
+import { BreakSignal, PuppetEvalError, NextSignal, ReturnSignal, evalError } from "./errors.js";
 import type { ParamEntry } from "./resource.js";
 import { type Scope, ScopeError } from "./scope.js";
 import {
-  ResourceRef,
+  type ResourceRef,
   asResourceRef,
-  capitalizeTypeName,
   formatFloat,
   inferType,
   isInstance,
@@ -104,7 +103,8 @@ export function interpolate(v: PValue): string {
   if (typeof v === "number") return formatFloat(v);
   if (v === DEFAULT) return "default";
   if (isArr(v)) return `[${v.map(interpolate).join(", ")}]`;
-  if (v instanceof PHash) return `{${[...v].map(([k, x]) => `${interpolate(k)} => ${interpolate(x)}`).join(", ")}}`;
+  if (v instanceof PHash)
+    return `{${[...v].map(([k, x]) => `${interpolate(k)} => ${interpolate(x)}`).join(", ")}}`;
   if (v instanceof PRegexp) return `/${v.source}/`;
   if (v instanceof PSensitive) return "Sensitive [value redacted]";
   if (v instanceof PObject) return v.toString();
@@ -157,7 +157,8 @@ export function compareValues(a: PValue, b: PValue): number {
     return x < y ? -1 : x > y ? 1 : 0;
   }
   if (typeof a === "string") throw new Error("A String is not comparable to a non String");
-  if (typeof a === "bigint" || typeof a === "number") throw new Error("A Numeric is not comparable to non Numeric");
+  if (typeof a === "bigint" || typeof a === "number")
+    throw new Error("A Numeric is not comparable to non Numeric");
   throw new Error("Only Strings, Numbers, Timespans, Timestamps, and Versions are comparable");
 }
 
@@ -173,7 +174,8 @@ export class Evaluator {
     try {
       return this.eval(e, scope);
     } catch (err) {
-      if (err instanceof EvalError || err instanceof ReturnSignal || err instanceof NextSignal) throw err;
+      if (err instanceof PuppetEvalError || err instanceof ReturnSignal || err instanceof NextSignal)
+        throw err;
       if (err instanceof BreakSignal) throw err;
       if (err instanceof ScopeError) this.fail(err.message, e, scope);
       if (err instanceof RangeError && /call stack/.test(err.message)) throw err;
@@ -209,7 +211,8 @@ export class Evaluator {
         return this.unfold(e.values, scope);
       case "LiteralHash": {
         const h = new PHash();
-        for (const entry of e.entries) h.set(this.evaluate(entry.key, scope), this.evaluate(entry.value, scope));
+        for (const entry of e.entries)
+          h.set(this.evaluate(entry.key, scope), this.evaluate(entry.value, scope));
         return h;
       }
       case "KeyedEntry":
@@ -270,7 +273,9 @@ export class Evaluator {
       case "Unless":
         return this.guarded(scope, () => {
           const t = isTrue(this.evaluate(e.test, scope));
-          return (e.kind === "If" ? t : !t) ? this.evaluate(e.thenExpr, scope) : this.evaluate(e.elseExpr, scope);
+          return (e.kind === "If" ? t : !t)
+            ? this.evaluate(e.thenExpr, scope)
+            : this.evaluate(e.elseExpr, scope);
         });
       case "Case":
         return this.caseExpr(e, scope);
@@ -293,7 +298,11 @@ export class Evaluator {
       case "TypeDefinition":
         return undefined;
       case "ReservedWord":
-        return this.fail(`Use of reserved word: ${e.word}, must be quoted if intended to be a String value`, e, scope);
+        return this.fail(
+          `Use of reserved word: ${e.word}, must be quoted if intended to be a String value`,
+          e,
+          scope,
+        );
       case "Epp":
         return this.c.eppBody(e, scope);
       case "RenderString":
@@ -334,7 +343,12 @@ export class Evaluator {
 
   private assignment(e: A.Assignment, scope: Scope): PValue {
     const value = this.evaluate(e.right, scope);
-    if (e.operator !== "=") this.fail(`The operator '${e.operator}' is no longer supported. See http://links.puppet.com/remove-plus-equals`, e, scope);
+    if (e.operator !== "=")
+      this.fail(
+        `The operator '${e.operator}' is no longer supported. See http://links.puppet.com/remove-plus-equals`,
+        e,
+        scope,
+      );
     this.assign(e.left, value, e, scope);
     return value;
   }
@@ -343,11 +357,25 @@ export class Evaluator {
     if (target.kind === "Variable") {
       const x = target.expr;
       if (x.kind !== "QualifiedName") {
-        this.fail(`Illegal attempt to assign to the numeric match result variable '$${x.kind === "LiteralInteger" ? x.value : x.value}'. Numeric variables are not assignable`, target, scope);
+        this.fail(
+          `Illegal attempt to assign to the numeric match result variable '$${x.kind === "LiteralInteger" ? x.value : x.value}'. Numeric variables are not assignable`,
+          target,
+          scope,
+        );
       }
       const name = x.value;
-      if (name.includes("::")) this.fail(`Illegal attempt to assign to '$${name}'. Cannot assign to variables in other namespaces`, target, scope);
-      if (/^\d+$/.test(name)) this.fail(`Illegal attempt to assign to the numeric match result variable '$${name}'. Numeric variables are not assignable`, target, scope);
+      if (name.includes("::"))
+        this.fail(
+          `Illegal attempt to assign to '$${name}'. Cannot assign to variables in other namespaces`,
+          target,
+          scope,
+        );
+      if (/^\d+$/.test(name))
+        this.fail(
+          `Illegal attempt to assign to the numeric match result variable '$${name}'. Numeric variables are not assignable`,
+          target,
+          scope,
+        );
       if (name === "server_facts" || ((name === "facts" || name === "trusted") && scope.isBound(name))) {
         this.fail(`Attempt to assign to a reserved variable name: '$${name}'`, target, scope);
       }
@@ -359,7 +387,8 @@ export class Evaluator {
       if (value instanceof PHash) {
         for (const t of target.values) {
           const key = t.kind === "Variable" && t.expr.kind === "QualifiedName" ? t.expr.value : undefined;
-          if (key === undefined || !value.has(key)) this.fail(`No value for required key '${key}' in assignment to variables from hash`, e, scope);
+          if (key === undefined || !value.has(key))
+            this.fail(`No value for required key '${key}' in assignment to variables from hash`, e, scope);
           this.assign(t, value.get(key), e, scope);
         }
         return;
@@ -370,16 +399,25 @@ export class Evaluator {
         for (const t of target.values) {
           const key = t.kind === "Variable" && t.expr.kind === "QualifiedName" ? t.expr.value : "";
           const r = scope.lookup(`${cls}::${key}`);
-          if (!r.found) this.fail(`No value for required variable '$${cls}::${key}' in assignment to variables from class reference`, t, scope);
+          if (!r.found)
+            this.fail(
+              `No value for required variable '$${cls}::${key}' in assignment to variables from class reference`,
+              t,
+              scope,
+            );
           this.assign(t, r.value, e, scope);
         }
         return;
       }
       const values: PValue[] = isArr(value) ? value : [value];
       if (values.length !== target.values.length) {
-        this.fail(`Mismatched number of assignable entries and values, expected ${target.values.length}, got ${values.length}`, e, scope);
+        this.fail(
+          `Mismatched number of assignable entries and values, expected ${target.values.length}, got ${values.length}`,
+          e,
+          scope,
+        );
       }
-      target.values.forEach((t, i) => this.assign(t, values[i], e, scope));
+      for (const [i, t] of target.values.entries()) this.assign(t, values[i], e, scope);
       return;
     }
     this.fail(`Illegal attempt to assign via [${label(target)}]. Not an assignable reference`, e, scope);
@@ -391,7 +429,8 @@ export class Evaluator {
     const out: PValue[] = [];
     for (let x of exprs) {
       while (x.kind === "Paren") x = (x as A.UnaryExpression).expr;
-      if (x.kind === "Unfold") out.push(...this.unfoldValue(this.evaluate((x as A.UnaryExpression).expr, scope)));
+      if (x.kind === "Unfold")
+        out.push(...this.unfoldValue(this.evaluate((x as A.UnaryExpression).expr, scope)));
       else out.push(this.evaluate(x, scope));
     }
     return out;
@@ -444,12 +483,12 @@ export class Evaluator {
         case "/":
           if (b === 0n) this.fail("Division by 0", e.right, scope);
           r = a / b;
-          if ((a % b !== 0n) && (a < 0n) !== (b < 0n)) r -= 1n;
+          if (a % b !== 0n && a < 0n !== b < 0n) r -= 1n;
           break;
         case "%":
           if (b === 0n) this.fail("Division by 0", e.right, scope);
           r = a % b;
-          if (r !== 0n && (r < 0n) !== (b < 0n)) r += b;
+          if (r !== 0n && r < 0n !== b < 0n) r += b;
           break;
         case "<<":
           r = b >= 0n ? a << b : a >> -b;
@@ -459,7 +498,11 @@ export class Evaluator {
           break;
       }
       if (r > MAX_INT || r < MIN_INT) {
-        this.fail(`resulted in a value outside of Puppet Integer max range, got '${r < 0n ? "-" : ""}0x${(r < 0n ? -r : r).toString(16).toUpperCase()}'`, e, scope);
+        this.fail(
+          `resulted in a value outside of Puppet Integer max range, got '${r < 0n ? "-" : ""}0x${(r < 0n ? -r : r).toString(16).toUpperCase()}'`,
+          e,
+          scope,
+        );
       }
       return r;
     }
@@ -468,7 +511,8 @@ export class Evaluator {
     if (op === "%") {
       this.fail(`Operator '%' is not applicable to a Float.`, e.left, scope);
     }
-    if (op === "<<" || op === ">>") this.fail(`Operator '${op}' is not applicable to a Float.`, e.left, scope);
+    if (op === "<<" || op === ">>")
+      this.fail(`Operator '${op}' is not applicable to a Float.`, e.left, scope);
     let r: number;
     switch (op) {
       case "+":
@@ -492,7 +536,11 @@ export class Evaluator {
     const op = e.operator;
     if (isArr(left)) {
       if (op === "<<") return [...left, right];
-      const items: PValue[] = isArr(right) ? right : right instanceof PHash ? [...right].map(([k, v]) => [k, v]) : [right];
+      const items: PValue[] = isArr(right)
+        ? right
+        : right instanceof PHash
+          ? [...right].map(([k, v]) => [k, v])
+          : [right];
       if (op === "+") return [...left, ...items];
       return left.filter((x) => !items.some((y) => equals(x, y)));
     }
@@ -541,7 +589,11 @@ export class Evaluator {
     try {
       c = compareValues(left, right);
     } catch (err) {
-      this.fail(`Comparison of: ${describe(left)} ${op} ${describe(right)}, is not possible. Caused by '${(err as Error).message}'.`, e, scope);
+      this.fail(
+        `Comparison of: ${describe(left)} ${op} ${describe(right)}, is not possible. Caused by '${(err as Error).message}'.`,
+        e,
+        scope,
+      );
     }
     switch (op) {
       case "<":
@@ -568,10 +620,24 @@ export class Evaluator {
       try {
         re = makeRegexp(pattern);
       } catch (err) {
-        this.fail(`Can not convert right match operand to a regular expression. Caused by '${(err as Error).message}'.`, e.right, scope);
+        this.fail(
+          `Can not convert right match operand to a regular expression. Caused by '${(err as Error).message}'.`,
+          e.right,
+          scope,
+        );
       }
-    } else this.fail(`Can not convert right match operand to a regular expression. Caused by 'no implicit conversion of ${typeLabel(pattern)} into String'.`, e.right, scope);
-    if (typeof left !== "string") this.fail(`Left match operand must result in a String value. Got ${article(typeLabel(left))}.`, e.left, scope);
+    } else
+      this.fail(
+        `Can not convert right match operand to a regular expression. Caused by 'no implicit conversion of ${typeLabel(pattern)} into String'.`,
+        e.right,
+        scope,
+      );
+    if (typeof left !== "string")
+      this.fail(
+        `Left match operand must result in a String value. Got ${article(typeLabel(left))}.`,
+        e.left,
+        scope,
+      );
     const m = this.regexMatch(re, left, scope);
     return e.operator === "=~" ? m : !m;
   }
@@ -610,7 +676,11 @@ export class Evaluator {
     if (option instanceof PRegexp) return typeof test === "string" && this.regexMatch(option, test, scope);
     if (isType(option)) return isInstance(option, test);
     if (isArr(option)) {
-      return isArr(test) && test.length === option.length && option.every((p, i) => this.isMatch(test[i], p, scope));
+      return (
+        isArr(test) &&
+        test.length === option.length &&
+        option.every((p, i) => this.isMatch(test[i], p, scope))
+      );
     }
     if (option instanceof PHash) {
       return test instanceof PHash && [...option].every(([k, p]) => this.isMatch(test.get(k), p, scope));
@@ -631,7 +701,9 @@ export class Evaluator {
           }
           const matched =
             v.kind === "Unfold"
-              ? this.unfoldValue(this.evaluate((v as A.UnaryExpression).expr, scope)).some((x) => this.isMatch(test, x, scope))
+              ? this.unfoldValue(this.evaluate((v as A.UnaryExpression).expr, scope)).some((x) =>
+                  this.isMatch(test, x, scope),
+                )
               : this.isMatch(test, this.evaluate(v, scope), scope);
           if (matched) return this.evaluate(o.thenExpr, scope);
         }
@@ -653,12 +725,18 @@ export class Evaluator {
         }
         const matched =
           m.kind === "Unfold"
-            ? this.unfoldValue(this.evaluate((m as A.UnaryExpression).expr, scope)).some((x) => this.isMatch(test, x, scope))
+            ? this.unfoldValue(this.evaluate((m as A.UnaryExpression).expr, scope)).some((x) =>
+                this.isMatch(test, x, scope),
+              )
             : this.isMatch(test, this.evaluate(m, scope), scope);
         if (matched) return this.evaluate(s.value, scope);
       }
       if (theDefault) return this.evaluate(theDefault.value, scope);
-      return this.fail(`No matching entry for selector parameter with value '${interpolate(test)}'`, e.left, scope);
+      return this.fail(
+        `No matching entry for selector parameter with value '${interpolate(test)}'`,
+        e.left,
+        scope,
+      );
     });
   }
 
@@ -678,9 +756,10 @@ export class Evaluator {
       if (keys.length === 1) return left.get(keys[0]);
       return keys.filter((k) => left.has(k)).map((k) => left.get(k));
     }
-    if (left instanceof PSensitive) return this.fail("Operator '[]' is not applicable to a Sensitive value.", e, scope);
+    if (left instanceof PSensitive)
+      return this.fail("Operator '[]' is not applicable to a Sensitive value.", e, scope);
     const ref = asResourceRef(left);
-    if (ref) return this.accessRef(ref, keys, e, scope);
+    if (ref && ref.title !== undefined) return this.accessRef(ref, keys, e, scope);
     if (isType(left)) {
       try {
         return parameterize(left, keys) as PValue;
@@ -692,37 +771,10 @@ export class Evaluator {
   }
 
   private accessRef(ref: ResourceRef, keys: PValue[], e: A.Access, scope: Scope): PValue {
-    if (ref.title !== undefined) {
-      // File['x']['param']: a parameter's value.
-      if (keys.length !== 1 || typeof keys[0] !== "string") this.fail("A resource reference supports [] with one parameter name", e, scope);
-      return this.c.resourceParameter(ref, keys[0] as string, e, scope);
-    }
-    const flat = keys.flat(Number.POSITIVE_INFINITY as 1) as PValue[];
-    if (ref.typeName === "Resource") {
-      const first = flat[0];
-      let typeName: string;
-      const fr = asResourceRef(first);
-      if (typeof first === "string") typeName = capitalizeTypeName(first.toLowerCase());
-      else if (fr) typeName = fr.typeName;
-      else return this.fail("Resource[] requires a type name", e, scope);
-      const titles = flat.slice(1);
-      if (titles.length === 0) return new ResourceRef(typeName);
-      const refs = titles.map((t) => this.titledRef(typeName, t, e, scope));
-      return refs.length === 1 ? refs[0] : refs;
-    }
-    const refs = flat.map((t) => this.titledRef(ref.typeName, t, e, scope));
-    return refs.length === 1 && !(keys.length === 1 && isArr(keys[0])) ? refs[0] : refs;
-  }
-
-  private titledRef(typeName: string, t: PValue, e: A.Access, scope: Scope): ResourceRef {
-    if (typeName === "Class") {
-      const cr = asResourceRef(t);
-      const name = typeof t === "string" ? t : cr && cr.title === undefined ? cr.typeName : undefined;
-      if (name === undefined) this.fail(`Illegal Class name in class reference. A String expected, got ${typeLabel(t)}.`, e, scope);
-      return new ResourceRef("Class", name.replace(/^::/, "").toLowerCase());
-    }
-    if (typeof t !== "string") this.fail(`Illegal title type at index 0. Expected String, got ${typeLabel(t)}`, e, scope);
-    return new ResourceRef(typeName, t);
+    // File['x']['param']: a parameter's value.
+    if (keys.length !== 1 || typeof keys[0] !== "string")
+      this.fail("A resource reference supports [] with one parameter name", e, scope);
+    return this.c.resourceParameter(ref, keys[0] as string, e, scope);
   }
 
   private accessString(s: string, keys: PValue[], e: A.Access, scope: Scope): PValue {
@@ -741,10 +793,17 @@ export class Evaluator {
   }
 
   /** Puppet's `[start]`/`[start, count]` with negative indexes; start undefined when out of range. */
-  private sliceArgs(keys: PValue[], len: number, e: A.Access, scope: Scope): [number | undefined, number | undefined] {
-    if (keys.length < 1 || keys.length > 2) this.fail(`String supports [] with one or two arguments. Got ${keys.length}`, e, scope);
+  private sliceArgs(
+    keys: PValue[],
+    len: number,
+    e: A.Access,
+    scope: Scope,
+  ): [number | undefined, number | undefined] {
+    if (keys.length < 1 || keys.length > 2)
+      this.fail(`String supports [] with one or two arguments. Got ${keys.length}`, e, scope);
     const k0 = keys[0];
-    if (typeof k0 !== "bigint") this.fail(`The value '${interpolate(k0)}' cannot be converted to Numeric.`, e, scope);
+    if (typeof k0 !== "bigint")
+      this.fail(`The value '${interpolate(k0)}' cannot be converted to Numeric.`, e, scope);
     let start = Number(k0);
     if (keys.length === 1) {
       if (start < 0) start += len;
@@ -769,9 +828,16 @@ export class Evaluator {
     const f = e.functor;
     if (f.kind === "QualifiedReference" || (f.kind === "Access" && f.left.kind === "QualifiedReference")) {
       const type = this.evaluate(f, scope);
-      return this.c.callFunction("new", [type, ...this.unfold(e.args, scope)], this.lambdaOf(e.lambda, scope), e, scope);
+      return this.c.callFunction(
+        "new",
+        [type, ...this.unfold(e.args, scope)],
+        this.lambdaOf(e.lambda, scope),
+        e,
+        scope,
+      );
     }
-    if (f.kind !== "QualifiedName") this.fail("Illegal expression. A function name is not valid here", f, scope);
+    if (f.kind !== "QualifiedName")
+      this.fail("Illegal expression. A function name is not valid here", f, scope);
     const args = this.unfold(e.args, scope);
     return this.c.callFunction(f.value, args, this.lambdaOf(e.lambda, scope), e, scope);
   }
@@ -832,8 +898,7 @@ export class Evaluator {
             const d = this.evaluate(p.value, scope);
             v = isArr(d) ? d : [d];
           } else v = args.slice(i);
-        }
-        else if (i < args.length) v = args[i];
+        } else if (i < args.length) v = args[i];
         else if (p.value) {
           scope.pushLocal(vars);
           v = this.evaluate(p.value, scope);
@@ -843,7 +908,11 @@ export class Evaluator {
         if (p.typeExpr && !p.capturesRest) {
           const t = this.evaluate(p.typeExpr, scope);
           if (isType(t) && !isInstance(t, v)) {
-            this.fail(`${what} parameter '${p.name}' expects ${article(t.toString())} value, got ${typeLabel(v)}`, node, scope);
+            this.fail(
+              `${what} parameter '${p.name}' expects ${article(t.toString())} value, got ${typeLabel(v)}`,
+              node,
+              scope,
+            );
           }
         }
         vars.set(p.name, v);

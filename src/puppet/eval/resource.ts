@@ -186,7 +186,13 @@ export function resourceToData(r: CResource, namevar: string): Record<string, un
     if (RELATIONSHIP.has(name) && isArr(value)) {
       value = (value.flat(Number.POSITIVE_INFINITY as 1) as PValue[]).filter((x) => x !== undefined);
     }
-    if (name === namevar && typeof value === "string" && value === r.title && !(r.title === "main" && (r.type === "Stage" || r.type === "Class"))) continue;
+    if (
+      name === namevar &&
+      typeof value === "string" &&
+      value === r.title &&
+      !(r.title === "main" && (r.type === "Stage" || r.type === "Class"))
+    )
+      continue;
     params[name] = toJsonData(value);
     any = true;
   }

@@ -73,8 +73,7 @@ export class Scope {
   lookup(name: string): { found: boolean; value: PValue } {
     const idx = name.indexOf("::");
     if (idx !== -1) return this.lookupQualified(idx === 0 ? name.slice(2) : name);
-    // biome-ignore lint/style/noNonNullAssertion: the stack always holds the scope's table
-    let t: Table | undefined = this.ephemeral[this.ephemeral.length - 1]!;
+    let t: Table | undefined = this.ephemeral[this.ephemeral.length - 1];
     while (t) {
       if (t instanceof LocalTable) {
         if (t.vars.has(name)) return { found: true, value: t.vars.get(name) };
@@ -136,7 +135,8 @@ export class Scope {
     table.vars.set(name, value);
     if (table === this.symtable) {
       if (this.isTop) this.host.qualifiedVariables.set(name, value);
-      else if (this.source?.kind === "class") this.host.qualifiedVariables.set(`${this.source.name}::${name}`, value);
+      else if (this.source?.kind === "class")
+        this.host.qualifiedVariables.set(`${this.source.name}::${name}`, value);
     }
   }
 

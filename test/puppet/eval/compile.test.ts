@@ -6,7 +6,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Autoloader } from "../../../src/puppet/env/environment.js";
-import { type CompileResult, compileCatalog, PuppetCompileError } from "../../../src/puppet/eval/compile-api.js";
+import {
+  type CompileResult,
+  compileCatalog,
+  PuppetCompileError,
+} from "../../../src/puppet/eval/compile-api.js";
 
 const noAutoload: Autoloader = {
   definitionFiles: () => [],
@@ -38,7 +42,8 @@ function refs(r: CompileResult): string[] {
 }
 
 test("classes, defines and resources in Puppet's order with tags, edges and relationships", () => {
-  const r = compile(`class foo($x = 1) { file { '/tmp/a': ensure => present, mode => '0644' } -> notify { "hi \${x}": } }
+  const r =
+    compile(`class foo($x = 1) { file { '/tmp/a': ensure => present, mode => '0644' } -> notify { "hi \${x}": } }
 node default { include foo  @@notify { 'exp': } User { shell => '/bin/sh' } user { 'bob': require => File['/tmp/a'], before => [Notify['hi 1']] } }
 define mydef($p) { notify { "d $title": message => $p } }
 mydef { 'one': p => 'x' }
@@ -95,21 +100,30 @@ notice(7 / 2, -7 / 2, -7 % 3, 'ab'[1], [1,2,3][1,2])`);
 test("node selection: exact beats regex, a regex beats default, none is an error", () => {
   assert.ok(refs(compile("node /test/ {} node 'testnode' {} node default {}")).includes("Node[testnode]"));
   assert.ok(refs(compile("node /test/ {} node default {}")).includes("Node[__node_regexp__test]"));
-  assert.throws(() => compile("node 'other' {}"), (e: unknown) => {
-    assert.ok(e instanceof PuppetCompileError);
-    assert.match(e.message, /Could not find node statement with name 'default' or 'testnode'/);
-    return true;
-  });
+  assert.throws(
+    () => compile("node 'other' {}"),
+    (e: unknown) => {
+      assert.ok(e instanceof PuppetCompileError);
+      assert.match(e.message, /Could not find node statement with name 'default' or 'testnode'/);
+      return true;
+    },
+  );
 });
 
 test("errors carry Puppet's message and the position", () => {
-  assert.throws(() => compile("$x = 1\n$x = 2"), (e: unknown) => {
-    assert.ok(e instanceof PuppetCompileError);
-    assert.equal(e.message, "Evaluation Error: Cannot reassign variable '$x'");
-    assert.equal(e.line, 2);
-    assert.equal(e.column, 4);
-    return true;
-  });
-  assert.throws(() => compile("notify { 'a': }\nnotify { 'a': }"), /Duplicate declaration: Notify\[a\] is already declared/);
+  assert.throws(
+    () => compile("$x = 1\n$x = 2"),
+    (e: unknown) => {
+      assert.ok(e instanceof PuppetCompileError);
+      assert.equal(e.message, "Evaluation Error: Cannot reassign variable '$x'");
+      assert.equal(e.line, 2);
+      assert.equal(e.column, 4);
+      return true;
+    },
+  );
+  assert.throws(
+    () => compile("notify { 'a': }\nnotify { 'a': }"),
+    /Duplicate declaration: Notify\[a\] is already declared/,
+  );
   assert.throws(() => compile("nope()"), /Unknown function: 'nope'/);
 });
