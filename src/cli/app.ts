@@ -25,7 +25,7 @@ const commands: Readonly<Record<string, CommandEntry>> = {
     load: () => import("./converge.js"),
   },
   puppet: {
-    summary: "apply a Puppet 7 catalog, as puppet apply does (tend puppet apply --catalog FILE.json)",
+    summary: "compile and apply Puppet 7 code, as puppet apply and puppet catalog compile do",
     load: () => import("./puppet.js"),
   },
   serverd: {

@@ -1,8 +1,9 @@
 /**
  * `tend puppet <subcommand>`: the Puppet front end. `apply` applies a
- * catalog compiled by Puppet (`--catalog FILE.json`) with tend's engine,
- * accepting `puppet apply`'s options; compiling manifests is not in tend
- * yet (issue 16), so a manifest or `-e` is refused with what to do instead.
+ * catalog (`--catalog FILE.json`) or compiles the environment's manifests,
+ * a manifest file or `-e` code first, with tend's engine, accepting
+ * `puppet apply`'s options; `catalog compile NODE` compiles a node's
+ * catalog as `puppet catalog compile` does.
  */
 import { resolve } from "node:path";
 import { type PuppetLevel, formatConsoleLine, shownAt, toStderr } from "../puppet/console.js";
@@ -16,21 +17,23 @@ export const puppetUsage = `Usage: tend puppet <subcommand> [options]
 The Puppet front end: Puppet 7 catalogs applied by tend's engine.
 
 Subcommands:
-  apply   apply a compiled catalog, as puppet apply does (accepts its options)
-  parser  dump or validate Puppet code (tend puppet parser --help)
-
-Compiling manifests (puppet apply site.pp, puppet catalog compile) is not in
-tend yet (issue 16): compile the catalog with Puppet and apply it with
-tend puppet apply --catalog FILE.json.
+  apply    compile and apply manifests or apply a compiled catalog, as puppet
+           apply does (accepts its options)
+  catalog  compile a node's catalog, as puppet catalog compile does
+           (tend puppet catalog --help)
+  parser   dump or validate Puppet code (tend puppet parser --help)
 `;
 
-export const applyUsage = `Usage: tend puppet apply --catalog FILE.json [OPTIONS]
+export const applyUsage = `Usage: tend puppet apply [MANIFEST.pp | -e CODE | --catalog FILE.json] [OPTIONS]
 
-Applies a Puppet 7 catalog (as compiled by \`puppet catalog compile NODE
---render-as json\`) with tend's engine, as puppet apply does.
+Compiles the node's catalog (from the manifest file, the code, or the
+environment's manifests with -e '') and applies it with tend's engine, as
+puppet apply does; or applies a Puppet 7 catalog (as compiled by
+\`puppet catalog compile NODE --render-as json\`).
 
 Options:
       --catalog FILE        the catalog to apply (JSON; - reads stdin)
+  -e, --execute CODE        compile and apply this code ('' for the manifests)
       --noop                change nothing; report what would change
       --detailed-exitcodes  exit 0 (no changes), 2 (changes), 4 (failures) or 6
                             (changes and failures)
@@ -39,7 +42,12 @@ Options:
                             <vardir>/state/last_run_report.yaml)
       --certname NAME       the node's name in the report
       --environment ENV     the environment's name (production)
-      --modulepath DIRS     where puppet:///modules/ sources are found (: separated)
+      --modulepath DIRS     the module path (: separated; overrides environment.conf)
+      --environmentpath, --codedir, --basemodulepath, --hiera_config,
+      --node_terminus exec --external_nodes CMD, --strict, --strict_variables
+                            Puppet's settings for the compile
+      --facts_terminus json read the node's facts from
+                            <vardir>/client_data/facts/NODE.json
       --log_level LEVEL     debug, info, notice, warning or err
   -v, --verbose             log at info level
   -d, --debug               log at debug level
@@ -53,10 +61,6 @@ Options:
   -h, --help                show this help
 `;
 
-const MANIFEST_REFUSED =
-  "compiling Puppet manifests is not in tend yet (issue 16); compile the catalog with " +
-  "'puppet catalog compile NODE --render-as json' and apply it with 'tend puppet apply --catalog FILE.json'";
-
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === "-h" || sub === "--help" || sub === "help") {
@@ -65,7 +69,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   if (sub === "apply") return runApply(rest, io);
   if (sub === "parser") return (await import("./puppet-parser.js")).runParser(rest, io);
-  if (sub === "catalog" || sub === "lookup") {
+  if (sub === "catalog") return (await import("./puppet-catalog.js")).runCatalog(rest, io);
+  if (sub === "lookup") {
     io.stderr(`tend puppet ${sub}: not in tend yet (issue 16: the Puppet language compiler)\n`);
     return EXIT_FAILURE;
   }
@@ -88,6 +93,14 @@ function parseApplyArgs(args: readonly string[]) {
     "log-level": { type: "string" },
     facts_terminus: { type: "string" },
     "facts-terminus": { type: "string" },
+    environmentpath: { type: "string" },
+    codedir: { type: "string" },
+    basemodulepath: { type: "string" },
+    hiera_config: { type: "string" },
+    node_terminus: { type: "string" },
+    external_nodes: { type: "string" },
+    strict: { type: "string" },
+    strict_variables: { type: "boolean" },
     verbose: { type: "boolean", short: "v" },
     debug: { type: "boolean", short: "d" },
     color: { type: "string" },
@@ -139,11 +152,11 @@ async function runApply(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(applyUsage);
     return EXIT_OK;
   }
-  if (values.execute !== undefined || positionals.length > 0 || values.catalog === undefined) {
-    const what =
-      positionals.length > 0 ? `'${positionals[0]}': ` : values.execute !== undefined ? "-e: " : "";
-    io.stderr(`Error: ${what}${MANIFEST_REFUSED}\n`);
-    return EXIT_FAILURE;
+  let catalogText: string | undefined;
+  if (values.catalog === undefined) {
+    const compiled = await compileForApply(values, positionals, level, color, io);
+    if (compiled === undefined) return EXIT_FAILURE;
+    catalogText = compiled;
   }
   const json = values.json === true;
   const out = (stderr: boolean) => (stderr || json ? io.stderr : io.stdout);
@@ -187,7 +200,8 @@ async function runApply(args: readonly string[], io: CliIo): Promise<number> {
   const lines = new ConsoleLines(out, (stderr) => (stderr || json ? io.stderrIsTTY : io.stdoutIsTTY));
   const result = await runPuppetApply({
     promiseModules: { named, dirs: (values["promise-modules"] ?? []).map((d) => resolve(io.cwd, d)) },
-    catalogFile: values.catalog,
+    catalogFile: values.catalog ?? "<compiled>",
+    catalogText,
     cwd: io.cwd,
     readStdin: values.catalog === "-",
     settings,
@@ -206,4 +220,61 @@ async function runApply(args: readonly string[], io: CliIo): Promise<number> {
   if (json && result.runReport !== undefined) io.stdout(`${JSON.stringify(result.runReport, null, 2)}\n`);
   if (result.exitCode === EXIT_FAILURE || values["detailed-exitcodes"]) return result.exitCode;
   return EXIT_OK;
+}
+
+/**
+ * The catalog `puppet apply` compiles when no `--catalog` is given: from the
+ * manifest file named, or `-e` code (`-e ''`: the environment's manifests),
+ * for the node `--certname` names; its JSON, or undefined after printing
+ * the error as Puppet prints it.
+ */
+async function compileForApply(
+  values: ApplyArgs["values"],
+  positionals: readonly string[],
+  level: PuppetLevel,
+  color: "always" | "auto" | "never",
+  io: CliIo,
+): Promise<string | undefined> {
+  const { puppetPrinter } = await import("./puppet-catalog.js");
+  const printer = puppetPrinter(io, level, color);
+  if (values.execute === undefined && positionals.length === 0) {
+    printer.error(
+      "nothing to apply: give a manifest file, -e CODE (-e '' for the environment's manifests) or --catalog FILE.json",
+    );
+    return undefined;
+  }
+  const given: Record<string, string | undefined> = {
+    confdir: values.confdir,
+    vardir: values.vardir,
+    certname: values.certname,
+    environment: values.environment,
+    modulepath: values.modulepath,
+    environmentpath: values.environmentpath,
+    codedir: values.codedir,
+    basemodulepath: values.basemodulepath,
+    hiera_config: values.hiera_config,
+    node_terminus: values.node_terminus,
+    external_nodes: values.external_nodes,
+    strict: values.strict,
+    strict_variables: values.strict_variables ? "true" : undefined,
+    facts_terminus: values.facts_terminus ?? values["facts-terminus"],
+  };
+  if (values.execute !== undefined) given.code = values.execute;
+  else {
+    const manifest = resolve(io.cwd, positionals[0]);
+    const { existsSync } = await import("node:fs");
+    if (!existsSync(manifest)) {
+      printer.error(`Could not find file ${positionals[0]}`);
+      return undefined;
+    }
+    if (positionals.length > 1)
+      printer.line(
+        "warning",
+        `Only one file can be applied per run.  Skipping ${positionals.slice(1).join(", ")}`,
+      );
+    given.manifest = manifest;
+  }
+  const { compileCatalogCommand } = await import("./puppet-compile.js");
+  const outcome = await compileCatalogCommand({ node: undefined, given, io, printer, forApply: true });
+  return outcome.catalog === undefined ? undefined : JSON.stringify(outcome.catalog);
 }

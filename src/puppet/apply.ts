@@ -27,6 +27,8 @@ import { PromiseModules } from "./types/promise-module.js";
 
 export interface PuppetApplyOptions {
   readonly catalogFile: string;
+  /** The catalog's JSON when it was compiled in this run (`catalogFile` then only names it). */
+  readonly catalogText?: string;
   readonly cwd: string;
   /** Read the catalog from stdin (`--catalog -`). */
   readonly readStdin?: boolean;
@@ -75,8 +77,17 @@ function runError(message: string): PuppetLogLine {
 /** Applies the catalog of `options`; never throws for bad input (exit code 1 and error lines). */
 export async function runPuppetApply(options: PuppetApplyOptions): Promise<PuppetApplyResult> {
   const started = monotonicMs();
-  const path = options.readStdin ? "<stdin>" : resolve(options.cwd, options.catalogFile);
-  const loaded = options.readStdin ? parseCatalog(readStdin(), path) : await loadCatalogFile(path);
+  const path = options.readStdin
+    ? "<stdin>"
+    : options.catalogText !== undefined
+      ? options.catalogFile
+      : resolve(options.cwd, options.catalogFile);
+  const loaded =
+    options.catalogText !== undefined
+      ? parseCatalog(options.catalogText, path)
+      : options.readStdin
+        ? parseCatalog(readStdin(), path)
+        : await loadCatalogFile(path);
   if (!loaded.ok) {
     for (const d of loaded.diagnostics) options.log(runError(formatCatalogDiagnostic(d)));
     return { exitCode: 1 };

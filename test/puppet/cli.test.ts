@@ -28,13 +28,19 @@ async function tend(
   return { code, out, err };
 }
 
-test("a manifest or -e is refused: compiling is issue 16", async () => {
-  for (const args of [["site.pp"], ["-e", "notify { 'x': }"], []]) {
-    const run = await tend(["puppet", "apply", ...args]);
-    assert.equal(run.code, 1);
-    assert.match(run.err, /^Error: .*not in tend yet \(issue 16\).*--catalog FILE\.json/);
-    assert.doesNotMatch(run.err, /\n\s+at /);
-  }
+test("apply without a catalog compiles: a missing manifest, nothing to apply, a failing compile", async () => {
+  const missing = await tend(["puppet", "apply", "nosuch-site.pp"]);
+  assert.equal(missing.code, 1);
+  assert.equal(missing.err, "Error: Could not find file nosuch-site.pp\n");
+  const nothing = await tend(["puppet", "apply"]);
+  assert.equal(nothing.code, 1);
+  assert.match(nothing.err, /^Error: nothing to apply: .*--catalog FILE\.json\n$/);
+  const root = scratchDirectory("tend-apply-e-");
+  writeFileSync(join(root, "puppet.conf"), `[main]\nvardir = ${root}/var\ncodedir = ${root}/code\n`);
+  const failing = await tend(["puppet", "apply", "--confdir", root, "--certname", "n1", "-e", "fail('stop')"]);
+  assert.equal(failing.code, 1);
+  assert.match(failing.err, /^(Warning: .*\n)*Error: /);
+  assert.doesNotMatch(failing.err, /\n\s+at /);
 });
 
 test("help and usage errors", async () => {

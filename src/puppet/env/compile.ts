@@ -17,7 +17,12 @@ import type { FunctionTable, PuppetFunction } from "../eval/functions/registry.j
 import type { PuppetCompileSettings } from "../settings.js";
 import { ModuleAutoloader } from "./autoloader.js";
 import type { NodeRequest, PuppetEnvironment } from "./environment.js";
-import { EnvironmentError, findEnvironmentDir, loadEnvironment } from "./environments.js";
+import {
+  EnvironmentError,
+  environmentNotFound,
+  findEnvironmentDir,
+  loadEnvironment,
+} from "./environments.js";
 import {
   type Classification,
   type EncRunner,
@@ -71,6 +76,9 @@ export interface PreparedCompile {
 /** Finds the node, its environment and the code: the compiler's input. */
 export async function prepareCompile(request: CatalogRequest): Promise<PreparedCompile> {
   const { settings, node } = request;
+  // Puppet finds the configured environment when it starts, before the node.
+  if (findEnvironmentDir(settings, settings.environment) === undefined)
+    throw new CompileSetupError(environmentNotFound(settings, settings.environment).message, "environment");
   let facts: ReturnType<typeof readFactsJson>;
   let classification: Classification | undefined;
   try {
@@ -93,9 +101,7 @@ export async function prepareCompile(request: CatalogRequest): Promise<PreparedC
       classification?.environment !== undefined &&
       findEnvironmentDir(settings, classification.environment) === undefined
     )
-      throw new EnvironmentError(
-        `Could not find a directory environment named '${classification.environment}' anywhere in the path: ${settings.environmentpath}. Does the directory exist?`,
-      );
+      throw environmentNotFound(settings, classification.environment);
   } catch (error) {
     if (error instanceof NodeError || error instanceof EnvironmentError)
       throw new CompileSetupError(`Failed when searching for node ${node}: ${error.message}`, "node");

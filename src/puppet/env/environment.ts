@@ -68,7 +68,13 @@ export interface NodeRequest {
    * the environment compiled, then `$trusted`, `$server_facts`, `$facts`).
    */
   readonly parameters: Readonly<Record<string, unknown>>;
-  /** Classes from an ENC, in its order, each with its parameters (empty for a list entry). */
+  /**
+   * Classes from an ENC, in its order, each with its parameters (empty for
+   * a list entry or a class given none). Puppet lists them in this order at
+   * the head of the catalog's `classes`, and evaluates them after the node
+   * definition: first those given parameters, then the others, each group
+   * in this order.
+   */
   readonly classes: readonly {
     readonly name: string;
     readonly parameters: Readonly<Record<string, unknown>>;

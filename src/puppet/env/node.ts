@@ -140,12 +140,10 @@ export function parseClassification(node: string, text: string): Classification 
   else if (Array.isArray(given)) {
     for (const entry of given) classes.push({ name: String(entry), parameters: {} });
   } else if (isObject(given)) {
-    // Puppet declares the classes given parameters first, then the others, each group in order.
-    const entries = Object.entries(given);
-    for (const [name, params] of entries)
-      if (isObject(params) && Object.keys(params).length > 0) classes.push({ name, parameters: params });
-    for (const [name, params] of entries)
-      if (!(isObject(params) && Object.keys(params).length > 0)) classes.push({ name, parameters: {} });
+    // In the ENC's order (the catalog's `classes` lists them so); Puppet
+    // evaluates those given parameters first (see NodeRequest.classes).
+    for (const [name, params] of Object.entries(given))
+      classes.push({ name, parameters: isObject(params) ? params : {} });
   }
   const parameters = isObject(data.parameters) ? data.parameters : {};
   const environment =
