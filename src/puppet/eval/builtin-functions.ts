@@ -60,20 +60,27 @@ function classNames(args: PValue[], fname: string): string[] {
 }
 
 const include: CompilerFunction = (c, scope, args, _b, node) => {
-  for (const n of classNames(args, "include")) c.declareClass(n, scope, undefined, node);
-  return undefined;
+  const names = classNames(args, "include");
+  for (const n of names) c.declareClass(n, scope, undefined, node);
+  return names.map(classRef);
 };
 
+function classRef(name: string): PValue {
+  return new ResourceRef("Class", name.toLowerCase().replace(/^::/, "")).toType();
+}
+
 const contain: CompilerFunction = (c, scope, args, _b, node) => {
-  for (const n of classNames(args, "contain")) {
+  const names = classNames(args, "contain");
+  for (const n of names) {
     const r = c.declareClass(n, scope, undefined, node);
     if (scope.resource && r !== scope.resource) c.catalog.addEdge(scope.resource, r);
   }
-  return undefined;
+  return names.map(classRef);
 };
 
 const requireFn: CompilerFunction = (c, scope, args, _b, node) => {
-  for (const n of classNames(args, "require")) {
+  const names = classNames(args, "require");
+  for (const n of names) {
     const r = c.declareClass(n, scope, undefined, node);
     const holder = scope.resource;
     if (holder) {
@@ -83,7 +90,7 @@ const requireFn: CompilerFunction = (c, scope, args, _b, node) => {
       holder.set({ name: "require", value: list, source: scope.source });
     }
   }
-  return undefined;
+  return names.map(classRef);
 };
 
 const realize: CompilerFunction = (c, scope, args) => {

@@ -38,8 +38,8 @@ import {
   isInstance,
   typeByName,
 } from "./typing.js";
-import type { PType } from "./types.js";
-import { DEFAULT, type PCallable, PHash, type PValue, isType } from "./values.js";
+import { DEFERRED_TYPE, type PType, PTypeAliasType } from "./types.js";
+import { DEFAULT, type PCallable, PDeferred, PHash, type PValue, isType } from "./values.js";
 
 /** Puppet's built-in resource types (those Debian's puppet and its -core modules ship). */
 export const BUILTIN_TYPES = new Set([
@@ -331,15 +331,20 @@ export class Compiler implements ScopeHost {
     }
     if (!a) return undefined;
     if (!a.type) {
-      const scope = this.topScope;
-      const saved = scope.locator;
-      scope.locator = a.locator;
-      try {
-        const t = this.ev.evaluate(a.ast.typeExpr, scope);
-        a.type = isType(t) ? t : undefined;
-      } finally {
-        scope.locator = saved;
-      }
+      const entry = a;
+      a.type = new PTypeAliasType(entry.ast.name, () => {
+        const scope = this.topScope;
+        const saved = scope.locator;
+        scope.locator = entry.locator;
+        try {
+          const t = this.ev.evaluate(entry.ast.typeExpr, scope);
+          if (!isType(t))
+            throw new PuppetEvalError(`The type alias ${entry.ast.name} does not resolve to a type`);
+          return t;
+        } finally {
+          scope.locator = saved;
+        }
+      });
     }
     return a.type;
   }
@@ -400,6 +405,8 @@ export class Compiler implements ScopeHost {
   ): PValue {
     const fn = this.findFunction(name);
     if (fn) return this.callPuppetFunction(fn, args, block, node, scope);
+    if (name === "new" && args[0] === DEFERRED_TYPE) return newDeferred(args.slice(1));
+    if (name === "call" && args[0] instanceof PDeferred) return this.resolveDeferred(args[0], node, scope);
     try {
       const cf = compilerFunctions.get(name);
       if (cf) return cf(this, scope, args, block, node);
@@ -419,6 +426,18 @@ export class Compiler implements ScopeHost {
       );
     }
     return this.ev.fail(`Unknown function: '${name}'.`, node, scope);
+  }
+
+  /** A Deferred called on the compiling side: its function with its (resolved) arguments. */
+  resolveDeferred(d: PDeferred, node: A.NodeBase, scope: Scope): PValue {
+    const args = d.args.map((a) => (a instanceof PDeferred ? this.resolveDeferred(a, node, scope) : a));
+    if (d.name.startsWith("$")) {
+      let v = scope.lookup(d.name.slice(1)).value;
+      for (const k of args)
+        v = v instanceof PHash ? v.get(k) : isArr(v) && typeof k === "bigint" ? v[Number(k)] : undefined;
+      return v;
+    }
+    return this.callFunction(d.name, args, undefined, node, scope);
   }
 
   private functionError(err: unknown, node: A.NodeBase, scope: Scope): unknown {
@@ -1008,7 +1027,7 @@ export class Compiler implements ScopeHost {
     }
     if (def.parent && !this.catalog.find("Class", capitalizeTypeName(def.parent)))
       this.declareClass(def.parent, scope, undefined, e, true);
-    const r = new CResource("Class", title, scope, scope.source, "unknown", file, line);
+    const r = new CResource("Class", title, scope, scope.source, "class", file, line);
     r.definition = def;
     for (const p of params) r.set(p);
     this.catalog.mergeTags(r.tags);
@@ -1427,6 +1446,15 @@ export class Compiler implements ScopeHost {
       this.eppStack.pop();
     }
   }
+}
+
+function newDeferred(args: PValue[]): PValue {
+  const [first, second] = args;
+  if (first instanceof PHash) {
+    const a = first.get("arguments");
+    return new PDeferred(String(first.get("name")), isArr(a) ? a : []);
+  }
+  return new PDeferred(String(first), isArr(second) ? second : []);
 }
 
 function isCollector(v: PValue): boolean {

@@ -928,7 +928,7 @@ export class Evaluator {
     try {
       return this.evaluate(body, scope);
     } catch (err) {
-      if (err instanceof ReturnSignal) return err.value;
+      if (err instanceof ReturnSignal || err instanceof NextSignal) return err.value;
       throw err;
     }
   }

@@ -179,9 +179,14 @@ export function resourceToData(r: CResource, namevar: string): Record<string, un
   data.exported = r.exported;
   data.kind = r.kind;
   const params: Record<string, unknown> = {};
+  const sensitive: string[] = [];
   let any = false;
   for (const [name, p] of r.params) {
     let value = p.value;
+    if (value instanceof PSensitive) {
+      sensitive.push(name);
+      value = value.value;
+    }
     if (value === undefined) continue;
     if (RELATIONSHIP.has(name) && isArr(value)) {
       value = (value.flat(Number.POSITIVE_INFINITY as 1) as PValue[]).filter((x) => x !== undefined);
@@ -197,5 +202,6 @@ export function resourceToData(r: CResource, namevar: string): Record<string, un
     any = true;
   }
   if (any) data.parameters = params;
+  if (sensitive.length > 0) data.sensitive_parameters = sensitive;
   return data;
 }
