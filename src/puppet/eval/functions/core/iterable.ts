@@ -8,7 +8,8 @@
  * iterating function returns what it has.
  */
 import { FunctionArgumentError } from "../registry.js";
-import { type PCallable, PHash, PIterator, type PValue, isType } from "../../values.js";
+import { type PCallable, PHash, PIterator, type PValue } from "../../values.js";
+import { typeElements } from "./spec.js";
 
 export class BreakIteration extends Error {
   readonly puppetBreak = true;
@@ -35,10 +36,8 @@ export function iterationOf(v: PValue, fn = "function"): Iteration {
   if (typeof v === "bigint") return { hashStyle: false, items: range(v) };
   if (v instanceof PIterator)
     return { hashStyle: false, items: { [Symbol.iterator]: () => v.produce()[Symbol.iterator]() } };
-  if (isType(v)) {
-    const it = (v as unknown as { iterate?: () => Iterable<PValue> | undefined }).iterate?.();
-    if (it) return { hashStyle: false, items: it };
-  }
+  const elements = typeElements(v);
+  if (elements) return { hashStyle: false, items: elements };
   throw new FunctionArgumentError(`${fn}(): An Iterable was expected`);
 }
 

@@ -3,20 +3,15 @@
  * type system (inferType, `new`) or on time and text scanning.
  */
 import { FunctionArgumentError, FunctionError } from "../registry.js";
-import { inferType } from "../../types.js";
+import { inferGeneric, inferSet, inferType } from "../../types.js";
 import { PObject, type PValue } from "../../values.js";
 import { dispatcher, opt, p, rep } from "./dispatch.js";
 import { T } from "./spec.js";
 
-function generalized(v: PValue): PValue {
-  const t = inferType(v) as unknown as { generalize?: () => PValue };
-  return typeof t.generalize === "function" ? t.generalize() : (t as unknown as PValue);
-}
-
 export const type = dispatcher("type", [
   {
     params: [p("value", T.any), opt("inference_method", T.enumOf("detailed"))],
-    call: (_c, [v]) => inferType(v),
+    call: (_c, [v]) => inferSet(v),
   },
   {
     params: [p("value", T.any), p("inference_method", T.enumOf("reduced"))],
@@ -24,7 +19,7 @@ export const type = dispatcher("type", [
   },
   {
     params: [p("value", T.any), p("inference_method", T.enumOf("generalized"))],
-    call: (_c, [v]) => generalized(v),
+    call: (_c, [v]) => inferGeneric(v),
   },
 ]);
 

@@ -4,6 +4,7 @@
  * ("expects a value of type Numeric or String, got Tuple"). The full type
  * system (types.ts) is richer; these cover exactly what the signatures use.
  */
+import { inferSet } from "../../types.js";
 import {
   DEFAULT,
   PBinary,
@@ -62,9 +63,21 @@ export function isObjectOf(v: PValue, typeName: string): v is PObject {
 /** Whether Puppet can iterate `v` (Array, Hash, String, Integer, Iterator, and iterable types). */
 export function isIterableValue(v: PValue): boolean {
   if (isArray(v) || isHashValue(v) || isString(v) || v instanceof PIterator) return true;
-  if (isInteger(v)) return true;
-  if (isType(v)) return typeof (v as unknown as { iterate?: unknown }).iterate === "function";
-  return false;
+  if (isInteger(v)) return v >= 0n;
+  return isType(v) && typeElements(v) !== undefined;
+}
+
+/** The instances of an iterable type: a finite `Integer[a, b]` or an `Enum`. */
+export function typeElements(t: PValue): PValue[] | undefined {
+  if (!isType(t)) return undefined;
+  const x = t as unknown as { name: string; from?: bigint; to?: bigint; values?: readonly string[] };
+  if (x.name === "Enum" && x.values) return [...x.values];
+  if (x.name === "Integer" && typeof x.from === "bigint" && typeof x.to === "bigint") {
+    const out: PValue[] = [];
+    for (let i = x.from; i <= x.to; i++) out.push(i);
+    return out;
+  }
+  return undefined;
 }
 
 export const T = {
@@ -208,17 +221,27 @@ export function actualClass(v: PValue): string {
   return "Any";
 }
 
-/** Puppet's rendering of the type inferred for `v` with its details (`Integer[0, 0]`). */
+/** Puppet's rendering of the type inferred for `v` with its details (`Integer[0, 0]`), as `infer_set` gives it. */
 export function actualDetailed(v: PValue): string {
+  // The describer shows booleans without their value.
+  if (typeof v === "boolean") return "Boolean";
+  try {
+    return inferSet(v).toString();
+  } catch {
+    return localDetailed(v);
+  }
+}
+
+function localDetailed(v: PValue): string {
   if (isInteger(v)) return `Integer[${v}, ${v}]`;
   if (isFloat(v)) return `Float[${rubyFloat(v)}, ${rubyFloat(v)}]`;
   if (isString(v)) return "String";
-  if (isArray(v)) return v.length === 0 ? "Array[0, 0]" : `Tuple[${v.map(actualDetailed).join(", ")}]`;
+  if (isArray(v)) return v.length === 0 ? "Array[0, 0]" : `Tuple[${v.map(localDetailed).join(", ")}]`;
   if (isHashValue(v)) {
     if (v.size === 0) return "Hash[0, 0]";
     const cls = actualClass(v);
     if (cls === "Struct") {
-      const parts = [...v].map(([k, x]) => `'${String(k)}' => ${actualDetailed(x)}`);
+      const parts = [...v].map(([k, x]) => `'${String(k)}' => ${localDetailed(x)}`);
       return `Struct[{${parts.join(", ")}}]`;
     }
   }
