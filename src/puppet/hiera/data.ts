@@ -34,13 +34,15 @@ export interface DataContext {
 /** One lookup's view: interpolation (variables, nested lookups, the recursion guard). */
 export type LookupView = InterpolationContext;
 
+const NO_LOCATION: (ResolvedLocation | null)[] = [null];
+
 const MISSING_PATH =
   "one of 'path', 'paths' 'glob', 'globs' or 'mapped_paths' must be declared in hiera.yaml when using this data_hash function";
 
 /** A configured layer: the global hiera.yaml, the environment's, or a module's. */
 export class DataLayer {
   #config: HieraConfig | undefined | null = null;
-  readonly #hashes = new Map<string, PHash>();
+  readonly #hashes = new Map<ResolvedLocation | HierarchyEntry, PHash>();
 
   constructor(
     readonly layer: Layer,
@@ -72,7 +74,11 @@ export class DataLayer {
     if (!config) return NOT_FOUND;
     const entries = useDefault ? (config.defaultHierarchy ?? []) : config.hierarchy;
     return view.check(key, () => {
-      const resolved = entries.flatMap((e) => this.resolveEntry(e, config, view));
+      const resolved: { entry: HierarchyEntry; locations: (ResolvedLocation | null)[] }[] = [];
+      for (const e of entries) {
+        const r = this.resolveEntry(e, config, view);
+        if (r) resolved.push(r);
+      }
       if (resolved.length === 0) return NOT_FOUND;
       return merge.lookup(resolved, ({ entry, locations }) =>
         merge.lookup(locations, (loc) => this.valueAt(entry, config, loc, root, view)),
@@ -89,8 +95,8 @@ export class DataLayer {
       throw new HieraError(`${e.message} (file: ${config.path})`, config.path, undefined, true);
     }
     // The default configuration skips an entry whose files do not exist.
-    if (config.path === undefined && locations !== undefined && locations.length === 0) return [];
-    return [{ entry, locations: locations ?? [null] }];
+    if (config.path === undefined && locations !== undefined && locations.length === 0) return undefined;
+    return { entry, locations: locations ?? NO_LOCATION };
   }
 
   private valueAt(
@@ -112,7 +118,7 @@ export class DataLayer {
   }
 
   private dataHash(entry: HierarchyEntry, config: HieraConfig, loc: ResolvedLocation | null): PHash {
-    const cacheKey = `${entry.functionName}\u0000${loc?.location ?? entry.name}`;
+    const cacheKey = loc ?? entry;
     const cached = this.#hashes.get(cacheKey);
     if (cached) return cached;
     const data = this.callFunction(entry, config, loc);

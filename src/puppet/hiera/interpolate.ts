@@ -32,13 +32,31 @@ const SPECIAL = /['".]/;
 export function interpolate(value: PValue, ctx: InterpolationContext, allowMethods: boolean): PValue {
   if (typeof value === "string")
     return value.includes("%{") ? interpolateString(value, ctx, allowMethods) : value;
-  if (Array.isArray(value)) return value.map((v) => interpolate(v, ctx, allowMethods));
-  if (value instanceof PHash) {
-    const out = new PHash();
-    for (const [k, v] of value) out.set(interpolate(k, ctx, allowMethods), interpolate(v, ctx, allowMethods));
-    return out;
+  // Collections are copied only when something in them changes.
+  if (Array.isArray(value)) {
+    let out: PValue[] | undefined;
+    value.forEach((v, i) => {
+      const x = interpolate(v, ctx, allowMethods);
+      if (x !== v && !out) out = value.slice(0, i);
+      out?.push(x);
+    });
+    return out ?? value;
   }
+  if (value instanceof PHash) return interpolateHash(value, ctx, allowMethods);
   return value;
+}
+
+function interpolateHash(value: PHash, ctx: InterpolationContext, allowMethods: boolean): PHash {
+  let out: PHash | undefined;
+  let i = 0;
+  for (const [k, v] of value) {
+    const k2 = interpolate(k, ctx, allowMethods);
+    const v2 = interpolate(v, ctx, allowMethods);
+    if (!out && (k2 !== k || v2 !== v)) out = PHash.from([...value].slice(0, i));
+    out?.set(k2, v2);
+    i++;
+  }
+  return out ?? value;
 }
 
 function interpolateString(subject: string, ctx: InterpolationContext, allowMethods: boolean): PValue {
@@ -98,13 +116,19 @@ function callMethod(method: string, key: string, ctx: InterpolationContext, subj
 
 /** `%{a.b}`: variable `a`, dug into by `b`; undef when anything is missing. */
 export function scopeValue(key: string, ctx: InterpolationContext, subject: string): PValue {
-  const segments = splitKey(key, (problem) => new HieraError(`${problem} in string: ${subject}`));
-  const root = String(segments[0]);
-  const value = ctx.variable(root);
+  let segments = SPLIT_MEMO.get(key);
+  if (!segments) {
+    segments = splitKey(key, (problem) => new HieraError(`${problem} in string: ${subject}`));
+    if (SPLIT_MEMO.size < 10_000) SPLIT_MEMO.set(key, segments);
+  }
+  const value = ctx.variable(String(segments[0]));
   if (value === undefined || segments.length === 1) return value;
-  const found = dig(key, segments.slice(1), value);
+  const found = dig(key, segments, value, 1);
   return found === NOT_FOUND ? undefined : found;
 }
+
+/** splitKey is pure and the same few keys come back on every lookup: remember them. */
+const SPLIT_MEMO = new Map<string, readonly Segment[]>();
 
 /** Splits a dotted key into segments: quoted parts kept whole, all-digit parts as numbers. */
 export function splitKey(key: string, error: (problem: string) => Error): Segment[] {
@@ -125,9 +149,10 @@ export function splitKey(key: string, error: (problem: string) => Error): Segmen
 }
 
 /** Follows `segments` into `value`; NOT_FOUND when a step is missing, an error on a non-hash. */
-export function dig(key: string, segments: readonly Segment[], start: PValue): Found {
+export function dig(key: string, segments: readonly Segment[], start: PValue, from = 0): Found {
   let value: PValue = start;
-  for (const segment of segments) {
+  for (let i = from; i < segments.length; i++) {
+    const segment = segments[i] as Segment;
     if (value === undefined) return NOT_FOUND;
     if (typeof segment === "number" && Array.isArray(value)) {
       if (segment < 0 || segment >= value.length) return NOT_FOUND;

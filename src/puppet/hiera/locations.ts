@@ -7,7 +7,7 @@
  * once per path per compile.
  */
 import { readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, normalize } from "node:path";
 import type { PValue } from "../eval/values.js";
 import type { HieraConfig, HierarchyEntry } from "./config.js";
 import { type InterpolationContext, interpolate, scopeValue } from "./interpolate.js";
@@ -25,6 +25,8 @@ export interface ResolvedLocation {
 export class FileProbe {
   readonly #kinds = new Map<string, "file" | "dir" | "none">();
   readonly #dirs = new Map<string, string[]>();
+  /** Resolved locations of each hierarchy entry, by its interpolated texts. */
+  readonly resolved = new Map<HierarchyEntry, Map<string, ResolvedLocation[]>>();
 
   kind(path: string): "file" | "dir" | "none" {
     let k = this.#kinds.get(path);
@@ -59,7 +61,17 @@ function text(v: PValue): string {
   return typeof v === "string" ? v : String(v ?? "");
 }
 
-/** The entry's locations; undefined when it names none (the function gets no path). */
+/** `rel` against the absolute `base` (node's resolve without asking for the working directory). */
+function resolve(base: string, rel: string): string {
+  const joined = rel.startsWith("/") ? rel : `${base}/${rel}`;
+  return /\/\.|\/\/|\/$/.test(joined) ? normalize(joined).replace(/(.)\/$/, "$1") : joined;
+}
+
+/**
+ * The entry's locations; undefined when it names none (the function gets no
+ * path). Resolved once per distinct interpolation of its texts (mapped_paths
+ * each time: its template may read any variable).
+ */
 export function resolveLocations(
   entry: HierarchyEntry,
   config: HieraConfig,
@@ -67,22 +79,37 @@ export function resolveLocations(
   probe: FileProbe,
 ): ResolvedLocation[] | undefined {
   if (!entry.locationKey) return undefined;
-  const datadir = resolve(config.root, text(interpolate(entry.datadir, ctx, false)));
+  const datadirText = text(interpolate(entry.datadir, ctx, false));
+  if (entry.locationKey === "mapped_paths")
+    return mappedPaths(entry.locations, resolve(config.root, datadirText), ctx, probe);
+  const texts = entry.locations.map((p) => text(interpolate(p, ctx, false)));
+  let memo = probe.resolved.get(entry);
+  if (!memo) {
+    memo = new Map();
+    probe.resolved.set(entry, memo);
+  }
+  const key = `${datadirText}\u0000${texts.join("\u0000")}`;
+  let found = memo.get(key);
+  if (!found) {
+    found = materialise(entry, config, resolve(config.root, datadirText), texts, probe);
+    memo.set(key, found);
+  }
+  return found;
+}
+
+function materialise(
+  entry: HierarchyEntry,
+  config: HieraConfig,
+  datadir: string,
+  texts: readonly string[],
+  probe: FileProbe,
+): ResolvedLocation[] {
   const isDefault = config.path === undefined;
   switch (entry.locationKey) {
-    case "path":
-    case "paths":
-      return entry.locations.flatMap((p) => {
-        let path = text(interpolate(p, ctx, false));
-        if (entry.extension && !path.endsWith(entry.extension)) path += entry.extension;
-        const full = resolve(datadir, path);
-        const exists = probe.exists(full);
-        return isDefault && !exists ? [] : [{ original: p, location: full, isUri: false, exists }];
-      });
     case "glob":
     case "globs":
-      return entry.locations.flatMap((g) => {
-        const pattern = join(datadir, text(interpolate(g, ctx, false)));
+      return texts.flatMap((g) => {
+        const pattern = join(datadir, g);
         return expandGlob(pattern, probe).map((location) => ({
           original: pattern,
           location,
@@ -92,14 +119,21 @@ export function resolveLocations(
       });
     case "uri":
     case "uris":
-      return entry.locations.map((u) => ({
-        original: u,
-        location: text(interpolate(u, ctx, false)),
+      return texts.map((location, i) => ({
+        original: entry.locations[i] ?? "",
+        location,
         isUri: true,
         exists: true,
       }));
-    case "mapped_paths":
-      return mappedPaths(entry.locations, datadir, ctx, probe);
+    default:
+      return texts.flatMap((t, i) => {
+        const path = entry.extension && !t.endsWith(entry.extension) ? t + entry.extension : t;
+        const full = resolve(datadir, path);
+        const exists = probe.exists(full);
+        return isDefault && !exists
+          ? []
+          : [{ original: entry.locations[i] ?? "", location: full, isUri: false, exists }];
+      });
   }
 }
 

@@ -26,6 +26,8 @@ export interface Invocation {
   readonly override: PHash;
   readonly defaults: PHash;
   readonly stack: string[];
+  /** Made on first use by `view`. */
+  view?: LookupView;
 }
 
 interface LookupKey {
@@ -96,6 +98,11 @@ export class HieraLookup implements HieraProvider {
 
   /** The view interpolation gets: variables of the scope, nested lookups, the recursion guard. */
   view(inv: Invocation): LookupView {
+    if (!inv.view) inv.view = this.makeView(inv);
+    return inv.view;
+  }
+
+  private makeView(inv: Invocation): LookupView {
     return {
       variable: (name) => {
         const v = inv.scope.lookupVariable(name);
