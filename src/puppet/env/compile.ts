@@ -131,10 +131,8 @@ export async function prepareCompile(request: CatalogRequest): Promise<PreparedC
     request.forApply ? {} : SERVER_FACTS,
   );
   const autoloader = new ModuleAutoloader(environment);
-  const [hiera, functions] = await Promise.all([
-    openHieraShim(environment, settings, request.logger),
-    functionTable(),
-  ]);
+  const hiera = await openHieraShim(environment, settings, request.logger);
+  const functions = await functionTable(hiera);
   return {
     input: { environment, autoloader, node: nodeReq, hiera, functions, logger: request.logger },
     classification,
@@ -213,16 +211,16 @@ async function openHieraShim(
   });
 }
 
-/** stdlib's functions, and `lookup` when the Hiera work provides it. */
-async function functionTable(): Promise<FunctionTable> {
-  const [{ stdlibFunctions }, hiera] = await Promise.all([
+/** stdlib's functions, and `lookup` over this compile's Hiera when the Hiera work provides it. */
+async function functionTable(hiera: HieraProvider | undefined): Promise<FunctionTable> {
+  const [{ stdlibFunctions }, hieraModule] = await Promise.all([
     import("../eval/functions/stdlib/index.js"),
     import("../hiera/index.js") as Promise<Record<string, unknown>>,
   ]);
-  const lookup = hiera.lookupFunction;
-  if (typeof lookup !== "function") return stdlibFunctions;
+  const makeLookup = hieraModule.lookupFunction;
+  if (typeof makeLookup !== "function" || hiera === undefined) return stdlibFunctions;
   const table = new Map<string, PuppetFunction>(stdlibFunctions);
-  table.set("lookup", lookup as PuppetFunction);
+  table.set("lookup", (makeLookup as (h: HieraProvider) => PuppetFunction)(hiera));
   return table;
 }
 
