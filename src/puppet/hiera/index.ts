@@ -24,6 +24,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { PuppetEnvironment } from "../env/environment.js";
+import type { HieraProvider } from "../eval/compile-api.js";
 import type { PuppetFunction } from "../eval/functions/registry.js";
 import type { Logger } from "../../system/logger.js";
 import { makeLookupFunction } from "./function.js";
@@ -63,7 +64,8 @@ function globalConfigPath(options: HieraOptions): string {
   return join(options.confdir ?? "/etc/puppetlabs/puppet", "hiera.yaml");
 }
 
-/** The `lookup` function over a Hiera made by `openHiera`. */
-export function lookupFunction(hiera: HieraLookup): PuppetFunction {
+/** The `lookup` function over a Hiera made by `openHiera` (the compile's: one per compile). */
+export function lookupFunction(hiera: HieraProvider): PuppetFunction {
+  if (!(hiera instanceof HieraLookup)) throw new TypeError("lookupFunction needs the Hiera openHiera made");
   return makeLookupFunction(hiera);
 }
