@@ -14,8 +14,6 @@ export {
   structOf,
   badKeyTypeName,
   rubyClassName,
-  ERROR_TYPE,
-  DEFERRED_TYPE,
 } from "./types/access.js";
 export { commonType, inferGeneric, inferSet, inferType, reduceType } from "./types/infer.js";
 export { describeMismatch, describeTypeMismatch } from "./types/mismatch.js";
@@ -30,3 +28,10 @@ export interface TypeResolver {
   /** A type alias or a resource type by lower-case name (`my::type`, `file`), or undefined. */
   resolve(name: string): PType | undefined;
 }
+export {
+  evaluateLiteral,
+  type LiteralOptions,
+  type NameResolver,
+  parseLiteralExpression,
+  parseTypeString,
+} from "./types/parse.js";

@@ -52,9 +52,12 @@ import {
   RICH_DATA,
   RICH_DATA_KEY,
   capitalizeSegments,
+  DEFERRED_TYPE,
+  ERROR_TYPE,
   TypeSystemError,
   UNDEF,
 } from "./model.js";
+import { rubyFloat } from "./quote.js";
 import { parseSemVerRange, parseTimespanArg, parseTimestampArg } from "./objects.js";
 
 const BUILTINS: Record<string, () => PType> = {
@@ -107,22 +110,6 @@ const BUILTINS: Record<string, () => PType> = {
   typealias: () => new PTypeAliasType("UnresolvedAlias", () => ANY),
   typereference: () => new PTypeReferenceType("UnresolvedReference"),
 };
-
-export const ERROR_TYPE = new PObjectType("Error", undefined, [
-  { name: "message", type: new PStringType(), optional: false },
-  { name: "kind", type: new PStringType(), optional: true },
-  { name: "issue_code", type: new PStringType(), optional: true },
-  { name: "partial_result", type: DATA(), optional: true },
-  { name: "details", type: new PHashType(new PStringType(new PIntegerType(1n))), optional: true },
-]);
-export const DEFERRED_TYPE = new PObjectType("Deferred", undefined, [
-  {
-    name: "name",
-    type: new PPatternType([new PRegexpType("\\A[$]?[a-z][a-z0-9_]*(?:::[a-z][a-z0-9_]*)*\\z")]),
-    optional: false,
-  },
-  { name: "arguments", type: new PArrayType(), optional: true },
-]);
 
 /** The built-in type named `name` (any case: Puppet compares type names in lower case), unparameterised. */
 export function typeByName(name: string): PType | undefined {
@@ -224,7 +211,8 @@ function collectionSize(keys: PValue[]): PIntegerType {
 function intRange(from: PValue, to: PValue): PIntegerType {
   const f = typeof from === "bigint" ? from : undefined;
   const t = typeof to === "bigint" ? to : undefined;
-  if (f !== undefined && t !== undefined && t < f) return new PIntegerType(t, f);
+  if (f !== undefined && t !== undefined && t < f)
+    throw new TypeSystemError(`'from' must be less or equal to 'to'. Got (${f}, ${t}`);
   return new PIntegerType(f, t);
 }
 
@@ -245,7 +233,7 @@ export function parameterize(t: PType, args: readonly PValue[]): PType | PType[]
   if (t instanceof PTypeAliasType || t instanceof PTypeReferenceType) {
     if (t instanceof PTypeReferenceType)
       throw new TypeSystemError(`Resource type not found: ${t.typeString}`);
-    throw new TypeSystemError(`Not a parameterized type <${t.name}>`);
+    throw new TypeSystemError(`Operator '[]' is not applicable to ${aAn(typeLabel(t))}.`);
   }
   if (t instanceof PResourceType) return accessResource(t, args);
   if (t instanceof PClassType) return accessClass(t, args);
@@ -282,7 +270,10 @@ export function parameterize(t: PType, args: readonly PValue[]): PType | PType[]
           );
       const f = typeof keys[0] === "bigint" || typeof keys[0] === "number" ? Number(keys[0]) : undefined;
       const to = typeof keys[1] === "bigint" || typeof keys[1] === "number" ? Number(keys[1]) : undefined;
-      if (f !== undefined && to !== undefined && to < f) return new PFloatType(to, f);
+      if (f !== undefined && to !== undefined && to < f)
+        throw new TypeSystemError(
+          `'from' must be less or equal to 'to'. Got (${rubyFloat(f)}, ${rubyFloat(to)}`,
+        );
       return new PFloatType(f, to);
     }
     case "String": {
@@ -327,11 +318,11 @@ export function parameterize(t: PType, args: readonly PValue[]): PType | PType[]
         size = intRange(keys[n - 1] === DEFAULT ? 0n : keys[n - 1], undefined);
         types = keys.slice(0, n - 1);
       }
-      assertKeys(t, types, 1, Number.POSITIVE_INFINITY, ["Type"], isType);
+      assertKeys(t, types, 1, Number.POSITIVE_INFINITY, ["Any-Type"], isType);
       return new PTupleType(types as PType[], size);
     }
     case "Boolean":
-      assertKeys(t, keys, 1, 1, ["Boolean"], (k) => typeof k === "boolean");
+      assertKeys(t, keys, 1, 1, ["TrueClass", "FalseClass"], (k) => typeof k === "boolean");
       return new PBooleanType(k0 as boolean);
     case "Enum": {
       let values = keys;
@@ -377,10 +368,10 @@ export function parameterize(t: PType, args: readonly PValue[]): PType | PType[]
         void r.regexp;
         return r;
       }
-      return badKey(t, k0, ["Regexp", "String"]);
+      return badKey(t, k0, ["String", "Regexp"]);
     }
     case "Variant":
-      assertKeys(t, keys, 1, Number.POSITIVE_INFINITY, ["Type"], isType);
+      assertKeys(t, keys, 1, Number.POSITIVE_INFINITY, ["Any-Type"], isType);
       return new PVariantType(keys as PType[]);
     case "Optional": {
       if (n !== 1) arity("Optional-Type", 1, undefined, n);
@@ -415,7 +406,7 @@ export function parameterize(t: PType, args: readonly PValue[]): PType | PType[]
       if (!isType(k0)) sliceType("Iterator-Type", k0);
       return new PIteratorType(k0);
     case "Runtime":
-      assertKeys(t, keys, 2, 2, ["String"], (k) => typeof k === "string");
+      assertKeys(t, keys, 2, 2, ["String", "String"], (k) => typeof k === "string");
       return new PRuntimeType(k0 as string, keys[1] as string);
     case "Timespan":
     case "Timestamp": {
@@ -433,7 +424,7 @@ export function parameterize(t: PType, args: readonly PValue[]): PType | PType[]
         keys,
         1,
         Number.POSITIVE_INFINITY,
-        ["String", "SemVerRange"],
+        ["String", "SemanticPuppet::VersionRange"],
         (k) => typeof k === "string" || k instanceof PObject,
       );
       return new PSemVerType(keys.map((k) => (typeof k === "string" ? parseSemVerRange(k) : (k as never))));
@@ -449,7 +440,7 @@ export function parameterize(t: PType, args: readonly PValue[]): PType | PType[]
       if (isHash(k0) && typeof k0.get("name") === "string") return new PObjectType(k0.get("name") as string);
       return new PObjectType();
   }
-  throw new TypeSystemError(`Not a parameterized type <${t.toString()}>`);
+  throw new TypeSystemError(`Operator '[]' is not applicable to ${aAn(typeLabel(t))}.`);
 }
 
 /** Struct[{...}] from its hash of key => value type. */

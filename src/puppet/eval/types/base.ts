@@ -9,9 +9,54 @@ export class TypeSystemError extends Error {
   override readonly name = "TypeSystemError";
 }
 
-/** Guards recursion through self-referencing type aliases. */
+/** Guards recursion through self-referencing type aliases (Puppet's RecursionGuard). */
 export class RecursionGuard {
-  readonly seen = new Set<PType>();
+  static readonly IN_THIS = 1;
+  static readonly IN_THAT = 2;
+  static readonly IN_BOTH = 3;
+  state = 0;
+  readonly #thisMap = new Set<unknown>();
+  readonly #thatMap = new Set<unknown>();
+  /** Runs `f` with `o` entered on the "this" side; `f` gets the state. */
+  withThis<R>(o: unknown, f: (state: number) => R): R {
+    if ((this.state & RecursionGuard.IN_THIS) === 0) {
+      const before = this.#thisMap.size;
+      if (this.#thisMap.has(o)) this.state |= RecursionGuard.IN_THIS;
+      else this.#thisMap.add(o);
+      if (before < this.#thisMap.size) {
+        try {
+          return f(this.state);
+        } finally {
+          this.state &= ~RecursionGuard.IN_THIS;
+          this.#thisMap.delete(o);
+        }
+      }
+    }
+    return f(this.state);
+  }
+  withThat<R>(o: unknown, f: (state: number) => R): R {
+    if ((this.state & RecursionGuard.IN_THAT) === 0) {
+      const before = this.#thatMap.size;
+      if (this.#thatMap.has(o)) this.state |= RecursionGuard.IN_THAT;
+      else this.#thatMap.add(o);
+      if (before < this.#thatMap.size) {
+        try {
+          return f(this.state);
+        } finally {
+          this.state &= ~RecursionGuard.IN_THAT;
+          this.#thatMap.delete(o);
+        }
+      }
+    }
+    return f(this.state);
+  }
+  addThat(o: unknown): number {
+    if ((this.state & RecursionGuard.IN_THAT) === 0) {
+      if (this.#thatMap.has(o)) this.state |= RecursionGuard.IN_THAT;
+      else this.#thatMap.add(o);
+    }
+    return this.state;
+  }
 }
 
 export abstract class PType {
@@ -32,9 +77,8 @@ export abstract class PType {
     if (k === "Unit") return true;
     if (k === "TypeAlias") {
       const a = o as PType & { resolvedType(): PType };
-      if (guard?.seen.has(o)) return true;
       const g = guard ?? new RecursionGuard();
-      g.seen.add(o);
+      if (g.addThat(o) === RecursionGuard.IN_BOTH) return true;
       return this.isAssignable(a.resolvedType(), g);
     }
     if (k === "Variant") {

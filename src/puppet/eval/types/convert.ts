@@ -3,31 +3,37 @@
  * conversions of each type. Strings go through the string converter
  * (strconv.ts) with its format strings.
  */
-import { DEFAULT, isHash, PBinary, PHash, PIterator, PRegexp, PSensitive, type PValue } from "../values.js";
-import { badKeyTypeName } from "./access.js";
-import { inferType } from "./infer.js";
 import {
-  PArrayType,
+  DEFAULT,
+  isHash,
+  PBinary,
+  PDeferred,
+  PHash,
+  PIterator,
+  PRegexp,
+  PSensitive,
+  type PValue,
+} from "../values.js";
+import { badKeyTypeName } from "./access.js";
+import { describeMismatch } from "./mismatch.js";
+import {
   PEnumType,
-  PFloatType,
-  PHashType,
-  type PInitType,
+  PInitType,
   PIntegerType,
+  PObjectType,
   type PNotUndefType,
   type POptionalType,
-  PStringType,
-  PStructType,
-  PTupleType,
   type PType,
   PTypeAliasType,
-  type PVariantType,
   TypeSystemError,
   compileRubyRegexp,
+  setInitHook,
 } from "./model.js";
 import {
   parseSemVerRange,
   parseTimespan,
   parseTimestamp,
+  PuppetError,
   PuppetURI,
   SemVer,
   SemVerRange,
@@ -45,169 +51,218 @@ function fail(msg: string): never {
   throw new TypeConversionError(msg);
 }
 
-const _INT_DEC = /^[+-]?\s*(?:0|[1-9]\d*)$/;
-
-/** Parses an integer string as Puppet does (0x.., 0b.., 0o../0.. octal, decimal). */
-export function parseInteger(s: string, radix?: number): bigint | undefined {
-  let t = s.trim();
-  let neg = false;
-  if (t.startsWith("-") || t.startsWith("+")) {
-    neg = t.startsWith("-");
-    t = t.slice(1).trimStart();
-  }
-  let r = radix ?? 10;
-  let digits = t;
-  const low = t.toLowerCase();
-  if (radix === undefined || radix === 16) {
-    if (low.startsWith("0x")) {
-      r = 16;
-      digits = t.slice(2);
+/** Ruby's Integer(str[, radix]): optional sign, prefixes 0x/0b/0o/0 (octal) and underscores between digits. */
+export function rubyInteger(str: string, radix?: number): bigint | undefined {
+  const m = /^\s*([+-]?)(.*?)\s*$/s.exec(str) as RegExpExecArray;
+  const neg = m[1] === "-";
+  let body = m[2] as string;
+  let r = radix;
+  const pre = /^0([xXbBoOdD])/.exec(body);
+  if (pre) {
+    const p = (pre[1] as string).toLowerCase();
+    const pr = p === "x" ? 16 : p === "b" ? 2 : p === "o" ? 8 : 10;
+    if (r === undefined || r === pr) {
+      r = pr;
+      body = body.slice(2);
     }
+  } else if (r === undefined && /^0[0-9_]/.test(body)) {
+    r = 8;
+    body = body.slice(1);
   }
-  if (radix === undefined || radix === 2) {
-    if (low.startsWith("0b")) {
-      r = 2;
-      digits = t.slice(2);
-    }
-  }
-  if (radix === undefined || radix === 8) {
-    if (low.startsWith("0o")) {
-      r = 8;
-      digits = t.slice(2);
-    } else if (radix === undefined && /^0\d/.test(t)) {
-      r = 8;
-      digits = t.slice(1);
-    }
-  }
-  const valid = { 2: /^[01]+$/, 8: /^[0-7]+$/, 10: /^\d+$/, 16: /^[0-9a-fA-F]+$/ }[r as 2 | 8 | 10 | 16];
-  if (!valid?.test(digits)) return undefined;
+  r ??= 10;
+  const digit = { 2: "[01]", 8: "[0-7]", 10: "[0-9]", 16: "[0-9a-fA-F]" }[r as 2 | 8 | 10 | 16];
+  if (!digit || !new RegExp(`^${digit}+(?:_${digit}+)*$`).test(body)) return undefined;
+  const clean = body.replace(/_/g, "");
   const prefix = { 2: "0b", 8: "0o", 10: "", 16: "0x" }[r as 2 | 8 | 10 | 16];
-  const v = BigInt(prefix + digits);
+  const v = BigInt(prefix + clean);
   return neg ? -v : v;
 }
 
-const FLOAT_RE = /^[+-]?\s*(?:(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE]-?\d+)?|0[xX][0-9A-Fa-f]+|0[0-7]+|0[bB][01]+)$/;
+const INTEGER_LENIENT = /^[+-]?\s*(?:\d+|0[xX][0-9A-Fa-f]+|0[bB][01]+)$/;
+const FLOAT_PATTERN =
+  /^[+-]?\s*(?:(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE]-?\d+)?|0[xX][0-9A-Fa-f]+|0[0-7]+|0[bB][01]+)$/;
+const WS_BETWEEN_SIGN = /^([+-])\s+(.*)$/s;
 
-function toNumeric(from: PValue, what: "Integer" | "Float" | "Numeric", radix?: number): bigint | number {
-  if (typeof from === "bigint" || typeof from === "number") return from;
-  if (typeof from === "boolean") return from ? 1n : 0n;
-  if (from instanceof Timespan || from instanceof Timestamp) return from.toFloat();
+/** Ruby's Float(str): decimal with optional fraction and exponent, or hex; underscores between digits. */
+function rubyFloatParse(str: string): number | undefined {
+  const t = str.trim();
+  if (/^[+-]?0[xX][0-9a-fA-F]+$/.test(t)) return Number(rubyInteger(t));
+  if (!/^[+-]?\d+(?:_\d+)*(?:\.\d+(?:_\d+)*)?(?:[eE][+-]?\d+)?$/.test(t)) return undefined;
+  return Number(t.replace(/_/g, ""));
+}
+
+function conversionError(fn: string, from: PValue, what: string): never {
+  if (typeof from === "string") fail(`'${fn}' The string '${from}' cannot be converted to ${what}`);
+  return fail(`'${fn}' Value of type ${badKeyTypeName(from)} cannot be converted to ${what}`);
+}
+
+function isRadix(v: PValue): boolean {
+  return v === DEFAULT || v === 2n || v === 8n || v === 10n || v === 16n;
+}
+
+const isTime = (v: PValue): v is Timespan | Timestamp => v instanceof Timespan || v instanceof Timestamp;
+
+function newInteger(args: readonly PValue[]): bigint {
+  let [from, radix, abs] = args;
+  if (args.length === 1 && isHash(from)) {
+    const h = from;
+    from = h.get("from");
+    radix = h.has("radix") ? h.get("radix") : DEFAULT;
+    abs = h.get("abs");
+  }
+  radix ??= DEFAULT;
+  const convertible =
+    typeof from === "bigint" ||
+    typeof from === "number" ||
+    typeof from === "boolean" ||
+    (typeof from === "string" && INTEGER_LENIENT.test(from)) ||
+    isTime(from);
+  if (!convertible || !isRadix(radix) || (abs !== undefined && typeof abs !== "boolean")) {
+    if (typeof radix === "bigint" && !isRadix(radix))
+      fail(`Illegal radix: ${radix}, expected 2, 8, 10, 16, or default`);
+    if (radix !== DEFAULT && typeof radix !== "bigint")
+      fail(
+        `The function 'new' was called with arguments it does not accept (radix: ${badKeyTypeName(radix)})`,
+      );
+    conversionError("new", from, "Integer");
+  }
+  const r = radix === DEFAULT ? undefined : Number(radix);
+  let n: bigint;
+  if (typeof from === "bigint") n = from;
+  else if (typeof from === "number") n = BigInt(Math.trunc(from));
+  else if (typeof from === "boolean") n = from ? 1n : 0n;
+  else if (isTime(from)) n = BigInt(Math.trunc(from.toFloat()));
+  else {
+    const s = from as string;
+    let v = rubyInteger(s, r);
+    if (v === undefined) {
+      const m = WS_BETWEEN_SIGN.exec(s);
+      if (m) v = rubyInteger(`${m[1]}${m[2]}`, r);
+    }
+    if (v === undefined) fail(`invalid value for Integer(): ${JSON.stringify(s)}`);
+    n = v;
+  }
+  return abs === true && n < 0n ? -n : n;
+}
+
+function numericArgs(args: readonly PValue[]): [PValue, PValue] {
+  const [from, abs] = args;
+  if (args.length === 1 && isHash(from)) return [from.get("from"), from.get("abs")];
+  return [from, abs];
+}
+
+function floatConvertible(from: PValue): boolean {
+  return (
+    typeof from === "bigint" ||
+    typeof from === "number" ||
+    typeof from === "boolean" ||
+    (typeof from === "string" && FLOAT_PATTERN.test(from)) ||
+    isTime(from)
+  );
+}
+
+function newFloat(args: readonly PValue[]): number {
+  const [from, abs] = numericArgs(args);
+  if (!floatConvertible(from)) conversionError("new_float", from, "Float");
+  let n: number;
+  if (typeof from === "bigint") n = Number(from);
+  else if (typeof from === "number") n = from;
+  else if (typeof from === "boolean") n = from ? 1 : 0;
+  else if (isTime(from)) n = from.toFloat();
+  else {
+    let s = from as string;
+    if (/^0[bB]/.test(s)) s = String(rubyInteger(s));
+    let v = rubyFloatParse(s);
+    if (v === undefined) {
+      const m = WS_BETWEEN_SIGN.exec(s);
+      if (m) v = rubyFloatParse(`${m[1]}${m[2]}`);
+    }
+    if (v === undefined) fail(`invalid value for Float(): ${JSON.stringify(s)}`);
+    n = v;
+  }
+  return abs === true ? Math.abs(n) : n;
+}
+
+function newNumeric(args: readonly PValue[]): bigint | number {
+  const [from, abs] = numericArgs(args);
+  if (!floatConvertible(from)) conversionError("new_numeric", from, "Numeric");
+  let n: bigint | number;
+  if (typeof from === "bigint" || typeof from === "number") n = from;
+  else if (typeof from === "boolean") n = from ? 1n : 0n;
+  else if (isTime(from)) n = from.toFloat();
+  else {
+    const s = (from as string).trim();
+    const m = /^([-+]?)\s*(.*)$/s.exec(s) as RegExpExecArray;
+    const body = m[2] as string;
+    let v: bigint | number | undefined;
+    if (/^0[bBxX]/.test(body)) v = rubyInteger(`${m[1]}${body}`);
+    else if (/[.eE]/.test(body)) v = rubyFloatParse(`${m[1]}${body}`);
+    else v = rubyInteger(`${m[1]}${body}`);
+    if (v === undefined) fail(`invalid value for Integer(): ${JSON.stringify(s)}`);
+    n = v;
+  }
+  if (abs === true) return typeof n === "bigint" ? (n < 0n ? -n : n) : Math.abs(n);
+  return n;
+}
+
+function newBoolean(from: PValue): boolean {
+  if (typeof from === "boolean") return from;
+  if (typeof from === "bigint") return from !== 0n;
+  if (typeof from === "number") return from !== 0;
   if (typeof from === "string") {
-    const s = from.trim();
-    if (what !== "Float") {
-      const i = parseInteger(s, radix);
-      if (i !== undefined) return i;
-      if (what === "Integer" && radix === undefined && FLOAT_RE.test(s) && /[.eE]/.test(s)) {
-        const f = Number(s.replace(/\s+/g, ""));
-        if (!Number.isNaN(f)) return f;
-      }
-    }
-    if (what !== "Integer" && FLOAT_RE.test(s)) {
-      const clean = s.replace(/\s+/g, "");
-      if (/^[+-]?0[xXbB]/.test(clean) || /^[+-]?0[0-7]+$/.test(clean)) {
-        const i = parseInteger(clean);
-        if (i !== undefined) return what === "Float" ? Number(i) : i;
-      }
-      const f = Number(clean);
-      if (!Number.isNaN(f)) return what === "Numeric" && /^[+-]?\d+$/.test(clean) ? BigInt(clean) : f;
-    }
-    fail(`The string '${from}' cannot be converted to ${what}`);
+    const l = from.toLowerCase();
+    if (["true", "yes", "y"].includes(l)) return true;
+    if (["false", "no", "n"].includes(l)) return false;
   }
-  return fail(`Value of type ${badKeyTypeName(from)} cannot be converted to ${what}`);
+  return conversionError("new_boolean", from, "Boolean");
 }
 
-function optArgs(args: readonly PValue[], names: string[]): PValue[] {
-  if (args.length === 1 && isHash(args[0]) && (args[0] as PHash).has("from")) {
-    const h = args[0] as PHash;
-    return names.map((n) => h.get(n));
-  }
-  return [...args];
-}
-
-/** `T.new(args)`: Puppet's conversions. */
+/** `T.new(args)`: Puppet's `new` — the value itself when it already is one, else the type's conversion, checked. */
 export function newInstance(t: PType, args: readonly PValue[]): PValue {
-  if (t instanceof PTypeAliasType) return newInstance(t.resolvedType(), args);
+  if (args.length === 1 && !(t instanceof PInitType) && t.isInstance(args[0])) return args[0];
+  const result = convertTo(t, args);
+  if (!t.isInstance(result)) {
+    const subject = `Converted value from ${t}.new() has wrong type,`;
+    throw new TypeConversionError(describeMismatch(subject, t, result));
+  }
+  return result;
+}
+
+function convertTo(t: PType, args: readonly PValue[]): PValue {
+  if (t instanceof PTypeAliasType) return convertTo(t.resolvedType(), args);
   const from = args[0];
-  switch (t.kind) {
-    case "Integer": {
-      const [f, radixArg, absArg] = optArgs(args, ["from", "radix", "abs"]);
-      let radix: number | undefined;
-      let abs = false;
-      if (typeof radixArg === "bigint") radix = Number(radixArg);
-      else if (typeof radixArg === "boolean") abs = radixArg;
-      if (typeof absArg === "boolean") abs = absArg;
-      if (radix !== undefined && ![2, 8, 10, 16].includes(radix))
-        fail(`Illegal radix: ${radix}, expected 2, 8, 10, 16, or default`);
-      let n = toNumeric(f, "Integer", radix);
-      if (typeof n === "number") {
-        if (!Number.isFinite(n)) fail(`The string '${String(f)}' cannot be converted to Integer`);
-        n = BigInt(Math.trunc(n));
-      }
-      if (abs && n < 0n) n = -n;
-      return checkRange(t, n);
-    }
-    case "Float": {
-      const [f, absArg] = optArgs(args, ["from", "abs"]);
-      let n = Number(toNumeric(f, "Float"));
-      if (absArg === true) n = Math.abs(n);
-      return checkRange(t, n);
-    }
-    case "Numeric": {
-      const [f, absArg] = optArgs(args, ["from", "abs"]);
-      let n = toNumeric(f, "Numeric");
-      if (absArg === true) n = n < 0 ? -n : n;
-      return n;
-    }
+  switch (t instanceof PObjectType ? t.name : t.kind) {
+    case "Integer":
+      return newInteger(args);
+    case "Float":
+      return newFloat(args);
+    case "Numeric":
+      return newNumeric(args);
     case "String":
-      return checkRange(t, stringFormat(from, args.length > 1 ? args[1] : DEFAULT));
-    case "Boolean": {
-      if (typeof from === "boolean") return from;
-      if (typeof from === "bigint") return from !== 0n;
-      if (typeof from === "number") return from !== 0;
-      if (typeof from === "string") {
-        const l = from.toLowerCase();
-        if (["true", "yes", "y"].includes(l)) return true;
-        if (["false", "no", "n"].includes(l)) return false;
-        fail(`The string '${from}' cannot be converted to Boolean`);
-      }
-      return fail(`Value of type ${badKeyTypeName(from)} cannot be converted to Boolean`);
-    }
+      return stringFormat(from, args.length > 1 ? args[1] : DEFAULT);
+    case "Boolean":
+      return newBoolean(from);
     case "Array":
     case "Tuple": {
       const wrap = args[1];
-      let out: PValue[];
-      if (wrap === true) out = Array.isArray(from) ? from : [from];
-      else if (Array.isArray(from)) out = from;
-      else if (isHash(from)) out = [...from].map(([k, v]) => [k, v]);
-      else if (from instanceof PBinary) out = [...from.bytes].map((b) => BigInt(b));
-      else {
-        const it = iterate(from);
-        if (!it) fail(`Value of type ${badKeyTypeName(from)} cannot be converted to Array`);
-        out = it;
-      }
-      return checkRange(t, out);
+      if (wrap === true) return Array.isArray(from) ? from : [from];
+      if (Array.isArray(from)) return from;
+      if (isHash(from)) return [...from].map(([k, v]) => [k, v]);
+      if (from instanceof PBinary) return [...from.bytes].map((b) => BigInt(b));
+      const it = iterate(from);
+      if (!it) conversionError("new_array", from, "Array");
+      return it;
     }
     case "Hash":
     case "Struct":
-      return checkRange(t, newHash(from, args[1]));
+      return newHash(from, args[1]);
     case "Sensitive":
       return from instanceof PSensitive ? from : new PSensitive(from);
     case "Optional":
     case "NotUndef": {
       const inner = (t as POptionalType | PNotUndefType).type;
       if (!inner) return from;
-      return newInstance(inner, args);
-    }
-    case "Variant": {
-      for (const v of (t as PVariantType).types) if (v.isInstance(from)) return from;
-      for (const v of (t as PVariantType).types) {
-        try {
-          return newInstance(v, args);
-        } catch (e) {
-          if (!(e instanceof TypeSystemError)) throw e;
-        }
-      }
-      return fail(`Value of type ${badKeyTypeName(from)} cannot be converted to ${t}`);
+      return convertTo(inner, args);
     }
     case "Regexp":
       if (from instanceof PRegexp) return from;
@@ -234,57 +289,39 @@ export function newInstance(t: PType, args: readonly PValue[]): PValue {
         return p(from);
       }
       return fail(`Value of type ${badKeyTypeName(from)} cannot be converted to Type`);
-    case "Undef":
-      return undefined;
-    case "Any":
-    case "Scalar":
-    case "ScalarData":
-    case "Data":
-      return from;
+    case "Error":
+      return newError(args);
+    case "Deferred": {
+      const name: PValue = isHash(from) ? from.get("name") : from;
+      const fargs: PValue = isHash(from) ? from.get("arguments") : args[1];
+      if (typeof name !== "string") conversionError("new_Deferred", name, "Deferred");
+      return new PDeferred(name, Array.isArray(fargs) ? fargs : []);
+    }
     case "Init": {
       const it = t as PInitType;
-      return it.type ? newInstance(it.type, [...it.initArgs, ...args]) : from;
-    }
-    case "Enum":
-    case "Pattern": {
-      const s = stringFormat(from, DEFAULT);
-      if (!t.isInstance(s))
-        fail(`Converted value from String.new() has wrong type, expects a match for ${t}, got '${s}'`);
-      return s;
+      if (!it.type) return from;
+      const all = [...it.initArgs, ...args];
+      if (all.length === 1 && it.type.isInstance(all[0])) return all[0];
+      return convertTo(it.type, all);
     }
   }
   throw new TypeSystemError(`Creation of new instance of type '${t.toString()}' is not supported`);
 }
 
+setInitHook((t, args) => {
+  try {
+    newInstance(t, args);
+    return true;
+  } catch (e) {
+    if (e instanceof TypeSystemError) return false;
+    throw e;
+  }
+});
+
 let parseHook: ((s: string) => PType) | undefined;
 /** Registered by parse.ts so `Type.new('Integer[1]')` works without an import cycle. */
 export function setTypeParser(f: (s: string) => PType): void {
   parseHook = f;
-}
-
-function checkRange(t: PType, v: PValue): PValue {
-  if (t.isInstance(v)) return v;
-  const general = t.generalize();
-  if (
-    t instanceof PIntegerType ||
-    t instanceof PFloatType ||
-    t instanceof PStringType ||
-    t instanceof PArrayType ||
-    t instanceof PHashType ||
-    t instanceof PTupleType ||
-    t instanceof PStructType
-  ) {
-    if (t.constructor === general.constructor && general.equals(t)) return v;
-    fail(
-      `Converted value from ${general.name}.new() has wrong type, expects ${describeShort(t)} value, got ${inferType(v).toString()}`,
-    );
-  }
-  return v;
-}
-
-function describeShort(t: PType): string {
-  const s = t.toString();
-  return `${/^[AEIOU]/.test(s) ? "an" : "a"} ${s}`;
 }
 
 function iterate(v: PValue): PValue[] | undefined {
@@ -317,6 +354,7 @@ function newHash(from: PValue, build: PValue): PHash {
   }
   const it = iterate(from);
   if (it) {
+    if (it.length % 2 !== 0) fail("odd number of arguments for Hash");
     const h = new PHash();
     for (let i = 0; i + 1 < it.length; i += 2) h.set(it[i], it[i + 1]);
     return h;
@@ -420,8 +458,14 @@ function newTimespan(args: readonly PValue[]): Timespan {
   return fail(`Value of type ${badKeyTypeName(a0)} cannot be converted to Timespan`);
 }
 
-function parseTimespanWithFormat(s: string, _format: PValue): Timespan {
-  return parseTimespan(s);
+function formatsArg(f: PValue): string | string[] | undefined {
+  if (typeof f === "string") return f;
+  if (Array.isArray(f) && f.every((x) => typeof x === "string")) return f as string[];
+  return undefined;
+}
+
+function parseTimespanWithFormat(s: string, format: PValue): Timespan {
+  return parseTimespan(s, formatsArg(format));
 }
 
 function newTimestamp(args: readonly PValue[]): Timestamp {
@@ -429,15 +473,55 @@ function newTimestamp(args: readonly PValue[]): Timestamp {
   if (args.length === 0) return Timestamp.fromSeconds(Date.now() / 1000);
   if (a0 instanceof Timestamp) return a0;
   if (typeof a0 === "bigint" || typeof a0 === "number") return Timestamp.fromSeconds(a0);
-  if (typeof a0 === "string") return parseTimestamp(a0);
-  if (isHash(a0) && typeof a0.get("string") === "string") return parseTimestamp(a0.get("string") as string);
+  const tz = (v: PValue): string | undefined => (typeof v === "string" ? v : undefined);
+  if (typeof a0 === "string") return parseTimestamp(a0, formatsArg(args[1]), tz(args[2]));
+  if (isHash(a0) && typeof a0.get("string") === "string")
+    return parseTimestamp(a0.get("string") as string, formatsArg(a0.get("format")), tz(a0.get("timezone")));
   return fail(`Value of type ${badKeyTypeName(a0)} cannot be converted to Timestamp`);
+}
+
+function newError(args: readonly PValue[]): PuppetError {
+  const a0 = args[0];
+  if (isHash(a0)) {
+    const str = (k: string): string | undefined =>
+      typeof a0.get(k) === "string" ? (a0.get(k) as string) : undefined;
+    const details = a0.get("details");
+    return new PuppetError(
+      str("msg") ?? "",
+      str("kind"),
+      str("issue_code"),
+      a0.get("partial_result"),
+      isHash(details) ? details : undefined,
+    );
+  }
+  if (typeof a0 !== "string") return conversionError("new_Error", a0, "Error");
+  const [, kind, details, issue] = args;
+  if (
+    args.length > 4 ||
+    (kind !== undefined && typeof kind !== "string") ||
+    (details !== undefined && !isHash(details)) ||
+    (issue !== undefined && typeof issue !== "string")
+  )
+    fail("The function 'new_Error' was called with arguments it does not accept");
+  return new PuppetError(
+    a0,
+    typeof kind === "string" ? kind : undefined,
+    typeof issue === "string" ? issue : undefined,
+    undefined,
+    isHash(details) ? details : undefined,
+  );
 }
 
 function newSemVer(args: readonly PValue[]): SemVer {
   const a0 = args[0];
   if (a0 instanceof SemVer) return a0;
-  if (typeof a0 === "string" && args.length === 1) return SemVer.parse(a0);
+  if (typeof a0 === "string" && args.length === 1) {
+    try {
+      return SemVer.parse(a0);
+    } catch {
+      fail(`'new_Version' The string '${a0}' cannot be converted to a SemVer`);
+    }
+  }
   if (isHash(a0)) {
     const g = (k: string): bigint => (typeof a0.get(k) === "bigint" ? (a0.get(k) as bigint) : 0n);
     const pre = a0.get("prerelease");
@@ -472,7 +556,7 @@ function newSemVerRange(args: readonly PValue[]): SemVerRange {
     const hiArg = args[1];
     const hi = hiArg instanceof SemVer ? hiArg : typeof hiArg === "string" ? SemVer.parse(hiArg) : undefined;
     const excl = args[2] === true;
-    const text = hi ? `>=${lo} ${excl ? "<" : "<="}${hi}` : `>=${lo}`;
+    const text = hi ? (excl ? `>=${lo} <${hi}` : `${hi} - ${lo}`) : `>=${lo}`;
     return new SemVerRange(text, [
       [{ op: ">=", v: lo }, ...(hi ? [{ op: (excl ? "<" : "<=") as "<" | "<=", v: hi }] : [])],
     ]);

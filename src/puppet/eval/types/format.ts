@@ -4,8 +4,8 @@
  * string, floats as Ruby prints them, types and regexps in their literal
  * form, Sensitive redacted.
  */
-import { isHash, isType, PBinary, PObject, PRegexp, PSensitive, type PValue } from "../values.js";
-import { regexpToString, rubyFloat } from "./quote.js";
+import { isHash, isType, PBinary, PDeferred, PObject, PRegexp, PSensitive, type PValue } from "../values.js";
+import { deferredText, regexpToString, rubyFloat } from "./quote.js";
 
 export function formatValue(v: PValue): string {
   switch (typeof v) {
@@ -32,6 +32,7 @@ export function formatValue(v: PValue): string {
   if (v instanceof PSensitive) return "Sensitive [value redacted]";
   if (v instanceof PBinary) return Buffer.from(v.bytes).toString("base64");
   if (isType(v)) return v.toString();
+  if (v instanceof PDeferred) return deferredText(v);
   if (v instanceof PObject) return v.toString();
   return String(v);
 }

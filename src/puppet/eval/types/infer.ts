@@ -7,6 +7,8 @@ import { bmax, bmin } from "./quote.js";
 import { isHash, isType, PBinary, PIterator, PObject, PRegexp, PSensitive, type PValue } from "../values.js";
 import {
   ANY,
+  DEFERRED_TYPE,
+  ERROR_TYPE,
   DATA,
   PAnyType,
   PArrayType,
@@ -101,6 +103,8 @@ function inferOther(v: PValue): PType {
       case "URI":
         return new PURIType(v.toString());
     }
+    if (v.typeName === "Error") return ERROR_TYPE;
+    if (v.typeName === "Deferred") return DEFERRED_TYPE;
     return new PObjectType(v.typeName);
   }
   if (typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === "callable") {
@@ -153,6 +157,8 @@ export function reduceType(types: readonly PType[]): PType {
 
 /** The narrowest type both `t1` and `t2` are assignable to (Puppet's common_type). */
 export function commonType(t1: PType, t2: PType): PType {
+  if (t1 instanceof PUndefType) return t2;
+  if (t2 instanceof PUndefType) return t1;
   if (t1 instanceof PUnitType) return t2;
   if (t2 instanceof PUnitType) return t1;
   if (t1.isAssignable(t2)) return t1;

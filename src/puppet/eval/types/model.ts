@@ -219,10 +219,10 @@ export class PIntegerType extends PNumericType {
     return [this.from ?? 0n, this.to ?? Number.POSITIVE_INFINITY];
   }
   override isIterable(): boolean {
-    return this.isFiniteRange();
+    return true;
   }
   override iterableType(): PType | undefined {
-    return this.isFiniteRange() ? new PIterableType(this) : undefined;
+    return new PIterableType(new PIntegerType());
   }
   intersects(o: PIntegerType): boolean {
     return le(this.numericFrom, o.numericTo) && le(o.numericFrom, this.numericTo);
@@ -265,13 +265,22 @@ export class PFloatType extends PNumericType {
 
 const DEFAULT_SIZE = (): PIntegerType => new PIntegerType(0n);
 
+/** A size constraint: no negative bounds (Puppet's to_size). */
+export function toSize(t: PIntegerType | undefined): PIntegerType | undefined {
+  if (!t) return t;
+  if (t.from !== undefined && t.from >= 0n) return t;
+  return new PIntegerType(0n, t.to === undefined ? undefined : t.to < 0n ? 0n : t.to);
+}
+
 export class PStringType extends PScalarDataType {
   /** Either a size constraint or the one value (inferred types). */
+  readonly sizeType?: PIntegerType;
   constructor(
-    readonly sizeType?: PIntegerType,
+    sizeType?: PIntegerType,
     readonly value?: string,
   ) {
     super();
+    this.sizeType = toSize(sizeType);
   }
   override get name(): string {
     return "String";
@@ -408,6 +417,9 @@ export class PEnumType extends PScalarDataType {
   override isIterable(): boolean {
     return true;
   }
+  override iterableType(): PType {
+    return new PIterableType(new PStringType(new PIntegerType(1n, 1n)));
+  }
 }
 
 export function byteCompare(a: string, b: string): number {
@@ -526,7 +538,7 @@ export class PCollectionType extends PAnyType {
   readonly sizeType?: PIntegerType;
   constructor(sizeType?: PIntegerType) {
     super();
-    this.sizeType = sizeType;
+    this.sizeType = toSize(sizeType);
   }
   override get name(): string {
     return "Collection";
@@ -702,6 +714,7 @@ export class PHashType extends PCollectionType {
     );
   }
   override generalize(): PType {
+    if (this.isTheEmptyHash()) return this;
     if (this.keyType.constructor === PAnyType && this.valueType.constructor === PAnyType)
       return new PHashType();
     return new PHashType(this.keyType.generalize(), this.valueType.generalize());
@@ -719,11 +732,13 @@ export class PHashType extends PCollectionType {
 }
 
 export class PTupleType extends PAnyType {
+  readonly sizeType?: PIntegerType;
   constructor(
     readonly types: readonly PType[],
-    readonly sizeType?: PIntegerType,
+    sizeType?: PIntegerType,
   ) {
     super();
+    this.sizeType = toSize(sizeType);
   }
   override get name(): string {
     return "Tuple";
@@ -1160,17 +1175,23 @@ export class PTypeType extends PContainerType {
     return this.type.isAssignable(o.type, guard);
   }
   override generalize(): PType {
-    return new PTypeType();
+    return this.type ? new PTypeType(this.type.generalize()) : this;
   }
   override isIterable(): boolean {
     const t = this.type;
     return (t instanceof PIntegerType && t.isFiniteRange()) || t instanceof PEnumType;
   }
+  override iterableType(): PType | undefined {
+    const t = this.type;
+    if (t instanceof PEnumType) return new PIterableType(t);
+    if (t instanceof PIntegerType && t.isFiniteRange()) return new PIterableType(t);
+    return undefined;
+  }
 }
 
 export class PSensitiveType extends PContainerType {
   constructor(type?: PType) {
-    super(type && type.constructor === PAnyType ? undefined : type);
+    super(type && type.constructor === PAnyType ? undefined : type?.generalize());
   }
   override get name(): string {
     return "Sensitive";
@@ -1187,7 +1208,7 @@ export class PSensitiveType extends PContainerType {
     );
   }
   override generalize(): PType {
-    return new PSensitiveType();
+    return this;
   }
 }
 
@@ -1394,7 +1415,8 @@ export class PRuntimeType extends PAnyType {
   }
   override toString(): string {
     if (this.runtime === undefined && this.nameOrPattern === undefined) return "Runtime";
-    return `Runtime[${[this.runtime, this.nameOrPattern].map((x) => (x === undefined ? "undef" : puppetQuote(x))).join(", ")}]`;
+    const name = this.nameOrPattern === undefined ? "undef" : puppetQuote(this.nameOrPattern);
+    return `Runtime[${this.runtime ?? "undef"}, ${name}]`;
   }
   override equals(other: PType): boolean {
     return (
@@ -1531,6 +1553,8 @@ export class PObjectType extends PAnyType {
     readonly parent?: PObjectType,
     /** Attribute names with their types and whether they are optional. */
     readonly attributes: readonly { name: string; type: PType; optional: boolean }[] = [],
+    /** How Puppet prints the type itself (its definition, for Error and Deferred). */
+    readonly expanded?: string,
   ) {
     super();
   }
@@ -1541,9 +1565,14 @@ export class PObjectType extends PAnyType {
     return "Object";
   }
   override isInstance(v: PValue): boolean {
-    if (!(v instanceof PObject)) return false;
-    if (this.typeName === undefined) return true;
-    return v.typeName === this.typeName;
+    if (this.typeName === undefined) {
+      if (isType(v)) return true;
+      return (
+        v instanceof PObject &&
+        !["Timespan", "Timestamp", "SemVer", "SemVerRange", "URI"].includes(v.typeName)
+      );
+    }
+    return v instanceof PObject && v.typeName === this.typeName;
   }
   protected override assignableFrom(o: PType): boolean {
     if (!(o instanceof PObjectType)) return false;
@@ -1552,7 +1581,8 @@ export class PObjectType extends PAnyType {
     return false;
   }
   override toString(): string {
-    return this.name;
+    if (this.expanded !== undefined) return this.expanded;
+    return this.typeName === undefined ? "Object[{}]" : this.name;
   }
   override equals(other: PType): boolean {
     return other instanceof PObjectType && other.typeName === this.typeName;
@@ -1590,6 +1620,9 @@ export class PURIType extends PAnyType {
   override equals(other: PType): boolean {
     return other instanceof PURIType && other.toString() === this.toString();
   }
+  override generalize(): PType {
+    return new PURIType();
+  }
 }
 
 /** The parts of a URI string, as Ruby's URI splits it (scheme, userinfo, host, port, path, query, fragment). */
@@ -1620,12 +1653,19 @@ export class PInitType extends PAnyType {
   }
   override isInstance(v: PValue, guard?: RecursionGuard): boolean {
     if (!this.type) return RICH_DATA().isInstance(v, guard);
-    return this.type.isInstance(v, guard);
+    if (this.type.isInstance(v, guard)) return true;
+    if (!initHook) return false;
+    return (
+      initHook(this.type, [...this.initArgs, v]) ||
+      (Array.isArray(v) && initHook(this.type, [...this.initArgs, ...v]))
+    );
   }
   protected override assignableFrom(o: PType, guard?: RecursionGuard): boolean {
     if (!this.type) return RICH_DATA().isAssignable(o, guard);
     if (o instanceof PInitType) return !!o.type && this.type.isAssignable(o.type, guard);
-    return this.type.isAssignable(o, guard);
+    if (this.type.isAssignable(o, guard)) return true;
+    const single = this.initArgs.length === 0 ? convertibleFrom(this.type) : undefined;
+    return single?.isAssignable(o, guard) === true;
   }
   override toString(): string {
     if (!this.type) return "Init";
@@ -1638,6 +1678,32 @@ export class PInitType extends PAnyType {
       other.initArgs.length === this.initArgs.length
     );
   }
+}
+
+let initHook: ((t: PType, args: PValue[]) => boolean) | undefined;
+/** Registered by convert.ts: whether `T.new(*args)` succeeds (Init's instance test). */
+export function setInitHook(f: (t: PType, args: PValue[]) => boolean): void {
+  initHook = f;
+}
+
+/** The type of the single argument `T.new` accepts, for the numeric and boolean types. */
+function convertibleFrom(t: PType): PType | undefined {
+  switch (t.kind) {
+    case "Integer":
+    case "Float":
+    case "Numeric":
+      return new PVariantType([
+        new PNumericType(),
+        new PBooleanType(),
+        new PTimespanType(),
+        new PTimestampType(),
+      ]);
+    case "Boolean":
+      return new PVariantType([new PNumericType(), new PBooleanType()]);
+    case "String":
+      return ANY;
+  }
+  return undefined;
 }
 
 export class PTypeReferenceType extends PAnyType {
@@ -1654,7 +1720,7 @@ export class PTypeReferenceType extends PAnyType {
     return this.equals(o);
   }
   override toString(): string {
-    return this.typeString;
+    return `TypeReference[${puppetQuote(this.typeString)}]`;
   }
   override equals(other: PType): boolean {
     return other instanceof PTypeReferenceType && other.typeString === this.typeString;
@@ -1690,13 +1756,19 @@ export class PTypeAliasType extends PAnyType {
     return this.#resolved;
   }
   override isInstance(v: PValue, guard?: RecursionGuard): boolean {
-    return this.resolvedType().isInstance(v, guard);
+    const g = guard ?? new RecursionGuard();
+    return g.withThat(v, () =>
+      g.withThis(this, (state) =>
+        state === RecursionGuard.IN_BOTH ? false : this.resolvedType().isInstance(v, g),
+      ),
+    );
+  }
+  override isAssignable(o: PType, guard?: RecursionGuard): boolean {
+    const g = guard ?? new RecursionGuard();
+    return g.withThis(this, (state) => (state === RecursionGuard.IN_BOTH ? true : super.isAssignable(o, g)));
   }
   protected override assignableFrom(o: PType, guard?: RecursionGuard): boolean {
-    const g = guard ?? new RecursionGuard();
-    if (g.seen.has(this)) return true;
-    g.seen.add(this);
-    return this.resolvedType().isAssignable(o, g);
+    return this.resolvedType().isAssignable(o, guard);
   }
   override toString(): string {
     return this.aliasName;
@@ -1776,3 +1848,29 @@ function inferType(v: PValue): PType {
   if (!inferHook) throw new TypeSystemError("type inference not initialised");
   return inferHook(v);
 }
+
+export const ERROR_TYPE = new PObjectType(
+  "Error",
+  undefined,
+  [
+    { name: "message", type: new PStringType(), optional: false },
+    { name: "kind", type: new PStringType(), optional: true },
+    { name: "issue_code", type: new PStringType(), optional: true },
+    { name: "partial_result", type: DATA(), optional: true },
+    { name: "details", type: new PHashType(new PStringType(new PIntegerType(1n))), optional: true },
+  ],
+  "Object[{name => 'Error', type_parameters => {'kind' => Variant[String, Regexp, Type[Enum], Type[Pattern], Type[NotUndef], Type[Undef]], 'issue_code' => Variant[String, Regexp, Type[Enum], Type[Pattern], Type[NotUndef], Type[Undef]]}, attributes => {'msg' => String[1], 'kind' => {type => Optional[String[1]], value => undef}, 'details' => {type => Optional[Hash[String[1], Data]], value => undef}, 'issue_code' => {type => Optional[String[1]], value => undef}}, functions => {'message' => Callable[[0, 0], String[1]]}}]",
+);
+export const DEFERRED_TYPE = new PObjectType(
+  "Deferred",
+  undefined,
+  [
+    {
+      name: "name",
+      type: new PPatternType([new PRegexpType("\\A[$]?[a-z][a-z0-9_]*(?:::[a-z][a-z0-9_]*)*\\z")]),
+      optional: false,
+    },
+    { name: "arguments", type: new PArrayType(), optional: true },
+  ],
+  "Object[{name => 'Deferred', attributes => {'name' => Pattern[/\\A[$]?[a-z][a-z0-9_]*(?:::[a-z][a-z0-9_]*)*\\z/], 'arguments' => {type => Optional[Array], value => undef}}}]",
+);

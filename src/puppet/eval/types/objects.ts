@@ -4,7 +4,10 @@
  */
 import { equals as pEquals, hashKey, isHash, PHash, PObject, type PValue } from "../values.js";
 import { TypeSystemError } from "./base.js";
+import { uriParts } from "./model.js";
 import { formatTypeArg } from "./quote.js";
+import { formatTimespanNs, parseTimespanText } from "./timespan-format.js";
+import { parseTimestampText } from "./timestamp-format.js";
 
 const NS_PER_SEC = 1_000_000_000n;
 
@@ -38,64 +41,9 @@ export class Timespan extends PObject {
   }
 }
 
-/** Timespan formatting with Puppet's directives: %D %H %M %S %L %N (and %-N, %3N...), widths and flags. */
+/** Timespan formatting with Puppet's directives: %D %H %M %S %L %N with flags and widths. */
 export function formatTimespan(t: Timespan, format: string): string {
-  const neg = t.nsecs < 0n;
-  const abs = neg ? -t.nsecs : t.nsecs;
-  let out = "";
-  // The most significant unit present takes the whole remainder.
-  const units = new Set<string>();
-  for (const m of format.matchAll(/%[-_0^#]*\d*([DHMSLN])/g)) units.add(m[1] as string);
-  const totalSec = abs / NS_PER_SEC;
-  const frac = abs % NS_PER_SEC;
-  const days = totalSec / 86400n;
-  const value = (u: string): bigint => {
-    switch (u) {
-      case "D":
-        return days;
-      case "H":
-        return units.has("D") ? (totalSec / 3600n) % 24n : totalSec / 3600n;
-      case "M":
-        return units.has("H") || units.has("D") ? (totalSec / 60n) % 60n : totalSec / 60n;
-      case "S":
-        return units.has("M") || units.has("H") || units.has("D") ? totalSec % 60n : totalSec;
-    }
-    return 0n;
-  };
-  let signDone = false;
-  const re = /%([-_0^#]*)(\d*)([DHMSLN%])/g;
-  let last = 0;
-  for (let m = re.exec(format); m; m = re.exec(format)) {
-    out += format.slice(last, m.index);
-    last = re.lastIndex;
-    const flags = m[1] as string;
-    const width = m[2] ? Number(m[2]) : undefined;
-    const d = m[3] as string;
-    if (d === "%") {
-      out += "%";
-      continue;
-    }
-    let s: string;
-    if (d === "L" || d === "N") {
-      const digits = d === "L" ? 3 : 9;
-      const full = frac.toString().padStart(9, "0");
-      if (flags.includes("-")) {
-        s = full.slice(0, width ?? digits).replace(/0+$/, "");
-        if (s === "") s = "0";
-      } else s = full.slice(0, width ?? digits).padEnd(width ?? digits, "0");
-    } else {
-      const v = value(d);
-      const w = width ?? (d === "D" ? 0 : 2);
-      s = v.toString();
-      if (!flags.includes("-")) s = s.padStart(w, flags.includes("_") ? " " : "0");
-    }
-    if (neg && !signDone) {
-      s = `-${s}`;
-      signDone = true;
-    }
-    out += s;
-  }
-  return out + format.slice(last);
+  return formatTimespanNs(t.nsecs, format);
 }
 
 /* -------------------------------------------------------------- Timestamp */
@@ -260,60 +208,14 @@ export function formatTimestamp(t: Timestamp, format: string, offsetMinutes = 0)
   return strftime(t.nsecs, format, offsetMinutes);
 }
 
-/** Parses a timestamp string in one of Puppet's default formats (ISO 8601 forms), UTC unless a zone is given. */
-export function parseTimestamp(s: string): Timestamp {
-  const m =
-    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|UTC|[+-]\d{2}:?\d{2})?$/.exec(
-      s.trim(),
-    );
-  if (!m)
-    throw new TypeSystemError(
-      `Unable to parse '${s}' using any of the formats %FT%T.%N %Z, %FT%T %Z, %F %T.%N %Z, %F %T %Z, %F %Z, %FT%T.%N, %FT%T, %F %T.%N, %F %T, %F`,
-    );
-  const ms = Date.UTC(
-    Number(m[1]),
-    Number(m[2]) - 1,
-    Number(m[3]),
-    Number(m[4] ?? 0),
-    Number(m[5] ?? 0),
-    Number(m[6] ?? 0),
-  );
-  let ns = BigInt(ms) * 1_000_000n + BigInt((m[7] ?? "").padEnd(9, "0").slice(0, 9) || "0");
-  const z = m[8];
-  if (z && z !== "Z" && z !== "UTC") {
-    const sign = z[0] === "-" ? -1n : 1n;
-    const digits = z.slice(1).replace(":", "");
-    const off = BigInt(Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2)));
-    ns -= sign * off * 60n * NS_PER_SEC;
-  }
-  return new Timestamp(ns);
+/** Parses a timestamp in Puppet's default formats (or the given ones), UTC unless a zone is given. */
+export function parseTimestamp(s: string, format?: string | readonly string[], timezone?: string): Timestamp {
+  return new Timestamp(parseTimestampText(s, format, timezone));
 }
 
-/** Parses a timespan in Puppet's default formats (`1-02:03:04.5`, `02:03:04`, `03:04.5`, `4.5`, `1-02:03`, `4`). */
-export function parseTimespan(s: string): Timespan {
-  const t = s.trim();
-  const m = /^(-)?(?:(\d+)-)?(?:(\d+):)?(?:(\d+):)?(\d+)(?:\.(\d+))?$/.exec(t);
-  if (!m)
-    throw new TypeSystemError(
-      `Unable to parse '${s}' using any of the formats %D-%H:%M:%S.%-N, %H:%M:%S.%-N, %M:%S.%-N, %S.%-N, %D-%H:%M:%S, %H:%M:%S, %D-%H:%M, %S`,
-    );
-  let d = 0n;
-  let h = 0n;
-  let mi = 0n;
-  let sec = 0n;
-  const nums = [m[3], m[4], m[5]].filter((x) => x !== undefined).map((x) => BigInt(x as string));
-  if (m[2] !== undefined) d = BigInt(m[2]);
-  if (m[2] !== undefined && nums.length === 2 && m[6] === undefined) {
-    // %D-%H:%M
-    h = nums[0] as bigint;
-    mi = nums[1] as bigint;
-  } else if (nums.length === 3) [h, mi, sec] = nums as [bigint, bigint, bigint];
-  else if (nums.length === 2) [mi, sec] = nums as [bigint, bigint];
-  else sec = nums[0] as bigint;
-  const frac = BigInt((m[6] ?? "").padEnd(9, "0").slice(0, 9) || "0");
-  let ns = (((d * 24n + h) * 60n + mi) * 60n + sec) * NS_PER_SEC + frac;
-  if (m[1]) ns = -ns;
-  return new Timespan(ns);
+/** Parses a timespan in Puppet's default formats (or the given ones). */
+export function parseTimespan(s: string, format?: string | readonly string[]): Timespan {
+  return new Timespan(parseTimespanText(s, format));
 }
 
 export function parseTimespanArg(v: PValue): Timespan {
@@ -375,7 +277,7 @@ export class SemVer extends PObject {
     return 0;
   }
   asRange(): SemVerRange {
-    return new SemVerRange(this.toString(), [[{ op: "=", v: this }]]);
+    return new SemVerRange(`${this} - ${this}`, [[{ op: "=", v: this }]]);
   }
   toString(): string {
     return `${this.major}.${this.minor}.${this.patch}${this.prerelease !== undefined ? `-${this.prerelease}` : ""}${this.build !== undefined ? `+${this.build}` : ""}`;
@@ -436,6 +338,15 @@ export class SemVerRange extends PObject {
 
 /** Parses an npm-style version range as SemanticPuppet does (`>=1.0.0 <2.0.0`, `1.x`, `~1.2`, `^1.2.3`, `1.0.0 - 2.0.0`, `||`). */
 export function parseSemVerRange(s: string): SemVerRange {
+  try {
+    return parseRange(s);
+  } catch (e) {
+    if (e instanceof TypeSystemError) throw new TypeSystemError(`Unparsable version range: "${s}"`);
+    throw e;
+  }
+}
+
+function parseRange(s: string): SemVerRange {
   const text = s.trim();
   const sets: Comparator[][] = [];
   for (const part of text.split(/\s*\|\|\s*/)) {
@@ -523,6 +434,10 @@ export class PuppetURI extends PObject {
   readonly typeName = "URI";
   constructor(readonly text: string) {
     super();
+  }
+  /** The URI's components (scheme, userinfo, host, port, path, query, fragment). */
+  parts(): Record<string, string> {
+    return uriParts(this.text);
   }
   toString(): string {
     return this.text;

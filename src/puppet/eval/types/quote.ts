@@ -3,7 +3,7 @@
  * they can be (double-quoted with escapes otherwise), regexps between
  * slashes, values inside type parameters in their literal form.
  */
-import { isHash, isType, PBinary, PObject, PRegexp, PSensitive, type PValue } from "../values.js";
+import { isHash, isType, PBinary, PDeferred, PObject, PRegexp, PSensitive, type PValue } from "../values.js";
 
 /** A string as a Puppet literal: `'it''s'` style escaping, or a double-quoted form for control characters. */
 export function puppetQuote(s: string): string {
@@ -108,8 +108,10 @@ export function formatTypeArg(v: PValue): string {
   if (v instanceof PSensitive) return "Sensitive [value redacted]";
   if (v instanceof PBinary) return `Binary('${Buffer.from(v.bytes).toString("base64")}')`;
   if (isType(v)) return v.toString();
+  if (v instanceof PDeferred) return deferredText(v);
   if (v instanceof PObject) {
     if (["Timespan", "Timestamp", "SemVer", "SemVerRange"].includes(v.typeName)) return `'${v.toString()}'`;
+    if (v.typeName === "URI") return `URI(${puppetQuote(v.toString())})`;
     return v.toString();
   }
   return String(v);
@@ -122,4 +124,10 @@ export function bmin(a: bigint, b: bigint): bigint {
 /** The larger of two bigints. */
 export function bmax(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
+}
+
+/** A Deferred value as Puppet prints it: `Deferred({'name' => 'f', 'arguments' => [1]})`. */
+export function deferredText(d: PDeferred): string {
+  const args = d.args.length > 0 ? `, 'arguments' => ${formatTypeArg([...d.args])}` : "";
+  return `Deferred({'name' => ${puppetQuote(d.name)}${args}})`;
 }

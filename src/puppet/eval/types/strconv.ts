@@ -313,6 +313,7 @@ function convert(t: PType, v: PValue, map: FormatMap, ind: Indentation): string 
     const simple = ["Timespan", "Timestamp", "SemVer", "SemVerRange"].includes(v.typeName);
     switch (f.format) {
       case "p":
+        if (v.typeName === "SemVer" || v.typeName === "SemVerRange") return v.toString();
         return simple ? `${v.typeName}('${v.toString()}')` : v.toString();
       case "s":
         return v.toString();
