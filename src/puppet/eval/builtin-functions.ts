@@ -14,7 +14,7 @@ import type { Compiler } from "./compiler.js";
 import { BreakSignal, PuppetEvalError, NextSignal, ReturnSignal } from "./errors.js";
 import { interpolate, isTrue, typeLabel } from "./evaluator.js";
 import type { PuppetFunction } from "./functions/registry.js";
-import type { ParamEntry } from "./resource.js";
+import type { CResource, ParamEntry } from "./resource.js";
 import type { Scope } from "./scope.js";
 import {
   ResourceRef,
@@ -59,9 +59,16 @@ function classNames(args: PValue[], fname: string): string[] {
   return out;
 }
 
+/** Declares every class first, then evaluates the new ones (Puppet's evaluate_classes). */
+function declareAll(c: Compiler, scope: Scope, names: string[], node: A.NodeBase): CResource[] {
+  const rs = names.map((n) => c.declareClass(n, scope, undefined, node, true));
+  for (const r of rs) c.evaluateResource(r);
+  return rs;
+}
+
 const include: CompilerFunction = (c, scope, args, _b, node) => {
   const names = classNames(args, "include");
-  for (const n of names) c.declareClass(n, scope, undefined, node);
+  declareAll(c, scope, names, node);
   return names.map(classRef);
 };
 
@@ -71,8 +78,7 @@ function classRef(name: string): PValue {
 
 const contain: CompilerFunction = (c, scope, args, _b, node) => {
   const names = classNames(args, "contain");
-  for (const n of names) {
-    const r = c.declareClass(n, scope, undefined, node);
+  for (const r of declareAll(c, scope, names, node)) {
     if (scope.resource && r !== scope.resource) c.catalog.addEdge(scope.resource, r);
   }
   return names.map(classRef);
@@ -80,8 +86,7 @@ const contain: CompilerFunction = (c, scope, args, _b, node) => {
 
 const requireFn: CompilerFunction = (c, scope, args, _b, node) => {
   const names = classNames(args, "require");
-  for (const n of names) {
-    const r = c.declareClass(n, scope, undefined, node);
+  for (const r of declareAll(c, scope, names, node)) {
     const holder = scope.resource;
     if (holder) {
       const cur = holder.get("require");
@@ -184,13 +189,11 @@ function renderEpp(
     throw new PuppetEvalError(result.error.message, file || undefined, pos?.line, pos?.column);
   }
   const program = result.program;
-  const body = program.body;
-  const epp = (body.kind === "Epp" ? body : undefined) as A.EppExpression | undefined;
-  const top = c.topScope;
-  const scope = top.newScope(undefined, caller.resource, program.locator);
+  const lambda = program.body.kind === "Lambda" ? program.body : undefined;
+  const epp = lambda?.body?.kind === "Epp" ? lambda.body : undefined;
+  const scope = c.topScope.newScope(undefined, caller.resource, program.locator);
   const given = params instanceof PHash ? params : new PHash();
-  const lambda = findEppLambda(epp);
-  if (lambda) {
+  if (epp?.parametersSpecified && lambda) {
     const names = new Set(lambda.parameters.map((p) => p.name));
     for (const k of given.keys()) {
       if (!names.has(String(k))) throw new Error(`Too many arguments: ${given.size} for ${names.size}`);
@@ -210,16 +213,7 @@ function renderEpp(
     for (const [k, v] of given) scope.setVar(String(k), v);
   }
   void node;
-  return c.ev.evaluate(lambda ? (lambda.body ?? { kind: "Nop", offset: 0, length: 0 }) : body, scope) ?? "";
-}
-
-/** The parameters of a template (`<%- |$x| -%>`): the parser keeps them as a lambda. */
-function findEppLambda(epp: A.EppExpression | undefined): A.Lambda | undefined {
-  if (!epp?.body) return undefined;
-  const b = epp.body;
-  if (b.kind === "Lambda") return b;
-  if (b.kind === "Block" && b.statements[0]?.kind === "Lambda") return b.statements[0];
-  return undefined;
+  return epp ? c.ev.evaluate(epp, scope) : "";
 }
 
 const epp: CompilerFunction = (c, scope, args, _b, node) => {

@@ -39,7 +39,7 @@ import {
   typeByName,
 } from "./typing.js";
 import { DEFERRED_TYPE, type PType, PTypeAliasType } from "./types.js";
-import { DEFAULT, type PCallable, PDeferred, PHash, type PValue, isType } from "./values.js";
+import { DEFAULT, type PCallable, PDeferred, PHash, PSensitive, type PValue, isType } from "./values.js";
 
 /** Puppet's built-in resource types (those Debian's puppet and its -core modules ship). */
 export const BUILTIN_TYPES = new Set([
@@ -475,7 +475,7 @@ export class Compiler implements ScopeHost {
     node: A.NodeBase,
     caller: Scope,
   ): PValue {
-    const scope = this.topScope.newScope(fn, undefined, fn.locator);
+    const scope = this.topScope.newScope(fn, this.topScope.resource, fn.locator);
     const params = fn.ast.parameters;
     const all = block ? [...args, block] : args;
     const required = params.filter((p) => !p.value && !p.capturesRest).length;
@@ -566,6 +566,8 @@ export class Compiler implements ScopeHost {
     this.catalog.main = main;
     main.evaluated = true;
     main.bodyScope = top;
+    top.setVar("title", "main");
+    top.setVar("name", "main");
     this.classScopes.set("", top);
     this.catalog.addEdge(this.catalog.stage, main);
     const env = this.input.environment;
@@ -577,7 +579,7 @@ export class Compiler implements ScopeHost {
     }
     for (const p of this.programs) {
       top.locator = p.locator;
-      this.ev.evaluateBody(p.body, top);
+      this.ev.evaluate(p.body, top);
     }
   }
 
@@ -1439,9 +1441,11 @@ export class Compiler implements ScopeHost {
     try {
       this.ev.evaluateBody(e.body, scope);
       const parts = this.eppStack[this.eppStack.length - 1] as unknown[];
-      return parts
-        .map((p) => (typeof p === "string" ? p : interpolate((p as { value: PValue }).value)))
+      const sensitive = parts.some((p) => p instanceof PSensitive);
+      const text = parts
+        .map((p) => (typeof p === "string" ? p : interpolate((p as PSensitive).value)))
         .join("");
+      return sensitive ? new PSensitive(text) : text;
     } finally {
       this.eppStack.pop();
     }

@@ -15,6 +15,7 @@ import {
   type ResourceRef,
   asResourceRef,
   formatFloat,
+  describeMismatch,
   inferType,
   isInstance,
   parameterize,
@@ -379,7 +380,11 @@ export class Evaluator {
       if (name === "server_facts" || ((name === "facts" || name === "trusted") && scope.isBound(name))) {
         this.fail(`Attempt to assign to a reserved variable name: '$${name}'`, target, scope);
       }
-      if (scope.isBound(name)) this.fail(`Cannot reassign variable '$${name}'`, e, scope);
+      if (scope.isBound(name)) {
+        if (name === "name" || name === "title")
+          this.fail(`Cannot reassign built in (or already assigned) variable '$${name}'`, target, scope);
+        this.fail(`Cannot reassign variable '$${name}'`, e, scope);
+      }
       scope.setVar(name, value);
       return;
     }
@@ -864,7 +869,14 @@ export class Evaluator {
       minArgs: required,
       maxArgs: rest ? Number.POSITIVE_INFINITY : params.length,
       call(args: readonly PValue[]): PValue {
-        const vars = ev.bindParameters(params, args, scope, l, "lambda");
+        if (args.length < required || (!rest && args.length > params.length)) {
+          ev.fail(
+            `block ${expectsCount(required, rest ? Number.POSITIVE_INFINITY : params.length)}, got ${args.length}`,
+            l,
+            scope,
+          );
+        }
+        const vars = ev.bindParameters(params, args, scope, l, "block");
         const level = scope.level();
         scope.pushLocal(vars);
         try {
@@ -905,14 +917,14 @@ export class Evaluator {
         } else {
           this.fail(`${what} expects ${params.length} arguments, got ${args.length}`, node, scope);
         }
-        if (p.typeExpr && !p.capturesRest) {
+        if (p.typeExpr) {
           const t = this.evaluate(p.typeExpr, scope);
-          if (isType(t) && !isInstance(t, v)) {
-            this.fail(
-              `${what} parameter '${p.name}' expects ${article(t.toString())} value, got ${typeLabel(v)}`,
-              node,
-              scope,
-            );
+          const whole = !p.capturesRest || (isType(t) && (t.name === "Array" || t.name === "Tuple"));
+          const values: PValue[] = !whole && isArr(v) ? v : [v];
+          for (const x of values) {
+            if (isType(t) && !isInstance(t, x)) {
+              this.fail(describeMismatch(`${what} parameter '${p.name}'`, t, x), node, scope);
+            }
           }
         }
         vars.set(p.name, v);
@@ -932,6 +944,14 @@ export class Evaluator {
       throw err;
     }
   }
+}
+
+/** Puppet's arity text: "expects 1 argument", "expects at least 2 arguments", "expects between 1 and 2 arguments". */
+export function expectsCount(min: number, max: number): string {
+  const plural = (n: number) => (n === 1 ? "argument" : "arguments");
+  if (min === max) return `expects ${min} ${plural(min)}`;
+  if (max === Number.POSITIVE_INFINITY) return `expects at least ${min} ${plural(min)}`;
+  return `expects between ${min} and ${max} arguments`;
 }
 
 function article(name: string): string {
