@@ -70,7 +70,8 @@ export async function compileCatalogCommand(command: CompileCommand): Promise<Co
       warn: (message) => printer.line("warning", message),
       cwd: resolve(io.cwd),
     });
-    for (const message of compiled.result.messages) printer.line(message.level, message.message);
+    for (const message of compiled.result.messages)
+      printer.line(message.level, message.source ? `${message.source}: ${message.message}` : message.message);
     printer.line(
       "notice",
       `Compiled catalog for ${node.toLowerCase()} in environment ${compiled.environment} in ${compiled.seconds.toFixed(2)} seconds`,

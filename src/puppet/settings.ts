@@ -176,8 +176,8 @@ export interface PuppetCompileSettings extends PuppetSettings {
   /** `strict`: `off`, `warning` (default) or `error`. */
   readonly strict: string;
   readonly strictVariables: boolean;
-  /** `hiera_config` (`$confdir/hiera.yaml`). */
-  readonly hieraConfig: string;
+  /** `hiera_config` when set (command line or puppet.conf); Hiera's own default otherwise. */
+  readonly hieraConfig?: string;
   /** `environment_timeout` as written (`0`). */
   readonly environmentTimeout: string;
 }
@@ -248,7 +248,8 @@ export function resolveCompileSettings(
     code: raw.code ?? "",
     strict: value("strict"),
     strictVariables: value("strict_variables") === "true",
-    hieraConfig: absolute(value("hiera_config"), cwd),
+    hieraConfig:
+      raw.hiera_config === COMPILE_DEFAULTS.hiera_config ? undefined : absolute(value("hiera_config"), cwd),
     environmentTimeout: value("environment_timeout"),
   };
 }

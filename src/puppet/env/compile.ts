@@ -7,13 +7,10 @@
  * message is Puppet's; the command line prints them.
  */
 import type { Logger } from "../../system/logger.js";
-import {
-  type CompileInput,
-  type CompileResult,
-  type HieraProvider,
-  PuppetCompileError,
-} from "../eval/compile-api.js";
+import { type CompileInput, type CompileResult, PuppetCompileError } from "../eval/compile-api.js";
 import type { FunctionTable, PuppetFunction } from "../eval/functions/registry.js";
+import { stdlibFunctions } from "../eval/functions/stdlib/index.js";
+import { type HieraLookup, lookupFunction, openHiera } from "../hiera/index.js";
 import type { PuppetCompileSettings } from "../settings.js";
 import { ModuleAutoloader } from "./autoloader.js";
 import type { NodeRequest, PuppetEnvironment } from "./environment.js";
@@ -131,10 +128,19 @@ export async function prepareCompile(request: CatalogRequest): Promise<PreparedC
     request.forApply ? {} : SERVER_FACTS,
   );
   const autoloader = new ModuleAutoloader(environment);
-  const hiera = await openHieraShim(environment, settings, request.logger);
-  const functions = await functionTable(hiera);
+  const hiera = openHiera({
+    environment,
+    confdir: settings.confdir,
+    codedir: settings.codedir,
+    hieraConfig: settings.hieraConfig,
+    logger: request.logger,
+    warn: request.warn,
+  });
+  const functions = functionTable(hiera);
   return {
-    input: { environment, autoloader, node: nodeReq, hiera, functions, logger: request.logger },
+    // The compile's own messages come back in its result (printed by the
+    // caller, in order); the logger is for the loading done here.
+    input: { environment, autoloader, node: nodeReq, hiera, functions },
     classification,
   };
 }
@@ -191,36 +197,10 @@ function debugOf(logger: Logger | undefined): ((message: string) => void) | unde
   return logger ? (message) => logger.log("debug", message) : undefined;
 }
 
-/**
- * Hiera for the environment, when the Hiera work provides `openHiera`
- * (src/puppet/hiera); none until then (every lookup is not found).
- */
-async function openHieraShim(
-  environment: PuppetEnvironment,
-  settings: PuppetCompileSettings,
-  logger: Logger | undefined,
-): Promise<HieraProvider | undefined> {
-  const hiera: Record<string, unknown> = await import("../hiera/index.js");
-  const open = hiera.openHiera;
-  if (typeof open !== "function") return undefined;
-  return (open as (options: unknown) => HieraProvider | undefined)({
-    environment,
-    hieraConfig: settings.hieraConfig,
-    confdir: settings.confdir,
-    logger,
-  });
-}
-
-/** stdlib's functions, and `lookup` over this compile's Hiera when the Hiera work provides it. */
-async function functionTable(hiera: HieraProvider | undefined): Promise<FunctionTable> {
-  const [{ stdlibFunctions }, hieraModule] = await Promise.all([
-    import("../eval/functions/stdlib/index.js"),
-    import("../hiera/index.js") as Promise<Record<string, unknown>>,
-  ]);
-  const makeLookup = hieraModule.lookupFunction;
-  if (typeof makeLookup !== "function" || hiera === undefined) return stdlibFunctions;
+/** stdlib's functions, then `lookup` over this compile's Hiera. */
+function functionTable(hiera: HieraLookup): FunctionTable {
   const table = new Map<string, PuppetFunction>(stdlibFunctions);
-  table.set("lookup", (makeLookup as (h: HieraProvider) => PuppetFunction)(hiera));
+  table.set("lookup", lookupFunction(hiera));
   return table;
 }
 
