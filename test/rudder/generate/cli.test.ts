@@ -2,10 +2,19 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: CFEngine and Rudder variables in test data
 // node's policy directory out; bad input is a diagnostic and exit 1.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { runTend } from "../../cli/run-tend.js";
 
 function write(dir: string, path: string, content: unknown): void {
@@ -110,4 +119,54 @@ test("tend rudder generate: bad input is a file:line:col diagnostic and exit 1, 
   assert.equal(existsSync(join(dir, "out")), false);
   const missing = runTend(["rudder", "generate", "-c", "config", "-n", "nobody", "-o", "out"], { cwd: dir });
   assert.equal(missing.code, 1);
+});
+
+test("tend rudder generate takes absolute --config, --ncf and -o paths as they are", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tend-rudder-cli-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const configDir = join(dir, "config");
+  config(configDir);
+  // A YAML technique, so the generic methods given by --ncf are read.
+  write(
+    configDir,
+    "techniques/run_it/1.0/technique.yml",
+    [
+      "id: run_it",
+      "name: Run it",
+      'version: "1.0"',
+      "items:",
+      "  - id: 0b9a5a3e-2222-4c7e-9d41-000000000001",
+      "    name: Run",
+      "    method: command_execution",
+      "    params:",
+      '      command: "/bin/true"',
+      "",
+    ].join("\n"),
+  );
+  write(configDir, "directives/d3.json", {
+    id: "d3",
+    displayName: "D3",
+    techniqueName: "run_it",
+    techniqueVersion: "1.0",
+    parameters: {},
+  });
+  write(configDir, "rules/r3.json", {
+    id: "r3",
+    displayName: "Rule three",
+    directives: ["d3"],
+    targets: [{ include: { or: ["group:web"] }, exclude: { or: [] } }],
+  });
+  const elsewhere = join(dir, "elsewhere");
+  mkdirSync(elsewhere);
+  const methods = fileURLToPath(new URL("../../../../test/fixtures/rudder/rudderc/methods", import.meta.url));
+  const out = join(dir, "out");
+  const r = runTend(
+    ["rudder", "generate", "--config", configDir, "--node", "n1", "-o", out, "--ncf", methods, "--json"],
+    { cwd: elsewhere },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).output, out);
+  // The YAML technique was compiled with the methods of --ncf (separated per directive).
+  assert.ok(existsSync(join(out, "run_it/1_0_d3/technique.cf")));
+  assert.deepEqual(readdirSync(elsewhere), [], "nothing is written under the working directory");
 });
