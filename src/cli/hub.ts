@@ -6,7 +6,7 @@
  * `Type=simple`; contrib/systemd/tend-hub.service), logs on stderr, and
  * stops on SIGTERM or SIGINT once the reports being written are written.
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { LogLevel } from "../system/logger.js";
 import { Logger, formatLogLine } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
@@ -31,13 +31,18 @@ Options:
       --trust-keys-from A,B addresses and networks (10.0.0.0/8) whose unknown
                             keys are trusted on first use, as trustkeysfrom
       --max-report-size N   refuse reports larger than N bytes (default: 32 MiB)
+      --rudder-config DIR   Rudder's generated policy: DIR/expected-reports.json
+                            or DIR/<node>/expected-reports.json (tend rudder
+                            generate's output); runs of those nodes get Rudder
+                            compliance per rule, directive and component
       --json                token list/create: print JSON
   -I, --inform / -v, --verbose / -d, --debug / -g, --log-level LEVEL
   -l, --timestamp           prefix log lines with the time
   -h, --help                show this help
 
 Reports arrive on POST /v1/reports; GET /health answers without a token;
-GET /api/v1/{summary,nodes,nodes/ID,runs/RUN,runs/RUN/results,runs/RUN/lines}
+GET /api/v1/{summary,fleet,nodes,nodes/ID,nodes/ID/compliance,compliance,
+runs/RUN,runs/RUN/results,runs/RUN/lines,history}
 needs "Authorization: Bearer TOKEN".
 `;
 
@@ -52,6 +57,7 @@ function parse(args: readonly string[]) {
     retention: { type: "string" },
     "trust-keys-from": { type: "string", multiple: true },
     "max-report-size": { type: "string" },
+    "rudder-config": { type: "string" },
     json: { type: "boolean" },
     inform: { type: "boolean", short: "I" },
     verbose: { type: "boolean", short: "v" },
@@ -195,6 +201,16 @@ async function serve(
     .filter((v) => v.trim() !== "");
   const trustList = entries.length > 0 ? parseTrustList(entries) : undefined;
   if (trustList && "error" in trustList) throw new UsageError(`--trust-keys-from: ${trustList.error}`);
+  let rudder: import("../hub/compliance.js").RudderConfig | undefined;
+  if (values["rudder-config"] !== undefined) {
+    const { loadRudderConfig } = await import("../hub/compliance.js");
+    try {
+      rudder = loadRudderConfig(resolve(io.cwd, values["rudder-config"]));
+    } catch (error) {
+      io.stderr(`tend hub: --rudder-config: ${(error as Error).message}\n`);
+      return EXIT_FAILURE;
+    }
+  }
   const store = await openOrSay(spec, io);
   if (!store) return EXIT_FAILURE;
   const { startHubServer } = await import("../hub/server.js");
@@ -210,6 +226,7 @@ async function serve(
         logger,
         maxBodyBytes: maxBody,
         version: getVersion(),
+        ...(rudder ? { rudder } : {}),
       },
       { host: listen, port },
     );
@@ -218,6 +235,7 @@ async function serve(
     io.stderr(`tend hub: cannot listen on ${listen}:${port}: ${(error as Error).message}\n`);
     return EXIT_FAILURE;
   }
+  if (rudder) logger.info(`Rudder configuration ${rudder.dir}: ${rudder.nodes.size} node(s)`);
   logger.notice(`listening on ${hub.host}:${hub.port}, database ${describeDatabase(spec)}`);
   const prune = async () => {
     if (retentionDays === 0) return;

@@ -8,12 +8,17 @@
  *                                          the fleet page's data: nodes counted by status, and one
  *                                          page of nodes (failures first, N ≤ 100,000, default 200)
  *   GET /api/v1/nodes/<id>?limit=N         a node and its latest runs (N ≤ 1000, default 50)
+ *   GET /api/v1/nodes/<id>/compliance      its latest run's compliance: per promise (kept, repaired,
+ *                                          not kept, missing since the previous run) and Rudder's
+ *                                          per rule, directive and component when the hub has it
+ *   GET /api/v1/compliance                 the fleet's Rudder compliance by rule (latest runs)
  *   GET /api/v1/runs/<run id>              one run
  *   GET /api/v1/runs/<run id>/results?outcome=failed,repaired&limit=N&offset=M
  *                                          its promise results, failures first
  *   GET /api/v1/runs/<run id>/lines        its raw report lines
  *   GET /api/v1/history?days=N&node=ID     runs and outcome counts per UTC day (N ≤ 366, default 30)
  */
+import { fleetRuleCompliance, nodeCompliance } from "./compliance.js";
 import type { HubStore, NodeRow } from "./store/store.js";
 import { DEFAULT_PAGE_OPTIONS, fleetQuery } from "./web/pages.js";
 
@@ -64,6 +69,12 @@ export async function handleApi(store: HubStore, url: URL): Promise<object | und
   }
   if (resource === "nodes" && id === undefined)
     return { nodes: (await store.nodes()).map((node) => ({ ...node, status: nodeStatus(node) })) };
+  if (resource === "nodes" && id !== undefined && sub === "compliance") {
+    return nodeCompliance(store, id);
+  }
+  if (resource === "compliance" && id === undefined) {
+    return { rules: fleetRuleCompliance(await store.latestRuleCompliance()) };
+  }
   if (resource === "nodes" && id !== undefined && sub === undefined) {
     const node = await store.node(id);
     if (!node) return undefined;

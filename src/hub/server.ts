@@ -30,7 +30,8 @@ import { peerAddress, tlsServerOptions } from "../net/server-side.js";
 import { type NodeReport, validateNodeReport } from "../reporting/report.js";
 import type { Logger } from "../system/logger.js";
 import { handleApi } from "./api.js";
-import type { HubStore } from "./store/store.js";
+import { type RudderConfig, rudderComplianceOf } from "./compliance.js";
+import type { HubStore, IngestCompliance } from "./store/store.js";
 import { tokenHash } from "./tokens.js";
 import type { KeyTrust } from "./trust.js";
 import { handleWeb, isWebPath } from "./web/handler.js";
@@ -44,6 +45,8 @@ export interface HubServerOptions {
   readonly logger: Logger;
   readonly maxBodyBytes?: number;
   readonly version?: string;
+  /** Rudder's configuration: runs of its nodes get Rudder compliance (compliance.ts). */
+  readonly rudder?: RudderConfig;
 }
 
 export interface RunningHub {
@@ -151,6 +154,19 @@ function parseReport(body: Buffer): NodeReport {
   return value as NodeReport;
 }
 
+/** The report's Rudder compliance, when the hub has a configuration naming its node. */
+function compliance(report: NodeReport, options: HubServerOptions): { compliance?: IngestCompliance } {
+  if (!options.rudder) return {};
+  try {
+    const result = rudderComplianceOf(options.rudder, report);
+    return result ? { compliance: result } : {};
+  } catch (error) {
+    // A fault in computing compliance must not lose the report: it is stored without.
+    options.logger.error(`Compliance of run ${report.runId} failed: ${(error as Error).message}`);
+    return {};
+  }
+}
+
 async function ingest(request: IncomingMessage, options: HubServerOptions, stats: HubStats) {
   const address = peerAddress(request.socket);
   const key = peerKey(request);
@@ -185,6 +201,7 @@ async function ingest(request: IncomingMessage, options: HubServerOptions, stats
     publicKey: publicKeyPem(key),
     address,
     receivedAt: new Date(),
+    ...compliance(report, options),
   };
   let result: Awaited<ReturnType<HubStore["ingest"]>>;
   try {

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { RudderConfig } from "../../src/hub/compliance.js";
 import { startHubServer, type RunningHub } from "../../src/hub/server.js";
 import { openStore } from "../../src/hub/store/open.js";
 import type { HubStore } from "../../src/hub/store/store.js";
@@ -91,7 +92,7 @@ export interface TestHub {
 /** An in-process hub on 127.0.0.1 with a free port. */
 export async function startTestHub(
   store: HubStore,
-  options: { trustKeysFrom?: string[]; maxBodyBytes?: number; logger?: Logger } = {},
+  options: { trustKeysFrom?: string[]; maxBodyBytes?: number; logger?: Logger; rudder?: RudderConfig } = {},
 ): Promise<TestHub> {
   const workdir = keyedWorkdir(tempDir("hub"));
   const list = options.trustKeysFrom ? parseTrustList(options.trustKeysFrom) : undefined;
@@ -104,6 +105,7 @@ export async function startTestHub(
       trust: new KeyTrust(workdir.ppkeys, list, logger),
       logger,
       maxBodyBytes: options.maxBodyBytes,
+      ...(options.rudder ? { rudder: options.rudder } : {}),
     },
     { host: "127.0.0.1", port: 0 },
   );

@@ -21,7 +21,10 @@ import {
   FLEET_HISTORY_SQL,
   fleetQueries,
   fleetRow,
+  INSERT_RULE_COMPLIANCE_SQL,
+  INSERT_RUN_COMPLIANCE_SQL,
   INSERT_RUN_SQL,
+  LATEST_RULE_COMPLIANCE_SQL,
   LINES_SQL,
   latestParams,
   NODE_SQL,
@@ -31,6 +34,7 @@ import {
   nodeRow,
   PRUNE_SQL,
   REVOKE_TOKEN_SQL,
+  RUN_COMPLIANCE_SQL,
   RUN_DIGEST_SQL,
   RUN_IDS_SQL,
   RUN_SQL,
@@ -175,6 +179,15 @@ class PostgresStore implements HubStore {
     }
     if (report.lines.length > 0)
       await client.query(INSERT_LINES_SQL, [run, report.lines.map((_, i) => i), report.lines.map(pgText)]);
+    const compliance = meta.compliance;
+    if (compliance) {
+      await client.query(
+        numbered(INSERT_RUN_COMPLIANCE_SQL),
+        clean([run, compliance.rudderNode, compliance.compliance, compliance.json]),
+      );
+      for (const rule of compliance.rules)
+        await client.query(numbered(INSERT_RULE_COMPLIANCE_SQL), clean([run, rule.ruleId, rule.details]));
+    }
     await client.query(numbered(UPDATE_LATEST_SQL), clean(latestParams(report, run)));
     // Last: the day's row is shared by every node, so it stays locked only until the commit.
     await client.query(numbered(ADD_DAY_SQL), dayParams(report));
@@ -248,6 +261,18 @@ class PostgresStore implements HubStore {
         ? await this.query(FLEET_HISTORY_SQL, [start.day])
         : await this.query(nodeHistorySql("postgres"), [pgText(nodeId), start.time]);
     return rows.map(dayRow);
+  }
+
+  async runCompliance(runId: string) {
+    const row = (await this.query(RUN_COMPLIANCE_SQL, [pgText(runId)]))[0];
+    return row && String(row.detail);
+  }
+
+  async latestRuleCompliance() {
+    return (await this.query(LATEST_RULE_COMPLIANCE_SQL)).map((r) => ({
+      ruleId: String(r.rule_id),
+      details: String(r.details),
+    }));
   }
 
   async lines(runId: string) {

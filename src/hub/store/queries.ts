@@ -289,3 +289,12 @@ export function dayRow(row: Row): DayRow {
     notKept: Number(row.not_kept),
   };
 }
+
+export const INSERT_RUN_COMPLIANCE_SQL =
+  "INSERT INTO run_compliance (run, rudder_node, compliance, detail) VALUES (?, ?, ?, ?)";
+export const INSERT_RULE_COMPLIANCE_SQL =
+  "INSERT INTO rule_compliance (run, rule_id, details) VALUES (?, ?, ?)";
+export const RUN_COMPLIANCE_SQL =
+  "SELECT detail FROM run_compliance WHERE run = (SELECT id FROM runs WHERE run_id = ?)";
+export const LATEST_RULE_COMPLIANCE_SQL = `SELECT rc.rule_id, rc.details FROM nodes n
+  JOIN rule_compliance rc ON rc.run = n.last_run ORDER BY rc.rule_id, n.id`;

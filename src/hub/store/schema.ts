@@ -17,6 +17,10 @@
  * - `run_days`: runs and outcome counts per UTC day of their end, so the
  *   fleet's plot reads 30 rows instead of every run of 30 days. These
  *   counts outlive retention: pruning details leaves the daily totals.
+ *
+ * Migration 3 keeps a run's Rudder compliance, computed by the hub at
+ * ingest (../compliance.ts): the whole result as JSON, and each rule's
+ * counters, which the fleet's compliance by rule sums over latest runs.
  */
 import type { StoreKind } from "./store.js";
 
@@ -99,12 +103,33 @@ const MIGRATIONS: readonly (readonly string[])[] = [
     "CREATE INDEX runs_node_ended_id ON runs (node_id, ended, id)",
     "DROP INDEX runs_node_ended",
   ],
+  [
+    `CREATE TABLE run_compliance (
+      run $bigint PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+      rudder_node TEXT NOT NULL,
+      compliance $real NOT NULL,
+      detail TEXT NOT NULL
+    )`,
+    `CREATE TABLE rule_compliance (
+      run $bigint NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+      rule_id TEXT NOT NULL,
+      details TEXT NOT NULL,
+      PRIMARY KEY (run, rule_id)
+    )`,
+  ],
 ];
 
 const DIALECT: Readonly<Record<StoreKind, Readonly<Record<string, string>>>> = {
-  sqlite: { $id: "INTEGER PRIMARY KEY", $time: "TEXT", $bigint: "INTEGER", $day: "substr(ended, 1, 10)" },
+  sqlite: {
+    $id: "INTEGER PRIMARY KEY",
+    $time: "TEXT",
+    $bigint: "INTEGER",
+    $real: "REAL",
+    $day: "substr(ended, 1, 10)",
+  },
   postgres: {
     $day: "to_char(ended AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+    $real: "DOUBLE PRECISION",
     $id: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
     $time: "TIMESTAMPTZ",
     $bigint: "BIGINT",

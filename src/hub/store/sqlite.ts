@@ -25,7 +25,10 @@ import {
   FLEET_HISTORY_SQL,
   fleetQueries,
   fleetRow,
+  INSERT_RULE_COMPLIANCE_SQL,
+  INSERT_RUN_COMPLIANCE_SQL,
   INSERT_RUN_SQL,
+  LATEST_RULE_COMPLIANCE_SQL,
   LINES_SQL,
   latestParams,
   NODE_SQL,
@@ -35,6 +38,7 @@ import {
   nodeRow,
   PRUNE_SQL,
   REVOKE_TOKEN_SQL,
+  RUN_COMPLIANCE_SQL,
   RUN_DIGEST_SQL,
   RUN_IDS_SQL,
   RUN_SQL,
@@ -100,6 +104,8 @@ class SqliteStore implements HubStore {
   private readonly insertLine: BetterSqlite3.Statement;
   private readonly updateLatest: BetterSqlite3.Statement;
   private readonly addDay: BetterSqlite3.Statement;
+  private readonly insertRunCompliance: BetterSqlite3.Statement;
+  private readonly insertRuleCompliance: BetterSqlite3.Statement;
   private readonly ingestTransaction: (report: NodeReport, meta: IngestMeta) => IngestResult;
 
   constructor(private readonly db: BetterSqlite3.Database) {
@@ -112,6 +118,8 @@ class SqliteStore implements HubStore {
     this.insertLine = db.prepare("INSERT INTO report_lines (run, seq, line) VALUES (?, ?, ?)");
     this.updateLatest = db.prepare(UPDATE_LATEST_SQL);
     this.addDay = db.prepare(ADD_DAY_SQL);
+    this.insertRunCompliance = db.prepare(INSERT_RUN_COMPLIANCE_SQL);
+    this.insertRuleCompliance = db.prepare(INSERT_RULE_COMPLIANCE_SQL);
     const transaction = db.transaction((report: NodeReport, meta: IngestMeta) => this.write(report, meta));
     this.ingestTransaction = (report, meta) => transaction.immediate(report, meta);
   }
@@ -142,6 +150,11 @@ class SqliteStore implements HubStore {
     report.lines.forEach((line, seq) => {
       this.insertLine.run(run, seq, line);
     });
+    const compliance = meta.compliance;
+    if (compliance) {
+      this.insertRunCompliance.run(run, compliance.rudderNode, compliance.compliance, compliance.json);
+      for (const rule of compliance.rules) this.insertRuleCompliance.run(run, rule.ruleId, rule.details);
+    }
     this.updateLatest.run(...latestParams(report, run));
     this.addDay.run(...dayParams(report));
     return "stored";
@@ -212,6 +225,18 @@ class SqliteStore implements HubStore {
         ? this.db.prepare(FLEET_HISTORY_SQL).all(start.day)
         : this.db.prepare(nodeHistorySql("sqlite")).all(nodeId, start.time);
     return (rows as Row[]).map(dayRow);
+  }
+
+  async runCompliance(runId: string) {
+    const row = this.db.prepare(RUN_COMPLIANCE_SQL).get(runId) as Row | undefined;
+    return row && String(row.detail);
+  }
+
+  async latestRuleCompliance() {
+    return (this.db.prepare(LATEST_RULE_COMPLIANCE_SQL).all() as Row[]).map((r) => ({
+      ruleId: String(r.rule_id),
+      details: String(r.details),
+    }));
   }
 
   async lines(runId: string) {

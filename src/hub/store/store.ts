@@ -22,6 +22,20 @@ export interface IngestMeta {
   /** The address the report came from. */
   readonly address: string;
   readonly receivedAt: Date;
+  /** The run's Rudder compliance, computed by the hub (compliance.ts), stored with it. */
+  readonly compliance?: IngestCompliance;
+}
+
+/** A run's Rudder compliance as stored: the whole result as JSON, and each rule's counters. */
+export interface IngestCompliance {
+  /** The Rudder node id the run's reports are of. */
+  readonly rudderNode: string;
+  /** The node's compliant percentage. */
+  readonly compliance: number;
+  /** The whole result (RunComplianceJson) as JSON. */
+  readonly json: string;
+  /** Each rule's counters as JSON, Rudder's API names. */
+  readonly rules: readonly { readonly ruleId: string; readonly details: string }[];
 }
 
 export type IngestResult = "stored" | "duplicate" | "conflict";
@@ -136,6 +150,10 @@ export interface HubStore {
    * totals that outlive retention; a node's from its stored runs.
    */
   history(since: Date, nodeId?: string): Promise<DayRow[]>;
+  /** A run's stored Rudder compliance (the JSON IngestCompliance.json held), if it has one. */
+  runCompliance(runId: string): Promise<string | undefined>;
+  /** Every rule's counters (JSON) in each node's latest run that has Rudder compliance. */
+  latestRuleCompliance(): Promise<{ ruleId: string; details: string }[]>;
   /** A run's raw report lines, in order. */
   lines(runId: string): Promise<string[]>;
   /** How many runs and results are stored (health, tests). */

@@ -13,7 +13,9 @@
  * escaped (html.ts).
  */
 import { nodeStatus } from "../api.js";
+import { fleetRuleCompliance, nodeCompliance } from "../compliance.js";
 import type { FleetQuery, FleetStatus, HubStore, NodeRow, ResultRow, RunRow } from "../store/store.js";
+import { fleetComplianceSection, nodeComplianceSection } from "./compliance.js";
 import { badge, escapeHtml, page, select, showTime, urlPart } from "./html.js";
 import { fillDays, historyPlot } from "./plot.js";
 
@@ -80,7 +82,11 @@ export const DEFAULT_FLEET_LIMIT = 200;
 export async function fleetPage(store: HubStore, url: URL, options: PageOptions): Promise<string> {
   const since = new Date(options.now.getTime() - options.days * 86_400_000);
   const query = fleetQuery(url, options);
-  const [fleet, history] = await Promise.all([store.fleet(query), store.history(since)]);
+  const [fleet, history, rules] = await Promise.all([
+    store.fleet(query),
+    store.history(since),
+    store.latestRuleCompliance(),
+  ]);
   const counts = fleet.counts;
   const wanted = query.status ?? "";
   const { limit, offset } = query;
@@ -93,6 +99,7 @@ export async function fleetPage(store: HubStore, url: URL, options: PageOptions)
   body.push(
     historyPlot(fillDays(history, options.days, options.now), "repairs and failures per day, whole fleet"),
   );
+  body.push(fleetComplianceSection(fleetRuleCompliance(rules)));
   body.push(
     `<h2>Nodes</h2><form class="f" method="get" action="/ui/">${select(
       "status",
@@ -196,7 +203,11 @@ export async function nodePage(
   const node = await store.node(id);
   if (!node) return undefined;
   const since = new Date(options.now.getTime() - options.days * 86_400_000);
-  const [runs, history] = await Promise.all([store.runs(id, 50), store.history(since, id)]);
+  const [runs, history, compliance] = await Promise.all([
+    store.runs(id, 50),
+    store.history(since, id),
+    nodeCompliance(store, id),
+  ]);
   const status = fleetStatus(node, options);
   const self = `/ui/nodes/${encodeURIComponent(id)}`;
   const body: string[] = [];
@@ -207,6 +218,7 @@ export async function nodePage(
   body.push(
     historyPlot(fillDays(history, options.days, options.now), `repairs and failures per day, ${node.name}`),
   );
+  body.push(nodeComplianceSection(compliance));
   body.push(`<h2>Last run's promises</h2>`);
   if (node.lastRun) {
     body.push(runSummary(node.lastRun));
@@ -224,7 +236,11 @@ export async function nodePage(
     `/api/v1/nodes/${encodeURIComponent(id)}`,
     `/api/v1/history?days=${options.days}&node=${encodeURIComponent(id)}`,
   ];
-  if (node.lastRun) api.push(`/api/v1/runs/${encodeURIComponent(node.lastRun.runId)}/results`);
+  if (node.lastRun)
+    api.push(
+      `/api/v1/nodes/${encodeURIComponent(id)}/compliance`,
+      `/api/v1/runs/${encodeURIComponent(node.lastRun.runId)}/results`,
+    );
   return page({ title: node.name, signedIn: true, api }, body.join(""));
 }
 
