@@ -5,6 +5,7 @@
 import type { CompileInput, CompileResult } from "./compile-api.js";
 import { PuppetCompileError } from "./compile-api.js";
 import { Compiler } from "./compiler.js";
+import { resourceTypeInfo } from "./resource-types.js";
 import { BreakSignal, PuppetEvalError, NextSignal, ReturnSignal } from "./errors.js";
 
 export function compileCatalog(input: CompileInput): CompileResult {
@@ -14,7 +15,10 @@ export function compileCatalog(input: CompileInput): CompileResult {
   } catch (err) {
     throw toCompileError(err);
   }
-  const catalog = c.catalog.toJson(() => undefined);
+  const catalog = c.catalog.toJson((type) => {
+    const info = resourceTypeInfo(type);
+    return info && info.namevars.length === 1 ? info.namevars[0] : undefined;
+  });
   return { catalog, messages: c.messages };
 }
 

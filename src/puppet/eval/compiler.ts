@@ -28,6 +28,7 @@ import { BreakSignal, PuppetEvalError, NextSignal, ReturnSignal, evalError } fro
 import { Evaluator, interpolate, isTrue, makeRegexp, typeLabel } from "./evaluator.js";
 import { coreFunctions } from "./functions/core/index.js";
 import { type CallContext, FunctionArgumentError, FunctionError } from "./functions/registry.js";
+import { isValidAttribute, namevarsFromTitle, resourceTypeInfo } from "./resource-types.js";
 import { CResource, type ParamEntry, type ResourceKind } from "./resource.js";
 import { Scope, type ScopeHost } from "./scope.js";
 import {
@@ -351,7 +352,7 @@ export class Compiler implements ScopeHost {
 
   /** Whether `name` (lower case) is a resource type: built in, a module's Ruby type, or a define. */
   resourceTypeKind(name: string): ResourceKind | undefined {
-    if (BUILTIN_TYPES.has(name)) return "compilable_type";
+    if (BUILTIN_TYPES.has(name) || resourceTypeInfo(name)) return "compilable_type";
     if (this.findDefine(name)) return "defined_type";
     if (!name.includes("::") && this.input.autoloader.rubyTypeFile(name)) return "compilable_type";
     return undefined;
@@ -991,9 +992,14 @@ export class Compiler implements ScopeHost {
         exported: e.form === "exported",
       });
       if (kind === "defined_type") r.definition = this.findDefine(typeName);
-      for (const p of params) r.set(p);
+      const info = kind === "compilable_type" ? resourceTypeInfo(typeName) : undefined;
+      for (const p of params) {
+        if (info && !isValidAttribute(info, p.name)) throw new Error(`no parameter named '${p.name}'`);
+        r.set(p);
+      }
       for (const [k, d] of scope.lookupDefaults(type)) if (!r.params.has(k)) r.set(d);
       this.addResource(scope, r);
+      if (info && info.namevars.length === 1) this.aliasByNamevar(r, info);
       return r.toRef().toType();
     } catch (err) {
       if (err instanceof PuppetEvalError && err.line === undefined)
@@ -1005,6 +1011,14 @@ export class Compiler implements ScopeHost {
         throw evalError(`Error while evaluating a Resource Statement, ${err.message}`, e, scope.locator);
       throw err;
     }
+  }
+
+  /** A resource whose namevar differs from its title is findable by it too (Puppet's uniqueness key). */
+  private aliasByNamevar(r: CResource, info: NonNullable<ReturnType<typeof resourceTypeInfo>>): void {
+    const nv = info.namevars[0] as string;
+    const given = r.get(nv) ?? r.get("name");
+    const key = typeof given === "string" ? given : namevarsFromTitle(info, r.title)[nv];
+    if (key !== undefined && key !== r.title) this.catalog.alias(r, key);
   }
 
   private declareClassResourceLike(
