@@ -39,7 +39,7 @@ import {
   isInstance,
   typeByName,
 } from "./typing.js";
-import { DEFERRED_TYPE, type PType, PTypeAliasType } from "./types.js";
+import { DEFERRED_TYPE, PIntegerType, type PType, PTypeAliasType } from "./types.js";
 import { DEFAULT, type PCallable, PDeferred, PHash, PSensitive, type PValue, isType } from "./values.js";
 
 /** Puppet's built-in resource types (those Debian's puppet and its -core modules ship). */
@@ -80,6 +80,22 @@ export const BUILTIN_TYPES = new Set([
   "computer",
   "interface",
   "vlan",
+]);
+
+/** Functions that iterate over their first argument (an Integer range among them). */
+const ITERATING = new Set([
+  "each",
+  "map",
+  "filter",
+  "reduce",
+  "reverse_each",
+  "step",
+  "slice",
+  "any",
+  "all",
+  "with_index",
+  "flatten",
+  "unique",
 ]);
 
 const METAPARAMS = new Set([
@@ -406,6 +422,18 @@ export class Compiler implements ScopeHost {
   ): PValue {
     const fn = this.findFunction(name);
     if (fn) return this.callPuppetFunction(fn, args, block, node, scope);
+    const first = args[0];
+    if (
+      first instanceof PIntegerType &&
+      ITERATING.has(name) &&
+      first.from !== undefined &&
+      first.to !== undefined
+    ) {
+      // Integer[a, b] iterates over a..b (Puppet's Iterable types).
+      const values: PValue[] = [];
+      for (let i = first.from; i <= first.to && values.length < 1_000_000; i++) values.push(i);
+      args[0] = values;
+    }
     if (name === "new" && args[0] === DEFERRED_TYPE) return newDeferred(args.slice(1));
     if (name === "call" && args[0] instanceof PDeferred) return this.resolveDeferred(args[0], node, scope);
     try {

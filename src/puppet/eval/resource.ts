@@ -6,8 +6,18 @@
 import { isArr } from "./arr.js";
 import type { Definition } from "./definitions.js";
 import type { Scope } from "./scope.js";
-import { ResourceRef, asResourceRef, formatFloat } from "./typing.js";
-import { DEFAULT, PBinary, PHash, PObject, PRegexp, PSensitive, type PValue, isType } from "./values.js";
+import { ResourceRef, asResourceRef, formatFloat, formatValue } from "./typing.js";
+import {
+  DEFAULT,
+  PBinary,
+  PDeferred,
+  PHash,
+  PObject,
+  PRegexp,
+  PSensitive,
+  type PValue,
+  isType,
+} from "./values.js";
 
 /** One parameter's value and where it was set. */
 export interface ParamEntry {
@@ -150,25 +160,49 @@ export function toJsonData(v: PValue): unknown {
   if (isArr(v)) return v.map(toJsonData);
   if (v instanceof PHash) {
     const o: Record<string, unknown> = {};
-    let plain = true;
-    for (const k of v.keys()) if (typeof k !== "string") plain = false;
-    if (plain) {
-      for (const [k, x] of v) o[k as string] = toJsonData(x);
-      return o;
-    }
-    const pairs: unknown[] = [];
-    for (const [k, x] of v) pairs.push(toJsonData(k), toJsonData(x));
-    return { __ptype: "Hash", __pvalue: pairs };
+    for (const [k, x] of v) o[typeof k === "string" ? k : rubyToS(k)] = toJsonData(x);
+    return o;
   }
   if (v instanceof PRegexp) return { __ptype: "Regexp", __pvalue: v.source };
   if (v instanceof PSensitive) return toJsonData(v.value);
   if (v instanceof PBinary) return { __ptype: "Binary", __pvalue: Buffer.from(v.bytes).toString("base64") };
   const ref = asResourceRef(v);
   if (ref) return ref.title === undefined ? ref.typeName : ref.refString();
+  if (v instanceof PDeferred) return deferredText(v);
   if (v instanceof PObject) return { __ptype: v.typeName, __pvalue: v.toString() };
   if (isType(v)) return v.toString();
   if (typeof v === "number") return formatFloat(v);
   return String(v);
+}
+
+/** Ruby's `to_s` of a hash key that is not a String (Puppet's JSON keys). */
+function rubyToS(v: PValue): string {
+  if (isArr(v)) return `[${v.map(rubyInspect).join(", ")}]`;
+  if (typeof v === "number") return formatFloat(v);
+  if (v === undefined) return "";
+  return typeof v === "bigint" || typeof v === "boolean" ? String(v) : formatValue(v);
+}
+
+function rubyInspect(v: PValue): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (v === undefined) return "nil";
+  return rubyToS(v);
+}
+
+/** A Deferred as a catalog parameter: `Deferred({'name' => 'join', 'arguments' => [[1, 2], ':']})`. */
+function deferredText(d: PDeferred): string {
+  const args = d.args.length > 0 ? `, 'arguments' => [${d.args.map(deferredArg).join(", ")}]` : "";
+  return `Deferred({'name' => '${d.name}'${args}})`;
+}
+
+function deferredArg(v: PValue): string {
+  if (v instanceof PDeferred) return deferredText(v);
+  if (typeof v === "string") return `'${v.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+  if (isArr(v)) return `[${v.map(deferredArg).join(", ")}]`;
+  if (v instanceof PHash)
+    return `{${[...v].map(([k, x]) => `${deferredArg(k)} => ${deferredArg(x)}`).join(", ")}}`;
+  if (v === undefined) return "undef";
+  return formatValue(v);
 }
 
 /** The resource as `to_data_hash` gives it in a catalog. */
