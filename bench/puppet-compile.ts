@@ -1,0 +1,345 @@
+/**
+ * Benchmarks `tend puppet catalog compile` beside Puppet 7.23's `puppet
+ * catalog compile`, in one run:
+ *
+ *   node dist/bench/puppet-compile.js [--iterations N] [--only NAME,...] [--json]
+ *
+ * Cases: each test node of the modules (test/fixtures/puppet-compile:
+ * ntp, motd, concat, sudo with stdlib, on Debian 12 facts) and a generated
+ * environment of 10,000 resources in 100 classes (file resources with
+ * content, mode and a `require` on the class's first file; one node
+ * including every class). Both tools run as a user runs them: one process
+ * per compile, `… catalog compile NODE --confdir C --facts_terminus json
+ * --environment E --render-as json --log_level err`, in the same scratch
+ * confdir. Rows give medians of wall time and of CPU time (the process and
+ * its children, from /proc), the ratios tend/Puppet, whether the two
+ * catalogs are the same once normalised, and tend's own compile time in
+ * this process (src/puppet/env's compileNodeCatalog: no Node start-up), cold
+ * and warm. Goals (issue 16): ≤ 0.05× Puppet's wall time; the ntp node in
+ * under 50 ms of tend's own time. A case tend cannot compile yet prints
+ * "tend fails" with its message; Puppet's rows are skipped with the reason
+ * when Puppet is absent.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { compareCatalogs, formatDifference } from "../src/puppet/catalog-compare.js";
+import { childCpuMs, median, TEND } from "./measure.js";
+
+const FIXTURES = fileURLToPath(new URL("../../test/fixtures/puppet-compile/", import.meta.url)).replace(
+  /\/$/,
+  "",
+);
+
+interface Case {
+  readonly name: string;
+  readonly environment: string;
+  readonly node: string;
+  readonly confdir: string;
+}
+
+interface Timed {
+  readonly wall: number;
+  readonly cpu: number | null;
+  readonly ok: boolean;
+  readonly stdout: string;
+  readonly message: string;
+}
+
+export interface CompileRow {
+  readonly name: string;
+  readonly resources: number | null;
+  readonly tend: { readonly wallMs: number; readonly cpuMs: number | null } | { readonly fails: string };
+  readonly puppet:
+    | { readonly wallMs: number; readonly cpuMs: number | null }
+    | { readonly fails: string }
+    | null;
+  readonly ratio: { readonly wall: number; readonly cpu: number | null } | null;
+  /** tend's compile in this process (ms): the first, and the median of the rest. */
+  readonly inProcess: { readonly coldMs: number; readonly warmMs: number } | { readonly fails: string };
+  /** The catalogs compared once normalised: "same", the first difference, or null when one failed. */
+  readonly sameCatalog: string | null;
+}
+
+/** A scratch confdir whose code directory is `codedir` (environments/, modules/), with fact files. */
+function scratchConfdir(root: string, codedir: string, facts: Record<string, string>): string {
+  const confdir = join(root, "etc");
+  const factsDir = join(root, "var", "server_data", "facts");
+  mkdirSync(confdir, { recursive: true });
+  mkdirSync(factsDir, { recursive: true });
+  for (const [node, text] of Object.entries(facts)) writeFileSync(join(factsDir, `${node}.json`), text);
+  writeFileSync(
+    join(confdir, "puppet.conf"),
+    [
+      "[main]",
+      `vardir = ${root}/var`,
+      `codedir = ${codedir}`,
+      "environmentpath = $codedir/environments",
+      "basemodulepath = $codedir/modules",
+      `logdir = ${root}/var/log`,
+      `rundir = ${root}/var/run`,
+      `publicdir = ${root}/var/public`,
+      `ssldir = ${root}/etc/ssl`,
+      `vendormoduledir = ${root}/vendor_modules`,
+      `cadir = ${root}/etc/ca`,
+      "",
+    ].join("\n"),
+  );
+  return confdir;
+}
+
+/** The generated environment: `classes` classes of `per` file resources each, one node including them all. */
+export function generateEnvironment(codedir: string, classes: number, per: number): void {
+  const manifests = join(codedir, "modules", "gen", "manifests");
+  mkdirSync(manifests, { recursive: true });
+  mkdirSync(join(codedir, "environments", "generated", "manifests"), { recursive: true });
+  const names: string[] = [];
+  for (let c = 0; c < classes; c++) {
+    const name = `c${String(c).padStart(3, "0")}`;
+    names.push(`gen::${name}`);
+    const lines = [`class gen::${name} (String $owner = 'root') {`];
+    for (let r = 0; r < per; r++) {
+      const path = `/srv/gen/${name}/f${String(r).padStart(3, "0")}`;
+      lines.push(`  file { '${path}':`);
+      lines.push("    ensure  => file,");
+      lines.push(`    content => "${name} ${r} on \${facts['networking']['fqdn']}\\n",`);
+      lines.push("    owner   => $owner,");
+      lines.push(`    mode    => '${r % 2 === 0 ? "0644" : "0640"}',`);
+      if (r > 0) lines.push(`    require => File['/srv/gen/${name}/f000'],`);
+      lines.push("  }");
+    }
+    lines.push("}", "");
+    writeFileSync(join(manifests, `${name}.pp`), lines.join("\n"));
+  }
+  writeFileSync(
+    join(manifests, "init.pp"),
+    `class gen {\n${names.map((n) => `  include ${n}\n`).join("")}}\n`,
+  );
+  writeFileSync(
+    join(codedir, "environments", "generated", "manifests", "site.pp"),
+    "node 'gen.example.com' {\n  include gen\n}\n",
+  );
+}
+
+/** A fact file for `node` made from another node's (names, domain and fqdn replaced). */
+function renamedFacts(text: string, node: string): string {
+  const doc = JSON.parse(text) as { name: string; values: Record<string, unknown> };
+  const [host, ...rest] = node.split(".");
+  const domain = rest.join(".");
+  const v = doc.values;
+  Object.assign(v, { clientcert: node, fqdn: node, hostname: host, domain });
+  const net = v.networking as Record<string, unknown> | undefined;
+  if (net) Object.assign(net, { fqdn: node, hostname: host, domain });
+  return JSON.stringify({ ...doc, name: node });
+}
+
+function compileArgs(c: Case): string[] {
+  return [
+    "catalog",
+    "compile",
+    c.node,
+    "--confdir",
+    c.confdir,
+    "--facts_terminus",
+    "json",
+    "--environment",
+    c.environment,
+    "--render-as",
+    "json",
+    "--log_level",
+    "err",
+  ];
+}
+
+function timeCompile(command: string, args: readonly string[]): Timed {
+  const cpu0 = childCpuMs();
+  const started = performance.now();
+  const r = spawnSync(command, args, { encoding: "utf8", maxBuffer: 1 << 28, timeout: 300_000 });
+  const wall = performance.now() - started;
+  const cpu1 = childCpuMs();
+  const ok = r.status === 0;
+  const message = ok
+    ? ""
+    : ((r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n")[0] ?? "");
+  return {
+    wall,
+    cpu: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0,
+    ok,
+    stdout: ok ? r.stdout : "",
+    message,
+  };
+}
+
+interface EnvCompileModule {
+  compileNodeCatalog(request: { node: string; settings: unknown; factsDir: string }): Promise<unknown>;
+}
+interface SettingsModule {
+  resolveCompileSettings(given: Record<string, string>, cwd: string): { serverDatadir: string };
+}
+
+/** tend's own compile time in this process: cold (first) and warm (median of the rest). */
+async function inProcess(c: Case, passes: number): Promise<CompileRow["inProcess"]> {
+  try {
+    const env = (await import("../src/puppet/env/compile.js")) as unknown as EnvCompileModule;
+    const settingsModule = (await import("../src/puppet/settings.js")) as unknown as SettingsModule;
+    const settings = settingsModule.resolveCompileSettings(
+      { confdir: c.confdir, environment: c.environment, facts_terminus: "json" },
+      process.cwd(),
+    );
+    const times: number[] = [];
+    for (let i = 0; i < passes; i++) {
+      const t0 = performance.now();
+      await env.compileNodeCatalog({ node: c.node, settings, factsDir: settings.serverDatadir });
+      times.push(performance.now() - t0);
+    }
+    return { coldMs: times[0] ?? 0, warmMs: median(times.slice(1)) };
+  } catch (e) {
+    return { fails: ((e as Error).message ?? String(e)).split("\n")[0] ?? "" };
+  }
+}
+
+function catalogOf(stdout: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(stdout) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+export async function comparePuppetCompile(
+  cases: readonly Case[],
+  iterations: number,
+  hasPuppet: boolean,
+): Promise<CompileRow[]> {
+  const rows: CompileRow[] = [];
+  for (const c of cases) {
+    const tendRuns: Timed[] = [];
+    const puppetRuns: Timed[] = [];
+    for (let i = 0; i < iterations; i++) {
+      tendRuns.push(timeCompile(TEND, ["puppet", ...compileArgs(c)]));
+      // A case Puppet takes minutes over is timed once.
+      if (hasPuppet && (i === 0 || (puppetRuns[0]?.wall ?? 0) < 20_000))
+        puppetRuns.push(timeCompile("puppet", compileArgs(c)));
+    }
+    const summary = (runs: Timed[]): CompileRow["tend"] => {
+      const bad = runs.find((r) => !r.ok);
+      if (bad) return { fails: bad.message };
+      const cpus = runs.map((r) => r.cpu);
+      return {
+        wallMs: median(runs.map((r) => r.wall)),
+        cpuMs: cpus.every((x) => x !== null) ? median(cpus as number[]) : null,
+      };
+    };
+    const tend = summary(tendRuns);
+    const puppet = hasPuppet ? summary(puppetRuns) : null;
+    const tendCat = catalogOf(tendRuns[0]?.stdout ?? "");
+    const puppetCat = catalogOf(puppetRuns[0]?.stdout ?? "");
+    let sameCatalog: string | null = null;
+    if (tendCat && puppetCat) {
+      const cmp = compareCatalogs(puppetCat, tendCat, { limit: 1 });
+      const first = cmp.differences[0];
+      sameCatalog = cmp.equal || first === undefined ? "same" : formatDifference(first, ["Puppet", "tend"]);
+    }
+    const ratio =
+      puppet && "wallMs" in puppet && "wallMs" in tend
+        ? {
+            wall: tend.wallMs / puppet.wallMs,
+            cpu: tend.cpuMs !== null && puppet.cpuMs ? tend.cpuMs / puppet.cpuMs : null,
+          }
+        : null;
+    const resources = (puppetCat?.resources ?? tendCat?.resources) as unknown[] | undefined;
+    rows.push({
+      name: c.name,
+      resources: resources ? resources.length : null,
+      tend,
+      puppet,
+      ratio,
+      inProcess: await inProcess(c, Math.max(3, iterations + 1)),
+      sameCatalog,
+    });
+  }
+  return rows;
+}
+
+function ms(value: number | null): string {
+  return value === null ? "?" : value.toFixed(0);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      iterations: { type: "string" },
+      only: { type: "string" },
+      json: { type: "boolean" },
+    },
+  });
+  const iterations = Math.max(1, Number(values.iterations ?? 3));
+  const hasPuppet = spawnSync("puppet", ["--version"], { stdio: "ignore" }).status === 0;
+  const root = mkdtempSync(join(tmpdir(), "tend-bench-puppet-compile-"));
+  try {
+    const facts: Record<string, string> = {};
+    for (const f of readdirSync(join(FIXTURES, "facts"))) {
+      facts[f.replace(/\.json$/, "")] = readFileSync(join(FIXTURES, "facts", f), "utf8");
+    }
+    const modulesConf = scratchConfdir(join(root, "modules"), FIXTURES, facts);
+    const generatedCode = join(root, "generated", "code");
+    generateEnvironment(generatedCode, 100, 100);
+    const generatedConf = scratchConfdir(join(root, "generated"), generatedCode, {
+      "gen.example.com": renamedFacts(facts.testnode ?? "{}", "gen.example.com"),
+    });
+    const nodes = readdirSync(join(FIXTURES, "catalogs", "production"))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => f.replace(/\.json$/, ""))
+      .sort();
+    let cases: Case[] = [
+      ...nodes.map((node) => ({
+        name: node.split(".")[0] ?? node,
+        environment: "production",
+        node,
+        confdir: modulesConf,
+      })),
+      { name: "generated 10000", environment: "generated", node: "gen.example.com", confdir: generatedConf },
+    ];
+    if (values.only) {
+      const only = new Set(values.only.split(","));
+      cases = cases.filter((c) => only.has(c.name));
+    }
+    const rows = await comparePuppetCompile(cases, iterations, hasPuppet);
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ iterations, hasPuppet, rows }, null, 2)}\n`);
+      return;
+    }
+    if (!hasPuppet) process.stdout.write("puppet catalog compile: skipped (puppet is not installed)\n");
+    for (const r of rows) {
+      const head = `puppet catalog compile, ${r.name}${r.resources === null ? "" : ` (${r.resources} resources)`}:`;
+      const tend =
+        "fails" in r.tend
+          ? `tend fails (${r.tend.fails})`
+          : `tend ${ms(r.tend.wallMs)} ms (CPU ${ms(r.tend.cpuMs)})`;
+      const puppet =
+        r.puppet === null
+          ? ""
+          : "fails" in r.puppet
+            ? `, puppet fails (${r.puppet.fails})`
+            : `, puppet ${ms(r.puppet.wallMs)} ms (CPU ${ms(r.puppet.cpuMs)})`;
+      process.stdout.write(`${head} ${tend}${puppet}\n`);
+      if (r.ratio)
+        process.stdout.write(
+          `  tend / puppet: ${r.ratio.wall.toFixed(3)}× wall, ${r.ratio.cpu === null ? "?" : r.ratio.cpu.toFixed(3)}× CPU (goal ≤ 0.05× wall)\n`,
+        );
+      const own =
+        "fails" in r.inProcess
+          ? `tend fails (${r.inProcess.fails})`
+          : `${r.inProcess.coldMs.toFixed(1)} ms cold, ${r.inProcess.warmMs.toFixed(1)} ms warm${r.name === "ntp" ? " (goal < 50 ms)" : ""}`;
+      process.stdout.write(`  tend's own compile time, in process: ${own}\n`);
+      if (r.sameCatalog !== null) process.stdout.write(`  catalogs: ${r.sameCatalog}\n`);
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) void main();
