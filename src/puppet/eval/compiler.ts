@@ -582,7 +582,16 @@ export class Compiler implements ScopeHost {
     const scope = this.topScope.newScope(def, r);
     r.bodyScope = scope;
     this.classScopes.set("settings", scope);
-    scope.setVar("environment", this.input.environment.name);
+    // The settings manifests test most; values as Puppet's settings scope holds them.
+    const settings: [string, PValue][] = [
+      ["environment", this.input.environment.name],
+      ["strict", "warning"],
+      ["strict_variables", false],
+      ["storeconfigs", false],
+      ["certname", this.input.node.name],
+    ];
+    for (const [k, v] of settings) scope.setVar(k, v);
+    scope.setVar("all_local", PHash.from(settings));
   }
 
   private evaluateMain(): void {
