@@ -150,7 +150,8 @@ export async function runCatalog(args: readonly string[], io: CliIo): Promise<nu
     printer.error("Try 'tend puppet catalog --help' for usage");
     return EXIT_FAILURE;
   }
-  io.stdout(`${JSON.stringify(outcome.catalog)}\n`);
+  const { renderRubyJson } = await import("../puppet/env/render.js");
+  io.stdout(`${renderRubyJson(outcome.catalog)}\n`);
   return EXIT_OK;
 }
 

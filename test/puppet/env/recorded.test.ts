@@ -247,7 +247,9 @@ for (const c of CASES) {
         settings: settingsFor(c),
         factsDir: join(ROOT, "var/server_data"),
       });
-      outcome = { catalog: compiled.result.catalog as unknown as NonNullable<Recorded["catalog"]> };
+      outcome = {
+        catalog: JSON.parse(JSON.stringify(compiled.result.catalog)) as NonNullable<Recorded["catalog"]>,
+      };
     } catch (error) {
       if (error instanceof compileApi.PuppetCompileError) {
         const { compileErrorText } = await import("../../../src/puppet/env/compile.js");

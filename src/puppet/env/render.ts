@@ -1,0 +1,70 @@
+/**
+ * A catalog as `puppet catalog compile --render-as json` prints it: Ruby's
+ * JSON generator, compact, keys in their order. It writes strings as
+ * JSON.stringify does (`"`, `\\` and control characters escaped, `/`, DEL
+ * and U+2028 as they are) but a Float as Ruby's `Float#to_s`: `1.0`,
+ * `100.0`, `1.0e+20`, `1.0e-05`, `-0.0`. A number that is not whole is a
+ * Float; a whole one is an Integer unless it is a `JsonFloat` (the
+ * compiler's Floats, where it marks them).
+ */
+import { JsonFloat } from "../eval/compile-api.js";
+
+/** The JSON text of `value` as Ruby's generator writes it (no trailing newline). */
+export function renderRubyJson(value: unknown): string {
+  const out: string[] = [];
+  write(value, out);
+  return out.join("");
+}
+
+function write(value: unknown, out: string[]): void {
+  if (value === null || value === undefined) out.push("null");
+  else if (typeof value === "string") out.push(JSON.stringify(value));
+  else if (typeof value === "boolean") out.push(value ? "true" : "false");
+  else if (typeof value === "number")
+    out.push(Number.isInteger(value) && !Object.is(value, -0) ? String(value) : rubyFloat(value));
+  else if (typeof value === "bigint") out.push(value.toString());
+  else if (value instanceof JsonFloat) out.push(rubyFloat(value.value));
+  else if (Array.isArray(value)) {
+    out.push("[");
+    value.forEach((item, i) => {
+      if (i > 0) out.push(",");
+      write(item, out);
+    });
+    out.push("]");
+  } else if (typeof value === "object") {
+    const json = (value as { toJSON?: () => unknown }).toJSON;
+    if (typeof json === "function") {
+      write(json.call(value), out);
+      return;
+    }
+    out.push("{");
+    let first = true;
+    for (const [key, item] of Object.entries(value)) {
+      if (item === undefined) continue;
+      if (!first) out.push(",");
+      first = false;
+      out.push(JSON.stringify(key), ":");
+      write(item, out);
+    }
+    out.push("}");
+  } else out.push("null");
+}
+
+/** Ruby's `Float#to_s`: fixed notation for decimal exponents -4 < e <= 16, else `d.ddde+XX`. */
+export function rubyFloat(value: number): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (!Number.isFinite(value)) return value > 0 ? "Infinity" : "-Infinity";
+  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
+  const sign = value < 0 ? "-" : "";
+  const [mantissa, exponent] = Math.abs(value).toExponential().split("e");
+  const digits = mantissa.replace(".", "");
+  const point = Number(exponent) + 1;
+  if (point > 0 && point <= 16) {
+    if (digits.length <= point) return `${sign}${digits}${"0".repeat(point - digits.length)}.0`;
+    return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+  }
+  if (point <= 0 && point > -4) return `${sign}0.${"0".repeat(-point)}${digits}`;
+  const e = point - 1;
+  const frac = digits.length > 1 ? digits.slice(1) : "0";
+  return `${sign}${digits[0]}.${frac}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+}
