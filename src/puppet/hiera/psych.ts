@@ -139,7 +139,10 @@ function taggedScalar(text: string, tag: string): PValue {
     case "tag:yaml.org,2002:binary":
       return Buffer.from(text.replace(/\s+/g, ""), "base64").toString("latin1");
     default:
-      throw new PsychError(`Tried to load unspecified class: ${tag.replace(/^!ruby\/\w+:/, "")}`);
+      // Ruby classes are refused by safe_load; other tags leave the scalar to the scanner.
+      if (tag.startsWith("!ruby/"))
+        throw new PsychError(`Tried to load unspecified class: ${tag.replace(/^!ruby\/\w+:?/, "")}`);
+      return scanPlainScalar(text);
   }
 }
 
