@@ -36,6 +36,7 @@ export interface ScopeHost {
 export class ScopeError extends Error {}
 
 const NUMERIC = /^\d+$/;
+const NO_DEFAULTS: Map<string, ParamEntry> = new Map();
 
 export class Scope {
   readonly symtable: LocalTable;
@@ -173,10 +174,16 @@ export class Scope {
 
   /** Resource defaults for `type` (capitalised) from this scope and its parents. */
   lookupDefaults(type: string): Map<string, ParamEntry> {
-    const result = this.parent ? this.parent.lookupDefaults(type) : new Map<string, ParamEntry>();
+    if (!this.hasDefaults(type)) return NO_DEFAULTS;
+    const result = this.parent ? new Map(this.parent.lookupDefaults(type)) : new Map<string, ParamEntry>();
     const mine = this.defaults.get(type);
     if (mine) for (const [k, v] of mine) result.set(k, v);
     return result;
+  }
+
+  private hasDefaults(type: string): boolean {
+    for (let s: Scope | undefined = this; s; s = s.parent) if (s.defaults.has(type)) return true;
+    return false;
   }
 
   /** The variables visible here as a plain map (for templates' `scope.to_hash`). */
