@@ -134,6 +134,14 @@ const LAMBDAS: Record<string, PCallable> = {
   "|$x, $y = 10| { [$x, $y] }": lam(1, 2, (x, y) => [x, y ?? 10n]),
   "|*$r| { $r }": lam(0, Number.POSITIVE_INFINITY, (...r) => r),
   "|| { 'fallback' }": lam(0, 0, () => "fallback"),
+  "|$x| { $x == 2 }": lam(1, 1, (x) => equals(x, 2n)),
+  "|$x| { 'same' }": lam(1, 1, () => "same"),
+  "|$e| { 'err' }": lam(1, 1, () => "err"),
+  "|$e| { 'handled' }": lam(1, 1, () => "handled"),
+  "|$a, $b| { compare($a, $b) }": lam(2, 2, (a, b) => call("compare", [a, b])),
+  "|$k, $v| { true }": lam(2, 2, () => true),
+  "|$m, $x| { $m }": lam(2, 2, (m) => m),
+  "|$a, $b = 9| { [$a, $b] }": lam(1, 2, (a, b) => [a, b ?? 9n]),
 };
 
 // --- a literal evaluator for the arguments ----------------------------------
@@ -163,6 +171,14 @@ function evaluate(e: A.Expression, text: string): PValue {
       return e.value;
     case "ConcatenatedString":
       return e.segments.map((s) => String(evaluate(s, text))).join("");
+    case "Arithmetic": {
+      const l = evaluate(e.left, text);
+      const r = evaluate(e.right, text);
+      if (typeof l === "bigint" && typeof r === "bigint" && e.operator !== "/")
+        return e.operator === "+" ? l + r : e.operator === "-" ? l - r : l * r;
+      const [x, y] = [num(l), num(r)];
+      return e.operator === "+" ? x + y : e.operator === "-" ? x - y : e.operator === "*" ? x * y : x / y;
+    }
     case "UnaryMinus": {
       const v = evaluate(e.expr, text);
       return typeof v === "bigint" ? -v : -num(v);
@@ -192,6 +208,12 @@ function evaluateCall(e: A.CallNamedFunction, text: string): PValue {
   const args = e.args.map((a) => evaluate(a, text));
   if (name === "sensitive") return new PSensitive(args[0]);
   if (name === "binary") return new PBinary(Buffer.from(String(args[0]), "base64"));
+  if (e.functor.kind === "QualifiedReference") {
+    // `Timespan('1-00:00:00')`: the type's `new`.
+    const t = typeByName(e.functor.cased);
+    if (!t) throw new Unsupported(`type ${e.functor.cased}`);
+    return newInstance(t, args);
+  }
   let block: PCallable | undefined;
   if (e.lambda) {
     const src = text.slice(e.lambda.offset, e.lambda.offset + e.lambda.length);

@@ -2,7 +2,7 @@
  * Collection functions: dig, get, getvar, keys, values, length, size,
  * empty, flatten, unwrap, sort, unique, slice, tree_each.
  */
-import { FunctionArgumentError, FunctionError, type PuppetFunction } from "../registry.js";
+import { type CallContext, FunctionArgumentError, FunctionError, type PuppetFunction } from "../registry.js";
 import { inferType } from "../../types.js";
 import {
   type PCallable,
@@ -90,12 +90,18 @@ function splitKey(key: string): PValue[] {
   });
 }
 
-function getValue(value: PValue, nav: string, dflt: PValue, block: PCallable | undefined): PValue {
+function getValue(
+  ctx: CallContext,
+  value: PValue,
+  nav: string,
+  dflt: PValue,
+  block: PCallable | undefined,
+): PValue {
   if (value === undefined) return dflt;
   if (nav === "") return value;
   const segments = splitKey(`x.${nav}`).slice(1);
   try {
-    const r = digValue(value, segments);
+    const r = dig(ctx, [value, ...segments], undefined);
     return r === undefined ? dflt : r;
   } catch (e) {
     if (block && e instanceof DigError) return block.call([errorValue(e)]);
@@ -112,7 +118,7 @@ export const get = dispatcher("get", [
   {
     params: [p("value", T.any), p("dotted_string", T.string), opt("default_value", T.any)],
     block: blk(1, 1, true),
-    call: (_c, [v, nav, d], b) => getValue(v, nav as string, d, b),
+    call: (ctx, [v, nav, d], b) => getValue(ctx, v, nav as string, d, b),
   },
 ]);
 
@@ -133,7 +139,7 @@ export const getvar = dispatcher("getvar", [
         throw new FunctionArgumentError(
           `First character after var name in get string must be a '.' - got ${nav[0]}`,
         );
-      return getValue(ctx.lookupVariable((m[1] as string).replace(/^::/, "")), nav, d, b);
+      return getValue(ctx, ctx.lookupVariable((m[1] as string).replace(/^::/, "")), nav, d, b);
     },
   },
   {
@@ -222,6 +228,10 @@ export function rubyCompare(a: PValue, b: PValue): number {
     return Number(a) < Number(b) ? -1 : Number(a) > Number(b) ? 1 : 0;
   }
   if (isString(a) && isString(b)) return cmpStr(a, b);
+  if (a instanceof PObject && b instanceof PObject && a.typeName === b.typeName) {
+    const c = (a as unknown as { compare?: (o: PObject) => number }).compare;
+    if (typeof c === "function") return Math.sign(c.call(a, b));
+  }
   if (isArray(a) && isArray(b)) {
     for (let i = 0; i < Math.min(a.length, b.length); i++) {
       const c = rubyCompare(a[i], b[i]);
@@ -229,7 +239,14 @@ export function rubyCompare(a: PValue, b: PValue): number {
     }
     return Math.sign(a.length - b.length);
   }
-  throw new FunctionError(`comparison of ${rubyClassName(a)} with ${rubyClassName(b)} failed`);
+  throw new FunctionError(`comparison of ${rubyClassName(a)} with ${cmpErrName(b)} failed`);
+}
+
+/** Ruby names immediate values (nil, true, false, small numbers) by their inspect in comparison errors. */
+function cmpErrName(v: PValue): string {
+  if (v === undefined || typeof v === "boolean" || typeof v === "bigint" || typeof v === "number")
+    return rubyInspect(v);
+  return rubyClassName(v);
 }
 
 function sortList(list: PValue[], block: PCallable | undefined): PValue[] {
@@ -238,7 +255,7 @@ function sortList(list: PValue[], block: PCallable | undefined): PValue[] {
         const r = block.call([a, b]);
         if (typeof r === "bigint") return Number(r);
         if (typeof r === "number") return Math.sign(r);
-        throw new FunctionError(`comparison of ${rubyClassName(a)} with ${rubyClassName(b)} failed`);
+        throw new FunctionError(`comparison of ${rubyClassName(a)} with ${cmpErrName(b)} failed`);
       }
     : rubyCompare;
   return mergeSort([...list], cmp);
@@ -447,7 +464,11 @@ const OPTION_TYPES: Record<string, (v: PValue) => boolean> = {
 };
 
 const optionsType = {
-  ...T.alias("OptionsType", T.hash),
+  ...T.alias(
+    "OptionsType",
+    T.hash,
+    "OptionsType = Struct[{'container_type' => Optional[Type], 'include_root' => Optional[Boolean], 'include_containers' => Optional[Boolean], 'include_values' => Optional[Boolean], 'order' => Optional[Enum['breadth_first', 'depth_first']], 'include_refs' => Optional[Boolean]}]",
+  ),
   test: (v: PValue) =>
     isHashValue(v) &&
     [...v].every(([k, x]) => typeof k === "string" && OPTION_TYPES[k] !== undefined && OPTION_TYPES[k](x)),

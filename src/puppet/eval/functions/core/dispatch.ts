@@ -93,6 +93,7 @@ function fits(sig: Signature, args: readonly PValue[], block: PCallable | undefi
 type Mismatch =
   | { kind: "count"; path: string; min: number; max: number; actual: number }
   | { kind: "type"; path: string; expected: Spec[]; actual: PValue }
+  | { kind: "key"; path: string; text: string }
   | { kind: "block-missing"; path: string }
   | { kind: "block-unexpected"; path: string };
 
@@ -110,6 +111,9 @@ function argumentMismatch(sig: Signature, args: readonly PValue[]): Mismatch | u
 
 /** A type mismatch, descending into arrays whose element type is known. */
 function typeMismatch(path: string, type: Spec, actual: PValue): Mismatch {
+  // Struct key errors are their own kind: Puppet never merges them across signatures.
+  const custom = type.explain?.(actual);
+  if (custom?.startsWith(" unrecognized key")) return { kind: "key", path, text: custom };
   const elem = type.elementOf;
   if (elem && Array.isArray(actual)) {
     const i = actual.findIndex((x) => !elem.test(x));
@@ -202,6 +206,8 @@ function formatMismatch(m: Mismatch): string {
         (m.min === 1 && (m.max === 1 || m.max === Number.POSITIVE_INFINITY)) || (m.min === 0 && m.max === 1);
       return `${m.path} expects ${rangeText(m.min, m.max, "no")} argument${one ? "" : "s"}, got ${rangeText(m.actual, m.actual, "none")}`;
     }
+    case "key":
+      return `${m.path}${m.text}`;
     case "block-missing":
       return `${m.path} expects a block`;
     case "block-unexpected":

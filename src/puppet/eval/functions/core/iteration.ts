@@ -20,6 +20,7 @@ export function rubyEquals(a: PValue, b: PValue): boolean {
   }
   return equals(a, b);
 }
+import { type PType, inferSet, reduceType } from "../../types.js";
 import { blk, dispatcher, p, type Signature } from "./dispatch.js";
 import { forEach, iterationOf } from "./iterable.js";
 import { T } from "./spec.js";
@@ -304,7 +305,10 @@ export const partition = dispatcher("partition", [
 export const reverse_each = dispatcher("reverse_each", [
   {
     params: [p("iterable", T.iterable)],
-    call: (_c, [v]) => new PIterator(() => [...iterationOf(v, "reverse_each").items].reverse()),
+    call: (_c, [v]) => {
+      const list = [...iterationOf(v, "reverse_each").items].reverse();
+      return new PIterator(() => list, elementType(list));
+    },
   },
   {
     params: [p("iterable", T.iterable)],
@@ -316,6 +320,15 @@ export const reverse_each = dispatcher("reverse_each", [
   },
 ]);
 
+/** The common type of an iterator's elements (for messages and `type`). */
+function elementType(list: readonly PValue[]): PType | undefined {
+  try {
+    return list.length === 0 ? undefined : reduceType(list.map(inferSet));
+  } catch {
+    return undefined;
+  }
+}
+
 function stepped(v: PValue, step: bigint): PValue[] {
   const list = [...iterationOf(v, "step").items];
   const out: PValue[] = [];
@@ -326,7 +339,10 @@ function stepped(v: PValue, step: bigint): PValue[] {
 export const step = dispatcher("step", [
   {
     params: [p("iterable", T.iterable), p("step", T.intRange(1n))],
-    call: (_c, [v, s]) => new PIterator(() => stepped(v, s as bigint)),
+    call: (_c, [v, s]) => {
+      const list = stepped(v, s as bigint);
+      return new PIterator(() => list, elementType(list));
+    },
   },
   {
     params: [p("iterable", T.iterable), p("step", T.intRange(1n))],

@@ -6,12 +6,12 @@
  * messages on values of the wrong kind.
  */
 import { createHash } from "node:crypto";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { type CallContext, FunctionError, type PuppetFunction } from "../registry.js";
-import { PHash, type PValue } from "../../values.js";
+import { PHash, PRegexp, type PValue } from "../../values.js";
 import { rubyRandInt } from "./ruby-random.js";
 import { rubyInspect, rubyToS } from "./ruby-text.js";
 import { rubyFormat } from "./sprintf.js";
@@ -31,9 +31,17 @@ function legacy(
       throw new FunctionError(`${name}(): Wrong number of arguments given (${n} for minimum ${-arity - 1})`);
     return body(
       ctx,
-      args.map((a) => (a === undefined ? "" : a)),
+      args.map((a) => (a === undefined ? "" : convert3x(a))),
     );
   };
+}
+
+/** Puppet's conversion of 3.x function arguments: regexps become `/source/` strings, also inside collections. */
+function convert3x(v: PValue): PValue {
+  if (v instanceof PRegexp) return `/${v.source}/`;
+  if (Array.isArray(v)) return v.map(convert3x);
+  if (v instanceof PHash) return PHash.from([...v].map(([k, x]) => [convert3x(k), convert3x(x)] as const));
+  return v;
 }
 
 function rubyClassOf(v: PValue): string {
@@ -68,7 +76,8 @@ function toI(v: PValue): bigint {
   if (typeof v === "bigint") return v;
   if (typeof v === "number") return BigInt(Math.trunc(v));
   if (typeof v === "string") return rubyToI(v);
-  throw new FunctionError(`undefined method \`to_i' for ${rubyInspect(v)}:${rubyClassOf(v)}`);
+  const hint = typeof v === "boolean" ? "\nDid you mean?  to_s" : "";
+  throw new FunctionError(`undefined method \`to_i' for ${rubyInspect(v)}:${rubyClassOf(v)}${hint}`);
 }
 
 function factFqdn(ctx: CallContext): PValue {
@@ -129,6 +138,8 @@ function generate(_ctx: CallContext, args: PValue[]): PValue {
   if (!/^[-/\w.+]+$/m.test(cmd))
     throw new FunctionError("Generators can only contain alphanumerics, file separators, and dashes");
   if (cmd.includes("..")) throw new FunctionError("Can not use generators with '..' in them.");
+  if (!existsSync(dirname(cmd)))
+    throw new FunctionError(`No such file or directory @ dir_chdir - ${dirname(cmd)}`);
   return runGenerator(args.map(rubyToS));
 }
 

@@ -2,9 +2,18 @@
  * type, convert_to, strftime and scanf: the functions that lean on the
  * type system (inferType, `new`) or on time and text scanning.
  */
-import { FunctionArgumentError, FunctionError } from "../registry.js";
-import { inferGeneric, inferSet, inferType } from "../../types.js";
-import { PObject, type PValue } from "../../values.js";
+import { FunctionArgumentError } from "../registry.js";
+import {
+  type Timespan,
+  type Timestamp,
+  formatTimespan,
+  formatTimestamp,
+  inferGeneric,
+  inferSet,
+  inferType,
+  strftime as timeStrftime,
+} from "../../types.js";
+import type { PValue } from "../../values.js";
 import { dispatcher, opt, p, rep } from "./dispatch.js";
 import { T } from "./spec.js";
 
@@ -34,96 +43,26 @@ export const convert_to = dispatcher("convert_to", [
   },
 ]);
 
-const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
-
-/** Ruby's Time#strftime for a UTC time: the common directives, flags `-` `0` `^` and widths. */
-export function strftimeUtc(fmt: string, d: Date): string {
-  const two = (n: number) => String(n).padStart(2, "0");
-  const dayOfYear =
-    Math.floor(
-      (Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - Date.UTC(d.getUTCFullYear(), 0, 1)) /
-        86400000,
-    ) + 1;
-  const h12 = d.getUTCHours() % 12 || 12;
-  const table: Record<string, () => string> = {
-    Y: () => String(d.getUTCFullYear()),
-    C: () => two(Math.floor(d.getUTCFullYear() / 100)),
-    y: () => two(d.getUTCFullYear() % 100),
-    m: () => two(d.getUTCMonth() + 1),
-    d: () => two(d.getUTCDate()),
-    e: () => String(d.getUTCDate()).padStart(2, " "),
-    j: () => String(dayOfYear).padStart(3, "0"),
-    H: () => two(d.getUTCHours()),
-    k: () => String(d.getUTCHours()).padStart(2, " "),
-    I: () => two(h12),
-    l: () => String(h12).padStart(2, " "),
-    M: () => two(d.getUTCMinutes()),
-    S: () => two(d.getUTCSeconds()),
-    L: () => String(d.getUTCMilliseconds()).padStart(3, "0"),
-    N: () => `${String(d.getUTCMilliseconds()).padStart(3, "0")}000000`,
-    z: () => "+0000",
-    Z: () => "UTC",
-    A: () => DAYS[d.getUTCDay()] as string,
-    a: () => (DAYS[d.getUTCDay()] as string).slice(0, 3),
-    B: () => MONTHS[d.getUTCMonth()] as string,
-    b: () => (MONTHS[d.getUTCMonth()] as string).slice(0, 3),
-    h: () => (MONTHS[d.getUTCMonth()] as string).slice(0, 3),
-    p: () => (d.getUTCHours() < 12 ? "AM" : "PM"),
-    P: () => (d.getUTCHours() < 12 ? "am" : "pm"),
-    u: () => String(d.getUTCDay() || 7),
-    w: () => String(d.getUTCDay()),
-    s: () => String(Math.floor(d.getTime() / 1000)),
-    n: () => "\n",
-    t: () => "\t",
-    "%": () => "%",
-    F: () => strftimeUtc("%Y-%m-%d", d),
-    T: () => strftimeUtc("%H:%M:%S", d),
-    D: () => strftimeUtc("%m/%d/%y", d),
-    R: () => strftimeUtc("%H:%M", d),
-    r: () => strftimeUtc("%I:%M:%S %p", d),
-    c: () => strftimeUtc("%a %b %e %H:%M:%S %Y", d),
-    x: () => strftimeUtc("%m/%d/%y", d),
-    X: () => strftimeUtc("%H:%M:%S", d),
-  };
-  return fmt.replace(/%([-0^#]?)(\d*)([a-zA-Z%])/g, (all, flag: string, width: string, c: string) => {
-    const f = table[c];
-    if (!f) return all;
-    let s = f();
-    if (flag === "-") s = s.replace(/^[0 ]+(?=.)/, "");
-    if (flag === "^") s = s.toUpperCase();
-    if (width) s = s.padStart(Number(width), /\d/.test(s[0] ?? "") ? "0" : " ");
-    return s;
-  });
-}
-
-function formatTime(obj: PValue, fmt: string, tz?: PValue): PValue {
-  const f = (obj as unknown as { format?: (fmt: string, tz?: string) => string }).format;
-  if (obj instanceof PObject && typeof f === "function") return f.call(obj, fmt, tz as string | undefined);
-  throw new FunctionError(`strftime(): ${String(obj)} cannot be formatted yet`);
+/** A time zone argument as a UTC offset in minutes: UTC/GMT/Z or ±HH:MM; others are refused. */
+function zoneOffset(tz: PValue): number {
+  if (tz === undefined || (typeof tz === "string" && /^(UTC|GMT|Z|current)$/i.test(tz))) return 0;
+  const m = typeof tz === "string" ? /^([-+])(\d\d):?(\d\d)$/.exec(tz) : null;
+  if (!m)
+    throw new FunctionArgumentError(
+      `strftime(): time zone '${String(tz)}' is not supported (only UTC and numeric offsets)`,
+    );
+  const minutes = Number(m[2]) * 60 + Number(m[3]);
+  return m[1] === "-" ? -minutes : minutes;
 }
 
 export const strftime = dispatcher("strftime", [
   {
     params: [p("time_object", T.timespan), p("format", T.string)],
-    call: (_c, [t, f]) => formatTime(t, f as string),
+    call: (_c, [t, f]) => formatTimespan(t as Timespan, f as string),
   },
   {
     params: [p("time_object", T.timestamp), p("format", T.string), opt("timezone", T.string)],
-    call: (_c, [t, f, tz]) => formatTime(t, f as string, tz),
+    call: (_c, [t, f, tz]) => formatTimestamp(t as Timestamp, f as string, zoneOffset(tz)),
   },
   {
     params: [p("format", T.string), opt("timezone", T.string)],
@@ -131,9 +70,7 @@ export const strftime = dispatcher("strftime", [
       ctx.warn(
         "The argument signature (String format, [String timezone]) is deprecated for #strftime. See #strftime documentation and Timespan type for more info",
       );
-      if (tz !== undefined && !/^(UTC|GMT|Z)$/i.test(tz as string))
-        throw new FunctionArgumentError("strftime(): only the UTC time zone is supported here");
-      return strftimeUtc(f as string, new Date());
+      return timeStrftime(BigInt(Date.now()) * 1000000n, f as string, zoneOffset(tz));
     },
   },
 ]);

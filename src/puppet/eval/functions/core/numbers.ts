@@ -212,11 +212,13 @@ function typeLabel(v: PValue): string {
   return actualClass(v).replace(/^(Tuple|Struct)$/, (m) => (m === "Tuple" ? "Array" : "Hash"));
 }
 
+/** Compares Timespans, Timestamps and SemVers (a time also with a number of seconds). */
 function objectCompare(a: PValue, b: PValue): PValue {
-  const f = (a as unknown as { compareTo?: (o: PValue) => number }).compareTo;
-  if (typeof f !== "function")
-    throw new FunctionArgumentError("compare(): these values cannot be compared yet");
-  return BigInt(Math.sign(f.call(a, b)));
+  const o = a as unknown as { compare?: (x: PValue) => number; toFloat?: () => number };
+  if (typeof b === "bigint" || typeof b === "number") return BigInt(cmpNum(o.toFloat?.() ?? 0, b));
+  if (typeof o.compare !== "function")
+    throw new FunctionArgumentError("compare(): these values cannot be compared");
+  return BigInt(Math.sign(o.compare(b)));
 }
 
 const timeish = T.variant(T.timespan, T.timestamp);

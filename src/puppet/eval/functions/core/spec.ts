@@ -212,13 +212,22 @@ export function actualClass(v: PValue): string {
     return "Struct";
   }
   if (v instanceof PRegexp) return "Regexp";
-  if (v instanceof PSensitive) return "Sensitive";
+  if (v instanceof PSensitive || v instanceof PIterator || isType(v)) return containerName(v);
   if (v instanceof PBinary) return "Binary";
-  if (v instanceof PIterator) return "Iterator";
   if (v instanceof PObject) return v.typeName;
-  if (isType(v)) return "Type";
   if (isCallable(v)) return "Callable";
   return "Any";
+}
+
+/** Puppet's short name of a container's type: `Sensitive[String]`, `Type[Integer]`, `Iterator[Integer]`. */
+function containerName(v: PValue): string {
+  const fallback = v instanceof PSensitive ? "Sensitive" : v instanceof PIterator ? "Iterator" : "Type";
+  try {
+    const t = inferSet(v) as unknown as { name: string; type?: { name: string } };
+    return t.type && t.type.name !== "Any" ? `${t.name}[${t.type.name}]` : t.name;
+  } catch {
+    return fallback;
+  }
 }
 
 /** Puppet's rendering of the type inferred for `v` with its details (`Integer[0, 0]`), as `infer_set` gives it. */

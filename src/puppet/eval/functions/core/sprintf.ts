@@ -40,7 +40,7 @@ function exactDecimal(x: number): { digits: string; point: number } {
 }
 
 /** Rounds digit string `d` to `n` digits, half to even (exact values: a tie is exactly 5000...). */
-function roundDigits(d: string, n: number): { digits: string; carry: boolean } {
+function roundDigits(d: string, n: number, tieDown = false): { digits: string; carry: boolean } {
   if (n < 0) return { digits: "", carry: false };
   if (d.length <= n) return { digits: d.padEnd(n, "0"), carry: false };
   const head = d.slice(0, n);
@@ -48,18 +48,38 @@ function roundDigits(d: string, n: number): { digits: string; carry: boolean } {
   const first = rest.charCodeAt(0) - 48;
   const tie = first === 5 && /^50*$/.test(rest);
   const last = n > 0 ? head.charCodeAt(n - 1) - 48 : 0;
-  const up = first > 5 || (first === 5 && !tie) || (tie && last % 2 === 1);
+  const up = first > 5 || (first === 5 && !tie) || (tie && !tieDown && last % 2 === 1);
   if (!up) return { digits: head, carry: false };
   const inc = (BigInt(head || "0") + 1n).toString();
   if (inc.length > n) return { digits: inc.slice(0, n || 0), carry: true };
   return { digits: inc.padStart(n, "0"), carry: false };
 }
 
+/** The shortest digits that read back as `x` (what Ruby's and JavaScript's to_s print). */
+function shortestDecimal(x: number): { digits: string; point: number } {
+  if (x === 0) return { digits: "0", point: 1 };
+  const [m, e] = Math.abs(x).toExponential().split("e") as [string, string];
+  return { digits: m.replace(".", ""), point: Number(e) + 1 };
+}
+
+/**
+ * The digits Ruby's format rounds: when fewer digits are asked for than the
+ * shortest representation has, Ruby rounds that representation half to even
+ * ("%.2f" % 2.675 is 2.68, "%.2f" % 12.345 is 12.34); otherwise the exact
+ * binary value.
+ */
+function digitsFor(x: number, count: (point: number) => number): { digits: string; point: number } {
+  const short = shortestDecimal(x);
+  return short.digits.length > count(short.point) ? short : exactDecimal(x);
+}
+
 function fixed(x: number, prec: number): string {
-  const { digits, point } = exactDecimal(x);
+  // No digit kept before the rounding position: Ruby compares the exact value with a half, a tie rounding down.
+  const noDigits = shortestDecimal(x).point + prec <= 0;
+  const { digits, point } = noDigits ? exactDecimal(x) : digitsFor(x, (pt) => pt + prec);
   const n = point + prec;
   if (n < 0) return prec > 0 ? `0.${"0".repeat(prec)}` : "0";
-  const r = roundDigits(digits, n);
+  const r = roundDigits(digits, n, noDigits);
   let all = r.digits;
   if (r.carry) all = `1${all}`;
   all = all.padStart(prec + 1, "0");
@@ -70,7 +90,7 @@ function fixed(x: number, prec: number): string {
 }
 
 function exponential(x: number, prec: number, upper: boolean): string {
-  const { digits, point } = exactDecimal(x);
+  const { digits, point } = digitsFor(x, () => prec + 1);
   let exp = x === 0 ? 0 : point - 1;
   const r = roundDigits(digits, prec + 1);
   let d = r.digits;
@@ -166,10 +186,15 @@ function formatInteger(v: PValue, spec: Spec): string {
   let body: string;
   let negative = n < 0n;
   if (negative && base !== 10 && !explicitSign) {
-    body = `..${twosComplement(n, base)}`;
+    // Ruby pads the two's complement digits with the top digit, counting the "..".
+    const tc = twosComplement(n, base);
+    const top = (base - 1).toString(base);
+    body = `..${spec.precision !== undefined ? tc.padStart(spec.precision - 2, top) : tc}`;
     negative = false;
-  } else body = (negative ? -n : n).toString(base);
-  if (spec.precision !== undefined) body = body.padStart(spec.precision, "0");
+  } else {
+    body = (negative ? -n : n).toString(base);
+    if (spec.precision !== undefined) body = body.padStart(spec.precision, "0");
+  }
   if (c === "X") body = body.toUpperCase();
   let prefix = "";
   if (spec.flags.includes("#") && n !== 0n) {
@@ -214,6 +239,26 @@ function formatFloat(v: PValue, spec: Spec): string {
   return pad(body, signOf(negative, spec.flags), "", spec, true);
 }
 
+/** `%a`: the float in hexadecimal, `0x1.8p+1`. */
+function formatHexFloat(v: PValue, spec: Spec): string {
+  const x = toFloat(v);
+  const negative = x < 0 || Object.is(x, -0);
+  let body: string;
+  if (x === 0) body = "0x0p+0";
+  else {
+    const buf = new DataView(new ArrayBuffer(8));
+    buf.setFloat64(0, Math.abs(x));
+    const bits = buf.getBigUint64(0);
+    const expBits = Number((bits >> 52n) & 0x7ffn);
+    const frac = (bits & ((1n << 52n) - 1n)).toString(16).padStart(13, "0").replace(/0+$/, "");
+    const lead = expBits === 0 ? "0" : "1";
+    const exp = expBits === 0 ? -1022 : expBits - 1023;
+    body = `0x${lead}${frac ? `.${frac}` : ""}p${exp < 0 ? "-" : "+"}${Math.abs(exp)}`;
+  }
+  if (spec.conv === "A") body = body.toUpperCase();
+  return pad(body, signOf(negative, spec.flags), "", spec, true);
+}
+
 function formatChar(v: PValue, spec: Spec): string {
   let ch: string;
   if (typeof v === "string") {
@@ -245,6 +290,9 @@ function convert(v: PValue, spec: Spec): string {
     case "g":
     case "G":
       return formatFloat(v, spec);
+    case "a":
+    case "A":
+      return formatHexFloat(v, spec);
     case "c":
       return formatChar(v, spec);
     case "p":
@@ -254,74 +302,111 @@ function convert(v: PValue, spec: Spec): string {
   }
 }
 
-const DIRECTIVE =
-  /%([-+ 0#]*)(?:(\d+)\$)?([-+ 0#]*)(?:<(\w+)>|\{(\w+)\})?([-+ 0#]*)(\*|\d+)?(?:\.(\*|\d*))?([a-zA-Z%])?/y;
+type ArgMode = "none" | "unnumbered" | "numbered" | "named";
 
-/** Ruby's `format(fmt, *args)`. Throws Ruby's messages for bad formats and missing arguments. */
-export function rubyFormat(fmt: string, args: readonly PValue[]): string {
-  let out = "";
-  let next = 0;
-  const take = (): PValue => {
-    if (next >= args.length) throw new FunctionArgumentError("too few arguments");
-    return args[next++];
-  };
-  const named = (name: string): PValue => {
-    const h = args[0];
-    if (args.length !== 1 || !(h instanceof PHash)) throw new FunctionArgumentError("one hash required");
+/** The argument bookkeeping of one format: Ruby refuses to mix unnumbered, numbered and named references. */
+class Args {
+  #next = 0;
+  #mode: ArgMode = "none";
+  constructor(readonly list: readonly PValue[]) {}
+
+  next(): PValue {
+    if (this.#mode === "numbered")
+      throw new FunctionArgumentError(`unnumbered(${this.#next + 1}) mixed with numbered`);
+    if (this.#mode === "named")
+      throw new FunctionArgumentError(`unnumbered(${this.#next + 1}) mixed with named`);
+    this.#mode = "unnumbered";
+    if (this.#next >= this.list.length) throw new FunctionArgumentError("too few arguments");
+    return this.list[this.#next++];
+  }
+  at(n: number): PValue {
+    if (this.#mode === "unnumbered")
+      throw new FunctionArgumentError(`numbered(${n}) after unnumbered(${this.#next})`);
+    if (this.#mode === "named") throw new FunctionArgumentError(`numbered(${n}) after named`);
+    this.#mode = "numbered";
+    if (n < 1 || n > this.list.length) throw new FunctionArgumentError("too few arguments");
+    return this.list[n - 1];
+  }
+  named(name: string): PValue {
+    if (this.#mode === "unnumbered")
+      throw new FunctionArgumentError(`named<${name}> after unnumbered(${this.#next})`);
+    if (this.#mode === "numbered") throw new FunctionArgumentError(`named<${name}> after numbered`);
+    this.#mode = "named";
+    const h = this.list[0];
+    if (this.list.length !== 1 || !(h instanceof PHash)) throw new FunctionArgumentError("one hash required");
     if (!h.has(name)) throw new FunctionError(`key<${name}> not found`);
     return h.get(name);
-  };
+  }
+}
+
+/** Parses one directive from `fmt[start]` (just after '%'); returns the text and the index after it. */
+function directiveAt(fmt: string, start: number, args: Args): { text: string; end: number } {
+  const spec: Spec = { flags: "", conv: "" };
+  let value: PValue;
+  let has = false;
+  let i = start;
+  for (; i < fmt.length; i++) {
+    const c = fmt[i] as string;
+    if ("-+ 0#".includes(c)) spec.flags += c;
+    else if (c >= "1" && c <= "9") {
+      const m = /^\d+/.exec(fmt.slice(i)) as RegExpExecArray;
+      if (fmt[i + m[0].length] === "$") {
+        value = args.at(Number(m[0]));
+        has = true;
+        i += m[0].length;
+      } else {
+        spec.width = Number(m[0]);
+        i += m[0].length - 1;
+      }
+    } else if (c === "*") {
+      const w = Number(toInt(args.next()));
+      if (w < 0) spec.flags += "-";
+      spec.width = Math.abs(w);
+    } else if (c === ".") {
+      if (fmt[i + 1] === "*") {
+        spec.precision = Number(toInt(args.next()));
+        i++;
+      } else {
+        const m = /^\d*/.exec(fmt.slice(i + 1)) as RegExpExecArray;
+        spec.precision = Number(m[0] || "0");
+        i += m[0].length;
+      }
+    } else if (c === "<" || c === "{") {
+      const close = fmt.indexOf(c === "<" ? ">" : "}", i);
+      if (close < 0) throw new FunctionArgumentError(`malformed name - unmatched parenthesis`);
+      value = args.named(fmt.slice(i + 1, close));
+      has = true;
+      i = close;
+      if (c === "{")
+        return {
+          text: formatString(rubyToS(value), { ...spec, conv: "s", precision: undefined }),
+          end: close + 1,
+        };
+    } else if (c === "%") {
+      if (i !== start) throw new FunctionArgumentError("invalid format character - %");
+      return { text: "%", end: i + 1 };
+    } else if (/[bBdiuoxXeEfgGaAcps]/.test(c)) {
+      spec.conv = c;
+      return { text: convert(has ? value : args.next(), spec), end: i + 1 };
+    } else if (c === "\n" || c === "\0") {
+      return { text: `%${c}`, end: i + 1 };
+    } else throw new FunctionArgumentError(`malformed format string - %${c}`);
+  }
+  throw new FunctionArgumentError("incomplete format specifier; use %% (double %) instead");
+}
+
+/** Ruby's `format(fmt, *args)`. Throws Ruby's messages for bad formats and missing arguments. */
+export function rubyFormat(fmt: string, list: readonly PValue[]): string {
+  const args = new Args(list);
+  let out = "";
   let i = 0;
   while (i < fmt.length) {
     const pct = fmt.indexOf("%", i);
-    if (pct < 0) {
-      out += fmt.slice(i);
-      break;
-    }
+    if (pct < 0) return out + fmt.slice(i);
     out += fmt.slice(i, pct);
-    DIRECTIVE.lastIndex = pct;
-    const m = DIRECTIVE.exec(fmt);
-    if (!m) throw new FunctionArgumentError(`malformed format string - ${fmt.slice(pct)}`);
-    i = DIRECTIVE.lastIndex;
-    const [, f1 = "", pos, f2 = "", angle, brace, f3 = "", width, precision, conv] = m;
-    if (brace !== undefined) {
-      i = fmt.indexOf("}", pct) + 1;
-      out += formatString(rubyToS(named(brace)), {
-        flags: f1 + f2 + f3,
-        width: width ? Number(width) : undefined,
-        conv: "s",
-      });
-      continue;
-    }
-    if (conv === undefined) {
-      if (pct + 1 >= fmt.length)
-        throw new FunctionArgumentError("incomplete format specifier; use %% (double %) instead");
-      throw new FunctionArgumentError(`malformed format string - ${fmt.slice(pct, i + 1)}`);
-    }
-    if (conv === "%") {
-      out += "%";
-      continue;
-    }
-    if (!/[bBdiuoxXeEfgGcps]/.test(conv))
-      throw new FunctionArgumentError(`malformed format string - %${conv}`);
-    const spec: Spec = { flags: f1 + f2 + f3, conv };
-    if (width === "*") {
-      const w = Number(toInt(take()));
-      if (w < 0) {
-        spec.flags += "-";
-        spec.width = -w;
-      } else spec.width = w;
-    } else if (width !== undefined) spec.width = Number(width);
-    if (precision === "*") spec.precision = Number(toInt(take()));
-    else if (precision !== undefined) spec.precision = Number(precision || "0");
-    let value: PValue;
-    if (angle !== undefined) value = named(angle);
-    else if (pos !== undefined) {
-      const n = Number(pos);
-      if (n < 1 || n > args.length) throw new FunctionArgumentError("too few arguments");
-      value = args[n - 1];
-    } else value = take();
-    out += convert(value, spec);
+    const d = directiveAt(fmt, pct + 1, args);
+    out += d.text;
+    i = d.end;
   }
   return out;
 }
