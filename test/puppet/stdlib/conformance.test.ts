@@ -123,7 +123,7 @@ const OWN_WARNINGS: Record<string, string> = {
   "388-has_ip_network": "Puppet warns about the 3.x autoloader and the undefined legacy fact",
 };
 
-test("stdlib functions give what Puppet 7.23 with stdlib 9.7.0 gives", () => {
+test("stdlib functions give what Puppet 7.23 with stdlib 9.7.0 gives", (t) => {
   const failures: string[] = [];
   let same = 0;
   let messages = 0;
@@ -149,6 +149,8 @@ test("stdlib functions give what Puppet 7.23 with stdlib 9.7.0 gives", () => {
     if (exp.error !== undefined && got.error !== undefined) {
       bothFailed++;
       if (exp.error.replace(/^[\w:]+: /, "") === got.error) messages++;
+      else if (process.env.STDLIB_MESSAGES)
+        console.log(`${c.id}\n  puppet: ${exp.error}\n  tend:   ${got.error}`);
       same++;
       continue;
     }
@@ -162,6 +164,10 @@ test("stdlib functions give what Puppet 7.23 with stdlib 9.7.0 gives", () => {
     }
   }
   const total = cases.length - Object.keys(SKIPPED).length;
+  const fns = new Set(cases.map((c) => c.fn));
+  t.diagnostic(
+    `${same}/${total} calls of ${fns.size} functions identical; ${messages}/${bothFailed} failures with Puppet's message`,
+  );
   assert.deepEqual(
     failures,
     [],

@@ -282,16 +282,20 @@ export const ip_in_range = dispatcher("stdlib::ip_in_range", [
   },
 ]);
 
-const mergeable = T.variant(
-  T.hashOf(mk("Scalar", "Scalar", scalarData), T.any, "Hash[Scalar, Any]"),
-  T.undef,
-  mk(
-    "String",
-    "String[0, 0]",
-    (v) => v === "",
-    (v) => typeof v === "string",
+// Puppet's mismatch message lists Undef first; the signature keeps the declared order.
+const mergeable: Spec = {
+  ...T.variant(
+    T.undef,
+    T.hashOf(mk("Scalar", "Scalar", scalarData), T.any, "Hash[Scalar, Any]"),
+    mk(
+      "String",
+      "String[0, 0]",
+      (v) => v === "",
+      (v) => typeof v === "string",
+    ),
   ),
-);
+  full: "Variant[Hash[Scalar, Any], Undef, String[0, 0]]",
+};
 
 function mergeInto(acc: PHash, r: PValue): void {
   if (r instanceof PHash) for (const [k, v] of r) acc.set(k, v);
@@ -392,13 +396,18 @@ export const is_a = dispatcher("is_a", [
   { params: [p("value", T.any), p("type", T.type)], call: (_c, [v, t]) => isType(t) && t.isInstance(v) },
 ]);
 
-/** The Stdlib::Fqdn and Stdlib::Dns::Zone patterns of stdlib 9.7.0's types/. */
-const FQDN =
-  /^(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9])$/;
-const ZONE =
-  /^((([a-z0-9_]|[a-z0-9_][a-z0-9_-]*[a-z0-9_])\.)*([a-z0-9_]|[a-z0-9_][a-z0-9_-]*[a-z0-9_])\.?|\.)$/i;
-const EMAIL =
-  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+/** stdlib 9.7.0's Stdlib::Fqdn, Stdlib::Dns::Zone and Stdlib::Email (types/*.pp), as Ruby writes them and as JavaScript runs them. */
+const FQDN_SRC =
+  "\\A(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\\-]*[a-zA-Z0-9])\\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9\\-]*[A-Za-z0-9])\\z";
+const ZONE_SRC = "\\A((([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])\\.)+|\\.)\\z";
+const EMAIL_SRC =
+  "\\A[a-zA-Z0-9.!#$%&'*+\\/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\\z";
+
+function aliasPattern(name: string, source: string): Spec {
+  const re = new RegExp(source.replace(/^\\A/, "^").replace(/\\z$/, "$"));
+  const pat = T.pattern(re, source);
+  return { ...pat, full: `${name} = ${pat.full}`, short: name };
+}
 
 function validator(name: string, param: string, spec: Spec): PuppetFunction {
   const f = dispatcher(`stdlib::${name}`, [{ params: [rep(param, spec)], call: () => undefined }]);
@@ -411,15 +420,12 @@ function validator(name: string, param: string, spec: Spec): PuppetFunction {
 export const validate_domain_name = validator(
   "validate_domain_name",
   "values",
-  T.variant(
-    T.alias("Stdlib::Fqdn", T.pattern(FQDN, FQDN.source)),
-    T.alias("Stdlib::Dns::Zone", T.pattern(ZONE, ZONE.source)),
-  ),
+  T.variant(aliasPattern("Stdlib::Fqdn", FQDN_SRC), aliasPattern("Stdlib::Dns::Zone", ZONE_SRC)),
 );
 export const validate_email_address = validator(
   "validate_email_address",
   "values",
-  T.alias("Stdlib::Email", T.pattern(EMAIL, EMAIL.source)),
+  aliasPattern("Stdlib::Email", EMAIL_SRC),
 );
 
 export const fact = dispatcher("fact", [
