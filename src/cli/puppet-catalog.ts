@@ -106,6 +106,7 @@ export async function runCatalog(args: readonly string[], io: CliIo): Promise<nu
     (action === undefined ? io.stderr : io.stdout)(catalogUsage);
     return action === undefined ? EXIT_FAILURE : EXIT_OK;
   }
+  if (action === "diff") return (await import("./puppet-catalog-diff.js")).runCatalogDiff(rest, io);
   if (action !== "compile") {
     io.stderr(`tend puppet catalog: unknown action '${action}' (tend compiles catalogs: compile)\n`);
     return EXIT_FAILURE;
