@@ -39,6 +39,13 @@ export interface CompileInput {
   /** More functions (stdlib's, `lookup`), consulted after the core functions. */
   readonly functions?: FunctionTable;
   readonly logger?: Logger;
+  /**
+   * Puppet's settings for the compile, by name, as `$settings::<name>`
+   * shows them (`strict`: off/warning/error, `strict_variables`: boolean,
+   * `confdir`, `codedir`, `vardir`, `environmentpath`, `basemodulepath`...);
+   * absent: Puppet's defaults.
+   */
+  readonly settings?: Readonly<Record<string, string | boolean>>;
 }
 
 /** One `Notice:`/`Warning:` line of the compile (notice(), warning(), deprecations). */
