@@ -140,7 +140,25 @@ export async function prepareCompile(request: CatalogRequest): Promise<PreparedC
   return {
     // The compile's own messages come back in its result (printed by the
     // caller, in order); the logger is for the loading done here.
-    input: { environment, autoloader, node: nodeReq, hiera, functions },
+    input: {
+      environment,
+      autoloader,
+      node: nodeReq,
+      hiera,
+      functions,
+      settings: {
+        strict: settings.strict,
+        strict_variables: settings.strictVariables,
+        confdir: settings.confdir,
+        codedir: settings.codedir,
+        vardir: settings.vardir,
+        environmentpath: settings.environmentpath,
+        basemodulepath: settings.basemodulepath,
+        node_terminus: settings.nodeTerminus,
+        external_nodes: settings.externalNodes,
+        facts_terminus: settings.factsTerminus,
+      },
+    },
     classification,
   };
 }

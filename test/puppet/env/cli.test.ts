@@ -196,3 +196,25 @@ test("apply -e compiles and applies: Puppet's lines, $server_facts with only the
   );
   assert.match(run.out, /Notice: Applied catalog in \d+\.\d\d seconds\n$/);
 });
+
+test("a syntax error: Puppet's lines (the message twice, 'Could not call find' twice, the hint), exit 1", {
+  skip: compilerReady ? false : "compileCatalog is not on main yet",
+}, async () => {
+  const root = scratchPuppet();
+  write(join(root, "code/environments/production/manifests/site.pp"), 'notify{"x": message => "a"\n');
+  const run = await tend([
+    "puppet",
+    "catalog",
+    "compile",
+    "node1.example.com",
+    "--confdir",
+    join(root, "etc"),
+    "--facts_terminus",
+    "json",
+    "--render-as",
+    "json",
+  ]);
+  assert.equal(run.code, 1);
+  assert.equal(run.out, "");
+  assert.equal(run.err, recorded("syntax-error.stderr", root));
+});
