@@ -308,9 +308,9 @@ const file: CompilerFunction = (c, _scope, args) => {
 
 function signal(kind: "break" | "next" | "return"): CompilerFunction {
   return (_c, scope, args, _b, node) => {
-    if (kind === "next") throw new NextSignal(args[0]);
-    if (kind === "return") throw new ReturnSignal(args[0]);
     const pos = scope.locator?.position(node.offset);
+    if (kind === "next") throw new NextSignal(args[0], scope.locator?.file || undefined, pos?.line);
+    if (kind === "return") throw new ReturnSignal(args[0], scope.locator?.file || undefined, pos?.line);
     throw new BreakSignal(scope.locator?.file || undefined, pos?.line);
   };
 }

@@ -26,16 +26,29 @@ function toCompileError(err: unknown): PuppetCompileError {
   if (err instanceof PuppetCompileError) return err;
   if (err instanceof PuppetEvalError) {
     const msg =
-      err.message.startsWith("Could not parse") || err.message.startsWith("Evaluation Error:")
+      !err.evaluation || err.message.startsWith("Evaluation Error:")
         ? err.message
         : `Evaluation Error: ${err.message}`;
     return new PuppetCompileError(msg, err.file, err.line, err.column);
   }
   if (err instanceof BreakSignal)
-    return new PuppetCompileError("break() from context where this is illegal", err.file, err.line);
-  if (err instanceof NextSignal) return new PuppetCompileError("next() from context where this is illegal");
+    return new PuppetCompileError(
+      "break() from context where this is illegal",
+      err.file ?? "unknown",
+      err.line,
+    );
+  if (err instanceof NextSignal)
+    return new PuppetCompileError(
+      "next() from context where this is illegal",
+      err.file ?? "unknown",
+      err.line,
+    );
   if (err instanceof ReturnSignal)
-    return new PuppetCompileError("return() from context where this is illegal");
+    return new PuppetCompileError(
+      "return() from context where this is illegal",
+      err.file ?? "unknown",
+      err.line,
+    );
   if (err instanceof RangeError) return new PuppetCompileError(`Evaluation Error: ${err.message}`);
   if (err instanceof Error) return new PuppetCompileError(`Evaluation Error: ${err.message}`);
   return new PuppetCompileError(String(err));

@@ -292,8 +292,19 @@ export class Compiler implements ScopeHost {
         match = m.value.toLowerCase();
         name = match;
       } else continue;
-      if (this.nodes.some((n) => n.name === name)) {
-        throw evalError(`Node '${name}' is already defined; cannot redefine`, d, locator);
+      const dupe = this.nodes.find((n) => n.name === name);
+      if (dupe) {
+        const where = (l: Locator, offset: number) => {
+          const line = l.position(offset).line;
+          return l.file ? `file: ${l.file}, line: ${line}` : `line: ${line}`;
+        };
+        const first = where(dupe.locator, dupe.ast.offset);
+        const line = locator.position(d.offset).line;
+        throw new PuppetEvalError(
+          `Node '${name}' is already defined (${first}); cannot redefine`,
+          locator.file || undefined,
+          line,
+        );
       }
       this.nodes.push({ kind: "node", name, ast: d, match, ...base, ...(parent ? { parent } : {}) });
     }
@@ -457,6 +468,24 @@ export class Compiler implements ScopeHost {
     return this.ev.fail(`Unknown function: '${name}'.`, node, scope);
   }
 
+  /** A call made by a function (`call()`, stdlib helpers): an unknown name is that function's error. */
+  callIndirect(
+    name: string,
+    args: PValue[],
+    block: PCallable | undefined,
+    node: A.NodeBase,
+    scope: Scope,
+  ): PValue {
+    try {
+      return this.callFunction(name, args, block, node, scope);
+    } catch (err) {
+      if (err instanceof PuppetEvalError && err.message === `Unknown function: '${name}'.`) {
+        throw new Error(`Unknown function '${name}'`);
+      }
+      throw err;
+    }
+  }
+
   /** A Deferred called on the compiling side: its function with its (resolved) arguments. */
   resolveDeferred(d: PDeferred, node: A.NodeBase, scope: Scope): PValue {
     const args = d.args.map((a) => (a instanceof PDeferred ? this.resolveDeferred(a, node, scope) : a));
@@ -471,7 +500,7 @@ export class Compiler implements ScopeHost {
 
   private functionError(err: unknown, node: A.NodeBase, scope: Scope): unknown {
     if (
-      err instanceof PuppetEvalError ||
+      (err instanceof PuppetEvalError && err.evaluation) ||
       err instanceof ReturnSignal ||
       err instanceof NextSignal ||
       err instanceof BreakSignal
@@ -493,7 +522,7 @@ export class Compiler implements ScopeHost {
       lookupVariable: (n: string) => scope.lookup(n).value,
       warn: (m: string) => this.log("warning", m),
       callFunction: (n: string, a: readonly PValue[], b?: PCallable) =>
-        this.callFunction(n, [...a], b, node ?? { offset: 0, length: 0 }, scope),
+        this.callIndirect(n, [...a], b, node ?? { offset: 0, length: 0 }, scope),
     };
   }
 
@@ -697,7 +726,6 @@ export class Compiler implements ScopeHost {
     const def = this.findClass(n);
     if (!def) {
       const msg = `Could not find class ::${n} for ${this.nodeName}`;
-      if (node) this.ev.fail(msg, node, scope);
       throw new PuppetEvalError(msg);
     }
     const title = capitalizeTypeName(n);
@@ -706,14 +734,12 @@ export class Compiler implements ScopeHost {
     if (existing) {
       const at = existing.file !== undefined ? ` (file: ${existing.file}, line: ${existing.line})` : "";
       const msg = `Duplicate declaration: Class[${title}] is already declared${at ? ` at${at}` : ""}; cannot redeclare`;
-      if (node) this.ev.fail(msg, node, scope);
       throw new PuppetEvalError(msg);
     }
     if (def.parent) {
       const parent = this.findClass(def.parent);
       if (!parent) {
         const msg = `Could not find parent resource type '${def.parent}' of type hostclass in ${this.input.environment.name}`;
-        if (node) this.ev.fail(msg, node, scope);
         throw new PuppetEvalError(msg);
       }
       if (!this.catalog.find("Class", capitalizeTypeName(parent.name)))
@@ -1022,7 +1048,7 @@ export class Compiler implements ScopeHost {
         return r.toRef().toType();
       }
       const kind = this.resourceTypeKind(typeName);
-      if (!kind) this.ev.fail(`Resource type not found: ${capitalizeTypeName(typeName)}`, e.typeName, scope);
+      if (!kind) throw new Error(`Unknown resource type: '${typeName}'`);
       const type = capitalizeTypeName(typeName);
       const r = new CResource(type, title, scope, scope.source, kind, file, line, {
         virtual: e.form !== "regular",
@@ -1183,8 +1209,9 @@ export class Compiler implements ScopeHost {
     const t = e.typeExpr;
     const name = t.kind === "QualifiedReference" ? t.value.replace(/^::/, "") : "";
     if (name !== "class" && !this.resourceTypeKind(name))
-      this.ev.fail(`Resource type not found: ${capitalizeTypeName(name)}`, t, scope);
-    if (name === "class") this.ev.fail(`Classes cannot be collected`, e, scope);
+      this.ev.fail(`Error while evaluating a Virtual Query, Resource type ${name} doesn't exist`, e, scope);
+    if (name === "class")
+      this.ev.fail("Error while evaluating a Virtual Query, Classes cannot be collected", e, scope);
     const typeName = capitalizeTypeName(name);
     const query = e.query.expr ? this.compileQuery(e.query.expr, scope) : undefined;
     const ops =
@@ -1336,8 +1363,7 @@ export class Compiler implements ScopeHost {
   private makeRelationship(s: ResourceRef, t: ResourceRef, rel: Relationship): void {
     const source = this.catalog.findRef(s.refString());
     const fail = (m: string) => {
-      const err = evalError(m, rel.node, rel.locator);
-      throw err;
+      throw new PuppetEvalError(m);
     };
     if (!source) fail(`Could not find resource '${s.refString()}' for relationship on '${t.refString()}'`);
     if (!this.catalog.findRef(t.refString()))
@@ -1369,16 +1395,13 @@ export class Compiler implements ScopeHost {
         try {
           this.evaluateResource(r);
         } catch (err) {
-          if (
-            err instanceof PuppetEvalError &&
-            err.file === r.file &&
-            err.line === r.line &&
-            r.file !== undefined
-          ) {
+          if (err instanceof PuppetEvalError && !err.evaluation) {
             throw new PuppetEvalError(
-              `Evaluation Error: Error while evaluating a Resource Statement, ${err.message}`,
-              r.file,
+              `Error while evaluating a Resource Statement, ${err.message}`,
+              r.file || undefined,
               r.line,
+              undefined,
+              true,
             );
           }
           throw err;

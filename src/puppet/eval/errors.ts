@@ -14,6 +14,8 @@ export class PuppetEvalError extends Error {
     readonly file?: string,
     readonly line?: number,
     readonly column?: number,
+    /** Raised while evaluating an expression (Puppet prefixes "Evaluation Error: "). */
+    readonly evaluation = false,
   ) {
     super(message);
   }
@@ -25,16 +27,24 @@ export function evalError(
   node: NodeBase | undefined,
   locator: Locator | undefined,
 ): PuppetEvalError {
-  if (!node || !locator) return new PuppetEvalError(message);
+  if (!node || !locator) return new PuppetEvalError(message, undefined, undefined, undefined, true);
   const { line, column } = locator.position(node.offset);
-  return new PuppetEvalError(message, locator.file === "" ? undefined : locator.file, line, column);
+  return new PuppetEvalError(message, locator.file === "" ? undefined : locator.file, line, column, true);
 }
 
 export class ReturnSignal {
-  constructor(readonly value: PValue) {}
+  constructor(
+    readonly value: PValue,
+    readonly file?: string,
+    readonly line?: number,
+  ) {}
 }
 export class NextSignal {
-  constructor(readonly value: PValue) {}
+  constructor(
+    readonly value: PValue,
+    readonly file?: string,
+    readonly line?: number,
+  ) {}
 }
 export class BreakSignal {
   /** Recognised by the iteration functions (functions/core/iterable.ts). */

@@ -378,11 +378,11 @@ export class Evaluator {
           scope,
         );
       if (name === "server_facts" || ((name === "facts" || name === "trusted") && scope.isBound(name))) {
-        this.fail(`Attempt to assign to a reserved variable name: '$${name}'`, target, scope);
+        this.fail(`Attempt to assign to a reserved variable name: '$${name}'`, e, scope);
       }
       if (scope.isBound(name)) {
         if (name === "name" || name === "title")
-          this.fail(`Cannot reassign built in (or already assigned) variable '$${name}'`, target, scope);
+          this.fail(`Cannot reassign built in (or already assigned) variable '$${name}'`, e, scope);
         this.fail(`Cannot reassign variable '$${name}'`, e, scope);
       }
       scope.setVar(name, value);
