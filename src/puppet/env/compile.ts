@@ -10,7 +10,7 @@ import type { Logger } from "../../system/logger.js";
 import { type CompileInput, type CompileResult, PuppetCompileError } from "../eval/compile-api.js";
 import type { FunctionTable, PuppetFunction } from "../eval/functions/registry.js";
 import { stdlibFunctions } from "../eval/functions/stdlib/index.js";
-import { type HieraLookup, lookupFunction, openHiera } from "../hiera/index.js";
+import { type HieraLookup, hieraFunctions, openHiera } from "../hiera/index.js";
 import type { PuppetCompileSettings } from "../settings.js";
 import { ModuleAutoloader } from "./autoloader.js";
 import type { NodeRequest, PuppetEnvironment } from "./environment.js";
@@ -215,10 +215,10 @@ function debugOf(logger: Logger | undefined): ((message: string) => void) | unde
   return logger ? (message) => logger.log("debug", message) : undefined;
 }
 
-/** stdlib's functions, then `lookup` over this compile's Hiera. */
+/** stdlib's functions, then `lookup` and the hiera_* functions over this compile's Hiera. */
 function functionTable(hiera: HieraLookup): FunctionTable {
   const table = new Map<string, PuppetFunction>(stdlibFunctions);
-  table.set("lookup", lookupFunction(hiera));
+  for (const [name, fn] of hieraFunctions(hiera)) table.set(name, fn);
   return table;
 }
 

@@ -62,6 +62,49 @@ export function makeLookupFunction(hiera: HieraLookup): PuppetFunction {
   };
 }
 
+export type HieraFunctionName = "hiera" | "hiera_array" | "hiera_hash" | "hiera_include";
+
+const HIERA_MERGE: Record<HieraFunctionName, string> = {
+  hiera: "first",
+  hiera_array: "unique",
+  hiera_hash: "hash",
+  hiera_include: "unique",
+};
+
+/**
+ * The deprecated hiera(), hiera_array(), hiera_hash() and hiera_include():
+ * (key [, default [, override]]) or (key [, override]) { |$key| default },
+ * looking in the global layer only unless the environment has a version 5
+ * hiera.yaml; hiera_include includes the classes found.
+ */
+export function makeHieraFunction(hiera: HieraLookup, name: HieraFunctionName): PuppetFunction {
+  return (ctx, args, block) => {
+    const [key, dflt] = args;
+    if (typeof key !== "string" || args.length < 1 || args.length > (block ? 2 : 3))
+      throw new FunctionArgumentError(
+        `'${name}' expects a String key, and optionally a default and an override`,
+      );
+    const message = `The function '${name}' is deprecated in favor of using 'lookup'. See https://puppet.com/docs/puppet/7.23/deprecated_language.html`;
+    if (ctx.warnOnce) ctx.warnOnce(`deprecations:${name}`, message);
+    const inv: Invocation = {
+      scope: { lookupVariable: (n) => ctx.lookupVariable(n) },
+      override: new PHash(),
+      defaults: new PHash(),
+      stack: [],
+      globalOnly: !hiera.hasEnvironmentData(),
+    };
+    const found = guard(() => hiera.lookupNames([key], inv, HIERA_MERGE[name]));
+    let value: PValue;
+    if (found !== NOT_FOUND) value = found[1];
+    else if (block) value = block.call([key]);
+    else if (args.length >= 2 && !block) value = dflt;
+    else throw new FunctionError(`Function lookup() did not find a value for the name '${key}'`);
+    if (name !== "hiera_include") return value;
+    const classes: PValue[] = Array.isArray(value) ? (value as PValue[]) : [value];
+    return ctx.callFunction("include", classes);
+  };
+}
+
 function guard<T>(fn: () => T): T {
   try {
     return fn();

@@ -25,9 +25,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { PuppetEnvironment } from "../env/environment.js";
 import type { HieraProvider } from "../eval/compile-api.js";
-import type { PuppetFunction } from "../eval/functions/registry.js";
+import type { FunctionTable, PuppetFunction } from "../eval/functions/registry.js";
 import type { Logger } from "../../system/logger.js";
-import { makeLookupFunction } from "./function.js";
+import { makeHieraFunction, makeLookupFunction } from "./function.js";
 import { HieraLookup } from "./lookup.js";
 
 export { HieraError } from "./errors.js";
@@ -62,6 +62,15 @@ function globalConfigPath(options: HieraOptions): string {
   const inCode = options.codedir ? join(options.codedir, "hiera.yaml") : undefined;
   if (inCode && existsSync(inCode)) return inCode;
   return join(options.confdir ?? "/etc/puppetlabs/puppet", "hiera.yaml");
+}
+
+/** `lookup` and the deprecated `hiera`, `hiera_array`, `hiera_hash`, `hiera_include` over the compile's Hiera. */
+export function hieraFunctions(hiera: HieraProvider): FunctionTable {
+  if (!(hiera instanceof HieraLookup)) throw new TypeError("hieraFunctions needs the Hiera openHiera made");
+  const table = new Map<string, PuppetFunction>([["lookup", makeLookupFunction(hiera)]]);
+  for (const name of ["hiera", "hiera_array", "hiera_hash", "hiera_include"] as const)
+    table.set(name, makeHieraFunction(hiera, name));
+  return table;
 }
 
 /** The `lookup` function over a Hiera made by `openHiera` (the compile's: one per compile). */

@@ -26,6 +26,8 @@ export interface Invocation {
   readonly override: PHash;
   readonly defaults: PHash;
   readonly stack: string[];
+  /** Only the global layer (the hiera_* functions without an environment hiera.yaml of version 5). */
+  readonly globalOnly?: boolean;
   /** Made on first use by `view`. */
   view?: LookupView;
 }
@@ -41,6 +43,7 @@ type CompiledOptions = { readonly keys: PHash; readonly patterns: readonly [RegE
 
 const HASH = new MergeStrategy("hash");
 const LAYERS = ["global", "environment", "module"] as const;
+const GLOBAL_ONLY = ["global"] as const;
 
 export interface HieraSettings {
   readonly environment: PuppetEnvironment;
@@ -90,7 +93,7 @@ export class HieraLookup implements HieraProvider {
     const options = this.optionsFor(lk, inv);
     const m = merge ?? (options instanceof PHash ? options.get("merge") : undefined);
     let value = this.search(lk, inv, m);
-    if (value === NOT_FOUND) value = this.searchModuleDefaults(lk, inv);
+    if (value === NOT_FOUND && !inv.globalOnly) value = this.searchModuleDefaults(lk, inv);
     if (value === NOT_FOUND || !(options instanceof PHash) || options.get("convert_to") === undefined)
       return value;
     return convertResult(key, options.get("convert_to"), value);
@@ -148,7 +151,7 @@ export class HieraLookup implements HieraProvider {
   private search(lk: LookupKey, inv: Invocation, merge: PValue | MergeStrategy): Found {
     const strategy = mergeStrategy(merge);
     const view = this.view(inv);
-    const found = strategy.lookup(LAYERS, (layer) => {
+    const found = strategy.lookup(inv.globalOnly ? GLOBAL_ONLY : LAYERS, (layer) => {
       const provider = this.layer(layer, lk.moduleName);
       if (!provider) return NOT_FOUND;
       if (layer !== "global") return provider.lookup(lk.key, lk.root, view, strategy);
@@ -195,7 +198,22 @@ export class HieraLookup implements HieraProvider {
     return found === NOT_FOUND ? NOT_FOUND : dig(lk.key, lk.segments, found);
   }
 
+  /** Whether the environment has a hiera.yaml of version 5 (else the hiera_* functions see only the global layer). */
+  hasEnvironmentData(): boolean {
+    return (this.#env?.config()?.version ?? 0) >= 5;
+  }
+
   private optionsFor(lk: LookupKey, inv: Invocation): PValue {
+    if (inv.globalOnly) {
+      if (!this.#options.has("\u0000global")) {
+        const v = this.#global.lookup("lookup_options", "lookup_options", this.view(inv), HASH);
+        this.#options.set(
+          "\u0000global",
+          compileOptions(v === NOT_FOUND ? undefined : validateOptions(v, undefined)),
+        );
+      }
+      return extractOptions(lk, this.#options.get("\u0000global"));
+    }
     const cacheKey = lk.moduleName ?? "";
     if (!this.#options.has(cacheKey)) this.#options.set(cacheKey, this.retrieveOptions(lk.moduleName, inv));
     return extractOptions(lk, this.#options.get(cacheKey));
