@@ -43,15 +43,60 @@ export const convert_to = dispatcher("convert_to", [
   },
 ]);
 
-/** A time zone argument as a UTC offset in minutes: UTC/GMT/Z or ±HH:MM; others are refused. */
+/** Zone abbreviations Ruby's Date understands (hours from UTC). */
+const ZONES: Record<string, number> = {
+  utc: 0,
+  ut: 0,
+  gmt: 0,
+  z: 0,
+  wet: 0,
+  west: 1,
+  bst: 1,
+  cet: 1,
+  cest: 2,
+  met: 1,
+  mest: 2,
+  eet: 2,
+  eest: 3,
+  msk: 3,
+  ist: 5.5,
+  jst: 9,
+  kst: 9,
+  hkt: 8,
+  sgt: 8,
+  awst: 8,
+  acst: 9.5,
+  aest: 10,
+  aedt: 11,
+  nzst: 12,
+  nzdt: 13,
+  est: -5,
+  edt: -4,
+  cst: -6,
+  cdt: -5,
+  mst: -7,
+  mdt: -6,
+  pst: -8,
+  pdt: -7,
+  akst: -9,
+  akdt: -8,
+  hst: -10,
+  ast: -4,
+  adt: -3,
+  nst: -3.5,
+  ndt: -2.5,
+};
+
+/** A time zone argument as a UTC offset in minutes, as Puppet reads it (`%z` forms, zone names, `current`). */
 function zoneOffset(tz: PValue): number {
-  if (tz === undefined || (typeof tz === "string" && /^(UTC|GMT|Z|current)$/i.test(tz))) return 0;
-  const m = typeof tz === "string" ? /^([-+])(\d\d):?(\d\d)$/.exec(tz) : null;
-  if (!m)
-    throw new FunctionArgumentError(
-      `strftime(): time zone '${String(tz)}' is not supported (only UTC and numeric offsets)`,
-    );
-  const minutes = Number(m[2]) * 60 + Number(m[3]);
+  if (tz === undefined || tz === "") return 0;
+  const text = String(tz).trim();
+  if (/^current$/i.test(text)) return -new Date().getTimezoneOffset();
+  const named = ZONES[text.toLowerCase()];
+  if (named !== undefined) return named * 60;
+  const m = /^(?:(?:UTC|GMT))?([-+])(\d{1,2})(?::?(\d\d))?$/i.exec(text);
+  if (!m) throw new FunctionArgumentError(`Illegal timezone '${text}'`);
+  const minutes = Number(m[2]) * 60 + Number(m[3] ?? "0");
   return m[1] === "-" ? -minutes : minutes;
 }
 

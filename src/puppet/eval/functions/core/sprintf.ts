@@ -51,7 +51,7 @@ function roundDigits(d: string, n: number, tieDown = false): { digits: string; c
   const up = first > 5 || (first === 5 && !tie) || (tie && !tieDown && last % 2 === 1);
   if (!up) return { digits: head, carry: false };
   const inc = (BigInt(head || "0") + 1n).toString();
-  if (inc.length > n) return { digits: inc.slice(0, n || 0), carry: true };
+  if (inc.length > n) return { digits: inc, carry: true };
   return { digits: inc.padStart(n, "0"), carry: false };
 }
 
@@ -81,7 +81,6 @@ function fixed(x: number, prec: number): string {
   if (n < 0) return prec > 0 ? `0.${"0".repeat(prec)}` : "0";
   const r = roundDigits(digits, n, noDigits);
   let all = r.digits;
-  if (r.carry) all = `1${all}`;
   all = all.padStart(prec + 1, "0");
   const intPart = all.slice(0, all.length - prec) || "0";
   return prec > 0
@@ -95,7 +94,7 @@ function exponential(x: number, prec: number, upper: boolean): string {
   const r = roundDigits(digits, prec + 1);
   let d = r.digits;
   if (r.carry) {
-    d = `1${d}`.slice(0, prec + 1);
+    d = d.slice(0, prec + 1);
     exp++;
   }
   const mant = prec > 0 ? `${d[0]}.${d.slice(1)}` : (d[0] as string);
