@@ -35,3 +35,10 @@ export {
   parseLiteralExpression,
   parseTypeString,
 } from "./types/parse.js";
+export {
+  parseTimespanFormat,
+  formatTimespanNs,
+  parseTimespanText,
+  TIMESPAN_DEFAULT_FORMATS,
+} from "./types/timespan-format.js";
+export { parseTimestampText, strptime, utcOffset, TIMESTAMP_FORMATS } from "./types/timestamp-format.js";

@@ -56,6 +56,7 @@ import {
   ERROR_TYPE,
   TypeSystemError,
   UNDEF,
+  UNIT,
 } from "./model.js";
 import { rubyFloat } from "./quote.js";
 import { parseSemVerRange, parseTimespanArg, parseTimestampArg } from "./objects.js";
@@ -358,7 +359,7 @@ export function parameterize(t: PType, args: readonly PValue[]): PType | PType[]
         else if (k instanceof PRegexpType) pats.push(k);
         else pats.push(...(k as PPatternType).patterns);
       }
-      return new PPatternType(pats);
+      return new PPatternType(pats.filter((p, i) => pats.findIndex((q) => q.pattern === p.pattern) === i));
     }
     case "Regexp": {
       if (n !== 1) arity(t, 1, 1, n);
@@ -508,9 +509,9 @@ function accessCallable(t: PCallableType, args: readonly PValue[]): PType {
     params = params.slice(0, -1);
   }
   for (const p of params) if (!isType(p)) badKey(t, p, ["Type"]);
-  if (params.length === 0 && size === undefined && args.length > 0 && returnType === undefined && !block)
-    return new PCallableType(new PTupleType([], new PIntegerType(0n, 0n)), block, returnType);
-  return new PCallableType(new PTupleType(params as PType[], size), block, returnType);
+  const types = params as PType[];
+  if (types.length === 0 && size !== undefined && (size.to === undefined || size.to > 0n)) types.push(UNIT);
+  return new PCallableType(new PTupleType(types, size), block, returnType);
 }
 
 function isKindOfCallable(t: PType): boolean {

@@ -7,7 +7,7 @@ import { TypeSystemError } from "./base.js";
 import { uriParts } from "./model.js";
 import { formatTypeArg } from "./quote.js";
 import { formatTimespanNs, parseTimespanText } from "./timespan-format.js";
-import { parseTimestampText } from "./timestamp-format.js";
+import { parseTimestampText, utcOffset } from "./timestamp-format.js";
 
 const NS_PER_SEC = 1_000_000_000n;
 
@@ -92,8 +92,8 @@ const MONTHS = [
   "December",
 ];
 
-/** strftime as Ruby's Time#strftime does it, in UTC (or a fixed offset in minutes). */
-export function strftime(nsecs: bigint, format: string, offsetMinutes = 0): string {
+/** strftime as Ruby's Time#strftime does it, in UTC (or a fixed offset in minutes; `zone` is what %Z prints). */
+export function strftime(nsecs: bigint, format: string, offsetMinutes = 0, zone = "UTC"): string {
   const secs = nsecs >= 0n ? nsecs / NS_PER_SEC : -((-nsecs + NS_PER_SEC - 1n) / NS_PER_SEC);
   const frac = nsecs - secs * NS_PER_SEC;
   const d = new Date(Number(secs) * 1000 + offsetMinutes * 60000);
@@ -168,7 +168,21 @@ export function strftime(nsecs: bigint, format: string, offsetMinutes = 0): stri
         return flags.includes(":") ? `${sign}${hh}:${mm}` : `${sign}${hh}${mm}`;
       }
       case "Z":
-        return offsetMinutes === 0 ? "UTC" : "";
+        return zone;
+      case "U":
+      case "W": {
+        const wd = d.getUTCDay();
+        const startDay = c === "U" ? wd : (wd + 6) % 7;
+        return pad(Math.floor((yday - 1 - startDay + 7) / 7), w ?? 2, flags);
+      }
+      case "V":
+      case "G":
+      case "g": {
+        const [isoYear, isoWeek] = isoWeekOf(year, mon, day);
+        if (c === "V") return pad(isoWeek, w ?? 2, flags);
+        if (c === "G") return pad(isoYear, w ?? 4, flags);
+        return pad(isoYear % 100, w ?? 2, flags);
+      }
       case "A":
         return up(DAYS[d.getUTCDay()] as string);
       case "a":
@@ -204,8 +218,19 @@ export function strftime(nsecs: bigint, format: string, offsetMinutes = 0): stri
   });
 }
 
-export function formatTimestamp(t: Timestamp, format: string, offsetMinutes = 0): string {
-  return strftime(t.nsecs, format, offsetMinutes);
+/** Timestamp#format: strftime in UTC, or in `timezone` (`+02:00`, `EST`...; %Z is then empty, as Ruby's fixed offsets). */
+export function formatTimestamp(t: Timestamp, format: string, timezone?: string): string {
+  if (timezone === undefined || timezone === "") return strftime(t.nsecs, format);
+  return strftime(t.nsecs, format, utcOffset(timezone) / 60, "");
+}
+
+function isoWeekOf(year: number, mon: number, day: number): [number, number] {
+  const t = Date.UTC(year, mon, day);
+  const wd = (new Date(t).getUTCDay() + 6) % 7; // Monday 0
+  const thursday = new Date(t + (3 - wd) * 86400000);
+  const isoYear = thursday.getUTCFullYear();
+  const ordinal = Math.floor((thursday.getTime() - Date.UTC(isoYear, 0, 1)) / 86400000);
+  return [isoYear, 1 + Math.floor(ordinal / 7)];
 }
 
 /** Parses a timestamp in Puppet's default formats (or the given ones), UTC unless a zone is given. */

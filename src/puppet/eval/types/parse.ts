@@ -39,7 +39,7 @@ export function parseLiteralExpression(
 ): PValue {
   const r = parsePuppet(text);
   if (!r.ok) throw new TypeSystemError(r.error.message);
-  let body: A.Expression = r.program.body;
+  let body: A.Expression = r.program.body as A.Expression;
   while (body.kind === "Block") {
     const b = body as A.Block;
     if (b.statements.length !== 1)
@@ -128,16 +128,10 @@ export function evaluateLiteral(
         }
         const keys = a.keys.map(ev);
         if (options.parser) return parserAccess(base, ref, keys, source.slice(a.offset, a.offset + a.length));
-        const r = parameterize(base, keys);
-        if (Array.isArray(r))
-          throw new TypeSystemError(`The expression <${source}> is not a valid type specification.`);
-        return r;
+        return parameterize(base, keys) as PValue;
       }
       const left = ev(a.left);
-      if (isType(left)) {
-        const r = parameterize(left, a.keys.map(ev));
-        if (!Array.isArray(r)) return r;
-      }
+      if (isType(left)) return parameterize(left, a.keys.map(ev)) as PValue;
       break;
     }
     case "CallNamedFunction": {

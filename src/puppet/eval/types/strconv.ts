@@ -665,8 +665,24 @@ export function sprintf(format: string, args: readonly (PValue | number)[]): str
         case "b":
         case "B": {
           const n = typeof arg === "bigint" ? arg : BigInt(Math.trunc(Number(arg)));
-          const neg = n < 0n;
           const radix = c === "o" ? 8 : c === "b" || c === "B" ? 2 : 16;
+          if (n < 0n && !plus && !space) {
+            let s = twosComplement(n, radix);
+            if (c === "X") s = s.toUpperCase();
+            const pre = alt
+              ? c === "x"
+                ? "0x"
+                : c === "X"
+                  ? "0X"
+                  : c === "b"
+                    ? "0b"
+                    : c === "B"
+                      ? "0B"
+                      : ""
+              : "";
+            return padStr(`${pre}..${s}`);
+          }
+          const neg = n < 0n;
           let digits = (neg ? -n : n).toString(radix);
           if (c === "X") digits = digits.toUpperCase();
           if (prec !== undefined) digits = digits.padStart(prec, "0");
@@ -687,7 +703,7 @@ export function sprintf(format: string, args: readonly (PValue | number)[]): str
           const ax = Math.abs(x);
           let digits: string;
           if (!Number.isFinite(ax)) digits = Number.isNaN(ax) ? "NaN" : "Inf";
-          else if (c === "f") digits = ax.toFixed(prec ?? 6);
+          else if (c === "f") digits = toFixedC(ax, prec ?? 6);
           else if (c === "e" || c === "E") digits = expText(ax, prec ?? 6);
           else if (c === "g" || c === "G") digits = gText(ax, prec ?? 6, alt);
           else digits = ax.toString(16);
@@ -748,4 +764,41 @@ function inspect(v: PValue): string {
   if (v === undefined) return "nil";
   if (typeof v === "boolean") return String(v);
   return String(v);
+}
+
+/** The digits of a negative number in two's complement as Ruby's format shows them (`-255` in hex: `f01`). */
+function twosComplement(n: bigint, radix: number): string {
+  const r = BigInt(radix);
+  const k = (-n).toString(radix).length;
+  const m = r ** BigInt(k) + n;
+  const max = (radix - 1).toString(radix);
+  let s = max + m.toString(radix).padStart(k, "0");
+  while (s.length > 1 && s[0] === max && s[1] === max) s = s.slice(1);
+  return s;
+}
+
+/** x (>= 0) with `prec` decimals, exact ties rounded to even as C's printf does (2.5 gives 2). */
+export function toFixedC(x: number, prec: number): string {
+  if (!Number.isFinite(x) || x >= 1e21) return x.toFixed(prec);
+  // The exact value of the double as num / den.
+  const buf = new DataView(new ArrayBuffer(8));
+  buf.setFloat64(0, x);
+  const bits = buf.getBigUint64(0);
+  const expBits = Number((bits >> 52n) & 0x7ffn);
+  let mant = bits & ((1n << 52n) - 1n);
+  let exp: number;
+  if (expBits === 0) exp = -1074;
+  else {
+    mant |= 1n << 52n;
+    exp = expBits - 1075;
+  }
+  let num = mant * 10n ** BigInt(prec);
+  let den = 1n;
+  if (exp >= 0) num <<= BigInt(exp);
+  else den <<= BigInt(-exp);
+  let q = num / den;
+  const rem2 = (num - q * den) * 2n;
+  if (rem2 > den || (rem2 === den && q % 2n === 1n)) q += 1n;
+  const digits = q.toString().padStart(prec + 1, "0");
+  return prec === 0 ? digits : `${digits.slice(0, -prec)}.${digits.slice(-prec)}`;
 }
