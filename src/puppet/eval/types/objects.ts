@@ -218,10 +218,15 @@ export function strftime(nsecs: bigint, format: string, offsetMinutes = 0, zone 
   });
 }
 
-/** Timestamp#format: strftime in UTC, or in `timezone` (`+02:00`, `EST`...; %Z is then empty, as Ruby's fixed offsets). */
-export function formatTimestamp(t: Timestamp, format: string, timezone?: string): string {
+/**
+ * Timestamp#format: strftime in UTC, or in `timezone` — a zone string
+ * (`+02:00`, `EST`...) or an offset in minutes — where %Z is then empty, as
+ * with Ruby's fixed offsets.
+ */
+export function formatTimestamp(t: Timestamp, format: string, timezone?: string | number): string {
   if (timezone === undefined || timezone === "") return strftime(t.nsecs, format);
-  return strftime(t.nsecs, format, utcOffset(timezone) / 60, "");
+  const minutes = typeof timezone === "number" ? timezone : utcOffset(timezone) / 60;
+  return strftime(t.nsecs, format, minutes, "");
 }
 
 function isoWeekOf(year: number, mon: number, day: number): [number, number] {
