@@ -6,8 +6,8 @@
  *
  * Use, once per compile (files are read and parsed once per instance):
  *
- *     const hiera = openHiera({ environment, confdir, logger });
- *     compileCatalog({ ..., hiera, functions: new Map([["lookup", lookupFunction(hiera)]]) });
+ *     const hiera = openHiera({ environment, hieraConfig, confdir, codedir, warn });
+ *     compileCatalog({ ..., hiera, functions: hieraFunctions(hiera) });  // lookup, hiera, hiera_array...
  *
  * - `hiera.lookup(key, scope, { merge?, moduleName? })` is automatic class
  *   parameter lookup (`ntp::servers`): the value, or NOT_FOUND. The module
@@ -20,6 +20,13 @@
  * - Variables are read through the scope: `facts`, `trusted`, `x`, and
  *   names with a leading `::` (`%{::trusted.certname}`) for top scope, as
  *   written in the data.
+ *
+ * Not done: lookup_key/data_dig functions and data_hash functions other
+ * than yaml_data/json_data (eyaml, hocon, functions written in Puppet or
+ * Ruby) fail with Puppet's "Unable to find ... function" text; Hiera 3
+ * backends other than yaml/json; `--explain`; the "Undefined variable"
+ * warning for interpolated unset variables (the scope contract cannot tell
+ * unset from undef); hiera_* location overrides (the third argument).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
