@@ -74,7 +74,7 @@ export async function compileCatalogCommand(command: CompileCommand): Promise<Co
       printer.line(message.level, message.source ? `${message.source}: ${message.message}` : message.message);
     printer.line(
       "notice",
-      `Compiled catalog for ${node.toLowerCase()} in environment ${compiled.environment} in ${compiled.seconds.toFixed(2)} seconds`,
+      `Compiled catalog for ${node} in environment ${compiled.environment} in ${compiled.seconds.toFixed(2)} seconds`,
     );
     return { catalog: compiled.result.catalog, node, environment: compiled.environment };
   } catch (error) {

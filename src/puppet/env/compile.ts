@@ -195,7 +195,7 @@ export function compileErrorText(error: PuppetCompileError, node: string): strin
     const where = errorLocation(error.file, error.line, error.column);
     if (where !== "") text += ` ${where}`;
   }
-  if (!/ on node \S+$/.test(text)) text += ` on node ${node.toLowerCase()}`;
+  if (!/ on node \S+$/.test(text)) text += ` on node ${node}`;
   return text;
 }
 

@@ -53,7 +53,7 @@ export interface Autoloader {
 
 /** What the node is: the request the compiler compiles a catalog for. */
 export interface NodeRequest {
-  /** The certname, lower-cased for node matching by the compiler. */
+  /** The certname as given (the catalog's `name`); the compiler lower-cases it to match node definitions. */
   readonly name: string;
   /** `$facts` (JSON-shaped: strings, numbers, booleans, null, arrays, objects). */
   readonly facts: Readonly<Record<string, unknown>>;

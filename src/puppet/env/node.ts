@@ -190,7 +190,7 @@ export function nodeRequest(
   merge(serverFacts, true);
   delete parameters.environment;
   return {
-    name: name.toLowerCase(),
+    name,
     facts: facts ?? {},
     trusted: localTrusted(parameters.clientcert),
     serverFacts: { ...serverFacts, environment },

@@ -147,13 +147,14 @@ test("a compile: Notice lines then the catalog on one line, as Puppet prints the
   assert.equal(run.code, 0, run.err);
   const [first, second, json, end] = run.out.split("\n");
   assert.equal(first, "Notice: Scope(Class[main]): n1");
+  // Puppet keeps the name's case in the notice and the catalog.
   assert.match(
     second,
-    /^Notice: Compiled catalog for node1\.example\.com in environment production in \d+\.\d\d seconds$/,
+    /^Notice: Compiled catalog for Node1\.example\.com in environment production in \d+\.\d\d seconds$/,
   );
   assert.equal(end, "");
   const catalog = JSON.parse(json);
-  assert.equal(catalog.name, "node1.example.com");
+  assert.equal(catalog.name, "Node1.example.com");
   assert.equal(catalog.environment, "production");
   assert.ok(catalog.resources.some((r: { title: string }) => r.title === "hello"));
   const quiet = await tend([...args, "--log_level", "err"]);
