@@ -573,6 +573,8 @@ export class Compiler implements ScopeHost {
   // --- top scope, main, node ----------------------------------------------------------
 
   compile(): void {
+    // Puppet lists the ENC's classes first, when the compiler starts.
+    for (const c of this.input.node.classes) this.catalog.addClass(c.name);
     this.setNodeParameters();
     this.createSettingsScope();
     this.evaluateMain();
@@ -699,7 +701,6 @@ export class Compiler implements ScopeHost {
     const classes = this.input.node.classes;
     const withParams = classes.filter((c) => Object.keys(c.parameters).length > 0);
     const without = classes.filter((c) => Object.keys(c.parameters).length === 0);
-    for (const c of classes) this.catalog.addClass(c.name);
     for (const c of withParams) {
       const params = Object.entries(c.parameters).map(
         ([k, v]): ParamEntry => ({ name: k, value: fromJson(v), source: undefined }),

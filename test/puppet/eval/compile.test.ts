@@ -127,3 +127,60 @@ test("errors carry Puppet's message and the position", () => {
   );
   assert.throws(() => compile("nope()"), /Unknown function: 'nope'/);
 });
+
+test("collectors and defines are completed before relationships; realize and overrides apply", () => {
+  const r = compile(`define d() { @notify { "v-\${title}": message => 'virtual' } }
+d { 'x': }
+Notify <| title == 'v-x' |> { message => 'collected' }
+notify { 'after': require => Notify['v-x'] }
+Notify['v-x'] -> Notify['after']
+@notify { 'r': }
+realize(Notify['r'])
+File { mode => '0600' }
+file { '/f': }`);
+  const byRef = new Map(r.catalog.resources.map((x) => [`${x.type}[${x.title}]`, x]));
+  assert.deepEqual((byRef.get("Notify[v-x]") as { parameters: unknown }).parameters, {
+    message: "collected",
+    before: ["Notify[after]"],
+  });
+  assert.ok(byRef.has("Notify[r]"));
+  assert.deepEqual((byRef.get("File[/f]") as { parameters: unknown }).parameters, { mode: "0600" });
+});
+
+test("a redefinition, a missing relationship target and an unrealized resource are errors", () => {
+  assert.throws(() => compile("class a {} class a {}"), /Class 'a' is already defined/);
+  assert.throws(
+    () => compile("notify { 'a': } -> Notify['b']"),
+    /Could not find resource 'Notify\[b\]' for relationship from 'Notify\[a\]'/,
+  );
+  assert.throws(
+    () => compile("realize(Notify['nope'])"),
+    /Failed to realize virtual resources Notify\[nope\]/,
+  );
+});
+
+// Checked against `puppet catalog compile --node_terminus exec` with this ENC answer.
+test("ENC classes are declared after the node definition, with their parameters", () => {
+  const result = compileCatalog({
+    environment: {
+      name: "production",
+      manifests: [],
+      code: "class enc($p) { notify { \"enc ${p}\": } } node default { notify { 'node': } }",
+      modulePath: [],
+      modules: new Map(),
+    },
+    autoloader: noAutoload,
+    node: {
+      name: "testnode",
+      facts: {},
+      trusted: {},
+      serverFacts: {},
+      parameters: { role: "web" },
+      classes: [{ name: "enc", parameters: { p: "x" } }],
+      fromEnc: true,
+    },
+  });
+  assert.deepEqual(refs(result).slice(3), ["Node[default]", "Notify[node]", "Class[Enc]", "Notify[enc x]"]);
+  assert.deepEqual(result.catalog.classes, ["enc", "settings", "default", "enc"]);
+  assert.deepEqual(result.catalog.tags, ["enc", "settings", "default", "node", "class"]);
+});
