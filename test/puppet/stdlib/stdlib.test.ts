@@ -93,15 +93,17 @@ test("ensure_resource creates only what is not declared with those parameters", 
     ctx,
   );
   assert.equal(created.length, 1);
-  assert.equal(created[0]?.[0], "Package");
-  assert.deepEqual([...(created[0]?.[1] as PHash).keys()], ["git"]);
+  const [type, instances] = created[0] as PValue[];
+  assert.equal(type, "Package");
+  assert.deepEqual([...(instances as PHash).keys()], ["git"]);
 });
 
 test("ensure_packages: present when declared present elsewhere, else installed", () => {
   const created: PValue[][] = [];
   const ctx = ctxWith([], created);
   call("stdlib::ensure_packages", [["curl"]], undefined, ctx);
-  const params = (created[0]?.[1] as PHash).get("curl") as PHash;
+  const [, instances] = created[0] as PValue[];
+  const params = (instances as PHash).get("curl") as PHash;
   assert.equal(params.get("ensure"), "installed");
 });
 
