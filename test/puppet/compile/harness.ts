@@ -78,6 +78,17 @@ export interface Verdict {
   readonly detail: string;
   /** Warnings differ (reported, not counted against the case). */
   readonly warningsDiffer?: boolean;
+  /** Both fail: with the same message, once positions and the node are left out (reported, not counted). */
+  readonly sameMessage?: boolean;
+}
+
+/** An error message without `Error: `, its position `(file: …, line: …)` and `on node N`. */
+export function errorCore(message: string): string {
+  return message
+    .replace(/^Error: /, "")
+    .replace(/ on node \S+$/, "")
+    .replace(/\s*\((?:file: [^)]*|line: \d+(?:, column: \d+)?)\)/g, "")
+    .trim();
 }
 
 /** The facts file of `node` (Puppet::Node::Facts JSON). */
@@ -148,7 +159,14 @@ export function judge(expected: Recorded, actual: Outcome, codeDir?: string, any
   if (actual.kind === "crash")
     return { id, pass: false, category: "tend crashes", detail: shorten(actual.message) };
   if (expected.error !== undefined) {
-    if (actual.kind === "error") return { id, pass: true, category: "both fail", detail: "" };
+    if (actual.kind === "error")
+      return {
+        id,
+        pass: true,
+        category: "both fail",
+        detail: "",
+        sameMessage: errorCore(expected.error) === errorCore(actual.message),
+      };
     return {
       id,
       pass: false,
@@ -271,7 +289,7 @@ export function summarise(title: string, verdicts: readonly Verdict[], examples 
   const passed = identical + bothFail;
   const rate = verdicts.length === 0 ? 0 : passed / verdicts.length;
   const lines = [
-    `${title}: ${passed}/${verdicts.length} pass (${(rate * 100).toFixed(1)}%): ${identical} identical, ${bothFail} both fail; ${verdicts.filter((v) => v.warningsDiffer).length} with other warnings`,
+    `${title}: ${passed}/${verdicts.length} pass (${(rate * 100).toFixed(1)}%): ${identical} identical, ${bothFail} both fail (${verdicts.filter((v) => v.sameMessage).length} with Puppet's message); ${verdicts.filter((v) => v.warningsDiffer).length} with other warnings`,
   ];
   const byCategory = new Map<string, Verdict[]>();
   for (const v of verdicts) {
