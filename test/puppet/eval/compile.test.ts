@@ -165,7 +165,7 @@ test("ENC classes are declared after the node definition, with their parameters"
     environment: {
       name: "production",
       manifests: [],
-      code: "class enc($p) { notify { \"enc ${p}\": } } node default { notify { 'node': } }",
+      code: `class enc($p) { notify { "enc \${p}": } } node default { notify { 'node': } }`,
       modulePath: [],
       modules: new Map(),
     },
