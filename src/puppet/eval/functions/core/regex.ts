@@ -75,6 +75,8 @@ export function compileRuby(source: string, flags: RubyFlags = {}): RegExp {
   if (flags.ignoreCase && !f.includes("i")) f += "i";
   if (flags.multiline && !f.includes("s")) f += "s";
   const out = new RegExp(re.source, `${f}g`);
+  // A pure memo of compiled patterns, bounded so that generated patterns cannot grow it without end.
+  if (cache.size >= 2000) cache.clear();
   cache.set(key, out);
   return out;
 }
