@@ -418,8 +418,7 @@ export class Compiler implements ScopeHost {
     this.warnedVariables.add(name);
     const pos = scope.locator?.position(node.offset);
     const file = scope.locator?.file || undefined;
-    const where = pos ? ` (${file ? `file: ${file}, ` : ""}line: ${pos.line}, column: ${pos.column})` : "";
-    this.log("warning", `Unknown variable: '${name}'.${where}`);
+    this.log("warning", `Unknown variable: '${name}'.`, undefined, file, pos?.line);
   }
 
   // --- functions ------------------------------------------------------------------
@@ -520,7 +519,12 @@ export class Compiler implements ScopeHost {
       ...(scope.locator?.file ? { file: scope.locator.file } : {}),
       ...(pos ? { line: pos.line } : {}),
       lookupVariable: (n: string) => scope.lookup(n).value,
-      warn: (m: string) => this.log("warning", m),
+      // Puppet's deprecation warnings end with where the call is.
+      warn: (m: string) =>
+        this.log(
+          "warning",
+          `${m}\n   (file: ${scope.locator?.file || "unknown"}${pos ? `, line: ${pos.line}` : ""})`,
+        ),
       callFunction: (n: string, a: readonly PValue[], b?: PCallable) =>
         this.callIndirect(n, [...a], b, node ?? { offset: 0, length: 0 }, scope),
     };
