@@ -85,38 +85,48 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
     }
   };
   const senders = nodes.map(nodeLoop);
+  let startingMs = 0;
   try {
     for (let kill = 1; kill <= options.kills; kill++) {
       await sleep(Math.random() * (options.maxUptimeMs ?? 250));
       await hub.stop("SIGKILL");
       hub = undefined;
+      const t0 = performance.now();
       hub = await startHubProcess(args);
-      if (kill % 10 === 0) options.progress?.(`${kill} kills, ${spooled.size} reports spooled`);
+      startingMs += performance.now() - t0;
+      if (kill % 10 === 0)
+        options.progress?.(
+          `${kill} kills, ${spooled.size} reports spooled, ${((Date.now() - started) / 1000).toFixed(0)} s, ` +
+            `the hub took ${(startingMs / kill).toFixed(0)} ms to start on average`,
+        );
     }
     producing = false;
     await Promise.all(senders);
-    // Every node sends what it has left, until nothing is left.
-    for (const node of nodes) {
-      const paths = spoolPaths(node.dir);
-      for (let round = 0; listSpool(paths.spool).length > 0; round++) {
-        if (round > 50) throw new Error(`${node.dir}: the spool does not empty`);
-        const sent = await sendSpooled(paths, { ...node.options(port), maxSends: 100000 }, silentLogger);
-        refusedByHub += sent.refused;
-      }
-    }
+    // Every node sends what it has left, until nothing is left (the nodes at once, as a fleet would).
+    await Promise.all(
+      nodes.map(async (node) => {
+        const paths = spoolPaths(node.dir);
+        for (let round = 0; listSpool(paths.spool).length > 0; round++) {
+          if (round > 50) throw new Error(`${node.dir}: the spool does not empty`);
+          const sent = await sendSpooled(paths, { ...node.options(port), maxSends: 100000 }, silentLogger);
+          refusedByHub += sent.refused;
+        }
+      }),
+    );
     await hub.stop("SIGTERM");
     hub = undefined;
+    options.progress?.(
+      `the spools are empty after ${((Date.now() - started) / 1000).toFixed(0)} s; checking`,
+    );
     const store = await options.open();
     try {
-      const ids = await store.runIds();
+      const totals = await store.runTotals();
+      const ids = totals.map((t) => t.runId);
       const stored = new Set(ids);
       const incomplete: string[] = [];
-      for (const id of ids) {
-        const run = await store.run(id);
-        const expected = spooled.get(id);
-        if (run === undefined || expected === undefined) continue;
-        if (run.total !== expected || (await store.results(id, { limit: 100000 })).length !== expected)
-          incomplete.push(id);
+      for (const { runId, total, results } of totals) {
+        const expected = spooled.get(runId);
+        if (expected !== undefined && (total !== expected || results !== expected)) incomplete.push(runId);
       }
       return {
         spooled: spooled.size,

@@ -37,11 +37,13 @@ import {
   RUN_COMPLIANCE_SQL,
   RUN_DIGEST_SQL,
   RUN_IDS_SQL,
+  RUN_TOTALS_SQL,
   RUN_SQL,
   RUNS_SQL,
   resultsQuery,
   runParams,
   runRow,
+  runTotalRow,
   statusCounts,
   TOKEN_VALID_SQL,
   TOKENS_SQL,
@@ -281,6 +283,10 @@ class PostgresStore implements HubStore {
 
   async counts() {
     return countsRow((await this.query(COUNTS_SQL))[0] as Row);
+  }
+
+  async runTotals() {
+    return (await this.query(RUN_TOTALS_SQL)).map(runTotalRow);
   }
 
   async runIds() {

@@ -114,6 +114,12 @@ export const LINES_SQL =
 export const COUNTS_SQL = `SELECT (SELECT count(*) FROM nodes) AS nodes, (SELECT count(*) FROM runs) AS runs,
   (SELECT count(*) FROM results) AS results, (SELECT count(*) FROM report_lines) AS lines`;
 export const RUN_IDS_SQL = "SELECT run_id FROM runs ORDER BY run_id";
+export const RUN_TOTALS_SQL = `SELECT r.run_id, r.total, (SELECT count(*) FROM results s WHERE s.run = r.id) AS results
+  FROM runs r ORDER BY r.run_id`;
+
+export function runTotalRow(row: Row): { runId: string; total: number; results: number } {
+  return { runId: String(row.run_id), total: Number(row.total), results: Number(row.results) };
+}
 export const ADD_TOKEN_SQL = "INSERT INTO tokens (id, name, hash, created) VALUES (?, ?, ?, ?)";
 export const TOKENS_SQL = "SELECT id, name, created, revoked FROM tokens ORDER BY created, id";
 export const REVOKE_TOKEN_SQL = "UPDATE tokens SET revoked = ? WHERE id = ? AND revoked IS NULL";

@@ -41,11 +41,13 @@ import {
   RUN_COMPLIANCE_SQL,
   RUN_DIGEST_SQL,
   RUN_IDS_SQL,
+  RUN_TOTALS_SQL,
   RUN_SQL,
   RUNS_SQL,
   resultsQuery,
   runParams,
   runRow,
+  runTotalRow,
   statusCounts,
   TOKEN_VALID_SQL,
   TOKENS_SQL,
@@ -245,6 +247,10 @@ class SqliteStore implements HubStore {
 
   async counts() {
     return countsRow(this.db.prepare(COUNTS_SQL).get() as Row);
+  }
+
+  async runTotals() {
+    return (this.db.prepare(RUN_TOTALS_SQL).all() as Row[]).map(runTotalRow);
   }
 
   async runIds() {

@@ -160,6 +160,8 @@ export interface HubStore {
   counts(): Promise<{ nodes: number; runs: number; results: number; lines: number }>;
   /** Every stored run id (tests, checks). */
   runIds(): Promise<string[]>;
+  /** Every stored run with its promise count and how many results are stored for it (checks). */
+  runTotals(): Promise<{ runId: string; total: number; results: number }[]>;
   addToken(id: string, name: string, hash: string, created: Date): Promise<void>;
   tokens(): Promise<TokenRow[]>;
   /** Marks a token revoked; false when there is no such live token. */
