@@ -56,15 +56,27 @@ export async function finishReporting(
   run: RunReport,
   logger: Logger,
 ): Promise<void> {
+  await finishFrontEndReporting(reporting, workdir, "agent", run, policyRelease(file), logger);
+}
+
+/** The same for any front end ("agent", "recipes", "puppet"). */
+export async function finishFrontEndReporting(
+  reporting: AgentReporting,
+  workdir: string,
+  frontEnd: string,
+  run: RunReport,
+  release: string | null,
+  logger: Logger,
+): Promise<void> {
   const { reportRun } = await import("../reporting/node.js");
   await reportRun(
     workdir,
     reporting.settings,
     {
-      frontEnd: "agent",
+      frontEnd,
       started: reporting.started,
       ended: new Date(),
-      policyRelease: policyRelease(file),
+      policyRelease: release,
       run,
       lines: reporting.lines,
     },

@@ -13,6 +13,8 @@ import { formatRecipesDiagnostic } from "../recipes/model.js";
 import { parseCommandLine } from "./args.js";
 import { makeStyler, shouldColor } from "./color.js";
 import { ConsoleLines } from "./console-lines.js";
+import { Logger } from "../system/logger.js";
+import { finishFrontEndReporting, startReporting } from "./agent-report.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 import type { Styler } from "./render.js";
 
@@ -38,6 +40,11 @@ Options:
       --json                print the run status as JSON on stdout
       --promise-module NAME=PATH  a promise module serving resources of type NAME
                             (r.resource("NAME", promiser, attributes); repeatable)
+  -w, --workdir DIR         the work directory of reporting: its key pair (ppkeys/),
+                            reporting.json and the report spool (default: tend
+                            agent's, /var/lib/tend as root)
+      --hub HOST[:PORT]     send the run's report to this hub (default: what
+                            <workdir>/reporting.json says; none without it)
   -l, --log_level LEVEL     warn (default), info or debug: messages of the log
                             resource and of commands shown from this level
       --color WHEN          always, auto or never
@@ -58,6 +65,8 @@ const OPTIONS = {
   "compile-only": { type: "boolean" },
   json: { type: "boolean" },
   "promise-module": { type: "string", multiple: true },
+  workdir: { type: "string", short: "w" },
+  hub: { type: "string" },
   log_level: { type: "string", short: "l" },
   color: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -141,6 +150,12 @@ async function converge(values: Values, io: CliIo, flush: () => void): Promise<n
   );
   const whyRun = values["why-run"] === true;
   if (human) io.stdout("Starting tend converge (Chef's model, local mode)\n");
+  const { agentDirectories } = await import("../agent/workdir.js");
+  const workdir = agentDirectories({ workdir: values.workdir }, io.env).workdir;
+  const reporting =
+    values["compile-only"] === true
+      ? undefined
+      : await startReporting(workdir, values.hub, (text) => io.stderr(`tend converge: warning: ${text}\n`));
   const { runRecipes } = await import("../recipes/run.js");
   const result = await runRecipes({
     cookbookPaths: (values["cookbook-path"] ?? [])
@@ -183,10 +198,25 @@ async function converge(values: Values, io: CliIo, flush: () => void): Promise<n
       printWarnings(io, result.warnings);
       io.stdout(`${JSON.stringify(result.catalog, null, 2)}\n`);
       return EXIT_OK;
-    case "converged":
+    case "converged": {
       if (values.json) io.stdout(`${JSON.stringify(statusJson(result.status, result.warnings), null, 2)}\n`);
       else printer.finish(result.status);
-      return result.status.success ? EXIT_OK : EXIT_FAILURE;
+      const exitCode = result.status.success ? EXIT_OK : EXIT_FAILURE;
+      if (reporting) {
+        const { catalogRunReport } = await import("./catalog-run-report.js");
+        const run = catalogRunReport(
+          result.status.report,
+          (values["cookbook-path"] ?? []).join(":"),
+          exitCode,
+        );
+        const logger = new Logger(
+          (record) => io.stderr(`tend converge: ${record.level}: ${record.message}\n`),
+          "warning",
+        );
+        await finishFrontEndReporting(reporting, workdir, "recipes", run, null, logger);
+      }
+      return exitCode;
+    }
   }
 }
 
