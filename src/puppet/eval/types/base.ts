@@ -50,6 +50,21 @@ export class RecursionGuard {
     }
     return f(this.state);
   }
+  readonly #instances = new Map<unknown, Set<unknown>>();
+  /** Enters an instance check of `v` against alias `t`; false when that check is already under way (a recursive alias). */
+  enterInstance(t: unknown, v: unknown): boolean {
+    let set = this.#instances.get(t);
+    if (!set) {
+      set = new Set();
+      this.#instances.set(t, set);
+    }
+    if (set.has(v)) return false;
+    set.add(v);
+    return true;
+  }
+  leaveInstance(t: unknown, v: unknown): void {
+    this.#instances.get(t)?.delete(v);
+  }
   addThat(o: unknown): number {
     if ((this.state & RecursionGuard.IN_THAT) === 0) {
       if (this.#thatMap.has(o)) this.state |= RecursionGuard.IN_THAT;

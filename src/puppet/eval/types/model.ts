@@ -1757,12 +1757,14 @@ export class PTypeAliasType extends PAnyType {
   }
   override isInstance(v: PValue, guard?: RecursionGuard): boolean {
     const g = guard ?? new RecursionGuard();
-    return g.withThat(v, () =>
-      g.withThis(this, (state) =>
-        state === RecursionGuard.IN_BOTH ? false : this.resolvedType().isInstance(v, g),
-      ),
-    );
+    if (!g.enterInstance(this, v)) return false;
+    try {
+      return this.resolvedType().isInstance(v, g);
+    } finally {
+      g.leaveInstance(this, v);
+    }
   }
+
   override isAssignable(o: PType, guard?: RecursionGuard): boolean {
     const g = guard ?? new RecursionGuard();
     return g.withThis(this, (state) => (state === RecursionGuard.IN_BOTH ? true : super.isAssignable(o, g)));

@@ -25,9 +25,18 @@ export interface NameResolver {
 }
 
 /** Parses `text` as a type. Unknown names become TypeReferences, as Puppet's type parser leaves them. */
+const parsedTypes = new Map<string, PType>();
+
 export function parseTypeString(text: string, resolver?: NameResolver): PType {
+  // Types are immutable: without a resolver (whose answers may change) the parse can be shared.
+  const hit = resolver ? undefined : parsedTypes.get(text);
+  if (hit) return hit;
   const v = parseLiteralExpression(text, resolver, { parser: true });
   if (!isType(v)) throw new TypeSystemError(`The expression <${text}> is not a valid type specification.`);
+  if (!resolver) {
+    if (parsedTypes.size > 2000) parsedTypes.clear();
+    parsedTypes.set(text, v);
+  }
   return v;
 }
 
