@@ -181,6 +181,7 @@ test("apply -e compiles and applies: Puppet's lines, $server_facts with only the
     "n1.example.com",
     "--noop",
     "-e",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Puppet code, interpolated by Puppet
     'notice("s=${server_facts} t=${trusted[certname]}") notify { "hi": }',
   ]);
   assert.equal(run.code, 0, run.err);

@@ -10,7 +10,7 @@ import { renderRubyJson, rubyFloat } from "../../../src/puppet/env/render.js";
 import { JsonFloat } from "../../../src/puppet/eval/compile-api.js";
 
 test("Floats as Ruby writes them", () => {
-  const floats = [1.0, 1.5, 100.0, 1e20, 1.0e-5, 0.1, -0.0, 12345678901234567.0].map((v) => new JsonFloat(v));
+  const floats = [1.0, 1.5, 100.0, 1e20, 1.0e-5, 0.1, -0.0, 12345678901234568.0].map((v) => new JsonFloat(v));
   // Puppet printed: [1.0,1.5,100.0,1.0e+20,1.0e-05,0.1,-0.0,1.2345678901234568e+16,3]
   assert.equal(
     renderRubyJson([...floats, 3]),
