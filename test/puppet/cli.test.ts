@@ -37,7 +37,16 @@ test("apply without a catalog compiles: a missing manifest, nothing to apply, a 
   assert.match(nothing.err, /^Error: nothing to apply: .*--catalog FILE\.json\n$/);
   const root = scratchDirectory("tend-apply-e-");
   writeFileSync(join(root, "puppet.conf"), `[main]\nvardir = ${root}/var\ncodedir = ${root}/code\n`);
-  const failing = await tend(["puppet", "apply", "--confdir", root, "--certname", "n1", "-e", "fail('stop')"]);
+  const failing = await tend([
+    "puppet",
+    "apply",
+    "--confdir",
+    root,
+    "--certname",
+    "n1",
+    "-e",
+    "fail('stop')",
+  ]);
   assert.equal(failing.code, 1);
   assert.match(failing.err, /^(Warning: .*\n)*Error: /);
   assert.doesNotMatch(failing.err, /\n\s+at /);
