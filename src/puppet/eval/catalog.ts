@@ -21,6 +21,8 @@ export class Catalog {
   constructor(
     readonly name: string,
     readonly environment: string,
+    /** The environment's config_version output, else the compile time in seconds (as Puppet). */
+    readonly version?: string,
   ) {
     const dummy = undefined as never;
     this.stage = new CResource("Stage", "main", dummy, undefined, "compilable_type", undefined, undefined);
@@ -121,7 +123,7 @@ export class Catalog {
     return {
       tags: [...tags.tags],
       name: this.name,
-      version: Math.floor(Date.now() / 1000),
+      version: this.version || Math.floor(Date.now() / 1000),
       code_id: null,
       catalog_uuid: randomUuid(),
       catalog_format: 2,

@@ -167,7 +167,7 @@ export class Compiler implements ScopeHost {
 
   constructor(readonly input: CompileInput) {
     this.nodeName = input.node.name.toLowerCase();
-    this.catalog = new Catalog(input.node.name, input.environment.name);
+    this.catalog = new Catalog(input.node.name, input.environment.name, input.environment.configVersion);
     this.topScope = new Scope(this, undefined, MAIN, undefined, undefined);
   }
 
@@ -261,13 +261,21 @@ export class Compiler implements ScopeHost {
     }
   }
 
-  private redefinition(kind: string, name: string, d: A.NodeBase, locator: Locator): never {
-    const what = this.classes.has(name) ? "Class" : "Definition";
-    throw evalError(
-      `${what} '${name}' is already defined; cannot redefine as ${kind === "Class" ? "a class" : "a definition"}`,
-      d,
-      locator,
-    );
+  /** Puppet's wording for a class or define declared twice: where the first one is, where this one is. */
+  private redefinition(kind: "Class" | "Definition", name: string, d: A.NodeBase, locator: Locator): never {
+    const firstClass = this.classes.get(name);
+    const first = firstClass ?? this.defines.get(name);
+    const where = first?.ast ? whereText(first.locator, first.ast.offset) : "";
+    const message =
+      kind === "Class"
+        ? firstClass
+          ? `Class '${name}' is already defined${where}; cannot redefine`
+          : `Definition '${name}' is already defined${where}; cannot be redefined as a class`
+        : firstClass
+          ? `'${name}' is already defined${where} as a class; cannot redefine as a definition`
+          : `Definition '${name}' is already defined${where}; cannot be redefined`;
+    const line = locator.position(d.offset).line;
+    throw new PuppetEvalError(`${message}${whereText(locator, d.offset)}`, locator.file || undefined, line);
   }
 
   private registerNode(
@@ -294,14 +302,10 @@ export class Compiler implements ScopeHost {
       } else continue;
       const dupe = this.nodes.find((n) => n.name === name);
       if (dupe) {
-        const where = (l: Locator, offset: number) => {
-          const line = l.position(offset).line;
-          return l.file ? `file: ${l.file}, line: ${line}` : `line: ${line}`;
-        };
-        const first = where(dupe.locator, dupe.ast.offset);
+        const first = whereText(dupe.locator, dupe.ast.offset);
         const line = locator.position(d.offset).line;
         throw new PuppetEvalError(
-          `Node '${name}' is already defined (${first}); cannot redefine`,
+          `Node '${name}' is already defined${first}; cannot redefine${whereText(locator, d.offset)}`,
           locator.file || undefined,
           line,
         );
@@ -1587,3 +1591,9 @@ export function fromJson(v: unknown): PValue {
 }
 
 export { isTrue, formatPuppetDiagnostic };
+
+/** " (file: F, line: N)", as Puppet places a definition in a message. */
+function whereText(l: Locator, offset: number): string {
+  const line = l.position(offset).line;
+  return l.file ? ` (file: ${l.file}, line: ${line})` : ` (line: ${line})`;
+}
