@@ -52,7 +52,7 @@ export interface HubServerOptions {
 export interface RunningHub {
   readonly host: string;
   readonly port: number;
-  /** Reports stored, duplicates and refusals since the start. */
+  /** Reports stored, duplicates and refused reports since the start. */
   readonly stats: HubStats;
   close(): Promise<void>;
 }
@@ -285,7 +285,8 @@ export function startHubServer(
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
     const work = route(request, response, options, stats)
       .catch((error: unknown) => {
-        stats.refused++;
+        // Refused reports are counted; a browser's missing favicon is not one.
+        if (request.url?.startsWith("/v1/reports")) stats.refused++;
         if (error instanceof Refusal) {
           if (error.status === 413 || error.status === 400)
             options.logger.info(`Refused from ${peerAddress(request.socket)}: ${error.error}`);

@@ -4,7 +4,8 @@
  * agent --hub` on a policy with kept, repaired and failed promises. Two
  * nodes are trusted by the hub and show up in its API with the right
  * counts; the third is refused for its untrusted key, runs as it would
- * without a hub, and keeps its report in its spool.
+ * without a hub, and keeps its report in its spool. Then the pages show
+ * them in Debian's headless Chromium (skipped with the reason when absent).
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -14,11 +15,13 @@ import { join } from "node:path";
 import { rmSync, writeFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { trustKey } from "../../src/net/keys.js";
+import { browserUnavailable, launchBrowser } from "./web/browser.js";
 import { listSpool, spoolPaths } from "../../src/reporting/spool.js";
 import { type HubProcess, keyedWorkdir, startHubProcess, TEND_BIN, tempDir } from "./harness.js";
 
 const root = tempDir("hub-e2e");
 let hub: HubProcess | undefined;
+let token = "";
 const hubDir = keyedWorkdir(join(root, "hub"), 2048);
 const nodes = ["alpha", "beta", "gamma"].map((name) => ({ name, ...keyedWorkdir(join(root, name), 2048) }));
 
@@ -129,7 +132,7 @@ test("three nodes run tend agent --hub; the trusted two are stored, the third re
 
   const made = await tend(["hub", "token", "create", "e2e", "-w", hubDir.dir]);
   assert.equal(made.status, 0, made.stderr);
-  const token = made.stdout.trim();
+  token = made.stdout.trim();
   const listed = (await api("/api/v1/nodes", token)).nodes as {
     id: string;
     status: string;
@@ -168,6 +171,36 @@ test("three nodes run tend agent --hub; the trusted two are stored, the third re
   });
   const lines = (await api(`/api/v1/runs/${alpha.runs[0]?.runId}/lines`, token)).lines as string[];
   assert.deepEqual(lines, [`R: hello from ${nodes[0]?.dir}`]);
+});
+
+test("the fleet and node pages show the two stored nodes in Chromium", async (t) => {
+  const reason = browserUnavailable();
+  if (reason) return t.skip(reason);
+  assert.ok(token, "the test before made a token");
+  const browser = await launchBrowser();
+  t.after(() => browser.close());
+  const base = `https://127.0.0.1:${hub?.port}`;
+  await browser.context.addCookies([{ name: "tend_token", value: token, url: base }]);
+  const page = await browser.context.newPage();
+  await page.goto(`${base}/ui/`);
+  assert.equal(await page.title(), "Fleet · tend hub");
+  assert.equal(await page.locator("#nodes tbody tr").count(), 2, "gamma was refused");
+  assert.deepEqual(await page.locator("#nodes tbody tr td:first-child").allTextContents(), [
+    "failed",
+    "failed",
+  ]);
+  assert.equal((await page.textContent(".card[data-status=failed] b"))?.trim(), "2");
+  const beta = nodes[1]?.digest as string;
+  await page.goto(`${base}/ui/nodes/${encodeURIComponent(beta)}`);
+  const outcomes = await page.locator("#promises tbody tr td:first-child").allTextContents();
+  assert.deepEqual(
+    outcomes,
+    ["failed", "repaired", "kept", "kept"],
+    "failures first: /bin/false, made, present, the report",
+  );
+  const promisers = await page.locator("#promises tbody tr").allTextContents();
+  assert.ok(promisers[0]?.includes("/bin/false"), promisers[0]);
+  assert.equal(await page.locator("#runs tbody tr").count(), 1);
 });
 
 test("the hub stops on SIGTERM, saying what it did", async () => {
