@@ -27,7 +27,13 @@ import type {
 import { BreakSignal, PuppetEvalError, NextSignal, ReturnSignal, evalError } from "./errors.js";
 import { Evaluator, interpolate, isTrue, makeRegexp, typeLabel } from "./evaluator.js";
 import { coreFunctions } from "./functions/core/index.js";
-import { type CallContext, FunctionArgumentError, FunctionError } from "./functions/registry.js";
+import {
+  type CallContext,
+  type CatalogResourceView,
+  type CompileView,
+  FunctionArgumentError,
+  FunctionError,
+} from "./functions/registry.js";
 import { isValidAttribute, namevarsFromTitle, resourceTypeInfo } from "./resource-types.js";
 import { CResource, type ParamEntry, type ResourceKind } from "./resource.js";
 import { Scope, type ScopeHost } from "./scope.js";
@@ -164,6 +170,8 @@ export class Compiler implements ScopeHost {
   readonly eppStack: unknown[][] = [];
   nodeScope: Scope | undefined;
   private readonly warnedVariables = new Set<string>();
+  /** Keys of the warnings given once per compile (CallContext.warnOnce). */
+  private readonly warnedOnce = new Set<string>();
 
   constructor(readonly input: CompileInput) {
     this.nodeName = input.node.name.toLowerCase();
@@ -531,6 +539,49 @@ export class Compiler implements ScopeHost {
         ),
       callFunction: (n: string, a: readonly PValue[], b?: PCallable) =>
         this.callIndirect(n, [...a], b, node ?? { offset: 0, length: 0 }, scope),
+      warnOnce: (key: string, m: string) => {
+        if (this.warnedOnce.has(key)) return;
+        this.warnedOnce.add(key);
+        this.log("warning", m);
+      },
+      compile: this.compileView(scope),
+    };
+  }
+
+  /** The catalog and environment as functions see them from `scope` (CallContext.compile). */
+  private compileView(scope: Scope): CompileView {
+    const catalog = this.catalog;
+    const current = scope.resource;
+    return {
+      findResource: (type: string, title: string) => {
+        const t = type.toLowerCase().replace(/^::/, "");
+        const r =
+          t === "class"
+            ? catalog.find("Class", capitalizeTypeName(title.replace(/^::/, "")))
+            : catalog.find(capitalizeTypeName(t), title);
+        return r ? resourceView(r) : undefined;
+      },
+      resourcesOfType: (type: string) => {
+        const t = capitalizeTypeName(type.toLowerCase().replace(/^::/, ""));
+        return catalog
+          .resourceList()
+          .filter((r) => r.type === t)
+          .map(resourceView);
+      },
+      get currentResource() {
+        return current ? resourceView(current) : undefined;
+      },
+      hasFunction: (name: string) => {
+        const n = name.toLowerCase().replace(/^::/, "");
+        return (
+          compilerFunctions.has(n) ||
+          coreFunctions.has(n) ||
+          this.input.functions?.has(n) === true ||
+          fallbackFunctions.has(n) ||
+          this.findFunction(n) !== undefined
+        );
+      },
+      modulePath: (name: string) => this.input.environment.modules.get(name)?.dir,
     };
   }
 
@@ -1596,4 +1647,11 @@ export { isTrue, formatPuppetDiagnostic };
 function whereText(l: Locator, offset: number): string {
   const line = l.position(offset).line;
   return l.file ? ` (file: ${l.file}, line: ${line})` : ` (line: ${line})`;
+}
+
+/** A catalog resource as functions inspect it: lower-case type, a class's name in lower case, set parameters. */
+function resourceView(r: CResource): CatalogResourceView {
+  const parameters = new Map<string, PValue>();
+  for (const [k, e] of r.params) if (e.value !== undefined) parameters.set(k, e.value);
+  return { type: r.type.toLowerCase(), title: r.isClass ? r.title.toLowerCase() : r.title, parameters };
 }

@@ -1,0 +1,76 @@
+/**
+ * What the compiler gives functions beyond values: warnings once per compile
+ * (stdlib's deprecated names) and a view of the catalog being compiled
+ * (ensure_packages, ensure_resource, defined_with_params, getparam...).
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Autoloader } from "../../../src/puppet/env/environment.js";
+import { type CompileResult, compileCatalog } from "../../../src/puppet/eval/compile-api.js";
+import { stdlibFunctions } from "../../../src/puppet/eval/functions/stdlib/index.js";
+
+const noAutoload: Autoloader = {
+  definitionFiles: () => [],
+  functionFiles: () => [],
+  typeAliasFiles: () => [],
+  rubyFunctionFile: () => undefined,
+  rubyTypeFile: () => undefined,
+  moduleFile: () => undefined,
+};
+
+function compile(code: string): CompileResult {
+  return compileCatalog({
+    environment: {
+      name: "production",
+      manifests: [],
+      code,
+      modulePath: ["/nowhere"],
+      modules: new Map([["m", { name: "m", dir: "/nowhere/m" }]]),
+    },
+    autoloader: noAutoload,
+    functions: stdlibFunctions,
+    node: {
+      name: "n1",
+      facts: {},
+      trusted: { certname: "n1" },
+      serverFacts: { environment: "production" },
+      parameters: {},
+      classes: [],
+      fromEnc: false,
+    },
+  });
+}
+
+test("ensure_packages and ensure_resource declare once; a deprecated shim warns once per compile", () => {
+  const r = compile(`
+ensure_packages(['vim'])
+ensure_packages(['vim', 'git'], { ensure => installed })
+ensure_resource('user', 'bob', { ensure => present })
+ensure_resource('user', 'bob', { ensure => present })
+$d = defined_with_params(User['bob'], { ensure => present })
+$p = getparam(User['bob'], 'ensure')
+$h = stdlib::has_function('ensure_packages')
+$no = stdlib::has_function('no_such_function')
+$mp = get_module_path('m')
+notify { "d=\${d} p=\${p} h=\${h} no=\${no} mp=\${mp}": }
+`);
+  const refs = r.catalog.resources.map((x) => `${x.type}[${x.title}]`);
+  assert.deepEqual(
+    refs.filter((x) => !/^(Stage|Class)\[/.test(x)),
+    ["Package[vim]", "Package[git]", "User[bob]", "Notify[d=true p=present h=true no=false mp=/nowhere/m]"],
+  );
+  const deprecations = r.messages.filter(
+    (m) => m.level === "warning" && m.message.includes("please use stdlib::ensure_packages"),
+  );
+  assert.equal(deprecations.length, 1, JSON.stringify(r.messages));
+});
+
+test("the once-per-key warnings start afresh in each compile", () => {
+  for (let i = 0; i < 2; i++) {
+    const r = compile("ensure_packages(['vim'])");
+    assert.equal(
+      r.messages.filter((m) => m.message.includes("please use stdlib::ensure_packages")).length,
+      1,
+    );
+  }
+});
