@@ -7,6 +7,8 @@
  */
 import { resolve } from "node:path";
 import { type PuppetLevel, formatConsoleLine, shownAt, toStderr } from "../puppet/console.js";
+import { Logger } from "../system/logger.js";
+import { finishFrontEndReporting, startReporting } from "./agent-report.js";
 import { parseCommandLine } from "./args.js";
 import { shouldColor } from "./color.js";
 import { ConsoleLines } from "./console-lines.js";
@@ -58,6 +60,11 @@ Options:
                             resource type of its name (\`::\` written \`__\`)
       --json                print tend's run report as JSON on stdout (log lines
                             go to stderr)
+  -w, --workdir DIR         the work directory of reporting: its key pair (ppkeys/),
+                            reporting.json and the report spool (default: tend
+                            agent's, /var/lib/tend for root)
+      --hub HOST[:PORT]     send the run's report to this hub (default: what
+                            <workdir>/reporting.json says; none without it)
   -h, --help                show this help
 `;
 
@@ -105,6 +112,8 @@ function parseApplyArgs(args: readonly string[]) {
     debug: { type: "boolean", short: "d" },
     color: { type: "string" },
     json: { type: "boolean" },
+    workdir: { type: "string", short: "w" },
+    hub: { type: "string" },
     tags: { type: "string", multiple: true },
     "promise-module": { type: "string", multiple: true },
     "promise-modules": { type: "string", multiple: true },
@@ -197,6 +206,11 @@ async function runApply(args: readonly string[], io: CliIo): Promise<number> {
     }
     named.set(parsedModule[0], parsedModule[1]);
   }
+  const { agentDirectories } = await import("../agent/workdir.js");
+  const workdir = agentDirectories({ workdir: values.workdir }, io.env).workdir;
+  const reporting = await startReporting(workdir, values.hub, (text) =>
+    io.stderr(`tend puppet apply: warning: ${text}\n`),
+  );
   const lines = new ConsoleLines(out, (stderr) => (stderr || json ? io.stderrIsTTY : io.stdoutIsTTY));
   const result = await runPuppetApply({
     promiseModules: { named, dirs: (values["promise-modules"] ?? []).map((d) => resolve(io.cwd, d)) },
@@ -218,6 +232,21 @@ async function runApply(args: readonly string[], io: CliIo): Promise<number> {
     },
   }).finally(() => lines.flush());
   if (json && result.runReport !== undefined) io.stdout(`${JSON.stringify(result.runReport, null, 2)}\n`);
+  if (reporting && result.runReport !== undefined) {
+    const { catalogRunReport } = await import("./catalog-run-report.js");
+    // Puppet's detailed exit code says "changes" with 2: only failures count as a failed run.
+    const failed = result.exitCode === EXIT_FAILURE || (result.exitCode & 4) !== 0;
+    const run = catalogRunReport(
+      result.runReport,
+      values.catalog ?? positionals[0] ?? "-e",
+      failed ? EXIT_FAILURE : EXIT_OK,
+    );
+    const logger = new Logger(
+      (record) => io.stderr(`tend puppet apply: ${record.level}: ${record.message}\n`),
+      "warning",
+    );
+    await finishFrontEndReporting(reporting, workdir, "puppet", run, null, logger);
+  }
   if (result.exitCode === EXIT_FAILURE || values["detailed-exitcodes"]) return result.exitCode;
   return EXIT_OK;
 }
