@@ -92,14 +92,4 @@ export class PuppetCompileError extends Error {
 
 export { compileCatalog } from "./compile.js";
 
-/**
- * A Float in catalog JSON where the compiler marks one: JSON.stringify
- * writes the number as before, and the command line prints it as Ruby does
- * (`1.0`, `1.0e+20`), so a whole Float is not taken for an Integer.
- */
-export class JsonFloat {
-  constructor(readonly value: number) {}
-  toJSON(): number {
-    return this.value;
-  }
-}
+export { JsonFloat } from "./json-float.js";

@@ -5,6 +5,7 @@
  */
 import { isArr } from "./arr.js";
 import type { Definition } from "./definitions.js";
+import { JsonFloat } from "./json-float.js";
 import type { Scope } from "./scope.js";
 import { ResourceRef, asResourceRef, formatFloat, formatValue } from "./typing.js";
 import {
@@ -155,7 +156,8 @@ export function toJsonData(v: PValue): unknown {
   if (v === undefined) return null;
   if (typeof v === "string" || typeof v === "boolean") return v;
   if (typeof v === "bigint") return Number(v);
-  if (typeof v === "number") return v;
+  // A whole Float stays a Float (`1.0`) when the command line renders it as Ruby does.
+  if (typeof v === "number") return Number.isInteger(v) ? new JsonFloat(v) : v;
   if (v === DEFAULT) return { __ptype: "Default" };
   if (isArr(v)) return v.map(toJsonData);
   if (v instanceof PHash) {

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import type { Autoloader } from "../../../src/puppet/env/environment.js";
 import { type CompileResult, compileCatalog } from "../../../src/puppet/eval/compile-api.js";
 import { stdlibFunctions } from "../../../src/puppet/eval/functions/stdlib/index.js";
+import { renderRubyJson } from "../../../src/puppet/env/render.js";
 
 const noAutoload: Autoloader = {
   definitionFiles: () => [],
@@ -73,4 +74,16 @@ test("the once-per-key warnings start afresh in each compile", () => {
       1,
     );
   }
+});
+
+test("a whole Float parameter renders as Puppet's 1.0, an Integer as 1", () => {
+  const r = compile("notify { 'f': message => [1.0, 1, 2.5, 1e20, -0.0, { a => 3.0 }] }");
+  const text = renderRubyJson(r.catalog);
+  assert.match(text, /"message":\[1\.0,1,2\.5,1\.0e\+20,-0\.0,\{"a":3\.0\}\]/);
+  const plain = JSON.parse(JSON.stringify(r.catalog)) as {
+    resources: { title: string; parameters?: unknown }[];
+  };
+  assert.deepEqual(plain.resources.find((x) => x.title === "f")?.parameters, {
+    message: [1, 1, 2.5, 1e20, 0, { a: 3 }],
+  });
 });
