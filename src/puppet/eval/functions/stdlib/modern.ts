@@ -8,13 +8,12 @@ import { isIP } from "node:net";
 import { floatToS } from "../../../erb/ruby-values.js";
 import { blk, dispatcher, opt, p, rep, rep1 } from "../core/dispatch.js";
 import { versionCompare } from "../core/numbers.js";
-import { rubyRandInt } from "../core/ruby-random.js";
+import { RubyRandom, rubyRandInt } from "../core/ruby-random.js";
 import { type Spec, T } from "../core/spec.js";
 import { type CallContext, FunctionError, type PuppetFunction } from "../registry.js";
 import { describeMismatch, inferSet, newInstance, typeByName } from "../../types.js";
 import { PBinary, type PCallable, PHash, PSensitive, type PValue, isType } from "../../values.js";
 import { rubyExtname, shellEscape } from "./strings.js";
-import { RubyRandom } from "./random.js";
 import { deprecate, dig, factsOf, rubyToS } from "./support.js";
 
 function mk(cls: string, full: string, test: (v: PValue) => boolean, kindTest = test): Spec {
