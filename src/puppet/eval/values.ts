@@ -249,3 +249,22 @@ export function equals(a: PValue, b: PValue): boolean {
   if (isType(a)) return isType(b) && a.equals(b);
   return false;
 }
+
+/**
+ * A key equal for values Ruby's `eql?` finds equal, as `uniq`, merges and
+ * set operations compare them: unlike Puppet's `==`, 1 and 1.0 differ and
+ * strings compare by case; hashes are equal whatever their order.
+ */
+export function rubyEqlKey(v: PValue): string {
+  if (typeof v === "string") return `s${v}`;
+  if (typeof v === "bigint") return `i${v}`;
+  if (typeof v === "number") return `f${v}`;
+  if (v === undefined) return "n";
+  if (typeof v === "boolean") return v ? "t" : "F";
+  if (Array.isArray(v)) return `[${v.map(rubyEqlKey).join(",")}]`;
+  if (v instanceof PHash) {
+    const parts = [...v].map(([k, x]) => `${rubyEqlKey(k)}=>${rubyEqlKey(x)}`).sort();
+    return `{${parts.join(",")}}`;
+  }
+  return `o${canonical(v)}`;
+}

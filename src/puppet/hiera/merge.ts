@@ -7,7 +7,7 @@
  * Equality is Ruby's (`eql?`): `"a"` and `"A"` differ, so do 1 and 1.0.
  */
 import { NOT_FOUND } from "../eval/compile-api.js";
-import { PHash, type PValue } from "../eval/values.js";
+import { PHash, type PValue, rubyEqlKey } from "../eval/values.js";
 import { HieraError, rubyTypeName } from "./errors.js";
 import { checkMergeValue } from "./merge-types.js";
 
@@ -161,27 +161,12 @@ export function union(a: readonly PValue[], b: readonly PValue[]): PValue[] {
   const seen = new Set<string>();
   const out: PValue[] = [];
   for (const v of [...a, ...b]) {
-    const k = rubyKey(v);
+    const k = rubyEqlKey(v);
     if (seen.has(k)) continue;
     seen.add(k);
     out.push(v);
   }
   return out;
-}
-
-/** A text equal for Ruby-`eql?` values. */
-export function rubyKey(v: PValue): string {
-  if (typeof v === "string") return `s${v}`;
-  if (typeof v === "bigint") return `i${v}`;
-  if (typeof v === "number") return `f${v}`;
-  if (v === undefined) return "n";
-  if (typeof v === "boolean") return v ? "t" : "F";
-  if (Array.isArray(v)) return `[${v.map(rubyKey).join(",")}]`;
-  if (v instanceof PHash) {
-    const parts = [...v].map(([k, x]) => `${rubyKey(k)}=>${rubyKey(x)}`).sort();
-    return `{${parts.join(",")}}`;
-  }
-  return `o${String(v)}`;
 }
 
 function deepClone(v: PValue): PValue {

@@ -12,6 +12,7 @@ import {
   PObject,
   type PSensitive,
   type PValue,
+  rubyEqlKey,
 } from "../../values.js";
 import { blk, dispatcher, opt, p, rep } from "./dispatch.js";
 import { forEach, iterationOf } from "./iterable.js";
@@ -287,21 +288,11 @@ export const sort = dispatcher("sort", [
   },
 ]);
 
-/** A key equal for values Ruby's `eql?` finds equal (1 and 1.0 differ). */
-function eqlKey(v: PValue): string {
-  if (typeof v === "bigint") return `i${v}`;
-  if (typeof v === "number") return `f${v}`;
-  if (typeof v === "string") return `s${v}`;
-  if (isArray(v)) return `[${v.map(eqlKey).join(",")}]`;
-  if (isHashValue(v)) return `{${[...v].map(([k, x]) => `${eqlKey(k)}:${eqlKey(x)}`).join(",")}}`;
-  return `o${rubyInspect(v)}`;
-}
-
 function uniq(list: readonly PValue[], block: PCallable | undefined): PValue[] {
   const seen = new Set<string>();
   const out: PValue[] = [];
   for (const x of list) {
-    const k = eqlKey(block ? block.call([x]) : x);
+    const k = rubyEqlKey(block ? block.call([x]) : x);
     if (seen.has(k)) continue;
     seen.add(k);
     out.push(x);
@@ -312,7 +303,7 @@ function uniq(list: readonly PValue[], block: PCallable | undefined): PValue[] {
 function uniqueHash(h: PHash, block: PCallable | undefined): PHash {
   const groups = new Map<string, { keys: PValue[]; values: PValue[] }>();
   for (const [k, v] of h) {
-    const key = eqlKey(block ? block.call([v]) : v);
+    const key = rubyEqlKey(block ? block.call([v]) : v);
     const g = groups.get(key) ?? { keys: [], values: [] };
     g.keys.push(k);
     g.values.push(v);

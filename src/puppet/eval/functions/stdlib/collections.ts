@@ -1,18 +1,8 @@
 /** stdlib's 3.x functions over arrays and hashes, with stdlib's own checks and messages. */
 import { succ } from "../../../erb/ruby-values.js";
 import type { PuppetFunction } from "../registry.js";
-import { PHash, type PValue } from "../../values.js";
-import {
-  fail,
-  flattenDeep,
-  legacy,
-  noMethod,
-  rubyClass,
-  rubyEq,
-  rubyInspect,
-  rubyKey,
-  rubyToS,
-} from "./support.js";
+import { PHash, type PValue, rubyEqlKey } from "../../values.js";
+import { fail, flattenDeep, legacy, noMethod, rubyClass, rubyEq, rubyInspect, rubyToS } from "./support.js";
 import { str2boolValue } from "./strings.js";
 
 const isArr = Array.isArray as (v: PValue) => v is PValue[];
@@ -27,14 +17,14 @@ function rubyArray(v: PValue): PValue[] {
 }
 
 function minus(a: PValue[], b: PValue[]): PValue[] {
-  const keys = new Set(b.map(rubyKey));
-  return a.filter((x) => !keys.has(rubyKey(x)));
+  const keys = new Set(b.map(rubyEqlKey));
+  return a.filter((x) => !keys.has(rubyEqlKey(x)));
 }
 
 function uniq(a: PValue[]): PValue[] {
   const seen = new Set<string>();
   return a.filter((x) => {
-    const k = rubyKey(x);
+    const k = rubyEqlKey(x);
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
@@ -160,8 +150,8 @@ export const intersection: PuppetFunction = legacy((_ctx, args) => {
   const [a, b] = args;
   if (!isArr(a) || !isArr(b))
     fail(`intersection(): Requires 2 arrays, got ${rubyClass(a)} and ${rubyClass(b)}`);
-  const keys = new Set(b.map(rubyKey));
-  return uniq(a.filter((x) => keys.has(rubyKey(x))));
+  const keys = new Set(b.map(rubyEqlKey));
+  return uniq(a.filter((x) => keys.has(rubyEqlKey(x))));
 });
 
 export const union: PuppetFunction = legacy((_ctx, args) => {

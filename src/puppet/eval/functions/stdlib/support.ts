@@ -6,7 +6,17 @@
  */
 import { rubyInspect, rubyToS } from "../core/ruby-text.js";
 import { type CallContext, FunctionError, type PuppetFunction } from "../registry.js";
-import { DEFAULT, PBinary, PHash, PObject, PRegexp, PSensitive, type PValue, isType } from "../../values.js";
+import {
+  DEFAULT,
+  PBinary,
+  PHash,
+  PObject,
+  PRegexp,
+  PSensitive,
+  type PValue,
+  isType,
+  rubyEqlKey,
+} from "../../values.js";
 
 export { rubyInspect, rubyToS };
 
@@ -86,18 +96,6 @@ export function flattenDeep(a: readonly PValue[]): PValue[] {
   return out;
 }
 
-/** Ruby's `eql?`-based key for uniq, `-`, `&`, `|` (1 and 1.0 differ, strings by case). */
-export function rubyKey(v: PValue): string {
-  if (typeof v === "string") return `s${v}`;
-  if (typeof v === "bigint") return `i${v}`;
-  if (typeof v === "number") return `f${v}`;
-  if (v === undefined) return "n";
-  if (typeof v === "boolean") return `b${v}`;
-  if (Array.isArray(v)) return `[${v.map(rubyKey).join(",")}]`;
-  if (v instanceof PHash) return `{${[...v].map(([k, x]) => `${rubyKey(k)}=>${rubyKey(x)}`).join(",")}}`;
-  return `o${rubyInspect(v)}`;
-}
-
 /** Ruby's `==` on Puppet values: strings case-sensitively, 1 == 1.0. */
 export function rubyEq(a: PValue, b: PValue): boolean {
   if (a === b) return true;
@@ -111,7 +109,7 @@ export function rubyEq(a: PValue, b: PValue): boolean {
     return true;
   }
   if (a instanceof PRegexp) return b instanceof PRegexp && a.source === b.source;
-  return rubyKey(a) === rubyKey(b);
+  return rubyEqlKey(a) === rubyEqlKey(b);
 }
 
 /** The facts hash of the calling scope (`$facts`), or an empty hash. */
