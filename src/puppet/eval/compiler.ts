@@ -425,7 +425,22 @@ export class Compiler implements ScopeHost {
     if (typeof f === "function") f.call(logger, message);
   }
 
+  /** Puppet's `strict` setting: off, warning (the default) or error. */
+  private get strict(): string {
+    const v = this.input.settings?.strict;
+    return typeof v === "string" && v !== "" ? v : "warning";
+  }
+
+  private get strictVariables(): boolean {
+    const v = this.input.settings?.strict_variables;
+    return v === true || v === "true";
+  }
+
   unknownVariable(name: string, node: A.NodeBase, scope: Scope): void {
+    // As Puppet: an error with strict_variables or strict=error, nothing with strict=off.
+    if (this.strictVariables || this.strict === "error")
+      throw evalError(`Unknown variable: '${name}'.`, node, scope.locator);
+    if (this.strict === "off") return;
     if (this.warnedVariables.has(name)) return;
     this.warnedVariables.add(name);
     const pos = scope.locator?.position(node.offset);
@@ -673,13 +688,16 @@ export class Compiler implements ScopeHost {
     r.bodyScope = scope;
     this.classScopes.set("settings", scope);
     // The settings manifests test most; values as Puppet's settings scope holds them.
+    const given = this.input.settings ?? {};
     const settings: [string, PValue][] = [
       ["environment", this.input.environment.name],
-      ["strict", "warning"],
-      ["strict_variables", false],
-      ["storeconfigs", false],
+      ["strict", this.strict],
+      ["strict_variables", this.strictVariables],
+      ["storeconfigs", given.storeconfigs === true || given.storeconfigs === "true"],
       ["certname", this.input.node.name],
     ];
+    const shown = new Set(settings.map(([k]) => k));
+    for (const [k, v] of Object.entries(given)) if (!shown.has(k) && v !== undefined) settings.push([k, v]);
     for (const [k, v] of settings) scope.setVar(k, v);
     scope.setVar("all_local", PHash.from(settings));
   }

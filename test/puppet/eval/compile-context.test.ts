@@ -6,7 +6,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Autoloader } from "../../../src/puppet/env/environment.js";
-import { type CompileResult, compileCatalog } from "../../../src/puppet/eval/compile-api.js";
+import {
+  type CompileResult,
+  compileCatalog,
+  PuppetCompileError,
+} from "../../../src/puppet/eval/compile-api.js";
 import { stdlibFunctions } from "../../../src/puppet/eval/functions/stdlib/index.js";
 import { renderRubyJson } from "../../../src/puppet/env/render.js";
 
@@ -19,8 +23,9 @@ const noAutoload: Autoloader = {
   moduleFile: () => undefined,
 };
 
-function compile(code: string): CompileResult {
+function compile(code: string, settings?: Readonly<Record<string, string | boolean>>): CompileResult {
   return compileCatalog({
+    ...(settings ? { settings } : {}),
     environment: {
       name: "production",
       manifests: [],
@@ -86,4 +91,29 @@ test("a whole Float parameter renders as Puppet's 1.0, an Integer as 1", () => {
   assert.deepEqual(plain.resources.find((x) => x.title === "f")?.parameters, {
     message: [1, 1, 2.5, 1e20, 0, { a: 3 }],
   });
+});
+
+test("strict and strict_variables come from the compile's settings", () => {
+  const code = 'notify { "${settings::strict} ${settings::strict_variables} ${nope}": }';
+  const titles = (r: CompileResult) =>
+    r.catalog.resources.filter((x) => x.type === "Notify").map((x) => x.title);
+  const unknown = (r: CompileResult) =>
+    r.messages.filter((m) => m.message === "Unknown variable: 'nope'.").length;
+  const byDefault = compile(code);
+  assert.deepEqual(titles(byDefault), ["warning false "]);
+  assert.equal(unknown(byDefault), 1);
+  const off = compile(code, { strict: "off" });
+  assert.deepEqual(titles(off), ["off false "]);
+  assert.equal(unknown(off), 0);
+  const strictOnes: Record<string, string | boolean>[] = [{ strict_variables: true }, { strict: "error" }];
+  for (const settings of strictOnes) {
+    assert.throws(
+      () => compile(code, settings),
+      (e: Error) =>
+        e instanceof PuppetCompileError &&
+        e.message.startsWith("Evaluation Error: Unknown variable: 'nope'."),
+    );
+  }
+  const shown = compile("notify { $settings::confdir: }", { confdir: "/etc/puppetlabs/puppet" });
+  assert.deepEqual(titles(shown), ["/etc/puppetlabs/puppet"]);
 });
