@@ -11,12 +11,16 @@ import { RecipesError } from "./model.js";
 
 /** A JSON document read from a file, able to point at its values. */
 export class JsonDocument {
-  private offsets: ReadonlyMap<string, number> | undefined;
-
+  /**
+   * `offsets`: where each value is, by path, when the caller knows (a
+   * document read from Ruby literals); else scanned from the JSON text on
+   * the first diagnostic.
+   */
   constructor(
     readonly file: string,
     readonly text: string,
     readonly value: unknown,
+    private offsets?: ReadonlyMap<string, number>,
   ) {}
 
   /** A diagnostic at the value found at `path` (`run_list.2`), else at the start of the file. */

@@ -1,13 +1,16 @@
 /**
- * A cookbook's metadata.json, validated: `name` and `version` strings,
- * `dependencies` an object of cookbook name to version constraint (Chef
- * writes `depends 'x'` in metadata.rb as `"dependencies": {"x": ">= 0.0.0"}`
- * in metadata.json). Only the JSON form is read; a cookbook without it is
+ * A cookbook's manifest, validated: `name` and `version` strings,
+ * `dependencies` an object of cookbook name to version constraint. Read
+ * from metadata.json, else from metadata.rb (its declarative subset, read
+ * into the same JSON shape Chef's `knife cookbook metadata` writes:
+ * `depends 'x'` is `"dependencies": {"x": ">= 0.0.0"}`), as chef-client
+ * prefers the JSON form when both are there. A cookbook with neither is
  * named after its directory, version 0.0.0, with no dependencies.
  */
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { isObject, type JsonDocument, readJsonDocument } from "./json-file.js";
+import { readMetadataRb } from "./metadata-rb.js";
 import type { CookbookManifest } from "./model.js";
 import { isConstraint, parseVersion } from "./versions.js";
 
@@ -15,9 +18,11 @@ const NAME = /^[A-Za-z0-9_-]+$/;
 
 /** Reads `<directory>/metadata.json`; bad metadata is a RecipesError at its place. */
 export function readManifest(directory: string): CookbookManifest {
-  const file = join(directory, "metadata.json");
-  if (!existsSync(file)) return { name: basename(directory), version: "0.0.0", dependencies: {}, directory };
-  const doc: JsonDocument = readJsonDocument(file);
+  const json = join(directory, "metadata.json");
+  const ruby = join(directory, "metadata.rb");
+  const file = existsSync(json) ? json : existsSync(ruby) ? ruby : undefined;
+  if (!file) return { name: basename(directory), version: "0.0.0", dependencies: {}, directory };
+  const doc: JsonDocument = file === json ? readJsonDocument(file) : readMetadataRb(file);
   const meta = doc.value;
   if (!isObject(meta)) return doc.fail("invalid-metadata", "metadata.json must hold an object");
   const name = meta.name ?? basename(directory);

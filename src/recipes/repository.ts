@@ -1,14 +1,16 @@
 /**
  * Roles and environments of a Chef repository, from JSON files in Chef's
- * shapes: roles/<name>.json (`run_list`, `env_run_lists`,
+ * shapes (or their Ruby forms, `<name>.rb`, read when there is no JSON
+ * file, as chef-client prefers JSON; see repository-rb.ts): roles/<name>.json (`run_list`, `env_run_lists`,
  * `default_attributes`, `override_attributes`) and
  * environments/<name>.json (`default_attributes`, `override_attributes`,
  * `cookbook_versions`). Each file is read once per run.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { attributeTreeAt, isObject, type JsonDocument, readJsonDocument, runListAt } from "./json-file.js";
 import type { AttributeTree } from "./model.js";
+import { readEnvironmentRb, readRoleRb } from "./repository-rb.js";
 import { isConstraint } from "./versions.js";
 
 export interface Role {
@@ -42,13 +44,13 @@ export const DEFAULT_ENVIRONMENT: Environment = {
 
 /** Reads roles/<name>.json; undefined when there is no such file. Bad content is a RecipesError. */
 export function readRole(rolePath: string, name: string): Role | undefined {
-  const file = join(rolePath, `${name}.json`);
-  if (!existsSync(file)) return undefined;
-  const doc: JsonDocument = readJsonDocument(file);
+  const file = fileOf(rolePath, name);
+  if (!file) return undefined;
+  const doc: JsonDocument = file.endsWith(".rb") ? readRoleRb(file) : readJsonDocument(file);
   const role = doc.value;
   if (!isObject(role)) return doc.fail("invalid-role", "a role file must hold an object");
   if (role.name !== undefined && role.name !== name)
-    doc.fail("invalid-role", `the role in ${name}.json must be named '${name}'`, "name");
+    doc.fail("invalid-role", `the role in ${basename(file)} must be named '${name}'`, "name");
   const envRunLists: Record<string, readonly string[]> = {};
   const perEnv = role.env_run_lists ?? {};
   if (!isObject(perEnv)) doc.fail("invalid-role", "'env_run_lists' must be an object", "env_run_lists");
@@ -70,9 +72,9 @@ export function readRole(rolePath: string, name: string): Role | undefined {
  * missing; bad content is a RecipesError.
  */
 export function readEnvironment(environmentPath: string, name: string): Environment | undefined {
-  const file = join(environmentPath, `${name}.json`);
-  if (!existsSync(file)) return name === "_default" ? DEFAULT_ENVIRONMENT : undefined;
-  const doc: JsonDocument = readJsonDocument(file);
+  const file = fileOf(environmentPath, name);
+  if (!file) return name === "_default" ? DEFAULT_ENVIRONMENT : undefined;
+  const doc: JsonDocument = file.endsWith(".rb") ? readEnvironmentRb(file) : readJsonDocument(file);
   const env = doc.value;
   if (!isObject(env)) return doc.fail("invalid-environment", "an environment file must hold an object");
   const versions = env.cookbook_versions ?? {};
@@ -93,4 +95,13 @@ export function readEnvironment(environmentPath: string, name: string): Environm
     overrideAttributes: attributeTreeAt(doc, env, "override_attributes", "invalid-environment"),
     cookbookVersions: versions as Record<string, string>,
   };
+}
+
+/** `<dir>/<name>.json`, else `<dir>/<name>.rb`, else undefined. */
+function fileOf(dir: string, name: string): string | undefined {
+  for (const ext of [".json", ".rb"]) {
+    const file = join(dir, `${name}${ext}`);
+    if (existsSync(file)) return file;
+  }
+  return undefined;
 }
