@@ -46,7 +46,7 @@ const GROWING_RUNS = 3;
  * ties it to this very bundle; the header line ends with the cache's generation.
  */
 function cacheOf(bundle) {
-  const command = /^(agent|check|parse|monitord|serverd)$/.test(process.argv[2] ?? "")
+  const command = /^(agent|check|parse|monitord|serverd|puppet)$/.test(process.argv[2] ?? "")
     ? process.argv[2]
     : "other";
   return {
