@@ -35,3 +35,18 @@ test("strings, objects, null: as JSON.stringify writes them, compact and in orde
   assert.equal(renderRubyJson({ z: null, a: [true, false], m: {} }), '{"z":null,"a":[true,false],"m":{}}');
   assert.equal(renderRubyJson({ skipped: undefined, kept: 1 }), '{"kept":1}');
 });
+
+test("a string or key with a NUL is not taken for a Float's placeholder", () => {
+  const value = {
+    "k\u00000": "\u00000",
+    f: new JsonFloat(2),
+    big: 12345678901234567890n,
+    list: ["\u00001", 1.5],
+  };
+  assert.equal(
+    renderRubyJson(value),
+    '{"k\\u00000":"\\u00000","f":2.0,"big":12345678901234567890,"list":["\\u00001",1.5]}',
+  );
+  assert.equal(renderRubyJson({ f: new JsonFloat(2), n: [-0, 7n] }), '{"f":2.0,"n":[-0.0,7]}');
+  assert.equal(renderRubyJson(undefined), "null");
+});
