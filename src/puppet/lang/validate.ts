@@ -216,32 +216,45 @@ function aAnUc(n: Node | undefined): string {
   return a.charAt(0).toUpperCase() + a.slice(1);
 }
 
-/** The contained parts of a node, in the order of Puppet's model. */
-function children(n: Node): (Node | undefined)[] {
+/**
+ * Calls `f` with the contained parts of a node (undefined where a part is
+ * absent), in the order of Puppet's model; no array is made per node.
+ */
+function forEachChild(n: Node, f: (child: Node | undefined) => void): void {
   switch (n.kind) {
     case "Program":
-      return [n.body];
+      f(n.body);
+      return;
     case "Block":
-      return n.statements;
+      each(n.statements, f);
+      return;
     case "LiteralList":
-      return n.values;
+      each(n.values, f);
+      return;
     case "LiteralHash":
-      return n.entries;
+      each(n.entries, f);
+      return;
     case "KeyedEntry":
-      return [n.key, n.value];
+      f(n.key);
+      f(n.value);
+      return;
     case "Variable":
-      return [n.expr];
+      f(n.expr);
+      return;
     case "ConcatenatedString":
-      return n.segments;
+      each(n.segments, f);
+      return;
     case "TextExpression":
     case "Not":
     case "UnaryMinus":
     case "Unfold":
     case "Paren":
     case "Render":
-      return [n.expr];
+      f(n.expr);
+      return;
     case "Heredoc":
-      return [n.text];
+      f(n.text);
+      return;
     case "Arithmetic":
     case "Comparison":
     case "Match":
@@ -251,62 +264,117 @@ function children(n: Node): (Node | undefined)[] {
     case "Assignment":
     case "Relationship":
     case "NamedAccess":
-      return [n.left, n.right];
+      f(n.left);
+      f(n.right);
+      return;
     case "Access":
-      return [n.left, ...n.keys];
+      f(n.left);
+      each(n.keys, f);
+      return;
     case "CallNamedFunction":
     case "CallMethod":
-      return [n.functor, ...n.args, n.lambda];
+      f(n.functor);
+      each(n.args, f);
+      f(n.lambda);
+      return;
     case "Parameter":
-      return [n.value, n.typeExpr];
+      f(n.value);
+      f(n.typeExpr);
+      return;
     case "Lambda":
-      return [...n.parameters, n.body, n.returnType];
+      each(n.parameters, f);
+      f(n.body);
+      f(n.returnType);
+      return;
     case "If":
     case "Unless":
-      return [n.test, n.thenExpr, n.elseExpr];
+      f(n.test);
+      f(n.thenExpr);
+      f(n.elseExpr);
+      return;
     case "Case":
-      return [n.test, ...n.options];
+      f(n.test);
+      each(n.options, f);
+      return;
     case "CaseOption":
-      return [...n.values, n.thenExpr];
+      each(n.values, f);
+      f(n.thenExpr);
+      return;
     case "Selector":
-      return [n.left, ...n.entries];
+      f(n.left);
+      each(n.entries, f);
+      return;
     case "SelectorEntry":
-      return [n.match, n.value];
+      f(n.match);
+      f(n.value);
+      return;
     case "AttributeOperation":
-      return [n.value];
+      f(n.value);
+      return;
     case "AttributesOperation":
-      return [n.expr];
+      f(n.expr);
+      return;
     case "ResourceBody":
-      return [n.title, ...n.operations];
+      f(n.title);
+      each(n.operations, f);
+      return;
     case "Resource":
-      return [n.typeName, ...n.bodies];
+      f(n.typeName);
+      each(n.bodies, f);
+      return;
     case "ResourceDefaults":
-      return [n.typeRef, ...n.operations];
+      f(n.typeRef);
+      each(n.operations, f);
+      return;
     case "ResourceOverride":
-      return [n.resources, ...n.operations];
+      f(n.resources);
+      each(n.operations, f);
+      return;
     case "VirtualQuery":
     case "ExportedQuery":
-      return [n.expr];
+      f(n.expr);
+      return;
     case "Collect":
-      return [n.typeExpr, n.query, ...n.operations];
+      f(n.typeExpr);
+      f(n.query);
+      each(n.operations, f);
+      return;
     case "HostClass":
     case "DefinedType":
-      return [...n.parameters, n.body];
+      each(n.parameters, f);
+      f(n.body);
+      return;
     case "FunctionDefinition":
-      return [...n.parameters, n.body, n.returnType];
+      each(n.parameters, f);
+      f(n.body);
+      f(n.returnType);
+      return;
     case "NodeDefinition":
-      return [n.parent, ...n.hostMatches, n.body];
+      f(n.parent);
+      each(n.hostMatches, f);
+      f(n.body);
+      return;
     case "TypeAlias":
-      return [n.typeExpr];
+      f(n.typeExpr);
+      return;
     case "TypeMapping":
-      return [n.typeExpr, n.mappingExpr];
+      f(n.typeExpr);
+      f(n.mappingExpr);
+      return;
     case "TypeDefinition":
-      return [n.body];
+      f(n.body);
+      return;
     case "Epp":
-      return [n.body];
+      f(n.body);
+      return;
     default:
-      return [];
+      return;
   }
+}
+
+/** `f` on each item (indexed: no iterator made, even in V8's interpreter). */
+function each(list: readonly (Node | undefined)[], f: (child: Node | undefined) => void): void {
+  for (let i = 0; i < list.length; i++) f(list[i]);
 }
 
 function isDefinition(n: Node | undefined): boolean {
@@ -463,10 +531,14 @@ class Checker {
     return this.path[this.path.length + index];
   }
 
+  private readonly walkChild = (c: Node | undefined): void => {
+    if (c !== undefined) this.walk(c);
+  };
+
   walk(n: Node): void {
     this.check(n);
     this.path.push(n);
-    for (const c of children(n)) if (c !== undefined) this.walk(c);
+    forEachChild(n, this.walkChild);
     this.path.pop();
   }
 
@@ -805,13 +877,17 @@ class Checker {
     if (p.value !== undefined) this.illegalAssignmentIn(p.value);
   }
 
+  private readonly assignmentChild = (c: Node | undefined): void => {
+    if (c !== undefined) this.illegalAssignmentIn(c);
+  };
+
   private illegalAssignmentIn(n: Node): void {
     if (n.kind === "Assignment") {
       this.accept("ILLEGAL_ASSIGNMENT_CONTEXT", n, "Assignment not allowed here");
       return;
     }
     if (n.kind === "Lambda") return;
-    for (const c of children(n)) if (c !== undefined) this.illegalAssignmentIn(c);
+    forEachChild(n, this.assignmentChild);
   }
 
   private checkTypeMapping(n: Extract<Node, { kind: "TypeMapping" }>): void {
