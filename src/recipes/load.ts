@@ -207,7 +207,12 @@ async function loadPhases(
     providers: [],
     definitions: [],
   };
+  const attributes = attributeFiles(cookbooks, node, loader, options);
   for (const kind of LOAD_KINDS) {
+    if (kind === "attributes") {
+      await attributes.loadAll();
+      continue;
+    }
     for (const cookbook of cookbooks) {
       for (const file of cookbook.files[kind]) out[kind].push(await loadOne(file, node, loader, options));
     }
@@ -235,4 +240,47 @@ async function loadOne(
     return () => fn(node);
   });
   return { file, exports };
+}
+
+/**
+ * The attribute phase with Chef's `include_attribute`: every file once,
+ * in load order, except that a file may load another first (then the
+ * order skips it). A file is marked loaded before it runs, so two files
+ * including each other do not loop (as Chef's run context marks them).
+ */
+function attributeFiles(
+  cookbooks: readonly Cookbook[],
+  node: RunNode,
+  loader: ModuleLoader,
+  options: LoadOptions,
+) {
+  const seen = new Set<string>();
+  const byCookbook = new Map(cookbooks.map((c) => [c.name, c]));
+  const loadFile = async (file: CookbookFile): Promise<void> => {
+    const key = `${file.cookbook}::${file.name}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    await loadOne(file, node, loader, options);
+  };
+  node.attributeLoader = (spec) => {
+    const [cookbook = "", name = "default"] = spec.split("::");
+    const owner = byCookbook.get(cookbook);
+    if (!owner)
+      throw new Error(
+        `includeAttribute('${spec}'): cookbook '${cookbook}' is not part of this run; add it to metadata's dependencies`,
+      );
+    const file = owner.files.attributes.find((f) => f.name === name);
+    if (!file)
+      throw new Error(`includeAttribute('${spec}'): cookbook '${cookbook}' has no attribute file '${name}'`);
+    return loadFile(file);
+  };
+  return {
+    async loadAll(): Promise<void> {
+      try {
+        for (const cookbook of cookbooks) for (const file of cookbook.files.attributes) await loadFile(file);
+      } finally {
+        node.attributeLoader = undefined;
+      }
+    },
+  };
 }

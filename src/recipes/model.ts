@@ -159,6 +159,35 @@ export interface Node {
   readonly normal: VividTree;
   readonly override: VividTree;
   readonly force_override: VividTree;
+  /**
+   * Write-if-absent views, as Chef's `default_unless`/`normal_unless`/
+   * `override_unless` (`set_unless` is `normal_unless`):
+   * `node.default_unless.app.port = 80` writes only when the cookbook
+   * default level holds no value (or null) at `app.port`.
+   */
+  readonly default_unless: VividTree;
+  readonly normal_unless: VividTree;
+  readonly override_unless: VividTree;
+  readonly set_unless: VividTree;
+  /**
+   * Chef's `rm`: removes the path from every level but automatic and
+   * returns the merged value it had (undefined when none). `rm_default`
+   * removes it from the four default components (cookbook, role,
+   * environment, force_default) and returns their combined value;
+   * `rm_normal` from normal; `rm_override` from the four override ones.
+   */
+  rm(...path: string[]): AttributeValue | undefined;
+  rm_default(...path: string[]): AttributeValue | undefined;
+  rm_normal(...path: string[]): AttributeValue | undefined;
+  rm_override(...path: string[]): AttributeValue | undefined;
+  /**
+   * Chef's `include_attribute`, for attribute files: loads another
+   * attribute file now (`"cb"` is `cb::default`, `"cb::name"`), unless it
+   * was loaded already; a file loaded this way is skipped when the load
+   * order reaches it. The cookbook must be part of the run (a
+   * dependency). Rejects outside the load phase, and for an unknown file.
+   */
+  includeAttribute(spec: string): Promise<void>;
   /** The host's facts (ohai names), computed lazily on first read. */
   readonly automatic: AttributeTree;
   /** The merged value at a path, or undefined. */

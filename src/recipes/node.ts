@@ -15,7 +15,7 @@
  */
 import { deepMerge, hashOnlyMerge, isTree } from "./merge.js";
 import type { AttributeTree, AttributeValue, Node, VividTree, WritableLevel } from "./model.js";
-import { emptyStore, frozenCopy, importValue, type Store, vivid } from "./vivid.js";
+import { emptyStore, frozenCopy, importValue, type Store, unlessView, unlinkPath, vivid } from "./vivid.js";
 
 export type Component =
   | "default"
@@ -39,6 +39,9 @@ export class RunNode implements Node {
   readonly normal: VividTree;
   readonly override: VividTree;
   readonly force_override: VividTree;
+  readonly default_unless: VividTree;
+  readonly normal_unless: VividTree;
+  readonly override_unless: VividTree;
   recipes: readonly string[] = [];
   roles: readonly string[] = [];
   chefEnvironment = "_default";
@@ -46,6 +49,8 @@ export class RunNode implements Node {
   private automaticTree: AttributeTree | undefined;
   private readonly merged = new Map<string, AttributeValue | undefined>();
   private readonly touched = (): void => this.merged.clear();
+  /** Loads another cookbook's attribute file (set by the load phase; none after it). */
+  attributeLoader: ((spec: string) => Promise<void>) | undefined;
 
   constructor(
     readonly name: string,
@@ -57,6 +62,52 @@ export class RunNode implements Node {
     this.normal = this.level("normal");
     this.override = this.level("override");
     this.force_override = this.level("force_override");
+    this.default_unless = unlessView(this.stores.default, this.touched);
+    this.normal_unless = unlessView(this.stores.normal, this.touched);
+    this.override_unless = unlessView(this.stores.override, this.touched);
+  }
+
+  /** Chef's old name for `normal_unless`. */
+  get set_unless(): VividTree {
+    return this.normal_unless;
+  }
+
+  includeAttribute(spec: string): Promise<void> {
+    if (!this.attributeLoader)
+      return Promise.reject(
+        new Error(`includeAttribute('${spec}'): attribute files are loaded only during load`),
+      );
+    return this.attributeLoader(spec);
+  }
+
+  rm(...path: string[]): AttributeValue | undefined {
+    return this.removing(() => this.get(...path), ALL, path);
+  }
+
+  rm_default(...path: string[]): AttributeValue | undefined {
+    return this.removing(() => readTree(this.combinedDefault(), path), DEFAULTS, path);
+  }
+
+  rm_normal(...path: string[]): AttributeValue | undefined {
+    return this.removing(() => readTree(this.stores.normal as AttributeTree, path), ["normal"], path);
+  }
+
+  rm_override(...path: string[]): AttributeValue | undefined {
+    return this.removing(() => readTree(this.combinedOverride(), path), OVERRIDES, path);
+  }
+
+  /** Chef's `rm_*`: the value the levels held together, then the path unlinked from each. */
+  private removing(
+    before: () => AttributeValue | undefined,
+    components: readonly Component[],
+    path: readonly string[],
+  ): AttributeValue | undefined {
+    const value = before();
+    const out = value === undefined ? undefined : frozenCopy(value);
+    let changed = false;
+    for (const c of components) changed = unlinkPath(this.stores[c], path) || changed;
+    if (changed) this.touched();
+    return out;
   }
 
   private level(c: WritableLevel): VividTree {
@@ -143,6 +194,15 @@ export class RunNode implements Node {
     this.merged.set(key, frozen);
     return frozen;
   }
+}
+
+function readTree(tree: AttributeTree, path: readonly string[]): AttributeValue | undefined {
+  let at: AttributeValue | undefined = tree;
+  for (const key of path) {
+    if (!isTree(at) || !Object.hasOwn(at, key)) return undefined;
+    at = at[key];
+  }
+  return at;
 }
 
 /** Merges present values lowest first (absent ones skipped, as Chef skips missing paths). */

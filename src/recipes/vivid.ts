@@ -131,3 +131,57 @@ export function frozenCopy(value: AttributeValue): AttributeValue {
   }
   return value;
 }
+
+/**
+ * A write-if-absent view of `store`, as Chef's `default_unless`:
+ * `view.a.b = 1` writes only when the level has no value at `a.b`.
+ * Reads walk the path without creating anything; a read where a plain
+ * value sits returns that value.
+ */
+export function unlessView(store: Store, touched: () => void, path: readonly string[] = []): Store {
+  return new Proxy(emptyStore(), {
+    get(_target, key) {
+      if (typeof key === "symbol" || PROBES.has(key)) return undefined;
+      const here = readPath(store, [...path, key]);
+      if (here !== undefined && (typeof here !== "object" || here === null || Array.isArray(here)))
+        return here;
+      return unlessView(store, touched, [...path, key]);
+    },
+    set(_target, key, value) {
+      if (typeof key === "symbol") return false;
+      const full = [...path, key];
+      // Chef's test is `nil?`: a stored null counts as absent.
+      if (readPath(store, full) != null || value === undefined) return true;
+      let at = store;
+      for (const k of path) {
+        const next = at[k];
+        if (typeof next !== "object" || next === null || Array.isArray(next)) at[k] = emptyStore();
+        at = at[k] as Store;
+      }
+      at[key] = importValue(value, full.join("."));
+      touched();
+      return true;
+    },
+  });
+}
+
+/** The value at `path` in a store, or undefined. */
+export function readPath(store: Store, path: readonly string[]): StoreValue | undefined {
+  let at: StoreValue | undefined = store;
+  for (const k of path) {
+    if (typeof at !== "object" || at === null || Array.isArray(at) || !Object.hasOwn(at, k)) return undefined;
+    at = at[k];
+  }
+  return at;
+}
+
+/** Removes the value at `path` from a store; whether there was one. */
+export function unlinkPath(store: Store, path: readonly string[]): boolean {
+  const parent = readPath(store, path.slice(0, -1));
+  const last = path.at(-1);
+  if (last === undefined || typeof parent !== "object" || parent === null || Array.isArray(parent))
+    return false;
+  if (!Object.hasOwn(parent, last)) return false;
+  delete parent[last];
+  return true;
+}

@@ -6,7 +6,7 @@ export default async (r: RecipeContext) => {
   // The base cookbook's recipe runs first (once, however often it is included).
   await r.includeRecipe("base");
   const root = String(r.node.get("example", "root"));
-  const web = r.node.get("website") as { port: number; title: string };
+  const web = r.node.get("website") as { port: number; title: string; docroot: string };
 
   const www = r.declare(site, `${root}/www`, {
     title: web.title,
@@ -14,7 +14,7 @@ export default async (r: RecipeContext) => {
     notifies: r.notifies("run", `execute[reload web server]`, "delayed"),
   });
   r.file(`${root}/etc/web.conf`, {
-    content: `listen ${web.port}\nroot ${root}/www/public\n`,
+    content: `listen ${web.port}\nroot ${web.docroot}\n`,
     mode: "0640",
     notifies: [
       r.notifies("run", "execute[reload web server]", "delayed"),
