@@ -16,13 +16,18 @@ import {
   stringMember,
 } from "./json-file.js";
 import {
+  DEFAULT_SERVER_SETTINGS,
   DEFAULT_SETTINGS,
+  DEFAULT_TARGET_NAMES,
   type Criterion,
   type Directive,
   type Group,
   type Node,
+  type NodeAgent,
+  type NodeKind,
   type Query,
   type Rule,
+  type ServerSettings,
   type Settings,
   type Target,
 } from "./model.js";
@@ -329,7 +334,10 @@ function nodeFacts(
     osArchitectureDescription: o.architectureDescription,
     ram: o.ram,
     ipHostNumber: o.ipAddresses,
-    agentName: isObject(o.agent) ? o.agent.name : o.agentName,
+    agentName: isObject(o.agent) ? (o.agent.name ?? o.agent.type) : o.agentName,
+    machineType: isObject(o.machine) ? o.machine.type : undefined,
+    manufacturer: isObject(o.machine) ? o.machine.manufacturer : undefined,
+    timezone: isObject(o.timezone) ? o.timezone.name : undefined,
     state: o.state ?? "enabled",
   };
   if (isObject(o.facts)) Object.assign(facts, o.facts);
@@ -354,8 +362,51 @@ export function readNode(bag: DiagnosticBag, f: JsonFile, fileId: string): Node 
     properties: readProperties(bag, f, o.properties),
     facts: nodeFacts(o, id, hostname, policyServerId),
     state: typeof o.state === "string" ? o.state : "enabled",
+    agent: readAgent(bag, f, o.agent),
+    kind: nodeKind(bag, f, o, id),
+    allowedNetworks: stringList(bag, f, o, "allowedNetworks"),
     file: f.file,
   };
+}
+
+/** "agent": {"type", "version", "user", "certificate"} (Rudder's RudderAgent). */
+function readAgent(bag: DiagnosticBag, f: JsonFile, v: unknown): NodeAgent {
+  const agent: NodeAgent = { type: "cfengine-community", version: "", user: "root" };
+  if (v === undefined) return agent;
+  if (!isObject(v)) {
+    errorAt(bag, f, "agent", `"agent" must be an object, found ${describe(v)}`);
+    return agent;
+  }
+  const str = (k: string): string | undefined => {
+    const x = v[k];
+    if (x === undefined) return undefined;
+    if (typeof x === "string") return x;
+    errorAt(bag, f, "agent", `"agent.${k}" must be a string, found ${describe(x)}`);
+    return undefined;
+  };
+  const certificate = str("certificate");
+  return {
+    type: str("type") ?? agent.type,
+    version: str("version") ?? agent.version,
+    user: str("user") ?? agent.user,
+    ...(certificate === undefined ? {} : { certificate }),
+  };
+}
+
+function nodeKind(bag: DiagnosticBag, f: JsonFile, o: JsonObject, id: string): NodeKind {
+  const v = stringMember(bag, f, o, "nodeKind");
+  if (v === undefined) return id === "root" ? "root" : o.isPolicyServer === true ? "relay" : "node";
+  if (v === "root" || v === "relay" || v === "node") return v;
+  errorAt(bag, f, "nodeKind", `"nodeKind" is '${v}', expected "root", "relay" or "node"`);
+  return "node";
+}
+
+function stringList(bag: DiagnosticBag, f: JsonFile, o: JsonObject, key: string): string[] {
+  const v = o[key];
+  if (v === undefined) return [];
+  if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v as string[];
+  errorAt(bag, f, key, `"${key}" must be a list of strings, found ${describe(v)}`);
+  return [];
 }
 
 /** parameters.json: a list of {"id", "value"} (api_parameters.yml) or {"parameters": [...]}. */
@@ -389,19 +440,68 @@ const SETTING_KEYS: Readonly<Record<string, keyof Settings>> = {
   splay_time: "splayTime",
 };
 
+/** settings.json "server": the values behind Rudder's global system variables, each optional. */
+function readServerSettings(bag: DiagnosticBag, f: JsonFile, v: unknown): ServerSettings {
+  if (!isObject(v)) {
+    errorAt(bag, f, "server", `"server" must be an object, found ${describe(v)}`);
+    return DEFAULT_SERVER_SETTINGS;
+  }
+  const out: Record<string, unknown> = { ...DEFAULT_SERVER_SETTINGS };
+  for (const [key, value] of Object.entries(v)) {
+    const dflt = (DEFAULT_SERVER_SETTINGS as unknown as Record<string, unknown>)[key];
+    if (dflt === undefined) {
+      errorAt(
+        bag,
+        f,
+        "server",
+        `unknown server setting "${key}", expected one of ${Object.keys(DEFAULT_SERVER_SETTINGS).join(", ")}`,
+      );
+    } else if (typeof value !== typeof dflt) {
+      errorAt(bag, f, "server", `"server.${key}" must be a ${typeof dflt}, found ${describe(value)}`);
+    } else out[key] = value;
+  }
+  return out as unknown as ServerSettings;
+}
+
+/**
+ * settings.json "target_names": {"special:all": "All nodes", ...}: the
+ * special targets of the group library and their names, in order (replaces
+ * Rudder's default ones).
+ */
+function readTargetNames(bag: DiagnosticBag, f: JsonFile, v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isObject(v)) {
+    errorAt(bag, f, "target_names", `"target_names" must be an object, found ${describe(v)}`);
+    return { ...DEFAULT_TARGET_NAMES };
+  }
+  for (const [key, value] of Object.entries(v)) {
+    if (typeof value === "string") out[key] = value;
+    else errorAt(bag, f, "target_names", `"target_names.${key}" must be a string, found ${describe(value)}`);
+  }
+  return out;
+}
+
 /** settings.json: Rudder's settings API names, each optional. */
 export function readSettings(bag: DiagnosticBag, f: JsonFile): Settings {
   const o = root(bag, f);
   if (!o) return DEFAULT_SETTINGS;
   const s: Record<string, unknown> = { ...DEFAULT_SETTINGS };
   for (const [key, value] of Object.entries(o)) {
+    if (key === "server") {
+      s.server = readServerSettings(bag, f, value);
+      continue;
+    }
+    if (key === "target_names") {
+      s.targetNames = readTargetNames(bag, f, value);
+      continue;
+    }
     const field = SETTING_KEYS[key];
     if (!field) {
       errorAt(
         bag,
         f,
         key,
-        `unknown setting "${key}", expected one of ${Object.keys(SETTING_KEYS).join(", ")}`,
+        `unknown setting "${key}", expected one of ${[...Object.keys(SETTING_KEYS), "server", "target_names"].join(", ")}`,
       );
       continue;
     }

@@ -70,6 +70,20 @@ export interface Group {
   readonly file: string;
 }
 
+/** The node's agent (Rudder's RudderAgent and the inventory's agent facts). */
+export interface NodeAgent {
+  /** cfengine-community (Rudder's AgentType name) */
+  readonly type: string;
+  readonly version: string;
+  /** the account the agent runs as (localAdministratorAccountName) */
+  readonly user: string;
+  /** the agent's certificate (PEM), from which its key hashes are computed */
+  readonly certificate?: string;
+}
+
+/** What a node is to Rudder (NodeKind). */
+export type NodeKind = "root" | "relay" | "node";
+
 export interface Node {
   readonly id: string;
   readonly hostname: string;
@@ -82,6 +96,10 @@ export interface Node {
   /** inventory facts by Rudder's query attribute names (osName, ram, ...) */
   readonly facts: Readonly<Record<string, unknown>>;
   readonly state: string;
+  readonly agent: NodeAgent;
+  readonly kind: NodeKind;
+  /** a policy server's allowed networks (Rudder's allowed_networks setting) */
+  readonly allowedNetworks: readonly string[];
   readonly file: string;
 }
 
@@ -95,7 +113,66 @@ export interface Settings {
   readonly firstRunMinute: number;
   readonly firstRunHour: number;
   readonly splayTime: number;
+  /** the system variables Rudder's server configuration and runtime settings give */
+  readonly server: ServerSettings;
+  /** names of the special targets (Rudder's system groups) by target */
+  readonly targetNames: Readonly<Record<string, string>>;
 }
+
+/**
+ * Rudder's server-side values behind global system variables
+ * (rudder-web.properties and runtime settings; SystemVariableServiceImpl).
+ */
+export interface ServerSettings {
+  readonly instanceId: string;
+  readonly toolsFolder: string;
+  readonly communityPort: number;
+  readonly httpsPort: number;
+  readonly sharedFilesFolder: string;
+  readonly webdavUser: string;
+  readonly webdavPassword: string;
+  /** jdbc:postgresql://host:port/base */
+  readonly reportsDbUri: string;
+  readonly reportsDbUser: string;
+  readonly reportsDbPassword: string;
+  readonly configurationRepository: string;
+  readonly serverVersion: string;
+  readonly denyBadClocks: boolean;
+  readonly relaySyncMethod: string;
+  readonly relaySyncPromises: boolean;
+  readonly relaySyncSharedFiles: boolean;
+  readonly modifiedFilesTtl: number;
+  readonly cfengineOutputsTtl: number;
+}
+
+export const DEFAULT_SERVER_SETTINGS: ServerSettings = {
+  instanceId: "",
+  toolsFolder: "/opt/rudder/share/tools",
+  communityPort: 5309,
+  httpsPort: 443,
+  sharedFilesFolder: "/var/rudder/configuration-repository/shared-files",
+  webdavUser: "rudder",
+  webdavPassword: "rudder",
+  reportsDbUri: "jdbc:postgresql://localhost:5432/rudder",
+  reportsDbUser: "rudder",
+  reportsDbPassword: "",
+  configurationRepository: "/var/rudder/configuration-repository",
+  serverVersion: "8.3.0",
+  denyBadClocks: true,
+  relaySyncMethod: "classic",
+  relaySyncPromises: false,
+  relaySyncSharedFiles: false,
+  modifiedFilesTtl: 30,
+  cfengineOutputsTtl: 7,
+};
+
+/** Rudder's names of its special targets (bootstrap.ldif, init-policy-server.ldif). */
+export const DEFAULT_TARGET_NAMES: Readonly<Record<string, string>> = {
+  "special:all": "All nodes",
+  "special:all_exceptPolicyServers": "All managed nodes",
+  "special:all_policyServers": "All policy servers",
+  "policyServer:root": "Root policy server",
+};
 
 export const DEFAULT_SETTINGS: Settings = {
   policyMode: "enforce",
@@ -106,6 +183,8 @@ export const DEFAULT_SETTINGS: Settings = {
   firstRunMinute: 0,
   firstRunHour: 0,
   splayTime: 4,
+  server: DEFAULT_SERVER_SETTINGS,
+  targetNames: DEFAULT_TARGET_NAMES,
 };
 
 export interface Configuration {

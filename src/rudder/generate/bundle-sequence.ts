@@ -194,6 +194,15 @@ export function formatSequence(
   hooks: readonly NodeRunHook[],
   cleanDryRunEnd: boolean,
 ): string {
+  return formatSequenceParts(bundles, hooks, cleanDryRunEnd).text;
+}
+
+/** The sequence text, and its usebundle lines alone (the value rudder.json shows). */
+function formatSequenceParts(
+  bundles: readonly TechniqueBundles[],
+  hooks: readonly NodeRunHook[],
+  cleanDryRunEnd: boolean,
+): { text: string; usebundle: string } {
   const seq = bundles.map((b) => ({
     promiser: cfEscape(b.promiser),
     calls: [modeCall(b), { name: runBundleName(b.policy), params: [] }],
@@ -209,12 +218,14 @@ export function formatSequence(
   const width = seq.length === 0 ? 0 : Math.max(...seq.map((s) => s.promiser.length));
   const pad = (s: string) => " ".repeat(Math.max(0, width - s.length));
   let out = "";
+  let usebundle = "";
   if (all.length > 0) {
     out = all
       .flatMap((s) =>
         s.calls.map((c) => `      "${s.promiser}"${pad(s.promiser)} usebundle => ${callText(c)};`),
       )
       .join("\n");
+    usebundle = out;
     if (cleanDryRunEnd)
       out += `\n      "clean_mode"${pad("clean_mode")} usebundle => set_dry_run_mode("false");`;
   }
@@ -227,7 +238,7 @@ export function formatSequence(
     });
     out += `\n}\n${runs.join("\n}\n")}`;
   }
-  return out;
+  return { text: out, usebundle };
 }
 
 /** The text that replaces `&RUDDER_DIRECTIVES_INPUTS&`. */
@@ -264,6 +275,13 @@ export interface BundleSequenceFiles {
   readonly systemDirectives?: string;
   /** rudder-directives.csv */
   readonly csv: string;
+  /** the values of the bundle sequence's system variables, as rudder.json shows them */
+  readonly variables: {
+    readonly RUDDER_DIRECTIVES_INPUTS: string;
+    readonly RUDDER_DIRECTIVES_SEQUENCE: string;
+    readonly RUDDER_SYSTEM_DIRECTIVES_INPUTS: string;
+    readonly RUDDER_SYSTEM_DIRECTIVES_SEQUENCE: string;
+  };
 }
 
 export interface Templates {
@@ -287,21 +305,31 @@ export function buildBundleSequence(
     global,
     nodeMode,
   );
+  const userInputs = formatInputs(inputFiles(sorted, false));
+  const userSequence = formatSequenceParts(user, hooks, true);
   const directives = renderTemplate(templates.directives, {
-    RUDDER_DIRECTIVES_INPUTS: formatInputs(inputFiles(sorted, false)),
-    RUDDER_DIRECTIVES_SEQUENCE: formatSequence(user, hooks, true),
+    RUDDER_DIRECTIVES_INPUTS: userInputs,
+    RUDDER_DIRECTIVES_SEQUENCE: userSequence.text,
   });
   const hasSystem = sorted.some((p) => p.technique.isSystem);
+  const systemInputs = formatInputs(inputFiles(sorted, true));
+  const systemSequence = formatSequenceParts(system, [], false);
   const systemDirectives = hasSystem
     ? renderTemplate(templates.systemDirectives, {
-        RUDDER_SYSTEM_DIRECTIVES_INPUTS: formatInputs(inputFiles(sorted, true)),
-        RUDDER_SYSTEM_DIRECTIVES_SEQUENCE: formatSequence(system, [], false),
+        RUDDER_SYSTEM_DIRECTIVES_INPUTS: systemInputs,
+        RUDDER_SYSTEM_DIRECTIVES_SEQUENCE: systemSequence.text,
       })
     : undefined;
   return {
     directives,
     ...(systemDirectives === undefined ? {} : { systemDirectives }),
     csv: directivesCsv(sorted, global),
+    variables: {
+      RUDDER_DIRECTIVES_INPUTS: userInputs,
+      RUDDER_DIRECTIVES_SEQUENCE: userSequence.usebundle,
+      RUDDER_SYSTEM_DIRECTIVES_INPUTS: systemInputs,
+      RUDDER_SYSTEM_DIRECTIVES_SEQUENCE: systemSequence.usebundle,
+    },
   };
 }
 

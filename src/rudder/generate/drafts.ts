@@ -7,7 +7,8 @@
  *
  *   ${rudder.param.NAME}  ${node.properties[KEY][SUB]...}  (optionally
  *   `| default = "text"`)  ${node.id} ${node.hostname} ${node.state}
- *   ${node.policyserver.id} ${node.policyserver.hostname}
+ *   ${node.policyserver.id} ${node.policyserver.hostname} ${node.admin}
+ *   ${node.policyserver.admin}
  *
  * Any other `${...}` is CFEngine's and stays as written.
  */
@@ -178,6 +179,8 @@ export class InterpolationContext {
       state: n.state,
       "policyserver.id": n.policyServerId,
       "policyserver.hostname": server?.hostname,
+      admin: n.agent.user,
+      "policyserver.admin": server?.agent.user,
     };
     const v = simple[expr];
     // Unknown node.* names are left for the agent (the node's own CFEngine variables).

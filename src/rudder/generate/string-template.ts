@@ -17,7 +17,10 @@
  * string, a boolean (false only for `if`), a list of them, or absent.
  */
 
-export type StValue = string | boolean | readonly (string | boolean)[] | undefined;
+/** A record's properties are read with `&name.property&`. */
+export type StRecord = { readonly [property: string]: string };
+export type StItem = string | boolean | StRecord;
+export type StValue = StItem | readonly StItem[] | undefined;
 
 type Node =
   | { readonly kind: "text"; readonly text: string }
@@ -94,7 +97,7 @@ class Parser {
       this.pos += ifm[0].length;
       return this.ifNode({ name: ifm[2] as string, not: ifm[1] === "!" });
     }
-    const names = /^&\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*/.exec(rest);
+    const names = /^&\s*([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*/.exec(rest);
     if (!names) throw new Error(`bad template expression at offset ${this.pos}`);
     this.pos += names[0].length;
     const list = (names[1] as string).split(",").map((s) => s.trim());
@@ -109,8 +112,10 @@ class Parser {
         this.src.slice(this.pos, this.pos + 300),
       );
       if (args) this.pos += args[0].length;
-      // StringTemplate skips the blanks after `|`.
-      while (args && (this.src[this.pos] === " " || this.src[this.pos] === "\t")) this.pos++;
+      // StringTemplate skips one blank, or one newline, after `|`.
+      if (args && (this.src[this.pos] === " " || this.src[this.pos] === "\t")) this.pos++;
+      else if (args && this.src.startsWith("\r\n", this.pos)) this.pos += 2;
+      else if (args && this.src[this.pos] === "\n") this.pos++;
       const body = this.nodes(true);
       template = {
         args: args ? (args[1] as string).split(",").map((s) => s.trim()) : ["it"],
@@ -122,6 +127,7 @@ class Parser {
       this.pos += sep[0].length;
       separator = (sep[1] as string).replace(/\\(.)/g, "$1");
     }
+    while (this.src[this.pos] === " " || this.src[this.pos] === "\t") this.pos++;
     if (this.src[this.pos] !== "&") throw new Error(`expected '&' at offset ${this.pos}`);
     this.pos++;
     return {
@@ -154,8 +160,11 @@ class Parser {
  */
 function dropKeywordLines(src: string): string {
   return src.replace(
-    /^[ \t]*(&(?:if\(!?\s*[\w.]+\s*\)|elseif\(!?\s*[\w.]+\s*\)|else|endif|![^&]*!)&)[ \t]*\r?\n/gm,
-    "$1",
+    /^([ \t]*)(&(?:if\(!?\s*[\w.]+\s*\)|elseif\(!?\s*[\w.]+\s*\)|else|endif|![^&]*!)&)[ \t]*\r?\n((?:\r?\n)?)/gm,
+    // StringTemplate 3 (which Rudder uses) also eats the empty line after an
+    // `&endif&` that starts its line.
+    (_whole, indent: string, keyword: string, blank: string) =>
+      indent === "" && keyword === "&endif&" ? keyword : keyword + blank,
   );
 }
 
@@ -167,10 +176,24 @@ function truthy(v: StValue): boolean {
   return true;
 }
 
-function asList(v: StValue): readonly (string | boolean)[] {
+function asList(v: StValue): readonly StItem[] {
   if (v === undefined) return [];
-  return Array.isArray(v) ? v : [v as string | boolean];
+  return Array.isArray(v) ? v : [v as StItem];
 }
+
+/** `name` or `name.property` in `scope`. */
+function lookup(scope: Scope, name: string): StValue {
+  const dot = name.indexOf(".");
+  if (dot < 0) return scope.get(name);
+  const base = scope.get(name.slice(0, dot));
+  const prop = name.slice(dot + 1);
+  const get = (x: StItem): StItem | undefined => (typeof x === "object" ? x[prop] : undefined);
+  if (base === undefined) return undefined;
+  if (Array.isArray(base)) return base.map(get).filter((x): x is StItem => x !== undefined);
+  return get(base as StItem);
+}
+
+const itemText = (x: StItem): string => (typeof x === "object" ? "" : String(x));
 
 const EMPTY_LINE_MARK = "\u0000EMPTY\u0000";
 
@@ -180,7 +203,7 @@ function render(nodes: readonly Node[], scope: Scope): string {
     if (n.kind === "text") out += n.text;
     else if (n.kind === "comment") continue;
     else if (n.kind === "if") {
-      const hit = n.branches.find((b) => !b.cond || truthy(scope.get(b.cond.name)) !== b.cond.not);
+      const hit = n.branches.find((b) => !b.cond || truthy(lookup(scope, b.cond.name)) !== b.cond.not);
       if (hit) out += render(hit.body, scope);
     } else {
       const lineStart = out.lastIndexOf("\n") + 1;
@@ -191,6 +214,9 @@ function render(nodes: readonly Node[], scope: Scope): string {
         continue;
       }
       const indent = /^[ \t]*$/.test(prefix) ? prefix : "";
+      // The indentation is written before the expression's first character
+      // that is not a newline: a value starting with a newline leaves its first line empty.
+      if (indent !== "" && value.startsWith("\n")) out = out.slice(0, lineStart);
       out += indent === "" ? value : value.replace(/\n(?=[^\n])/g, `\n${indent}`);
     }
   }
@@ -198,12 +224,12 @@ function render(nodes: readonly Node[], scope: Scope): string {
 }
 
 function expression(n: Extract<Node, { kind: "expr" }>, scope: Scope): string {
-  const values = n.names.map((name) => scope.get(name));
+  const values = n.names.map((name) => lookup(scope, name));
   if (!n.template) {
     return values
       .map((v) =>
         asList(v)
-          .map(String)
+          .map(itemText)
           .join(n.separator ?? ""),
       )
       .join("");

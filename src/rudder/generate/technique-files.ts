@@ -41,6 +41,7 @@ export function addTechniqueFiles(
   files: Map<string, string>,
   messages: FileMessage[],
   cache: SourceCache,
+  extra: ReadonlyMap<string, StValue> = new Map(),
 ): void {
   const t = p.technique;
   const id = `${t.id.name}/${t.id.version}`;
@@ -68,7 +69,7 @@ export function addTechniqueFiles(
       continue;
     }
     try {
-      files.set(out, renderStringTemplate(source.text, templateAttributes(p)));
+      files.set(out, renderStringTemplate(source.text, templateAttributes(p, extra)));
     } catch (error) {
       messages.push({
         level: "error",
@@ -103,8 +104,14 @@ function isFile(path: string): boolean {
   return existsSync(path) && statSync(path).isFile();
 }
 
-/** The attributes a technique template sees for policy `p`. */
-export function templateAttributes(p: Policy): Map<string, StValue> {
+/**
+ * The attributes a technique template sees for policy `p`: its variables,
+ * then `extra` (the node's system variables, which win).
+ */
+export function templateAttributes(
+  p: Policy,
+  extra: ReadonlyMap<string, StValue> = new Map(),
+): Map<string, StValue> {
   const attributes = new Map<string, StValue>();
   const values = mergedValues(p);
   for (const v of allVariables(p.technique.rootSection)) {
@@ -122,5 +129,6 @@ export function templateAttributes(p: Policy): Map<string, StValue> {
   attributes.set("TRACKINGKEY", tracking.length === 1 ? tracking[0] : tracking);
   attributes.set("RudderUniqueID", rudderUniqueId(p));
   attributes.set("SHARED_FILES_FOLDER", SHARED_FILES_FOLDER);
+  for (const [k, v] of extra) attributes.set(k, v);
   return attributes;
 }

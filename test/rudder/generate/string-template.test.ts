@@ -13,7 +13,22 @@ const CASES: [string, string, Record<string, StValue>, string][] = [
   ["iteration with i and i0", "&A:{x |[&i&/&i0&=&x&]}&", { A: ["a", "b"] }, "[1/0=a][2/1=b]"],
   ["it and a separator", '{&A: { "&it&"};separator=", "&}', { A: ["a", "b"] }, '{ "a",  "b"}'],
   ["two lists side by side", "&A, B:{a, b |&a&=&b&;}&", { A: ["1", "2"], B: ["x", "y"] }, "1=x;2=y;"],
-  ["blanks after | are skipped", "&A:{x |  <&x&>}&", { A: "v" }, "<v>"],
+  ["one blank after | is skipped (StringTemplate 3)", "&A:{x |  <&x&>}&", { A: "v" }, " <v>"],
+  ["a newline after | is skipped", "&A:{x |\n<&x&>}&", { A: "v" }, "<v>"],
+  ["blanks before the closing &", "&A:{x |<&x&>} &", { A: "v" }, "<v>"],
+  ["a record's property", "&P:{p |&p.name&=&p.value&;}&", { P: [{ name: "a", value: "1" }] }, "a=1;"],
+  [
+    "an &endif& starting its line eats the empty line after it",
+    "a\n&if(B)&\nb\n&endif&\n\nc\n  &if(B)&\n  d\n  &endif&\n\ne",
+    {},
+    "a\nc\n\ne",
+  ],
+  [
+    "a value starting with a newline leaves its first line empty",
+    "    &A:{\n  - &it&}&\nz",
+    { A: ["1", "2"] },
+    "\n      - 1\n      - 2\nz",
+  ],
   ["braces of the text nest in a body", "&A:{x |${&x&}}&", { A: "v" }, "${v}"],
   [
     "a multi-line value is indented as its expression",
