@@ -14,7 +14,7 @@ import { resolve } from "node:path";
 import type { Catalog, CatalogResource, ParamValue } from "../catalog/model.js";
 import { capitalizeType, refKey } from "../catalog/refs.js";
 import type { ModuleSpec } from "../providers/modules/session.js";
-import type { CustomResource, Guard, Handler, Notify, Subscribe, Timing } from "./dsl.js";
+import type { CustomResource, Definition, Guard, Handler, Notify, Subscribe, Timing } from "./dsl.js";
 import { isLazy } from "./dsl.js";
 import type { SourceLocation } from "./location.js";
 
@@ -68,6 +68,8 @@ export class ResourceCollection {
   readonly customTypes = new Map<string, CustomResource>();
   /** Promise modules serving resource types, by type name. */
   readonly moduleTypes = new Map<string, ModuleSpec>();
+  /** Definitions (Chef's `define`) by name, expanded while compiling. */
+  readonly definitions = new Map<string, Definition>();
   /** Paths managed by file, template, directory and link resources (for the compile-time watch). */
   readonly managedPaths = new Map<string, Declaration>();
   private readonly byRef = new Map<string, Declaration>();

@@ -10,7 +10,7 @@ import type { ModuleSpec } from "../providers/modules/session.js";
 import { ResourceCollection } from "./collection.js";
 import { watchCompileReads } from "./compile-watch.js";
 import { createRecipeContext, recipeTypeOf } from "./context.js";
-import type { CustomResource, Recipe } from "./dsl.js";
+import type { CustomResource, Definition, Recipe } from "./dsl.js";
 import type { SourceLocation } from "./location.js";
 import type { Node } from "./model.js";
 import { RunNode } from "./node.js";
@@ -40,6 +40,8 @@ export interface CompileOptions {
   readonly include: (name: string, from?: SourceLocation) => Promise<RecipeSource | undefined>;
   /** Custom resources loaded from the cookbooks' resources/, by type name. */
   readonly customResources?: ReadonlyMap<string, CustomResource>;
+  /** Definitions loaded from the cookbooks' definitions/, by name. */
+  readonly definitions?: ReadonlyMap<string, Definition>;
   /** Promise modules serving resource types, by type name (`--promise-module NAME=PATH`). */
   readonly promiseModules?: ReadonlyMap<string, ModuleSpec>;
   /** Which files are recipe code (default: any file outside tend). */
@@ -59,6 +61,7 @@ export async function compileRunList(
   const collection = new ResourceCollection();
   for (const [name, resource] of options.customResources ?? []) collection.customTypes.set(name, resource);
   for (const [name, spec] of options.promiseModules ?? []) collection.moduleTypes.set(name, spec);
+  for (const [name, definition] of options.definitions ?? []) collection.definitions.set(name, definition);
   options = { ...options, node: options.node ?? new RunNode("localhost", () => ({})) };
   const stop = options.watchReads === false ? () => undefined : watchCompileReads(collection, options);
   try {

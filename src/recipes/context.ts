@@ -7,6 +7,7 @@
 import type { ResourceCollection, Declaration } from "./collection.js";
 import {
   type CustomResource,
+  type Definition,
   type Guard,
   type Handler,
   isLazy,
@@ -76,6 +77,15 @@ export function createRecipeContext(collection: ResourceCollection, scope: Recip
     addDeclaration(collection, scope, type, String(name), given ?? {}, location, custom);
     return { ref: `${type}[${name}]` };
   };
+  const expand = (definition: Definition, name: string, given: object | undefined): void => {
+    const params = { ...definition.defaults, ...given, name };
+    const result = definition.body(context, params) as unknown;
+    if (typeof (result as { then?: unknown } | undefined)?.then === "function")
+      collection.problem(
+        `definition ${definition.name ?? name}: its body must be synchronous (declare resources; do the work in them)`,
+        locate(scope),
+      );
+  };
   const builtin = (type: string) => (name: string, props?: object) =>
     declare(type, name, props as Record<string, unknown>);
   const context: RecipeContext = {
@@ -98,8 +108,8 @@ export function createRecipeContext(collection: ResourceCollection, scope: Recip
     log: builtin("log"),
     block: builtin("block"),
     declare: (resource, name, props) => {
-      const type =
-        resource.name ?? [...collection.customTypes].find(([, r]) => r.spec === resource.spec)?.[0];
+      const same = (r: CustomResource): boolean => r.spec === resource.spec || r.base?.spec === resource.spec;
+      const type = resource.name ?? [...collection.customTypes].find(([, r]) => same(r))?.[0];
       if (type === undefined) {
         collection.problem(
           "a custom resource without a name was declared: give it `name`, or load it from a cookbook's resources/",
@@ -107,10 +117,19 @@ export function createRecipeContext(collection: ResourceCollection, scope: Recip
         );
         return { ref: `unknown[${name}]` };
       }
-      if (!collection.customTypes.has(type)) collection.customTypes.set(type, resource);
-      return declare(type, name, props as Record<string, unknown>, resource) as never;
+      const registered = collection.customTypes.get(type);
+      if (!registered) collection.customTypes.set(type, resource);
+      // The loaded type, completed by its provider, when it is this resource.
+      const use = registered && same(registered) ? registered : resource;
+      return declare(type, name, props as Record<string, unknown>, use) as never;
     },
-    resource: (type, name, props) => declare(type, name, props),
+    resource: (type, name, props) => {
+      const definition = collection.definitions.get(type);
+      if (!definition) return declare(type, name, props);
+      expand(definition, name, props);
+      return { ref: `${type}[${name}]` };
+    },
+    expand: (definition, name, params) => expand(definition as Definition, name, params),
     includeRecipe: async (name) => {
       if (!scope.includeRecipe) {
         collection.problem(`includeRecipe('${name}'): no cookbooks are loaded in this run`, locate(scope));

@@ -494,6 +494,7 @@ class CollectionWalk {
     const sub = new ResourceCollection();
     for (const [name, resource] of this.collection.customTypes) sub.customTypes.set(name, resource);
     for (const [name, spec] of this.collection.moduleTypes) sub.moduleTypes.set(name, spec);
+    for (const [name, definition] of this.collection.definitions) sub.definitions.set(name, definition);
     const context = createRecipeContext(sub, {
       recipe: d.recipe,
       cookbook: d.cookbook,

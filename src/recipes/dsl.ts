@@ -362,7 +362,11 @@ export interface CustomResourceSpec<Name extends string, P extends PropertySpecs
   /** The type's name in recipes and references (`site`: `site[main]`); default: `<cookbook>_<file>`. */
   readonly name?: Name;
   readonly properties: P;
-  readonly actions: { readonly [K in A]: (ctx: ActionContext<PropsOf<P>>) => void | Promise<void> };
+  /**
+   * Each action's body; `null` for an action a provider supplies
+   * (providers/<same file name>.ts, `defineProvider`: Chef's LWRP split).
+   */
+  readonly actions: { readonly [K in A]: ((ctx: ActionContext<PropsOf<P>>) => void | Promise<void>) | null };
   /** Default: the first action. */
   readonly defaultAction?: NoInfer<A>;
   /** The values found on the system, undefined when the resource does not exist (Chef's load_current_value). */
@@ -380,6 +384,8 @@ export interface CustomResource<
   readonly kind: "custom-resource";
   readonly name: Name | undefined;
   readonly spec: CustomResourceSpec<Name, PropertySpecs, A>;
+  /** The resource a provider completed, when this is that completion (set at load). */
+  readonly base?: CustomResource;
   /** Types only. */
   readonly props?: P;
   readonly actionNames?: A;
@@ -398,6 +404,58 @@ export function defineResource<const Name extends string, P extends PropertySpec
     name: spec.name,
     spec: spec as unknown as CustomResourceSpec<Name, PropertySpecs, A>,
   };
+}
+
+/** The action bodies a providers/ file gives a resource of resources/ (Chef's LWRP provider). */
+export interface CustomProvider<A extends string = string> {
+  readonly kind: "provider";
+  readonly resource: CustomResource;
+  readonly actions: { readonly [K in A]?: (ctx: ActionContext<never>) => void | Promise<void> };
+}
+
+/**
+ * `export default defineProvider(site, { create: async (a) => { ... } })`
+ * in providers/site.ts: the actions of the resource of resources/site.ts
+ * (imported), typed from its properties. A resource action written `null`
+ * is taken from here; one written in both places runs the provider's.
+ */
+export function defineProvider<P, A extends string>(
+  resource: CustomResource<string, P, A>,
+  actions: { readonly [K in A]?: (ctx: ActionContext<P>) => void | Promise<void> },
+): CustomProvider<A> {
+  return {
+    kind: "provider",
+    resource: resource as unknown as CustomResource,
+    actions: actions as CustomProvider<A>["actions"],
+  };
+}
+
+/** Parameters of a definition, with the name it was called with. */
+export type DefinitionParams<P> = P & { readonly name: string };
+
+/** A definition (Chef's `define`): a macro of resources, expanded while the recipe compiles. */
+export interface Definition<Name extends string = string, P = Record<string, unknown>> {
+  readonly kind: "definition";
+  /** The name recipes call it by (`r.resource("apache_site", ...)`); default: its file's name. */
+  readonly name: Name | undefined;
+  readonly defaults: Partial<P>;
+  readonly body: (r: RecipeContext, params: DefinitionParams<P>) => void;
+}
+
+/**
+ * `export default defineDefinition({ name: "apache_site", defaults: { enable: true }, body: (r, params) => { ... } })`
+ * in definitions/: the body runs when a recipe calls it (`r.expand(def,
+ * "site", { enable: false })`, or untyped `r.resource("apache_site", ...)`)
+ * and declares its resources in the recipe's collection, as Chef expands
+ * a definition: it is no resource itself (nothing can notify it) and its
+ * body must be synchronous.
+ */
+export function defineDefinition<const Name extends string, P extends Record<string, unknown>>(spec: {
+  readonly name?: Name;
+  readonly defaults?: Partial<P>;
+  readonly body: (r: RecipeContext, params: DefinitionParams<P>) => void;
+}): Definition<Name, P> {
+  return { kind: "definition", name: spec.name, defaults: spec.defaults ?? {}, body: spec.body };
 }
 
 // ---- the recipe's view ----
@@ -459,8 +517,14 @@ export interface RecipeContext {
     name: string,
     props?: CustomProps<R>,
   ): ResourceHandle<R extends CustomResource<string, unknown, infer A> ? A : string>;
-  /** Declares a resource by type name, untyped (custom resources loaded by name). */
+  /**
+   * Declares a resource by type name, untyped (custom resources loaded by
+   * name); a definition's name expands the definition (as Chef, definitions
+   * first).
+   */
   resource(type: string, name: string, props?: Record<string, unknown>): ResourceHandle;
+  /** Expands a definition (the object its file exports) here, now. */
+  expand<P>(definition: Definition<string, P>, name: string, params?: Partial<P>): void;
   /**
    * Runs another recipe now, unless it already ran (`cookbook::recipe`, or
    * `cookbook` for its default): `await r.includeRecipe("base")` (loading

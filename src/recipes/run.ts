@@ -11,11 +11,12 @@ import type { RecipeDiagnostic, ResourceCollection } from "./collection.js";
 import { compileRunList } from "./compile.js";
 import { type ConvergeEvent, converge, type RunStatus } from "./converge.js";
 import * as dsl from "./dsl.js";
-import type { CustomResource, Recipe } from "./dsl.js";
+import type { Recipe } from "./dsl.js";
 import { loadRun } from "./load.js";
 import type { LoadedRun, LoadOptions, RecipesDiagnostic } from "./model.js";
 import { RecipesError } from "./model.js";
 import type { RecipeSystem } from "./types/type.js";
+import { collectUserTypes, type UserTypes } from "./user-types.js";
 
 export interface RecipesRunOptions extends Omit<LoadOptions, "hostModules"> {
   readonly whyRun?: boolean;
@@ -46,17 +47,6 @@ export type RecipesRunResult =
 /** The modules tend lends to cookbook files. */
 export const HOST_MODULES: Readonly<Record<string, unknown>> = { "tend/recipes": dsl };
 
-/** Custom resources of the cookbooks' resources/, by type name (`name`, else `<cookbook>_<file>`). */
-function customResources(run: LoadedRun): Map<string, CustomResource> {
-  const found = new Map<string, CustomResource>();
-  for (const module of run.resources) {
-    const value = module.exports.default as CustomResource | undefined;
-    if (value?.kind !== "custom-resource") continue;
-    found.set(value.name ?? `${module.file.cookbook}_${module.file.name.replace(/\//g, "_")}`, value);
-  }
-  return found;
-}
-
 export async function runRecipes(options: RecipesRunOptions): Promise<RecipesRunResult> {
   let run: LoadedRun;
   try {
@@ -65,7 +55,9 @@ export async function runRecipes(options: RecipesRunOptions): Promise<RecipesRun
     if (error instanceof RecipesError) return { step: "load", diagnostics: error.diagnostics };
     throw error;
   }
-  const collection = await compile(run, options.promiseModules);
+  const types = collectUserTypes(run.resources, run.providers, run.definitions);
+  if (types.diagnostics.length > 0) return { step: "load", diagnostics: types.diagnostics };
+  const collection = await compile(run, types, options.promiseModules);
   if (collection.diagnostics.length > 0)
     return { step: "compile", diagnostics: collection.diagnostics, warnings: collection.warnings };
   const catalog = collection.toCatalog(run.node.name, run.node.chefEnvironment);
@@ -84,13 +76,15 @@ export async function runRecipes(options: RecipesRunOptions): Promise<RecipesRun
 
 async function compile(
   run: LoadedRun,
+  types: UserTypes,
   promiseModules?: ReadonlyMap<string, ModuleSpec>,
 ): Promise<ResourceCollection> {
   const directories = new Map(run.cookbooks.map((c) => [c.name, c.directory]));
   const roots = [...directories.values()].map((d) => `${d}/`);
   return compileRunList(run.runList.recipes, {
     node: run.node,
-    customResources: customResources(run),
+    customResources: types.customResources,
+    definitions: types.definitions,
     promiseModules,
     isUserFile: (file) => roots.some((root) => file.startsWith(root)),
     mapLocation: (location) => run.mapLocation(location),

@@ -104,6 +104,12 @@ async function runCustom(
 ): Promise<ActionOutcome> {
   const body = resource.spec.actions[action];
   if (body === undefined) return { updated: false, lines: [] };
+  if (body === null)
+    return {
+      updated: false,
+      lines: [],
+      failed: `action ${action} of ${target.ref} has no provider (a providers/ file with defineProvider)`,
+    };
   const name = target.declaration.name;
   const props = target.props as PropsOf<PropertySpecs>;
   const current = resource.spec.loadCurrentValue
