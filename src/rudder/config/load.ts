@@ -2,6 +2,8 @@
  * Loads a Rudder configuration directory:
  *
  *   techniques/<id>/<version>/   metadata.xml and its files, or technique.yml
+ *                                (a directive's `<version>+<commit>` reads
+ *                                them from that git commit)
  *   directives/<id>.json  rules/<id>.json  groups/<id>.json  nodes/<id>.json
  *   parameters.json  settings.json        (both optional)
  *
@@ -24,6 +26,7 @@ import {
 import { readJsonFile } from "./json-file.js";
 import { parseMetadataXml } from "./metadata.js";
 import { type Configuration, DEFAULT_SETTINGS, type Directive, type Target } from "./model.js";
+import { loadTechniqueAtRevision } from "./revisions.js";
 import { type Technique, allVariables, techniqueKey } from "./technique.js";
 
 /**
@@ -71,6 +74,12 @@ export function loadConfiguration(dir: string, options: LoadOptions = {}): LoadR
   }
   const techniques = loadTechniques(root, bag, options);
   const directives = loadEntities(root, "directives", bag, readDirective);
+  for (const d of directives.values()) {
+    const key = `${d.techniqueName}/${d.techniqueVersion}`;
+    if (!d.techniqueVersion.includes("+") || techniques.has(key)) continue;
+    const t = loadTechniqueAtRevision(root, d.techniqueName, d.techniqueVersion, d.file, bag);
+    if (t) techniques.set(key, t);
+  }
   const rules = loadEntities(root, "rules", bag, readRule);
   const groups = loadEntities(root, "groups", bag, readGroup);
   const nodes = loadEntities(root, "nodes", bag, readNode);

@@ -48,7 +48,7 @@ export function addTechniqueFiles(
   for (const r of [...t.templates, ...t.files]) {
     const out = policyPath(r.outPath, p);
     if (files.has(out)) continue;
-    const key = `${t.dir}\0${r.name}`;
+    const key = `${t.dir}\0${t.id.version}\0${r.name}`;
     if (!cache.has(key)) cache.set(key, resourceSource(config, p, r));
     const source = cache.get(key);
     if (source === undefined) {
@@ -81,10 +81,17 @@ export function addTechniqueFiles(
 
 function resourceSource(config: Configuration, p: Policy, r: TechniqueResource): ResourceSource | undefined {
   const t = p.technique;
-  const names = r.template ? [`${r.name}.cf`, r.name] : [r.name];
-  for (const n of names) {
+  // Files in memory: a compiled YAML technique's, or a technique's at a git revision.
+  const names: [string, boolean][] = r.template
+    ? [
+        [`${r.name}.st`, true],
+        [`${r.name}.cf`, false],
+        [r.name, false],
+      ]
+    : [[r.name, false]];
+  for (const [n, stringTemplate] of names) {
     const generated = t.generatedFiles?.get(n);
-    if (generated !== undefined) return { text: generated, stringTemplate: false };
+    if (generated !== undefined) return { text: generated, stringTemplate };
   }
   const path = (n: string) =>
     r.fromRepository ? join(config.dir, n.slice("RUDDER_CONFIGURATION_REPOSITORY/".length)) : join(t.dir, n);

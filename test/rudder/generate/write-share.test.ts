@@ -14,12 +14,14 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { loadConfiguration } from "../../../src/rudder/config/load.js";
 import { type GenerateOptions, generateNode } from "../../../src/rudder/generate/index.js";
-import { CASES, type D, type R } from "./write-techniques-cases.js";
+import { writePolicyDirectory } from "../../../src/rudder/generate/write.js";
+import { CASES, type D, type R, REVISIONS_CASE } from "./write-techniques-cases.js";
 
 const FIXTURES = join(import.meta.dirname, "../../../../test/fixtures/rudder/write-techniques");
 const SHARE = join(FIXTURES, "expected-share");
@@ -179,7 +181,8 @@ function writeJson(path: string, value: unknown): void {
 const OS = { name: "Debian", fullName: "Jessie", version: "7.0", kernelVersion: "3.2" };
 
 function buildConfig(dir: string, c: ShareCase, targetNames: Record<string, string> = TARGET_NAMES): void {
-  const user = CASES.find((x) => x.name === c.user);
+  mkdirSync(dir, { recursive: true });
+  const user = [...CASES, REVISIONS_CASE].find((x) => x.name === c.user);
   assert.ok(user, c.user);
   cpSync(join(FIXTURES, "techniques"), join(dir, "techniques"), { recursive: true });
   cpSync(join(FIXTURES, "ncf"), join(dir, "ncf"), { recursive: true });
@@ -329,43 +332,88 @@ function filtered(text: string, ignore: readonly string[]): string {
     .join("\n");
 }
 
+/** What differs between the files generated for `c` and its expected-share files. */
+function differences(
+  c: ShareCase,
+  files: ReadonlyMap<string, string>,
+): { wrong: string[]; compared: number } {
+  const expected = expectedFiles(c.name);
+  const ignore = [...IGNORED_LINES, ...(c.ignore ?? [])];
+  const wrong: string[] = [];
+  for (const [path, text] of expected) {
+    const got = files.get(path);
+    if (got === undefined) wrong.push(`missing ${path}`);
+    else if (filtered(got, ignore) !== filtered(interpolated(text), ignore)) wrong.push(`differs ${path}`);
+  }
+  for (const path of files.keys()) {
+    if (path === "expected-reports.json" || IGNORED_FILES.has(path.slice(path.lastIndexOf("/") + 1)))
+      continue;
+    if (!expected.has(path)) wrong.push(`not expected ${path}`);
+  }
+  return { wrong, compared: expected.size };
+}
+
+function generateCase(dir: string, c: ShareCase) {
+  buildConfig(dir, c);
+  const { config, diagnostics } = loadConfiguration(dir);
+  assert.deepEqual(
+    diagnostics.filter((d) => d.severity === "error"),
+    [],
+  );
+  const result = generateNode(config, c.node, {
+    nodeConfigId: c.configId ?? (c.node === "root" ? "root-cfg-id" : "cfe-node-cfg-id"),
+    ...c.options,
+  });
+  assert.ok(result.ok, JSON.stringify(result.messages));
+  return result;
+}
+
 for (const c of SHARE_CASES) {
   test(`WriteTechniquesTest ${c.name}: every file of expected-share/${c.name}`, (t) => {
     const dir = mkdtempSync(join(tmpdir(), "tend-rudder-share-"));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
-    buildConfig(dir, c);
-    const { config, diagnostics } = loadConfiguration(dir);
-    assert.deepEqual(
-      diagnostics.filter((d) => d.severity === "error"),
-      [],
-    );
-    const result = generateNode(config, c.node, {
-      nodeConfigId: c.configId ?? (c.node === "root" ? "root-cfg-id" : "cfe-node-cfg-id"),
-      ...c.options,
-    });
-    assert.ok(result.ok, JSON.stringify(result.messages));
+    const result = generateCase(dir, c);
     const dump = process.env.TEND_RUDDER_SHARE_DUMP;
     if (dump)
       for (const [path, text] of result.files) {
         mkdirSync(join(dump, c.name, path, ".."), { recursive: true });
         writeFileSync(join(dump, c.name, path), text);
       }
-    const expected = expectedFiles(c.name);
-    const ignore = [...IGNORED_LINES, ...(c.ignore ?? [])];
-    const wrong: string[] = [];
-    for (const [path, text] of expected) {
-      const got = result.files.get(path);
-      if (got === undefined) wrong.push(`missing ${path}`);
-      else if (filtered(got, ignore) !== filtered(interpolated(text), ignore)) wrong.push(`differs ${path}`);
-    }
-    for (const path of result.files.keys()) {
-      if (path === "expected-reports.json" || IGNORED_FILES.has(path.slice(path.lastIndexOf("/") + 1)))
-        continue;
-      if (!expected.has(path)) wrong.push(`not expected ${path}`);
-    }
-    assert.deepEqual(wrong, [], `${c.name}: ${expected.size} files compared`);
+    const { wrong, compared } = differences(c, result.files);
+    assert.deepEqual(wrong, [], `${c.name}: ${compared} files compared`);
   });
 }
+
+test("WriteTechniquesTest root-default-install with old files in the way: written over, on disk", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tend-rudder-share-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const c = SHARE_CASES[0] as ShareCase;
+  const result = generateCase(join(dir, "config"), c);
+  // As WriteTechniquesTest's addCrap: garbage where the policies go, and a leftover new folder.
+  const out = join(dir, "share", "root");
+  const crap = `some text that should be overwritten during generation
+"common-root","audit","merged","false","common","1.0","true","Common"
+"inventory-all","audit","merged","false","inventory","1.0","true","Inventory"
+some more crap
+`;
+  for (const base of [out, join(dir, "share", ".root.tend-new-1-1")])
+    for (const f of [
+      "promises.cf",
+      "rudder.json",
+      "rudder-directives.csv",
+      "certs/root.pem",
+      "certs/policy-server.pem",
+      "inventory/1.0/test-inventory.pl",
+      "stale/1.0/stale.cf",
+    ]) {
+      mkdirSync(join(base, f, ".."), { recursive: true });
+      writeFileSync(join(base, f), crap);
+    }
+  writePolicyDirectory(out, result.files);
+  const onDisk = new Map(listFiles(out).map((f) => [f, readFileSync(join(out, f), "utf8")]));
+  const { wrong, compared } = differences(c, onDisk);
+  assert.deepEqual(wrong, [], `${c.name}: ${compared} files compared`);
+});
 
 /** WriteTechniquesTest "rudder-group.st template": the groups file of root with two group libraries. */
 for (const [label, names, groups, want] of [
@@ -395,6 +443,51 @@ for (const [label, names, groups, want] of [
   });
 }
 
-test("WriteTechniquesTest technique-and-revisions", {
-  todo: "needs technique revisions (a directive pinned to an older git commit of its technique); tend's configuration directory has no git history of techniques",
-}, () => {});
+const hasGit = spawnSync("git", ["--version"]).status === 0;
+
+test("WriteTechniquesTest technique-and-revisions: a directive pinned to its technique's older commit", (t) => {
+  if (!hasGit) {
+    t.skip("git is not installed");
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "tend-rudder-share-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const c: ShareCase = {
+    name: "technique-and-revisions",
+    user: "technique-and-revisions",
+    node: "root",
+    withNode: false,
+    ntpserver: true,
+    ignore: [...CLOCK_AND_RPM, ".*directive1.*enforce.*merged.*3.0.*Clock Configuration.*"],
+  };
+  buildConfig(dir, c);
+  const git = (...args: string[]) => {
+    const r = spawnSync("git", ["-c", "user.name=tend", "-c", "user.email=tend@localhost", ...args], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.trim();
+  };
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-q", "-m", "initial");
+  const initial = git("rev-parse", "HEAD");
+  // As the Scala test: the template changes on HEAD; the directive keeps the initial one.
+  const tml = join(dir, "techniques/clockConfiguration/3.0/clockConfiguration.st");
+  writeFileSync(tml, `${readFileSync(tml, "utf8")}# the file is modified on HEAD\n`);
+  git("commit", "-q", "-a", "-m", "Update template file");
+  const directive = join(dir, "directives", "directive1+rev1.json");
+  const d = JSON.parse(readFileSync(directive, "utf8")) as Record<string, unknown>;
+  writeFileSync(directive, JSON.stringify({ ...d, techniqueVersion: `3.0+${initial}` }));
+  const { config, diagnostics } = loadConfiguration(dir);
+  assert.deepEqual(
+    diagnostics.filter((x) => x.severity === "error"),
+    [],
+  );
+  const result = generateNode(config, "root", { nodeConfigId: "root-cfg-id" });
+  assert.ok(result.ok, JSON.stringify(result.messages));
+  const { wrong, compared } = differences(c, result.files);
+  assert.deepEqual(wrong, [], `${c.name}: ${compared} files compared`);
+  assert.match(result.files.get("rudder-directives.csv") ?? "", new RegExp(`"3\\.0\\+${initial}"`));
+});

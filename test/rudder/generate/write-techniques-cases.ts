@@ -222,3 +222,10 @@ export const CASES: { name: string; directives: D[]; rules: R[] }[] = [
     ],
   },
 ];
+
+/** WriteTechniquesTest's technique-and-revisions: the clock directive alone (its technique version is set by the test). */
+export const REVISIONS_CASE: (typeof CASES)[number] = {
+  name: "technique-and-revisions",
+  directives: [clock],
+  rules: [{ id: "rule1", name: GLOBAL, directives: [clock.id] }],
+};
