@@ -4,9 +4,15 @@
 # test/fixtures/puppet-compile/snippets/NNNN.json, which
 # test/puppet/compile/snippets.test.ts compares with tend's compile.
 #
-#   nice -n 10 ruby scripts/record-puppet-snippets.rb [--out DIR] [ID...]
+#   nice -n 10 ruby scripts/record-puppet-snippets.rb [--out DIR] [--in DIR] [--modulepath DIR] [ID...]
 #
-# (--out writes elsewhere: the live conformance test records into a temp dir.)
+# (--out writes elsewhere: the live conformance test records into a temp dir.
+# --in reads the manifests ID.pp of another directory, every *.pp of it when
+# it has no index.json; --modulepath gives the compiles a module path:
+# test/fixtures/puppet-compile/features is recorded with
+# `--in test/fixtures/puppet-compile/features/inputs --out
+# test/fixtures/puppet-compile/features/recorded --modulepath
+# test/fixtures/puppet-compile/modules`.)
 #
 # All snippets compile in ONE Ruby process (Puppet's start-up costs ~3 s) in
 # a scratch confdir under the system temp dir, removed at the end. Each
@@ -31,10 +37,18 @@ require 'tmpdir'
 require 'fileutils'
 
 ROOT = File.expand_path('..', __dir__)
-SNIPDIR = File.join(ROOT, 'test', 'fixtures', 'puppet-lang', 'inputs', 'spec-snippets')
+DEFAULT_SNIPDIR = File.join(ROOT, 'test', 'fixtures', 'puppet-lang', 'inputs', 'spec-snippets')
 FIXTURES = File.join(ROOT, 'test', 'fixtures', 'puppet-compile')
 args = ARGV.dup
-OUTDIR = args[0] == '--out' ? args.shift && args.shift : File.join(FIXTURES, 'snippets')
+opts = {}
+while %w[--out --in --modulepath].include?(args[0])
+  key = args.shift
+  opts[key] = File.expand_path(args.shift)
+end
+OUTDIR = opts['--out'] || File.join(FIXTURES, 'snippets')
+SNIPDIR = opts['--in'] if opts['--in']
+MODULEPATH = opts['--modulepath']
+SNIPDIR = DEFAULT_SNIPDIR unless defined?(SNIPDIR)
 FACTS_TEXT = File.read(File.join(FIXTURES, 'facts', 'testnode.json'))
 
 scratch = Dir.mktmpdir('tend-record-snippets-')
@@ -60,7 +74,13 @@ Puppet::ApplicationSupport.push_application_context(Puppet::Util::RunMode[:serve
 Puppet::Util::Log.level = :notice
 FileUtils.mkdir_p(OUTDIR)
 
-index = JSON.parse(File.read(File.join(SNIPDIR, 'index.json')))
+index_file = File.join(SNIPDIR, 'index.json')
+index = if File.exist?(index_file)
+          JSON.parse(File.read(index_file))
+        else
+          Dir.children(SNIPDIR).select { |f| f.end_with?('.pp') }.sort
+             .map { |f| { 'id' => f.delete_suffix('.pp'), 'file' => f, 'line' => 1 } }
+        end
 only = args
 envdir = File.join(scratch, 'code', 'environments', 'production')
 summary = Hash.new(0)
@@ -74,7 +94,7 @@ index.each do |entry|
   Puppet::Util::Log.newdestination(coll)
   begin
     Puppet[:code] = code
-    env = Puppet::Node::Environment.create(:production, [File.join(envdir, 'modules')], File.join(envdir, 'manifests'))
+    env = Puppet::Node::Environment.create(:production, [MODULEPATH || File.join(envdir, 'modules')], File.join(envdir, 'manifests'))
     node = Puppet::Node.new('testnode', :environment => env)
     node.fact_merge(Puppet::Node::Facts.new('testnode', JSON.parse(FACTS_TEXT)['values']))
     node.trusted_data = { 'authenticated' => 'local', 'certname' => 'testnode', 'extensions' => {},

@@ -45,7 +45,8 @@ import {
   isInstance,
   typeByName,
 } from "./typing.js";
-import { DEFERRED_TYPE, PIntegerType, type PType, PTypeAliasType } from "./types.js";
+import { DEFERRED_TYPE, PIntegerType, type PType, PTypeAliasType, PTypeReferenceType } from "./types.js";
+import { isTypeSetExpression, nameDefinedType, typeSetMember } from "./types/user-objects.js";
 import { DEFAULT, type PCallable, PDeferred, PHash, PSensitive, type PValue, isType } from "./values.js";
 
 /** Puppet's built-in resource types (those Debian's puppet and its -core modules ship). */
@@ -162,6 +163,8 @@ export class Compiler implements ScopeHost {
   readonly functions = new Map<string, FunctionDef>();
   readonly nodes: NodeDef[] = [];
   readonly typeAliases = new Map<string, { ast: A.TypeAlias; locator: Locator; type?: PType }>();
+  /** Inside a TypeSet's definition, unknown names are references to its own types. */
+  private typeSetDepth = 0;
   readonly programs: A.Program[] = [];
   private readonly loadedFiles = new Set<string>();
   readonly collectors: Collector[] = [];
@@ -363,6 +366,14 @@ export class Compiler implements ScopeHost {
   private findTypeAlias(name: string): PType | undefined {
     let a = this.typeAliases.get(name);
     if (!a && name.includes("::")) {
+      // `MyTS::Car`: a type of the TypeSet alias `MyTS`.
+      const cut = name.lastIndexOf("::");
+      if (this.typeAliases.has(name.slice(0, cut)) && !this.input.autoloader.typeAliasFiles(name).length) {
+        const set = this.findTypeAlias(name.slice(0, cut));
+        if (set) return typeSetMember(set, name.slice(cut + 2));
+      }
+    }
+    if (!a && name.includes("::")) {
       for (const f of this.input.autoloader.typeAliasFiles(name)) {
         this.loadFile(f);
         a = this.typeAliases.get(name);
@@ -376,13 +387,17 @@ export class Compiler implements ScopeHost {
         const scope = this.topScope;
         const saved = scope.locator;
         scope.locator = entry.locator;
+        const typeSet = isTypeSetExpression(entry.ast.typeExpr);
+        if (typeSet) this.typeSetDepth++;
         try {
           const t = this.ev.evaluate(entry.ast.typeExpr, scope);
           if (!isType(t))
             throw new PuppetEvalError(`The type alias ${entry.ast.name} does not resolve to a type`);
+          nameDefinedType(t, entry.ast.name);
           return t;
         } finally {
           scope.locator = saved;
+          if (typeSet) this.typeSetDepth--;
         }
       });
     }
@@ -405,6 +420,7 @@ export class Compiler implements ScopeHost {
     if (alias) return alias;
     if (this.resourceTypeKind(name)) return new ResourceRef(capitalizeTypeName(name)).toType();
     if (name === "node") return new ResourceRef("Node").toType();
+    if (this.typeSetDepth > 0) return new PTypeReferenceType(e.cased);
     return this.ev.fail(`Resource type not found: ${capitalizeTypeName(e.cased)}`, e, scope);
   }
 

@@ -21,8 +21,10 @@ import {
   parameterize,
 } from "./typing.js";
 import type { PType } from "./types.js";
+import { objectMember } from "./types/user-objects.js";
 import {
   DEFAULT,
+  PBinary,
   type PCallable,
   PHash,
   PIterator,
@@ -108,6 +110,7 @@ export function interpolate(v: PValue): string {
     return `{${[...v].map(([k, x]) => `${interpolate(k)} => ${interpolate(x)}`).join(", ")}}`;
   if (v instanceof PRegexp) return `/${v.source}/`;
   if (v instanceof PSensitive) return "Sensitive [value redacted]";
+  if (v instanceof PBinary) return Buffer.from(v.bytes).toString("base64");
   if (v instanceof PObject) return v.toString();
   if (isType(v)) return v.toString();
   return String(v);
@@ -850,7 +853,12 @@ export class Evaluator {
   private callMethod(e: A.CallMethod, scope: Scope): PValue {
     const receiver = this.unfold([e.functor.left], scope);
     const name = e.functor.right.value;
-    const args = [...receiver, ...this.unfold(e.args, scope)];
+    const rest = this.unfold(e.args, scope);
+    if (receiver[0] instanceof PObject && receiver.length === 1) {
+      const member = objectMember(receiver[0], name, rest);
+      if (member) return member.value;
+    }
+    const args = [...receiver, ...rest];
     return this.c.callFunction(name, args, this.lambdaOf(e.lambda, scope), e, scope);
   }
 

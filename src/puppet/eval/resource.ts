@@ -171,6 +171,8 @@ export function toJsonData(v: PValue): unknown {
   const ref = asResourceRef(v);
   if (ref) return ref.title === undefined ? ref.typeName : ref.refString();
   if (v instanceof PDeferred) return deferredText(v);
+  // A user-defined Object's value is not Data: Puppet gives its string form.
+  if (v instanceof PObject && isType((v as { type?: PValue }).type)) return v.toString();
   if (v instanceof PObject) return { __ptype: v.typeName, __pvalue: v.toString() };
   if (isType(v)) return v.toString();
   if (typeof v === "number") return formatFloat(v);

@@ -60,6 +60,7 @@ import {
 } from "./model.js";
 import { rubyFloat } from "./quote.js";
 import { parseSemVerRange, parseTimespanArg, parseTimestampArg } from "./objects.js";
+import { ANNOTATION_TYPE, createObjectType, createTypeSet, PPcoreType } from "./user-objects.js";
 
 const BUILTINS: Record<string, () => PType> = {
   any: () => new PAnyType(),
@@ -100,6 +101,8 @@ const BUILTINS: Record<string, () => PType> = {
   init: () => new PInitType(),
   object: () => new PObjectType(),
   typeset: () => new PObjectType("TypeSet"),
+  annotation: () => ANNOTATION_TYPE,
+  pcore: () => new PPcoreType(),
   uri: () => new PURIType(),
   error: () => ERROR_TYPE,
   deferred: () => DEFERRED_TYPE,
@@ -435,11 +438,14 @@ export function parameterize(t: PType, args: readonly PValue[]): PType | PType[]
       return sliceType("URI-Type", k0);
     }
     case "Object":
+      if (t instanceof PObjectType && t.typeName === "TypeSet") {
+        if (n !== 1) arity("TypeSet-Type", 1, undefined, n);
+        return createTypeSet(k0);
+      }
       if (t instanceof PObjectType && t.typeName !== undefined)
         throw new TypeSystemError(`Not a parameterized type <${t.name}>`);
       if (n !== 1) arity("Object-Type", 1, undefined, n);
-      if (isHash(k0) && typeof k0.get("name") === "string") return new PObjectType(k0.get("name") as string);
-      return new PObjectType();
+      return createObjectType(k0);
   }
   throw new TypeSystemError(`Operator '[]' is not applicable to ${aAn(typeLabel(t))}.`);
 }

@@ -3,6 +3,7 @@
  * conversions of each type. Strings go through the string converter
  * (strconv.ts) with its format strings.
  */
+import { newUserObject, PUserObjectType } from "./user-objects.js";
 import {
   DEFAULT,
   isHash,
@@ -230,6 +231,7 @@ export function newInstance(t: PType, args: readonly PValue[]): PValue {
 
 function convertTo(t: PType, args: readonly PValue[]): PValue {
   if (t instanceof PTypeAliasType) return convertTo(t.resolvedType(), args);
+  if (t instanceof PUserObjectType) return newUserObject(t, args);
   const from = args[0];
   switch (t instanceof PObjectType ? t.name : t.kind) {
     case "Integer":

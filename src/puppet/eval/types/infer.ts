@@ -103,6 +103,8 @@ function inferOther(v: PValue): PType {
       case "URI":
         return new PURIType(v.toString());
     }
+    const own = (v as { type?: PValue }).type;
+    if (isType(own)) return own;
     if (v.typeName === "Error") return ERROR_TYPE;
     if (v.typeName === "Deferred") return DEFERRED_TYPE;
     return new PObjectType(v.typeName);

@@ -8,6 +8,7 @@ import { bmax, bmin } from "./quote.js";
 import type { PValue } from "../values.js";
 import { inferSet } from "./infer.js";
 import {
+  PObjectType,
   ANY,
   PAnyType,
   PArrayType,
@@ -154,6 +155,16 @@ function labelA(text: string): string {
   return `${"aeiouAEIOU".includes(c) && c !== "" ? "an" : "a"} ${text}`;
 }
 
+/** An alias defining an Object type: Puppet names the Object type itself. */
+function objectAlias(t: PTypeAliasType): boolean {
+  try {
+    const r = t.resolvedType();
+    return r instanceof PObjectType && r.typeName === t.aliasName;
+  } catch {
+    return false;
+  }
+}
+
 const BUILTIN_ALIASES = new Set([
   "Data",
   "RichDataKey",
@@ -162,6 +173,7 @@ const BUILTIN_ALIASES = new Set([
   "Puppet::LookupValue",
 ]);
 function aliasExpanded(t: PType): string {
+  if (t instanceof PTypeAliasType && objectAlias(t)) return t.aliasName;
   if (t instanceof PTypeAliasType && !BUILTIN_ALIASES.has(t.aliasName))
     return `${t.aliasName} = ${t.resolvedType().toString()}`;
   return t.toString();

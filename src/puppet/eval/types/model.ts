@@ -1728,6 +1728,12 @@ export class PTypeReferenceType extends PAnyType {
 }
 
 /** A named alias (`type My::T = ...`, `Data`), resolved lazily: recursive aliases are allowed. */
+let aliasPrinter: ((t: PTypeAliasType) => string | undefined) | undefined;
+/** Set by user-objects.ts: an alias of an Object type prints as that type's definition. */
+export function setAliasPrinter(f: (t: PTypeAliasType) => string | undefined): void {
+  aliasPrinter = f;
+}
+
 export class PTypeAliasType extends PAnyType {
   #resolved: PType | undefined;
   #resolving = false;
@@ -1773,7 +1779,7 @@ export class PTypeAliasType extends PAnyType {
     return this.resolvedType().isAssignable(o, guard);
   }
   override toString(): string {
-    return this.aliasName;
+    return aliasPrinter?.(this) ?? this.aliasName;
   }
   override equals(other: PType): boolean {
     return other instanceof PTypeAliasType && other.aliasName === this.aliasName;

@@ -4,6 +4,7 @@
  */
 import { type CallContext, FunctionArgumentError, FunctionError, type PuppetFunction } from "../registry.js";
 import { inferType } from "../../types.js";
+import { objectChildren } from "../../types/user-objects.js";
 import {
   type PCallable,
   PBinary,
@@ -386,20 +387,21 @@ interface TreeOptions {
   withContainers: boolean;
   withValues: boolean;
   depthFirst: boolean;
+  includeRefs: boolean;
 }
 
 function isContainer(v: PValue): boolean {
   return isArray(v) || isHashValue(v) || v instanceof PObject;
 }
 
-function children(v: PValue): [PValue, PValue][] {
+function children(v: PValue, o: TreeOptions): [PValue, PValue][] {
   if (isArray(v)) return v.map((x, i) => [BigInt(i), x]);
   if (isHashValue(v)) return [...v];
-  return [];
+  return objectChildren(v, o.includeRefs) ?? [];
 }
 
 function* depthFirst(v: PValue, path: PValue[], o: TreeOptions): Generator<[PValue[], PValue]> {
-  for (const [k, x] of children(v)) {
+  for (const [k, x] of children(v, o)) {
     const at: PValue[] = [...path, k];
     if (isContainer(x)) {
       if (o.withContainers) yield [at, x];
@@ -412,7 +414,7 @@ function* breadthFirst(root: PValue, o: TreeOptions): Generator<[PValue[], PValu
   const queue: [PValue, PValue[]][] = [[root, []]];
   while (queue.length > 0) {
     const [v, path] = queue.shift() as [PValue, PValue[]];
-    for (const [k, x] of children(v)) {
+    for (const [k, x] of children(v, o)) {
       const at: PValue[] = [...path, k];
       if (isContainer(x)) {
         queue.push([x, at]);
@@ -442,6 +444,7 @@ function treeOptions(h: PValue): TreeOptions {
     withContainers,
     withValues,
     depthFirst: opt("order") !== "breadth_first",
+    includeRefs: opt("include_refs") === true,
   };
 }
 

@@ -9,6 +9,7 @@ import * as it from "./iteration.js";
 import { legacyFunctions } from "./legacy.js";
 import * as misc from "./misc.js";
 import * as num from "./numbers.js";
+import * as obj from "./objects.js";
 import * as str from "./strings.js";
 import { rubyToS } from "./ruby-text.js";
 
@@ -33,6 +34,7 @@ const table: Record<string, PuppetFunction> = {
   unwrap: col.unwrap,
   values: col.values,
   abs: num.abs,
+  annotate: obj.annotate,
   all: it.all,
   any: it.any,
   camelcase: str.camelcase,

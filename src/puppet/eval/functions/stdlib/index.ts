@@ -7,8 +7,8 @@
  * stdlib::time) are autoloaded by the compiler from the module, not here.
  *
  * Not implemented (a call is the compiler's "unknown function" error):
- * parsehocon, pw_hash (crypt(3)), validate_cmd and validate_augeas (run
- * programs), validate_x509_rsa_key_pair, glob, pry, uriescape on Puppet 8.
+ * parsehocon, validate_augeas, validate_x509_rsa_key_pair, pry, uriescape on
+ * Puppet 8; pw_hash's bcrypt variants fail with a clear message.
  * `shuffle` and `str2saltedsha512` are random, as in Ruby.
  */
 import type { FunctionTable, PuppetFunction } from "../registry.js";
@@ -19,6 +19,7 @@ import { moduleFunctions } from "./modules.js";
 import * as res from "./resources.js";
 import * as str from "./strings.js";
 import { shim } from "./support.js";
+import * as sys from "./system.js";
 
 /** stdlib::x functions, by their short name. */
 const namespaced: Record<string, PuppetFunction> = {
@@ -87,6 +88,7 @@ const global: Record<string, PuppetFunction> = {
   parsepson: m.parsepson,
   time: m.time,
   validate_legacy: m.validate_legacy,
+  validate_cmd: sys.validate_cmd,
   any2array: col.any2array,
   any2bool: str.any2bool,
   assert_private: res.assert_private,
@@ -114,6 +116,7 @@ const global: Record<string, PuppetFunction> = {
   fqdn_uuid: str.fqdn_uuid,
   get_module_path: res.get_module_path,
   getparam: res.getparam,
+  glob: sys.glob,
   grep: col.grep,
   has_ip_address: str.has_ip_address,
   has_ip_network: str.has_ip_network,
@@ -128,6 +131,7 @@ const global: Record<string, PuppetFunction> = {
   parseyaml: data.parseyaml,
   pick: col.pick,
   pick_default: col.pick_default,
+  pw_hash: sys.pw_hash,
   prefix: col.prefix,
   range: col.range,
   regexpescape: str.regexpescape,

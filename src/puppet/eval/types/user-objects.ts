@@ -1,0 +1,794 @@
+/**
+ * User-defined Object types and TypeSets (`type Car = Object[{attributes =>
+ * {...}}]`, `TypeSet[{types => {...}}]`) and their instances, as Puppet 7's
+ * PObjectType, PTypeSetType and generated implementation classes behave:
+ * attributes (given, defaulted, constant, derived, reference), `parent`
+ * inheritance, `equality`, `new` by position or by hash with Puppet's
+ * messages, the string forms, and annotations (`annotate`).
+ */
+import {
+  DEFAULT,
+  equals as pEquals,
+  hashKey,
+  isHash,
+  isType,
+  PHash,
+  PObject,
+  type PValue,
+} from "../values.js";
+import { type PType, type RecursionGuard, TypeSystemError } from "./base.js";
+import { inferType } from "./infer.js";
+import { describeMismatch } from "./mismatch.js";
+import {
+  PAnyType,
+  PObjectType,
+  POptionalType,
+  PStringType,
+  PStructElement,
+  PStructType,
+  PTypeAliasType,
+  PTypeReferenceType,
+  setAliasPrinter,
+} from "./model.js";
+import { formatTypeArg, puppetQuote } from "./quote.js";
+
+export type AttributeKind = "constant" | "derived" | "given_or_derived" | "reference";
+
+export interface ObjectAttribute {
+  readonly name: string;
+  readonly type: PType;
+  readonly kind?: AttributeKind;
+  /** Whether a default `value` was given (an Optional type without one defaults to undef). */
+  readonly hasValue: boolean;
+  readonly value: PValue;
+  readonly final: boolean;
+  readonly override: boolean;
+  /** The attribute was given as a bare type (printed as such). */
+  readonly bare: boolean;
+  /** Declared through `constants`. */
+  readonly constant: boolean;
+}
+
+/** While an Object type prints its definition, nested Object types print by name. */
+let printing = 0;
+
+function resolve(t: PType | undefined): PType | undefined {
+  let r = t;
+  while (r instanceof PTypeAliasType) r = r.resolvedType();
+  return r;
+}
+
+function errorOf(message: string): TypeSystemError {
+  return new TypeSystemError(message);
+}
+
+/** A user-defined Object type. */
+export class PUserObjectType extends PObjectType {
+  /** The TypeSet defining this type, and its name there. */
+  typeSet?: PTypeSetType;
+  localName?: string;
+  /** The names of a TypeSet's other types this type's parent may refer to. */
+  #parentResolved?: PUserObjectType | null;
+  #initStruct?: PStructType;
+  /** Annotations attached with `annotate` (annotation type → instance). */
+  annotations?: Map<PUserObjectType, PUserObject>;
+  #params?: { names: string[]; types: PType[]; required: number };
+
+  constructor(
+    name: string | undefined,
+    readonly parentType: PType | undefined,
+    readonly ownAttributes: ReadonlyMap<string, ObjectAttribute>,
+    readonly ownFunctions: ReadonlyMap<string, PType>,
+    readonly equality: readonly string[] | undefined,
+    readonly equalityIncludeType: boolean,
+    readonly declaredAnnotations: PHash | undefined,
+    readonly checks: PValue,
+  ) {
+    super(name);
+  }
+
+  /** Gives a type alias's name to the Object type it defines. */
+  assignName(name: string): void {
+    (this as { typeName?: string }).typeName = name;
+  }
+
+  get label(): string {
+    return this.typeName ?? "Object";
+  }
+
+  /** The resolved parent Object type, if any. */
+  parentObject(): PUserObjectType | undefined {
+    if (this.#parentResolved === undefined) {
+      let p = this.parentType;
+      if (p instanceof PTypeReferenceType && this.typeSet) p = this.typeSet.localType(p.typeString) ?? p;
+      const r = resolve(p);
+      if (r instanceof PTypeReferenceType) throw errorOf(`reference to unresolved type '${r.typeString}'`);
+      this.#parentResolved = r instanceof PUserObjectType ? r : null;
+    }
+    return this.#parentResolved ?? undefined;
+  }
+
+  /** Every attribute, the parent's first. */
+  allAttributes(): Map<string, ObjectAttribute> {
+    const all = this.parentObject()?.allAttributes() ?? new Map<string, ObjectAttribute>();
+    for (const [k, a] of this.ownAttributes) all.set(k, a);
+    return all;
+  }
+
+  member(name: string): ObjectAttribute | PType | undefined {
+    return this.ownAttributes.get(name) ?? this.ownFunctions.get(name) ?? this.parentObject()?.member(name);
+  }
+
+  equalityAttributes(): string[] {
+    const out = this.parentObject()?.equalityAttributes() ?? [];
+    if (this.equality === undefined) {
+      for (const a of this.ownAttributes.values()) if (a.kind !== "constant") out.push(a.name);
+    } else out.push(...this.equality);
+    return out;
+  }
+
+  isAnnotation(): boolean {
+    for (let t: PUserObjectType | undefined = this; t; t = t.parentObject())
+      if (t === ANNOTATION_TYPE) return true;
+    return false;
+  }
+
+  /** The attributes `new` takes: required first, then those with defaults (Puppet's parameter_info). */
+  parameterInfo(): { names: string[]; types: PType[]; required: number } {
+    if (!this.#params) {
+      const req: ObjectAttribute[] = [];
+      const opt: ObjectAttribute[] = [];
+      for (const a of this.allAttributes().values()) {
+        if (a.kind === "constant" || a.kind === "derived") continue;
+        (optionalAttribute(a) ? opt : req).push(a);
+      }
+      const all = [...req, ...opt];
+      this.#params = { names: all.map((a) => a.name), types: all.map((a) => a.type), required: req.length };
+    }
+    return this.#params;
+  }
+
+  initStruct(): PStructType {
+    if (!this.#initStruct) {
+      const elems: PStructElement[] = [];
+      for (const a of this.allAttributes().values()) {
+        if (a.kind === "constant" || a.kind === "derived") continue;
+        const key = new PStringType(undefined, a.name);
+        elems.push(new PStructElement(optionalAttribute(a) ? new POptionalType(key) : key, a.type));
+      }
+      this.#initStruct = new PStructType(elems);
+    }
+    return this.#initStruct;
+  }
+
+  /** The name instances print with (`MyTS::Car` inside a TypeSet). */
+  get instanceName(): string {
+    if (this.typeSet && this.localName) return `${this.typeSet.label}::${this.localName}`;
+    return this.label;
+  }
+
+  override isInstance(v: PValue): boolean {
+    return v instanceof PUserObject && this.isAssignable(v.type);
+  }
+  protected override assignableFrom(o: PType, _guard?: RecursionGuard): boolean {
+    for (let t: PType | undefined = o; t; t = t instanceof PUserObjectType ? t.parentObject() : undefined) {
+      if (t === this || (t instanceof PUserObjectType && this.equals(t))) return true;
+    }
+    return false;
+  }
+  override equals(other: PType): boolean {
+    if (other === this) return true;
+    if (!(other instanceof PUserObjectType)) return false;
+    if (this.typeName !== other.typeName) return false;
+    return this.definition(true) === other.definition(true);
+  }
+
+  /** The init hash form: `{name => 'Car', parent => Vehicle, attributes => {...}}` (inside `Object[...]`). */
+  definition(includeName: boolean): string {
+    printing++;
+    try {
+      const parts: string[] = [];
+      if (includeName && this.typeName !== undefined && !this.typeSet)
+        parts.push(`name => ${puppetQuote(this.typeName)}`);
+      if (this.parentType) parts.push(`parent => ${typeLabel(this.parentType)}`);
+      const attrs: string[] = [];
+      const consts: string[] = [];
+      for (const a of this.ownAttributes.values()) {
+        if (a.constant) {
+          consts.push(`${puppetQuote(a.name)} => ${formatTypeArg(a.value)}`);
+          continue;
+        }
+        const fields: string[] = [`type => ${typeLabel(a.type)}`];
+        if (a.final && a.kind !== "constant") fields.push("final => true");
+        if (a.override) fields.push("override => true");
+        if (a.kind) fields.push(`kind => ${a.kind}`);
+        if (a.hasValue && !(a.bare && a.value === undefined))
+          fields.push(`value => ${formatTypeArg(a.value)}`);
+        attrs.push(
+          `${puppetQuote(a.name)} => ${fields.length === 1 || (a.bare && fields.length <= 2 && a.value === undefined) ? typeLabel(a.type) : `{${fields.join(", ")}}`}`,
+        );
+      }
+      if (attrs.length > 0) parts.push(`attributes => {${attrs.join(", ")}}`);
+      if (consts.length > 0) parts.push(`constants => {${consts.join(", ")}}`);
+      if (this.ownFunctions.size > 0)
+        parts.push(
+          `functions => {${[...this.ownFunctions].map(([k, t]) => `${puppetQuote(k)} => ${typeLabel(t)}`).join(", ")}}`,
+        );
+      if (this.equality !== undefined)
+        parts.push(`equality => [${this.equality.map(puppetQuote).join(", ")}]`);
+      if (this.checks !== undefined) parts.push(`checks => ${formatTypeArg(this.checks)}`);
+      return `{${parts.join(", ")}}`;
+    } finally {
+      printing--;
+    }
+  }
+
+  override toString(): string {
+    if (printing > 0) return this.typeSet && this.localName ? this.localName : this.label;
+    return `Object[${this.definition(true)}]`;
+  }
+}
+
+/** An attribute `new` may leave out: it has a default, or its type accepts undef. */
+function optionalAttribute(a: ObjectAttribute): boolean {
+  if (a.hasValue) return true;
+  try {
+    return a.type.isInstance(undefined);
+  } catch {
+    return false;
+  }
+}
+
+/** A type as a definition prints it: aliases and Object types by name. */
+function typeLabel(t: PType): string {
+  if (t instanceof PTypeAliasType) return t.aliasName;
+  if (t instanceof PTypeReferenceType) return t.typeString;
+  return t.toString();
+}
+
+/** Whether a type alias stands for the Object type of the same name (it then prints as that type). */
+export function aliasedObject(t: PTypeAliasType): PUserObjectType | undefined {
+  if (printing > 0) return undefined;
+  try {
+    const r = t.resolvedType();
+    return r instanceof PUserObjectType && r.typeName === t.aliasName ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+setAliasPrinter((t) => {
+  if (printing > 0) return undefined;
+  const o = aliasedObject(t);
+  if (o) return o.toString();
+  try {
+    const r = t.resolvedType();
+    return r instanceof PTypeSetType && r.typeSetName === t.aliasName ? r.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+});
+
+/** An instance of a user-defined Object type. */
+export class PUserObject extends PObject {
+  readonly typeName: string;
+  /** Annotations attached with `annotate` (annotation type → instance). */
+  annotations?: Map<PUserObjectType, PUserObject>;
+  constructor(
+    readonly type: PUserObjectType,
+    /** Every attribute's value, defaults filled in. */
+    readonly values: ReadonlyMap<string, PValue>,
+  ) {
+    super();
+    this.typeName = type.instanceName;
+  }
+  get(name: string): PValue {
+    return this.values.get(name);
+  }
+  /** The init hash: attributes whose value is not their default (Puppet's extract_init_hash). */
+  initHash(): PHash {
+    const h = new PHash();
+    for (const a of this.type.allAttributes().values()) {
+      if (a.kind === "constant" || a.kind === "derived") continue;
+      const v = this.values.get(a.name);
+      if (a.hasValue && pEquals(v, a.value)) continue;
+      h.set(a.name, v);
+    }
+    return h;
+  }
+  toString(): string {
+    return `${this.type.instanceName}(${formatTypeArg(this.initHash())})`;
+  }
+  equals(other: PValue): boolean {
+    if (!(other instanceof PUserObject)) return false;
+    if (other === this) return true;
+    if (this.type.equalityIncludeType && !(this.type.equals(other.type) || other.type === this.type))
+      return false;
+    for (const k of this.type.equalityAttributes())
+      if (!pEquals(this.values.get(k), other.values.get(k))) return false;
+    return true;
+  }
+  hashKey(): string {
+    const keys = this.type.equalityAttributes().map((k) => String(hashKey(this.values.get(k) ?? "")));
+    return `${this.type.instanceName}(${keys.join(",")})`;
+  }
+}
+
+/* ------------------------------------------------------------ TypeSet */
+
+export class PTypeSetType extends PAnyType {
+  readonly types = new Map<string, PType>();
+  constructor(
+    public typeSetName: string | undefined,
+    readonly init: PHash,
+  ) {
+    super();
+    const types = init.get("types");
+    if (isHash(types)) {
+      for (const [key, t] of types) {
+        // Inside a TypeSet, `Car => ...` is a reference to the name being defined.
+        const k = key instanceof PTypeReferenceType ? key.typeString : key;
+        if (typeof k !== "string" || !isType(t)) continue;
+        this.types.set(k, t);
+        if (t instanceof PUserObjectType && !t.typeSet) {
+          t.typeSet = this;
+          t.localName = k;
+        }
+      }
+    }
+  }
+  get label(): string {
+    return this.typeSetName ?? "TypeSet";
+  }
+  override get name(): string {
+    return "TypeSet";
+  }
+  override get kind(): string {
+    return "TypeSet";
+  }
+  localType(name: string): PType | undefined {
+    return this.types.get(name);
+  }
+  /** `MyTS::Car`: the Object types a TypeSet defines (Puppet resolves only those by qualified name). */
+  objectType(name: string): PUserObjectType | undefined {
+    for (const [k, t] of this.types)
+      if (k.toLowerCase() === name.toLowerCase() && t instanceof PUserObjectType) return t;
+    return undefined;
+  }
+  override isInstance(_v: PValue): boolean {
+    return false;
+  }
+  protected override assignableFrom(o: PType): boolean {
+    return o === this;
+  }
+  override equals(other: PType): boolean {
+    return other === this;
+  }
+  override toString(): string {
+    const parts: string[] = [];
+    const pv = this.init.get("pcore_version");
+    if (pv !== undefined) parts.push(`pcore_version => ${formatTypeArg(pv)}`);
+    parts.push(
+      `name_authority => ${puppetQuote(String(this.init.get("name_authority") ?? "http://puppet.com/2016.1/runtime"))}`,
+    );
+    if (this.typeSetName !== undefined) parts.push(`name => ${puppetQuote(this.typeSetName)}`);
+    const version = this.init.get("version");
+    if (version !== undefined) parts.push(`version => ${formatTypeArg(String(version))}`);
+    if (this.types.size > 0) {
+      const ts: string[] = [];
+      for (const [k, t] of this.types) {
+        if (t instanceof PUserObjectType) ts.push(`${k} => Object[${t.definition(false)}]`);
+        else ts.push(`${k} => ${typeLabel(t)}`);
+      }
+      parts.push(`types => {${ts.join(", ")}}`);
+    }
+    const refs = this.init.get("references");
+    if (isHash(refs) && refs.size > 0) {
+      const rs: string[] = [];
+      for (const [k, r] of refs) rs.push(`${String(k)} => ${formatTypeArg(r)}`);
+      parts.push(`references => {${rs.join(", ")}}`);
+    }
+    return `TypeSet[{${parts.join(", ")}}]`;
+  }
+}
+
+/* ------------------------------------------------------- construction */
+
+const KINDS = new Set(["constant", "derived", "given_or_derived", "reference"]);
+const OBJECT_KEYS = new Set([
+  "name",
+  "parent",
+  "type_parameters",
+  "attributes",
+  "constants",
+  "functions",
+  "equality",
+  "equality_include_type",
+  "checks",
+  "annotations",
+]);
+
+function attributeFrom(label: string, name: string, spec: PValue, override = false): ObjectAttribute {
+  if (isType(spec)) {
+    const opt = resolveQuiet(spec) instanceof POptionalType;
+    return {
+      name,
+      type: spec,
+      hasValue: opt,
+      value: undefined,
+      final: false,
+      override,
+      bare: true,
+      constant: false,
+    };
+  }
+  if (!isHash(spec))
+    throw errorOf(
+      `attribute ${label}[${name}] has wrong type, expects a Type value, got ${inferType(spec).toString()}`,
+    );
+  const type = spec.get("type");
+  if (!isType(type))
+    throw errorOf(`initializer for attribute ${label}[${name}] expects a value for key 'type'`);
+  const kind = spec.get("kind");
+  if (kind !== undefined && (typeof kind !== "string" || !KINDS.has(kind)))
+    throw errorOf(
+      `initializer for attribute ${label}[${name}] entry 'kind' expects an undef value or a match for Enum['constant', 'derived', 'given_or_derived', 'reference'], got ${formatTypeArg(kind)}`,
+    );
+  const hasValue = spec.has("value");
+  const value = spec.get("value");
+  if (hasValue && (kind === "derived" || kind === "given_or_derived"))
+    throw errorOf(`attribute ${label}[${name}] of kind '${kind}' cannot be combined with an attribute value`);
+  if (!hasValue && kind === "constant")
+    throw errorOf(`attribute ${label}[${name}] of kind 'constant' requires a value`);
+  if (hasValue && value !== DEFAULT && !type.isInstance(value))
+    throw errorOf(describeMismatch(`attribute ${label}[${name}] value`, type, value));
+  return {
+    name,
+    type,
+    ...(kind !== undefined ? { kind: kind as AttributeKind } : {}),
+    hasValue,
+    value,
+    final: spec.get("final") === true || kind === "constant",
+    override: spec.get("override") === true || override,
+    bare: false,
+    constant: false,
+  };
+}
+
+function resolveQuiet(t: PType): PType | undefined {
+  try {
+    return resolve(t);
+  } catch {
+    return t;
+  }
+}
+
+/** `Object[{...}]`: an Object type from its init hash. */
+export function createObjectType(init: PValue): PType {
+  if (!isHash(init)) throw errorOf(`Object-Type expects a Hash argument, got ${inferType(init).toString()}`);
+  for (const k of init.keys())
+    if (typeof k !== "string" || !OBJECT_KEYS.has(k))
+      throw errorOf(`object initializer has wrong type, unrecognized key '${String(k)}'`);
+  const name = init.get("name");
+  if (name !== undefined && typeof name !== "string")
+    throw errorOf(
+      `object initializer entry 'name' expects a String value, got ${inferType(name).toString()}`,
+    );
+  const label = name ?? "Object";
+  const parent = init.get("parent");
+  if (parent !== undefined && !isType(parent))
+    throw errorOf(
+      `object initializer entry 'parent' expects a Type value, got ${inferType(parent).toString()}`,
+    );
+  const attrs = new Map<string, ObjectAttribute>();
+  const specs = init.get("attributes");
+  if (specs !== undefined && !isHash(specs))
+    throw errorOf("object initializer entry 'attributes' expects a Hash value");
+  if (isHash(specs)) for (const [k, s] of specs) attrs.set(String(k), attributeFrom(label, String(k), s));
+  const constants = init.get("constants");
+  if (isHash(constants))
+    for (const [k, v] of constants) {
+      const key = String(k);
+      if (attrs.has(key))
+        throw errorOf(`attribute ${label}[${key}] is defined as both a constant and an attribute`);
+      attrs.set(key, {
+        name: key,
+        type: inferType(v).generalize(),
+        kind: "constant",
+        hasValue: true,
+        value: v,
+        final: true,
+        override: false,
+        bare: false,
+        constant: true,
+      });
+    }
+  const functions = new Map<string, PType>();
+  const fspecs = init.get("functions");
+  if (isHash(fspecs))
+    for (const [k, s] of fspecs) {
+      const t = isHash(s) ? s.get("type") : s;
+      if (!isType(t)) throw errorOf(`function ${label}[${String(k)}] has wrong type, expects a Type value`);
+      if (attrs.has(String(k)))
+        throw errorOf(`function ${label}[${String(k)}] conflicts with attribute with the same name`);
+      functions.set(String(k), t);
+    }
+  const includeType = init.get("equality_include_type");
+  let equality: string[] | undefined;
+  const eq = init.get("equality");
+  if (typeof eq === "string") equality = [eq];
+  else if (Array.isArray(eq)) equality = eq.map(String);
+  if (equality && equality.length > 0 && includeType === false)
+    throw errorOf("equality_include_type = false cannot be combined with non empty equality specification");
+  for (const a of equality ?? []) {
+    const m = attrs.get(a);
+    if (m === undefined && !functions.has(a) && parent === undefined)
+      throw errorOf(`${label} equality is referencing non existent attribute '${a}'`);
+    if (m?.kind === "constant")
+      throw errorOf(
+        `${label} equality is referencing constant attribute ${label}[${a}]. Reference to constant is not allowed in equality`,
+      );
+  }
+  const annotations = init.get("annotations");
+  return new PUserObjectType(
+    name,
+    parent as PType | undefined,
+    attrs,
+    functions,
+    equality,
+    includeType !== false,
+    isHash(annotations) ? annotations : undefined,
+    init.get("checks"),
+  );
+}
+
+/** `TypeSet[{...}]`. */
+export function createTypeSet(init: PValue): PType {
+  if (!isHash(init)) throw errorOf(`TypeSet-Type expects a Hash argument, got ${inferType(init).toString()}`);
+  const name = init.get("name");
+  return new PTypeSetType(typeof name === "string" ? name : undefined, init);
+}
+
+/** The loader's name for an Object type or TypeSet a type alias defines. */
+export function nameDefinedType(t: PType, name: string): void {
+  if (t instanceof PUserObjectType && t.typeName === undefined) t.assignName(name);
+  else if (t instanceof PUserObjectType && t.typeName !== name && !t.typeSet) t.assignName(name);
+  else if (t instanceof PTypeSetType) t.typeSetName = name;
+}
+
+/* -------------------------------------------------------------- new */
+
+function plural(n: number): string {
+  return n === 1 ? "1 argument" : `${n} arguments`;
+}
+
+function signatureText(t: PUserObjectType): string[] {
+  printing++;
+  try {
+    const info = t.parameterInfo();
+    const params = info.names.map((n, i) => `${typeLabel(info.types[i] as PType)} ${n}`);
+    return [`(${t.initStruct().toString()} hash)`, `(${params.join(", ")})`];
+  } finally {
+    printing--;
+  }
+}
+
+/** `Car.new(...)`/`Car(...)`: by one init hash or by the attributes in order. */
+export function newUserObject(t: PUserObjectType, args: readonly PValue[]): PUserObject {
+  const fn = `new_${t.instanceName}`;
+  if (t.isAnnotation() && t === ANNOTATION_TYPE)
+    throw errorOf(`Creation of new instance of type '${t.label}' is not supported`);
+  const info = t.parameterInfo();
+  const struct = t.initStruct();
+  // By hash.
+  let hashReject: string | undefined;
+  if (args.length === 1) {
+    const h = args[0];
+    if (isHash(h) && struct.isInstance(h)) return build(t, h);
+    hashReject = describeMismatch("parameter 'hash'", struct, h);
+  }
+  // By position.
+  let posReject: string | undefined;
+  if (args.length >= info.required && args.length <= info.names.length) {
+    let ok = true;
+    for (let i = 0; i < args.length; i++) {
+      const pt = info.types[i] as PType;
+      if (!pt.isInstance(args[i])) {
+        posReject = describeMismatch(`parameter '${info.names[i]}'`, pt, args[i]);
+        ok = false;
+        break;
+      }
+    }
+    if (ok) {
+      const h = new PHash();
+      for (let i = 0; i < args.length; i++) h.set(info.names[i] as string, args[i]);
+      return build(t, h);
+    }
+  } else {
+    posReject =
+      info.required === info.names.length
+        ? `expects ${plural(info.names.length)}, got ${args.length}`
+        : `expects between ${info.required} and ${info.names.length} arguments, got ${args.length}`;
+  }
+  // Both signatures reject: Puppet's describer.
+  const countOk = (min: number, max: number) => args.length >= min && args.length <= max;
+  if (!countOk(1, 1) && !countOk(info.required, info.names.length)) {
+    const lo = Math.min(1, info.required);
+    const hi = Math.max(1, info.names.length);
+    const want = lo === hi ? `expects ${plural(lo)}` : `expects between ${lo} and ${hi} arguments`;
+    throw errorOf(`'${fn}' ${want}, got ${args.length}`);
+  }
+  const [hs, ps] = signatureText(t);
+  throw errorOf(
+    `The function '${fn}' was called with arguments it does not accept. It expects one of:\n  ${hs}\n    rejected: ${hashReject ?? `expects 1 argument, got ${args.length}`}\n  ${ps}\n    rejected: ${posReject}`,
+  );
+}
+
+function build(t: PUserObjectType, h: PHash): PUserObject {
+  const values = new Map<string, PValue>();
+  for (const a of t.allAttributes().values()) {
+    if (a.kind === "derived") continue;
+    if (a.kind !== "constant" && h.has(a.name)) values.set(a.name, h.get(a.name));
+    else if (a.hasValue) values.set(a.name, a.value);
+  }
+  return new PUserObject(t, values);
+}
+
+/** A member of an Object value called as `$o.name(...)`; `undefined` when it has none of that name. */
+export function objectMember(
+  receiver: PValue,
+  name: string,
+  args: readonly PValue[],
+): { value: PValue } | undefined {
+  if (!(receiver instanceof PUserObject)) return undefined;
+  const m = receiver.type.member(name);
+  if (m === undefined) return undefined;
+  if (isType(m))
+    throw errorOf(`function ${receiver.type.label}[${name}] has no implementation in tend (Ruby only)`);
+  if (args.length > 0)
+    throw errorOf(`'${receiver.type.label}[${name}]' expects no arguments, got ${args.length}`);
+  return { value: receiver.values.get(name) };
+}
+
+/** The attributes a tree walk visits (`tree_each`): own attributes, references only when asked. */
+export function objectChildren(v: PValue, includeRefs: boolean): [PValue, PValue][] | undefined {
+  if (!(v instanceof PUserObject)) return undefined;
+  const out: [PValue, PValue][] = [];
+  for (const a of v.type.ownAttributes.values()) {
+    if (a.kind === "reference" && !includeRefs) continue;
+    out.push([a.name, v.values.get(a.name)]);
+  }
+  return out;
+}
+
+/* ------------------------------------------------------- annotations */
+
+/** Puppet's `Annotation`: the parent of annotation types. */
+export const ANNOTATION_TYPE = new PUserObjectType(
+  "Annotation",
+  undefined,
+  new Map(),
+  new Map(),
+  undefined,
+  true,
+  undefined,
+  undefined,
+);
+
+/** `Pcore`: the receiver of `Pcore.annotate(value, {Type => hash})`. */
+export class PPcoreType extends PAnyType {
+  override get name(): string {
+    return "Pcore";
+  }
+  override isInstance(): boolean {
+    return false;
+  }
+  protected override assignableFrom(o: PType): boolean {
+    return o instanceof PPcoreType;
+  }
+  override equals(other: PType): boolean {
+    return other instanceof PPcoreType;
+  }
+  override toString(): string {
+    return "Pcore";
+  }
+}
+
+type Annotatable = PUserObject | PUserObjectType;
+
+function declared(o: Annotatable, t: PUserObjectType): PValue {
+  if (!(o instanceof PUserObjectType) || !o.declaredAnnotations) return undefined;
+  for (const [k, v] of o.declaredAnnotations) {
+    const r = isType(k) ? resolve(k) : undefined;
+    if (r === t) return v;
+  }
+  return undefined;
+}
+
+/** The annotations attached to a value: kept on the Object value or type itself. */
+function annotationsOf(o: Annotatable): Map<PUserObjectType, PUserObject> {
+  o.annotations ??= new Map();
+  return o.annotations;
+}
+
+function annotationFrom(t: PUserObjectType, init: PValue): PUserObject {
+  return newUserObject(t, [init]);
+}
+
+/**
+ * `annotate(Type[Annotation], value)` with an optional block giving the
+ * init hash, `annotate(Type[Annotation], value, hash | clear)`, and
+ * `annotate(Pcore, value, {Type => hash})`.
+ */
+export function annotate(
+  type: PType,
+  value: PValue,
+  third: PValue | undefined,
+  block: (() => PValue) | undefined,
+): PValue {
+  const subject = value instanceof PTypeAliasType ? resolveQuiet(value) : value;
+  const target = subject instanceof PUserObject || subject instanceof PUserObjectType ? subject : undefined;
+  if (type instanceof PPcoreType) {
+    if (!isHash(third)) throw errorOf("'annotate' parameter 'annotations' expects a Hash value");
+    for (const [k, init] of third) {
+      const t = isType(k) ? resolve(k) : undefined;
+      if (!(t instanceof PUserObjectType) || !t.isAnnotation())
+        throw errorOf("'annotate' parameter 'annotations' expects a Hash[Type[Annotation], Hash] value");
+      if (target) annotationsOf(target).set(t, annotationFrom(t, init));
+    }
+    return value;
+  }
+  const t = resolve(type);
+  if (!(t instanceof PUserObjectType) || !t.isAnnotation())
+    throw errorOf(
+      `'annotate' parameter 'type' expects a Type[Annotation] value, got ${inferType(type).toString()}`,
+    );
+  const decl = target ? declared(target, t) : undefined;
+  if (third === undefined) {
+    if (!target) return block ? annotationFrom(t, block()) : undefined;
+    const m = annotationsOf(target);
+    let a = m.get(t);
+    if (a === undefined) {
+      const init = decl ?? (block ? block() : undefined);
+      if (init !== undefined) {
+        a = annotationFrom(t, init);
+        m.set(t, a);
+      }
+    }
+    return a;
+  }
+  if (decl !== undefined) {
+    const action = third === "clear" ? "clear" : "redefine";
+    throw errorOf(`attempt to ${action} ${t.label} annotation declared on ${labelOf(subject)}`);
+  }
+  if (!target) return third === "clear" ? undefined : annotationFrom(t, third);
+  const m = annotationsOf(target);
+  if (third === "clear") {
+    const old = m.get(t);
+    m.delete(t);
+    return old;
+  }
+  const a = annotationFrom(t, third);
+  m.set(t, a);
+  return a;
+}
+
+function labelOf(v: PValue | PType): string {
+  if (v instanceof PUserObjectType) return v.label;
+  if (v instanceof PUserObject) return v.type.label;
+  return String(v);
+}
+
+/** `MyTS::Car`: an Object type of the TypeSet `set` stands for (Puppet resolves only those). */
+export function typeSetMember(set: PType, name: string): PType | undefined {
+  const r = resolveQuiet(set);
+  return r instanceof PTypeSetType ? r.objectType(name) : undefined;
+}
+
+/** Whether a type alias's expression is `TypeSet[...]` (its body refers to its own types by name). */
+export function isTypeSetExpression(e: { kind: string; left?: unknown }): boolean {
+  const left = e.left as { kind?: string; value?: string } | undefined;
+  return (
+    e.kind === "Access" && left?.kind === "QualifiedReference" && left.value?.toLowerCase() === "typeset"
+  );
+}
