@@ -303,6 +303,7 @@ class ChefPrinter {
     else if (e.status === "up-to-date") this.io.stdout(`${head} (up to date)\n`);
     else this.io.stdout(`${head}\n`);
     const would = e.whyRun ? "Would " : "";
+    for (const line of e.assumptions ?? []) this.io.stdout(`${pad}  * ${line}\n`);
     for (const line of e.lines) this.io.stdout(`${pad}  - ${would}${line}\n`);
     if (e.status === "failed") this.failure(e, pad);
   }

@@ -59,6 +59,8 @@ export interface ResourceActionEvent {
   readonly status: "updated" | "up-to-date" | "skipped" | "failed";
   /** What changed (or would), one line each, without chef-client's "- ". */
   readonly lines: readonly string[];
+  /** Why-run: failed requirements and what is assumed instead, one line each (`* ` in chef-client's output). */
+  readonly assumptions?: readonly string[];
   readonly whyRun: boolean;
   /** Why it was skipped: `only_if`, `not_if`, `creates`. */
   readonly skippedBy?: string;
@@ -445,6 +447,7 @@ class CollectionWalk {
     this.emitAction(entry, action, {
       status: outcome.failed !== undefined ? "failed" : outcome.updated ? "updated" : "up-to-date",
       lines: outcome.lines,
+      ...(outcome.assumptions?.length ? { assumptions: outcome.assumptions } : {}),
       error: outcome.failed,
       ignored: outcome.failed !== undefined && d.ignoreFailure ? true : undefined,
       notified: notified || undefined,
@@ -454,7 +457,10 @@ class CollectionWalk {
   private emitAction(
     entry: Resolved,
     action: string,
-    detail: Pick<ResourceActionEvent, "status" | "lines" | "skippedBy" | "error" | "ignored" | "notified">,
+    detail: Pick<
+      ResourceActionEvent,
+      "status" | "lines" | "assumptions" | "skippedBy" | "error" | "ignored" | "notified"
+    >,
   ): void {
     this.state.emit({
       kind: "action",

@@ -5,8 +5,8 @@
  * file /x from 2c26b4 to fcde2b`, `change mode from '0644' to '0600'`).
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
 import type { Change } from "../../providers/change.js";
 import {
   ensureContent,
@@ -142,9 +142,11 @@ function writeFile(
     digest: "sha256",
     ...(mode === undefined ? {} : { mode }),
   });
-  if (result.status === "failed") return failed(result.error ?? "failed");
+  if (result.status === "failed") return failed(missingParent(path) ?? result.error ?? "failed");
   const lines: string[] = [];
   const created = result.changes.some((c) => c.property === "ensure");
+  const assumed =
+    created && noop ? assumeParent(path, `Parent directory ${dirname(path)} does not exist.`) : [];
   if (created) {
     lines.push(`create new file ${path}`);
     lines.push(`update content in file ${path} from none to ${shortSum(data)}`);
@@ -157,7 +159,32 @@ function writeFile(
   if (created && mode !== undefined) lines.push(`change mode from '' to '${modeText(mode)}'`);
   const attrs = attributes(path, props, context, created);
   lines.push(...attrs.lines);
-  return outcome(lines, attrs);
+  return withAssumptions(outcome(lines, attrs), assumed);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** chef-client's failure when the enclosing directory is missing (checked only after a failure). */
+function missingParent(path: string, creating?: string): string | undefined {
+  const parent = dirname(path);
+  if (isDirectory(parent)) return undefined;
+  return `Parent directory ${parent} does not exist${creating ? `, cannot create ${creating}` : "."}`;
+}
+
+/** Why-run: a missing enclosing directory is assumed made by an earlier resource, as chef-client does. */
+function assumeParent(path: string, failure: string): string[] {
+  const parent = dirname(path);
+  return isDirectory(parent) ? [] : [failure, `Assuming directory ${parent} would have been created`];
+}
+
+function withAssumptions(outcome: ActionOutcome, assumptions: readonly string[]): ActionOutcome {
+  return assumptions.length === 0 ? outcome : { ...outcome, assumptions };
 }
 
 function pathOf(target: ActionTarget): string {
@@ -285,18 +312,22 @@ export const directoryType: RecipeResourceType = {
     if (action === "delete")
       return removeOutcome(path, "directory", context, target.props.recursive === true);
     const mode = modeOf(target.props.mode);
+    const recursive = target.props.recursive === true;
     const result = ensureDirectory(path, {
       noop: context.whyRun,
-      parents: target.props.recursive === true,
+      parents: recursive,
       ...(mode === undefined ? {} : { mode }),
     });
-    if (result.status === "failed") return failed(result.error ?? "failed");
+    const parentGone = (): string | undefined => (recursive ? undefined : missingParent(path, path));
+    if (result.status === "failed") return failed(parentGone() ?? result.error ?? "failed");
     const created = result.status === "changed";
+    const gone = created && context.whyRun ? parentGone() : undefined;
+    const assumed = gone ? assumeParent(path, gone) : [];
     const lines = created ? [`create new directory ${path}`] : [];
     if (created && mode !== undefined) lines.push(`change mode from '' to '${modeText(mode)}'`);
     const attrs = attributes(path, target.props, context, created);
     lines.push(...attrs.lines);
-    return outcome(lines, attrs);
+    return withAssumptions(outcome(lines, attrs), assumed);
   },
 };
 

@@ -6,7 +6,8 @@
  * for a service is `nothing`); users and groups created or removed; a
  * cron job created or deleted. RecipeSystem replaces the machine's tools.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { ensureCron } from "../../providers/cron/index.js";
 import { ensureDebPackage } from "../../providers/packages/debian.js";
 import { commandServiceBackend } from "../../providers/services/init-script.js";
@@ -93,6 +94,7 @@ function serviceBackend(target: ActionTarget, context: RecipeActionContext): Ser
         restart: textProp(p.restartCommand),
       },
       pattern: textProp(p.pattern),
+      ...(context.system.initScriptDirectory ? { path: [context.system.initScriptDirectory] } : {}),
     },
     { run, processTable: context.system.processTable },
   );
@@ -154,9 +156,11 @@ export const serviceType: RecipeResourceType = {
   nameProperty: "serviceName",
   run: async (action, target, context) => {
     if (action === "nothing") return UNCHANGED;
+    const line = `${action} service ${target.ref}`;
+    const script = missingInitScript(action, target, context);
+    if (script !== undefined) return initScriptAbsent(action, script, line, context.whyRun);
     const backend = serviceBackend(target, context);
     const noop = context.whyRun;
-    const line = `${action} service ${target.ref}`;
     switch (action) {
       case "start":
       case "stop":
@@ -185,6 +189,50 @@ export const serviceType: RecipeResourceType = {
     }
   },
 };
+
+const ACTION_COMMAND: Readonly<Record<string, string>> = {
+  start: "startCommand",
+  stop: "stopCommand",
+  restart: "restartCommand",
+  reload: "reloadCommand",
+};
+
+/**
+ * The init script an init-script service needs for `action` and lacks
+ * (chef-client's init provider asserts it unless the resource gives the
+ * action's command); undefined when systemd runs the service, a command is
+ * given, or the script is there.
+ */
+function missingInitScript(
+  action: string,
+  target: ActionTarget,
+  context: RecipeActionContext,
+): string | undefined {
+  const command = ACTION_COMMAND[action];
+  if (command === undefined || target.props[command] !== undefined) return undefined;
+  const p = target.props;
+  const provider =
+    textProp(p.provider) ?? ((context.system.systemdRuns ?? systemdIsInit()) ? "systemd" : "debian");
+  if (provider === "systemd" || provider === "base") return undefined;
+  const name = textProp(p.serviceName) ?? target.declaration.name;
+  const script = join(context.system.initScriptDirectory ?? "/etc/init.d", name);
+  return existsSync(script) ? undefined : script;
+}
+
+/**
+ * No init script: a failure, or in why-run chef-client's assumption that
+ * an earlier resource would have installed it, the service then taken as
+ * stopped (start and restart would run; stop and reload have nothing to do).
+ */
+function initScriptAbsent(action: string, script: string, line: string, whyRun: boolean): ActionOutcome {
+  if (!whyRun) return failed(`${script} does not exist!`);
+  const assumptions = [
+    `${script} does not exist!`,
+    `Init script '${script}' doesn't exist, assuming a prior action would have created it.`,
+  ];
+  const runs = action === "start" || action === "restart";
+  return { updated: runs, lines: runs ? [line] : [], assumptions };
+}
 
 function rootOf(context: RecipeActionContext): string | undefined {
   return context.system.root;

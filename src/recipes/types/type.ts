@@ -24,6 +24,8 @@ export interface RecipeSystem {
   readonly accountTools?: AccountToolRunner;
   /** Where crontabs are read and written. */
   readonly crontabs?: CrontabStore;
+  /** Where init scripts are (default /etc/init.d). */
+  readonly initScriptDirectory?: string;
   /** Whether systemd runs the machine (default: /proc/1/comm says so). */
   readonly systemdRuns?: boolean;
   /** The process table (`ps -ef` lines), for services without a status command. */
@@ -71,6 +73,13 @@ export interface ActionOutcome {
   readonly lines: readonly string[];
   /** Why it failed, when it did. */
   readonly failed?: string;
+  /**
+   * Why-run only: a requirement the system does not meet yet and what the
+   * run assumes instead (chef-client's failed assertion, then its
+   * assumption: `Parent directory /x does not exist.`, `Assuming directory
+   * /x would have been created`), printed `* line` under the resource.
+   */
+  readonly assumptions?: readonly string[];
   /** The provider used (`systemd`, `apt`...). */
   readonly provider?: string;
 }
