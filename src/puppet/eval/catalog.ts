@@ -13,6 +13,8 @@ export class Catalog {
   /** Containment: source → targets (insertion ordered) and target → sources. */
   private readonly out = new Map<CResource, CResource[]>();
   private readonly in = new Map<CResource, CResource[]>();
+  /** The targets of each source as a set: an edge is added once, without a scan of `out`. */
+  private readonly outSet = new Map<CResource, Set<CResource>>();
   readonly classes: string[] = [];
   readonly tags = new TagSet();
   readonly stage: CResource;
@@ -69,12 +71,16 @@ export class Catalog {
 
   addEdge(source: CResource, target: CResource): void {
     let outs = this.out.get(source);
-    if (!outs) {
+    let set = this.outSet.get(source);
+    if (!outs || !set) {
       outs = [];
+      set = new Set();
       this.out.set(source, outs);
+      this.outSet.set(source, set);
     }
-    if (outs.includes(target)) return;
+    if (set.has(target)) return;
     outs.push(target);
+    set.add(target);
     let ins = this.in.get(target);
     if (!ins) {
       ins = [];

@@ -45,7 +45,14 @@ import {
   isInstance,
   typeByName,
 } from "./typing.js";
-import { DEFERRED_TYPE, PIntegerType, type PType, PTypeAliasType, PTypeReferenceType } from "./types.js";
+import {
+  DEFERRED_TYPE,
+  PIntegerType,
+  PResourceType,
+  type PType,
+  PTypeAliasType,
+  PTypeReferenceType,
+} from "./types.js";
 import { isTypeSetExpression, nameDefinedType, typeSetMember } from "./types/user-objects.js";
 import { DEFAULT, type PCallable, PDeferred, PHash, PSensitive, type PValue, isType } from "./values.js";
 
@@ -1028,7 +1035,7 @@ export class Compiler implements ScopeHost {
       }
       typeName = ref.typeName.toLowerCase();
     }
-    typeName = typeName.replace(/^::/, "");
+    if (typeName.startsWith("::")) typeName = typeName.slice(2);
     const titlesToBody = new Map<PValue, A.ResourceBody>();
     const bodies: { body: A.ResourceBody; titles: string[]; params: Map<string, ParamEntry> }[] = [];
     let defaults: Map<string, ParamEntry> | undefined;
@@ -1036,15 +1043,16 @@ export class Compiler implements ScopeHost {
       const tv = ev.evaluate(body.title, scope);
       if (tv === undefined)
         ev.fail("Missing title. The title expression resulted in undef", body.title, scope);
-      const titles = [tv].flat(Number.POSITIVE_INFINITY as 1) as PValue[];
+      const titles = typeof tv === "string" ? [tv] : ([tv].flat(Number.POSITIVE_INFINITY as 1) as PValue[]);
       const strings: string[] = [];
       let isDefault = false;
-      titles.forEach((t: PValue, i) => {
+      for (let i = 0; i < titles.length; i++) {
+        const t = titles[i];
         if (t === undefined)
           ev.fail(`Missing title at index ${i}. The title expression resulted in undef`, body.title, scope);
         if (t === DEFAULT) {
           isDefault = true;
-          return;
+          continue;
         }
         if (typeof t !== "string")
           ev.fail(
@@ -1062,18 +1070,20 @@ export class Compiler implements ScopeHost {
           ev.fail(`The title '${t}' has already been used in this resource expression`, e, scope);
         titlesToBody.set(t, body);
         strings.push(t as string);
-      });
+      }
       const params = this.evaluateOperations(body.operations, scope, e);
       if (isDefault) defaults = params;
       bodies.push({ body, titles: strings, params });
     }
     const refs: PValue[] = [];
     for (const b of bodies) {
-      const params = new Map(defaults ?? []);
-      for (const [k, v] of b.params) params.set(k, v);
-      for (const title of b.titles) {
-        refs.push(this.createResource(e, b.body, scope, typeName, title, [...params.values()]));
+      let params = b.params;
+      if (defaults !== undefined && defaults !== params) {
+        params = new Map(defaults);
+        for (const [k, v] of b.params) params.set(k, v);
       }
+      const list = [...params.values()];
+      for (const title of b.titles) refs.push(this.createResource(e, b.body, scope, typeName, title, list));
     }
     return refs.length === 1 ? refs[0] : refs;
   }
@@ -1081,30 +1091,30 @@ export class Compiler implements ScopeHost {
   evaluateOperations(ops: readonly A.Operation[], scope: Scope, owner: A.NodeBase): Map<string, ParamEntry> {
     const result = new Map<string, ParamEntry>();
     const locator = scope.locator;
-    for (const op of ops) {
-      const pos = locator?.position(op.offset);
-      const base = {
-        source: scope.source,
-        ...(locator?.file ? { file: locator.file } : {}),
-        ...(pos ? { line: pos.line } : {}),
-      };
-      const entries: ParamEntry[] = [];
+    const file = locator?.file ? locator.file : undefined;
+    const source = scope.source;
+    // Entries made field by field, in one shape (name, value, add, source, file, line):
+    // no spread of a `base` object for each of the ~6 attributes of every resource.
+    const entry = (name: string, value: PValue, add: boolean | undefined, line: number | undefined) => {
+      const p: { -readonly [K in keyof ParamEntry]: ParamEntry[K] } =
+        add === undefined ? { name, value, source } : { name, value, add, source };
+      if (file !== undefined) p.file = file;
+      if (line !== undefined) p.line = line;
+      if (result.has(name)) this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
+      result.set(name, p);
+    };
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i] as A.Operation;
+      const line = locator?.line(op.offset);
       if (op.kind === "AttributeOperation") {
-        entries.push({
-          name: op.name,
-          value: this.ev.evaluate(op.value, scope),
-          add: op.operator === "+>",
-          ...base,
-        });
+        entry(op.name, this.ev.evaluate(op.value, scope), op.operator === "+>", line);
       } else {
         const h = this.ev.evaluate(op.expr, scope);
         if (!(h instanceof PHash))
           this.ev.fail(`Expected value of type Hash, got ${typeLabel(h)}`, op.expr, scope);
-        for (const [k, v] of h) entries.push({ name: String(k), value: v, ...base });
-      }
-      for (const p of entries) {
-        if (result.has(p.name)) this.ev.fail(`The attribute '${p.name}' has already been set`, owner, scope);
-        result.set(p.name, p);
+        const entries: [string, PValue][] = [];
+        for (const [k, v] of h) entries.push([String(k), v]);
+        for (const [k, v] of entries) entry(k, v, undefined, line);
       }
     }
     return result;
@@ -1129,10 +1139,8 @@ export class Compiler implements ScopeHost {
     title: string,
     params: ParamEntry[],
   ): PValue {
-    const pos = scope.locator?.position(body.offset);
-    const line = scope.locator?.position(e.offset).line;
+    const line = scope.locator?.line(e.offset);
     const file = scope.locator?.file;
-    void pos;
     try {
       if (typeName === "class") {
         const cls = this.findClass(title);
@@ -1537,11 +1545,16 @@ export class Compiler implements ScopeHost {
   private validateRelationshipParameters(): void {
     for (const r of this.catalog.resourceList()) {
       if (r.virtual) continue;
-      for (const param of ["before", "require", "notify", "subscribe"]) {
+      for (const param of RELATIONSHIP_PARAMS) {
         const p = r.params.get(param);
         if (!p || p.value === undefined) continue;
-        for (const v of [p.value].flat(Number.POSITIVE_INFINITY as 1) as PValue[]) {
+        const value: PValue = p.value;
+        const values: PValue[] = isArr(value)
+          ? (value.flat(Number.POSITIVE_INFINITY as 1) as PValue[])
+          : [value];
+        for (const v of values) {
           if (v === undefined) continue;
+          if (this.foundByType(v)) continue;
           const ref = asResourceRef(v);
           const text = ref ? ref.refString() : typeof v === "string" ? v : interpolate(v);
           const found = ref ? this.catalog.findRef(text) : this.findRefString(text);
@@ -1553,6 +1566,12 @@ export class Compiler implements ScopeHost {
         }
       }
     }
+  }
+
+  /** A reference with a title (`File['/x']`) found as it is, without making its text. */
+  private foundByType(v: PValue): boolean {
+    if (!(v instanceof PResourceType) || v.typeName === undefined || v.title === undefined) return false;
+    return this.catalog.find(capitalizeTypeName(v.typeName), v.title) !== undefined;
   }
 
   private findRefString(text: string): CResource | undefined {
@@ -1619,6 +1638,8 @@ export class Compiler implements ScopeHost {
     }
   }
 }
+
+const RELATIONSHIP_PARAMS = ["before", "require", "notify", "subscribe"] as const;
 
 function newDeferred(args: PValue[]): PValue {
   const [first, second] = args;

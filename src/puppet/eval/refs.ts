@@ -9,6 +9,12 @@ import type { PValue } from "./values.js";
 
 /** `foo::bar` → `Foo::Bar`: Puppet's capitalisation of a resource type name. */
 export function capitalizeTypeName(name: string): string {
+  // The common case, one segment (`file`, `File`): no split, no join.
+  if (name.indexOf("::") === -1) {
+    const c = name.charCodeAt(0);
+    if (c >= 97 && c <= 122) return String.fromCharCode(c - 32) + name.slice(1);
+    if (c < 128 || Number.isNaN(c)) return name;
+  }
   return name
     .split("::")
     .map((s) => (s.length === 0 ? s : s[0]?.toUpperCase() + s.slice(1)))

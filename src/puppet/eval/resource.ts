@@ -94,8 +94,11 @@ export class CResource {
     if (!(title === "main" && (type === "Stage" || type === "Class"))) this.tags.addIfValid(title);
   }
 
+  private refText: string | undefined;
+
   get ref(): string {
-    return `${this.type}[${this.title}]`;
+    this.refText ??= `${this.type}[${this.title}]`;
+    return this.refText;
   }
   get isClass(): boolean {
     return this.type === "Class";
