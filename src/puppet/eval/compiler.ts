@@ -1133,7 +1133,7 @@ export class Compiler implements ScopeHost {
 
   private createResource(
     e: A.Resource,
-    body: A.ResourceBody,
+    _body: A.ResourceBody,
     scope: Scope,
     typeName: string,
     title: string,
