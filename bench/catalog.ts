@@ -20,6 +20,10 @@
  * every file is created) and steady state (everything already converged,
  * nothing changes). After each run the tree is checked (every file's
  * content and mode), so a tool that did not do the work cannot look fast.
+ * Each first run gets a new empty directory and no tree is deleted until
+ * the end (see FreshTrees in measure.ts: deleting the previous tree made
+ * the next first run slower, by how much depending on the kernel), and
+ * every timed run starts after `sync`.
  *
  * Puppet runs in a scratch confdir (vardir, reports, state, ssl all inside
  * the temporary directory) with fixed facts (`--facts_terminus json`): it
@@ -51,7 +55,16 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { filesPolicy } from "./files.js";
-import { type BenchAgent, benchAgent, CF_AGENT, childCpuMs, median, TEND } from "./measure.js";
+import {
+  type BenchAgent,
+  benchAgent,
+  CF_AGENT,
+  childCpuMs,
+  FreshTrees,
+  median,
+  settle,
+  TEND,
+} from "./measure.js";
 
 const PUPPET = "puppet";
 const NODE_NAME = "bench.example.com";
@@ -204,11 +217,6 @@ function verifyTree(dir: string, count: number, tool: Tool): void {
   }
 }
 
-function resetDirectory(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir);
-}
-
 /** Why `tend puppet apply` cannot run here, or null when it can. */
 function tendPuppetMissing(): string | null {
   const r = spawnSync(TEND, ["puppet", "apply", "--help"], { encoding: "utf8" });
@@ -243,7 +251,9 @@ export function compareCatalog(
   count: number,
   options: CatalogOptions,
   skipped: string[],
+  shared?: FreshTrees,
 ): { rows: CatalogRow[]; compile: CatalogResult["compile"][number] | null } {
+  const trees = shared ?? new FreshTrees("catalog");
   const root = mkdtempSync(join(tmpdir(), "tend-bench-catalog-"));
   const target = join(root, "files");
   const agents: BenchAgent[] = [];
@@ -346,12 +356,13 @@ export function compareCatalog(
     const rounds = Math.max(...tools.map((t) => t.iterations), 0);
     const failed = new Set<Tool>();
     for (let i = 0; i < rounds; i++) {
-      for (const t of tools) {
+      for (const t of i % 2 === 0 ? tools : [...tools].reverse()) {
         if (i >= t.iterations || failed.has(t.command.tool)) continue;
-        resetDirectory(target);
+        trees.renew(target);
         try {
           t.first.push(timeCommand(t.command));
           verifyTree(target, count, t.command.tool);
+          settle();
           t.steady.push(timeCommand(t.command));
           verifyTree(target, count, t.command.tool);
         } catch (error) {
@@ -380,7 +391,10 @@ export function compareCatalog(
     });
     return { rows, compile };
   } finally {
+    // The tree goes with the others, deleted once every size is timed.
+    if (shared && existsSync(target)) shared.renew(target);
     rmSync(root, { recursive: true, force: true });
+    if (!shared) trees.dispose();
     for (const a of agents) rmSync(a.workdir, { recursive: true, force: true });
   }
 }
@@ -389,19 +403,25 @@ export function runCatalogBenchmarks(sizes: readonly number[], options: CatalogO
   const skipped: string[] = [];
   const rows: CatalogRow[] = [];
   const compile: CatalogResult["compile"][number][] = [];
-  for (const n of sizes) {
-    const big = n >= 10000;
-    const r = compareCatalog(
-      n,
-      {
-        ...options,
-        iterations: big ? Math.max(1, options.iterations >> 1) : options.iterations,
-        puppetIterations: big ? Math.min(1, options.puppetIterations) : options.puppetIterations,
-      },
-      skipped,
-    );
-    rows.push(...r.rows);
-    if (r.compile) compile.push(r.compile);
+  const trees = new FreshTrees("catalog");
+  try {
+    for (const n of sizes) {
+      const big = n >= 10000;
+      const r = compareCatalog(
+        n,
+        {
+          ...options,
+          iterations: big ? Math.max(1, options.iterations >> 1) : options.iterations,
+          puppetIterations: big ? Math.min(1, options.puppetIterations) : options.puppetIterations,
+        },
+        skipped,
+        trees,
+      );
+      rows.push(...r.rows);
+      if (r.compile) compile.push(r.compile);
+    }
+  } finally {
+    trees.dispose();
   }
   return { rows, compile, skipped: [...new Set(skipped)] };
 }

@@ -16,8 +16,10 @@
  * Each tool runs twice on the same tree: first run (empty directory, every
  * file created) and steady state (nothing to change). After each run the
  * tree is checked (each file's content and mode), so a tool that did not
- * do the work cannot look fast. The tools alternate within an iteration;
- * rows give medians of wall time and of CPU time (the process and its
+ * do the work cannot look fast. Each first run gets a new empty directory
+ * and no tree is deleted until the end (see FreshTrees in measure.ts);
+ * every timed run starts after `sync`. The tools alternate within an
+ * iteration, in the other order each iteration; rows give medians of wall time and of CPU time (the process and its
  * children, from /proc). The goal (issue 17) is ≤ 1.0× cf-agent's wall time.
  */
 import { spawnSync } from "node:child_process";
@@ -36,7 +38,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { filesPolicy } from "./files.js";
-import { benchAgent, CF_AGENT, childCpuMs, median, TEND } from "./measure.js";
+import { benchAgent, CF_AGENT, childCpuMs, FreshTrees, median, settle, TEND } from "./measure.js";
 
 type Tool = "tend converge" | "cf-agent";
 type Phase = "first run" | "steady state";
@@ -112,11 +114,6 @@ function verifyTree(dir: string, count: number, tool: Tool): void {
   }
 }
 
-function resetDirectory(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir);
-}
-
 interface Contender {
   readonly tool: Tool;
   readonly dir: string;
@@ -126,7 +123,13 @@ interface Contender {
 }
 
 /** Both phases for N files. */
-export function compareConverge(count: number, iterations: number, skipped: string[]): ConvergeRow[] {
+export function compareConverge(
+  count: number,
+  iterations: number,
+  skipped: string[],
+  shared?: FreshTrees,
+): ConvergeRow[] {
+  const trees = shared ?? new FreshTrees("converge");
   const root = mkdtempSync(join(tmpdir(), "tend-bench-converge-"));
   const workdirs: string[] = [];
   try {
@@ -168,10 +171,11 @@ export function compareConverge(count: number, iterations: number, skipped: stri
       });
     }
     for (let i = 0; i < iterations; i++) {
-      for (const c of contenders) {
-        resetDirectory(c.dir);
+      for (const c of i % 2 === 0 ? contenders : [...contenders].reverse()) {
+        trees.renew(c.dir);
         c.first.push(c.run());
         verifyTree(c.dir, count, c.tool);
+        settle();
         c.steady.push(c.run());
         verifyTree(c.dir, count, c.tool);
       }
@@ -197,7 +201,10 @@ export function compareConverge(count: number, iterations: number, skipped: stri
       return { files: count, phase, timings, ratio };
     });
   } finally {
+    // The trees go with the others, deleted once every size is timed.
+    if (shared) for (const dir of [join(root, "tend"), join(root, "cf-agent")]) shared.renew(dir);
     rmSync(root, { recursive: true, force: true });
+    if (!shared) trees.dispose();
     for (const w of workdirs) rmSync(w, { recursive: true, force: true });
   }
 }
@@ -218,9 +225,15 @@ function main(): void {
   const sizes = (values.sizes ?? (values.quick ? "1000" : "1000,10000")).split(",").map(Number);
   const iterations = Number(values.iterations ?? 3);
   const skipped: string[] = [];
-  const rows = sizes.flatMap((n) =>
-    compareConverge(n, n >= 10000 ? Math.max(1, iterations >> 1) : iterations, skipped),
-  );
+  const trees = new FreshTrees("converge");
+  let rows: ConvergeRow[];
+  try {
+    rows = sizes.flatMap((n) =>
+      compareConverge(n, n >= 10000 ? Math.max(1, iterations >> 1) : iterations, skipped, trees),
+    );
+  } finally {
+    trees.dispose();
+  }
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ rows, skipped: [...new Set(skipped)] }, null, 2)}\n`);
     return;

@@ -4,7 +4,7 @@
  * finished runs, and medians.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -135,4 +135,49 @@ export function timeRun(agent: BenchAgent, cwd?: string): TimedRun {
 /** The median CPU time of runs, when every run has one. */
 export function medianCpu(runs: readonly TimedRun[]): number | null {
   return runs.every((r) => r.cpu !== null) ? median(runs.map((r) => r.cpu as number)) : null;
+}
+
+/**
+ * Fresh empty directories for first runs, the same for every tool.
+ *
+ * Creating a file costs the kernel more after many files were deleted: on
+ * ext4 without a journal (this machine's root) each new inode is searched
+ * for past every inode freed in the last minute or so, so a first run right
+ * after `rm -rf` of the previous tree of 10,000 files took several times
+ * longer, and how much longer depended on what was deleted when. So a tree
+ * is never deleted during a benchmark: `renew` moves the previous one aside
+ * (one rename) and makes an empty directory at the same path; `dispose`
+ * deletes them all once the timing is over. Each timed run starts after
+ * `sync`, so no tool pays for writing back what the one before wrote.
+ */
+export class FreshTrees {
+  private readonly graveyard: string;
+  private moved = 0;
+
+  constructor(label: string) {
+    this.graveyard = mkdtempSync(join(tmpdir(), `tend-bench-${label}-old-`));
+  }
+
+  /** Makes `dir` a new empty directory; what was there is kept aside until `dispose`. */
+  renew(dir: string): void {
+    if (existsSync(dir)) {
+      try {
+        renameSync(dir, join(this.graveyard, String(this.moved++)));
+      } catch {
+        // Another file system: then it is deleted after all.
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    mkdirSync(dir, { recursive: true });
+    settle();
+  }
+
+  dispose(): void {
+    rmSync(this.graveyard, { recursive: true, force: true });
+  }
+}
+
+/** Writes back what earlier runs left dirty, so that the next timed run does not pay for it. */
+export function settle(): void {
+  spawnSync("sync", [], { stdio: "ignore" });
 }
