@@ -10,8 +10,12 @@
 import type { GraphEdge, RelationshipGraph, Vertex } from "./graph.js";
 
 export function comparePriority(a: readonly number[], b: readonly number[]): number {
+  if (a.length === 0 || b.length === 0) return a.length - b.length;
+  // Most priorities are one catalog position: decided by the first number.
+  const first = (a[0] as number) - (b[0] as number);
+  if (first !== 0 || (a.length === 1 && b.length === 1)) return first;
   const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
+  for (let i = 1; i < n; i++) {
     const d = (a[i] as number) - (b[i] as number);
     if (d !== 0) return d;
   }

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { applyCatalog } from "../catalog/apply.js";
 import { formatCatalogDiagnostic, loadCatalogFile, parseCatalog } from "../catalog/load.js";
 import { detailedExitCode, type ReportLog, type RunReport, reportTime } from "../catalog/report.js";
-import { writeChunksAtomically } from "../system/atomic.js";
+import { type AtomicFile, writeFilesAtomically } from "../system/atomic.js";
 import { monotonicMs } from "../system/clock.js";
 import { TextChunks } from "../system/text-chunks.js";
 import { makeDirectoriesSync } from "../system/make-directories.js";
@@ -128,7 +128,7 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
   // A catalog refused before the transaction (an unknown type, an invalid
   // parameter) leaves no report, as Puppet's failed conversion to resources.
   const refused = report.failure !== undefined && report.failure.code !== "cycle";
-  if (!refused) writeReportFiles(puppetShapedReport(report, times), settings, options);
+  if (!refused) await writeReportFiles(puppetShapedReport(report, times), settings, options);
   return { exitCode: detailedExitCode(report), runReport: report };
 }
 
@@ -173,7 +173,11 @@ function appendRunLog(report: RunReport, message: string, options: PuppetApplyOp
  * cannot be written is an error line, as in Puppet; the run's result
  * stands.
  */
-function writeReportFiles(report: RunReport, settings: PuppetSettings, options: PuppetApplyOptions): void {
+async function writeReportFiles(
+  report: RunReport,
+  settings: PuppetSettings,
+  options: PuppetApplyOptions,
+): Promise<void> {
   const now = new Date();
   const files: [string, readonly Uint8Array[], number][] = [
     [settings.lastrunfile, [Buffer.from(renderSummaryYaml(report, now), "utf8")], 0o755],
@@ -191,14 +195,20 @@ function writeReportFiles(report: RunReport, settings: PuppetSettings, options: 
   const state = new TextChunks();
   writeStateYaml(report, state.write);
   files.push([settings.statefile, state.chunks(), 0o1755]);
+  const ready: AtomicFile[] = [];
   for (const [file, chunks, dirMode] of files) {
     try {
       makeDirectoriesSync(dirname(file), dirMode);
-      writeChunksAtomically(file, chunks, 0o640);
+      ready.push({ path: file, chunks, mode: 0o640 });
     } catch (error) {
       options.log(runError(`Could not save ${file}: ${(error as Error).message}`));
     }
   }
+  // Written together: the files that replace others are flushed at once, not one after the other.
+  const errors = await writeFilesAtomically(ready);
+  errors.forEach((error, i) => {
+    if (error) options.log(runError(`Could not save ${ready[i]?.path}: ${error.message}`));
+  });
 }
 
 /** The name Puppet's `store` report processor gives a report: UTC `YYYYMMDDhhmm`. */

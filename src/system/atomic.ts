@@ -22,6 +22,7 @@ import {
   constants,
   fchmodSync,
   fchownSync,
+  fsync,
   fsyncSync,
   lstatSync,
   openSync,
@@ -55,9 +56,10 @@ export function writeFileAtomically(
   mode: number,
   owner?: { readonly uid: number; readonly gid: number },
   beforeRename?: (temporary: string) => void,
+  replacing?: boolean,
 ): void {
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-  fillFileAtomically(path, (fd) => writeAll(fd, bytes), mode, owner, beforeRename);
+  fillFileAtomically(path, (fd) => writeAll(fd, bytes), mode, owner, beforeRename, replacing);
 }
 
 /** As writeFileAtomically, with the content given as pieces written one after the other. */
@@ -80,6 +82,8 @@ export function writeChunksAtomically(
 /**
  * As writeFileAtomically, with the content written by `fill` into the
  * temporary file's descriptor (a copy streamed from another file, say).
+ * `replacing`: whether a non-empty file is being replaced (its content is
+ * then flushed first), when the caller has just looked; else it is looked up.
  */
 export function fillFileAtomically(
   path: string,
@@ -87,35 +91,127 @@ export function fillFileAtomically(
   mode: number,
   owner?: { readonly uid: number; readonly gid: number },
   beforeRename?: (temporary: string) => void,
+  replacing?: boolean,
 ): void {
-  sweepStrayTemporaries(dirname(path));
+  const staged = stage(path, fill, mode, owner, replacing);
+  if (staged.flush) {
+    try {
+      fsyncSync(staged.fd);
+    } catch (error) {
+      abandon(staged);
+      throw error;
+    }
+  }
+  commit(staged, beforeRename);
+}
+
+/** A file written to its temporary name, not yet renamed over its target. */
+interface Staged {
+  readonly fd: number;
+  readonly temporary: string;
+  readonly target: string;
+  /** Whether it replaces a non-empty file: its content is then flushed before the rename. */
+  readonly flush: boolean;
+}
+
+function stage(
+  path: string,
+  fill: (fd: number) => void,
+  mode: number,
+  owner: { readonly uid: number; readonly gid: number } | undefined,
+  replacing: boolean | undefined,
+): Staged {
+  const parent = dirname(path);
+  sweepStrayTemporaries(parent);
   // Both names in the directory as it was checked (no link another user
   // controls on the way), however the path changes meanwhile.
-  const dir = checkedDirectory(dirname(path), "open", path);
+  const dir = checkedDirectory(parent, "open", path);
   const target = `${dir}/${basename(path)}`;
-  const replacing = (lstatSync(target, { throwIfNoEntry: false })?.size ?? 0) > 0;
+  const flush = replacing ?? (lstatSync(target, { throwIfNoEntry: false })?.size ?? 0) > 0;
   const { fd, temporary } = createTemporary(dir, path);
+  const staged = { fd, temporary, target, flush };
   try {
     // The mode exactly, whatever the umask; the owner of the file replaced.
     if (owner && (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.()))
       fchownSync(fd, owner.uid, owner.gid);
     fchmodSync(fd, mode);
     fill(fd);
-    if (replacing) fsyncSync(fd);
   } catch (error) {
-    closeSync(fd);
-    removeTemporary(temporary);
+    abandon(staged);
     throw error;
   }
-  closeSync(fd);
+  return staged;
+}
+
+function abandon(staged: Staged): void {
+  closeSync(staged.fd);
+  removeTemporary(staged.temporary);
+}
+
+function commit(staged: Staged, beforeRename?: (temporary: string) => void): void {
+  closeSync(staged.fd);
   try {
     // A path other processes can use too (the directory is held open by this one).
-    beforeRename?.(temporary.replace(/^\/proc\/self\//, `/proc/${process.pid}/`));
-    renameSync(temporary, target);
+    beforeRename?.(staged.temporary.replace(/^\/proc\/self\//, `/proc/${process.pid}/`));
+    renameSync(staged.temporary, staged.target);
   } catch (error) {
-    removeTemporary(temporary);
+    removeTemporary(staged.temporary);
     throw error;
   }
+}
+
+/** One of the files writeFilesAtomically writes. */
+export interface AtomicFile {
+  readonly path: string;
+  readonly chunks: readonly Uint8Array[];
+  readonly mode: number;
+}
+
+/**
+ * Writes several files, each as writeChunksAtomically does, with their
+ * flushes made together: every file goes to its temporary name first, the
+ * flushes they need run at once (on libuv's threads: a slow disk is waited
+ * for once, not once per file), then each is renamed over its target.
+ * Resolves with each file's error, undefined for a file written; a file
+ * that fails is left as it was. Never rejects.
+ */
+export async function writeFilesAtomically(files: readonly AtomicFile[]): Promise<(Error | undefined)[]> {
+  const staged = files.map((file): Staged | Error => {
+    try {
+      return stage(
+        file.path,
+        (fd) => {
+          for (const chunk of file.chunks) writeAll(fd, chunk);
+        },
+        file.mode,
+        undefined,
+        undefined,
+      );
+    } catch (error) {
+      return error as Error;
+    }
+  });
+  const flushed = await Promise.all(
+    staged.map((s) =>
+      s instanceof Error || !s.flush
+        ? undefined
+        : new Promise<Error | undefined>((resolve) => fsync(s.fd, (error) => resolve(error ?? undefined))),
+    ),
+  );
+  return staged.map((s, i) => {
+    if (s instanceof Error) return s;
+    const error = flushed[i];
+    if (error) {
+      abandon(s);
+      return error;
+    }
+    try {
+      commit(s);
+      return undefined;
+    } catch (failure) {
+      return failure as Error;
+    }
+  });
 }
 
 /** Attempts at a temporary name before giving up: names someone planted are passed over. */

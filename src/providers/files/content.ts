@@ -67,12 +67,19 @@ export function replaceContent(
   const mode = options.mode ?? (found ? found.mode & 0o7777 : 0o644);
   const owner = ownerOf(options.owner, found);
   const keepAcl = options.keepAcl && found !== undefined;
-  writeFileAtomically(path, data, mode, owner, (temporary) => {
-    options.validate?.(temporary);
-    if (!keepAcl) return;
-    const copied = copyAcl(path, temporary);
-    if (copied.error !== undefined) throw new Error(`setfacl: ${copied.error}`);
-  });
+  const beforeRename =
+    options.validate || keepAcl
+      ? (temporary: string) => {
+          options.validate?.(temporary);
+          if (!keepAcl) return;
+          const copied = copyAcl(path, temporary);
+          if (copied.error !== undefined) throw new Error(`setfacl: ${copied.error}`);
+        }
+      : undefined;
+  // What was there is known when the caller looked (`known`): a replaced file's size says whether to flush.
+  const replacing =
+    known === undefined ? undefined : found !== undefined && (found.size > 0 || !found.isFile());
+  writeFileAtomically(path, data, mode, owner, beforeRename, replacing);
 }
 
 function ownerOf(
@@ -102,6 +109,8 @@ export interface ContentOptions extends ActOptions, ReplaceOptions {
   readonly backup?: BackupHook;
   /** Name content in changes by this digest (`{md5}…`); without it, old and new are left out. */
   readonly digest?: DigestAlgorithm;
+  /** What the caller has just found at the path (inspectPath, not following): not looked at again. */
+  readonly found?: FileState;
 }
 
 /**
@@ -117,7 +126,7 @@ export function ensureContent(
   data: string | Uint8Array,
   options: ContentOptions = {},
 ): FileResult {
-  const found = inspectPath(path);
+  const found = options.found ?? inspectPath(path);
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   if (found.kind === "file") return updateContent(found, bytes, options);
   if (found.kind === "directory" && !options.force) {

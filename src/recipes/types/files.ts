@@ -13,6 +13,7 @@ import {
   ensureDirectory,
   ensureSymlink,
   type FileResult,
+  type FileState,
   inspectPath,
   removePath,
   setMode,
@@ -77,6 +78,7 @@ function attributes(
   props: Readonly<Record<string, unknown>>,
   context: RecipeActionContext,
   created: boolean,
+  known?: FileState,
 ): { lines: string[]; failed?: string } {
   const lines: string[] = [];
   const noop = context.whyRun;
@@ -84,7 +86,7 @@ function attributes(
   const owners = ownershipOf(props, context);
   // What is there is read only when something is left to compare (one lstat fewer per new file).
   const needed = (mode !== undefined && !created) || owners.uid !== undefined || owners.gid !== undefined;
-  const found = !needed || (created && noop) ? undefined : inspectPath(path);
+  const found = !needed || (created && noop) ? undefined : (known ?? inspectPath(path));
   if (mode !== undefined && !created) {
     const current = found && found.kind !== "absent" && found.kind !== "link" ? found.mode : undefined;
     const result = setMode(path, mode, { noop, current });
@@ -136,10 +138,12 @@ function writeFile(
 ): ActionOutcome {
   const noop = context.whyRun;
   const mode = modeOf(props.mode);
+  const found = inspectPath(path);
   const result: FileResult = ensureContent(path, data, {
     noop,
     replace: !onlyIfMissing,
     digest: "sha256",
+    found,
     ...(mode === undefined ? {} : { mode }),
   });
   if (result.status === "failed") return failed(missingParent(path) ?? result.error ?? "failed");
@@ -157,7 +161,8 @@ function writeFile(
     lines.push(`update content in file ${path} from ${old} to ${shortSum(data)}`);
   }
   if (created && mode !== undefined) lines.push(`change mode from '' to '${modeText(mode)}'`);
-  const attrs = attributes(path, props, context, created);
+  // Nothing changed: mode and owner are as just found, not looked at again.
+  const attrs = attributes(path, props, context, created, result.status === "unchanged" ? found : undefined);
   lines.push(...attrs.lines);
   return withAssumptions(outcome(lines, attrs), assumed);
 }

@@ -338,26 +338,18 @@ function applyProperties(run: Evaluation, initial: FileState): void {
     context.logger.warning(
       `Ensure set to :present but file type is ${ensureOf(initial)} so no content will be synced`,
     );
-  const steps: Array<[() => Drift | undefined, (d: Drift) => void]> = [
-    [() => contentDrift(spec, desired, initial), () => write(run)],
-    [() => targetDrift(spec, desired, initial), () => makeLink(run)],
-    [
-      () => ownerDrift(desired, initial, accounts, context.noop),
-      (d) => check(setOwner(actingPath(run), { uid: d.desired as number })),
-    ],
-    [
-      () => groupDrift(desired, initial, accounts, context.noop),
-      (d) => check(setOwner(actingPath(run), { gid: d.desired as number })),
-    ],
-    [
-      () => modeDrift(spec, desired, initial, (m) => newMode(m, initial).toString(8)),
-      (d) => check(setMode(actingPath(run), newMode(d.desired as string, state(run)))),
-    ],
-  ];
-  for (const [find, act] of steps) {
-    const drift = find();
-    if (drift) record(run, drift, () => act(drift));
-  }
+  // Each property in turn (no table of closures: this runs for every resource).
+  const content = contentDrift(spec, desired, initial);
+  if (content) record(run, content, () => write(run));
+  const target = targetDrift(spec, desired, initial);
+  if (target) record(run, target, () => makeLink(run));
+  const owner = ownerDrift(desired, initial, accounts, context.noop);
+  if (owner) record(run, owner, () => check(setOwner(actingPath(run), { uid: owner.desired as number })));
+  const group = groupDrift(desired, initial, accounts, context.noop);
+  if (group) record(run, group, () => check(setOwner(actingPath(run), { gid: group.desired as number })));
+  const mode = modeDrift(spec, desired, initial, (m) => newMode(m, initial).toString(8));
+  if (mode)
+    record(run, mode, () => check(setMode(actingPath(run), newMode(mode.desired as string, state(run)))));
 }
 
 /** Evaluates one file resource; `accounts` resolves owner and group names. */
