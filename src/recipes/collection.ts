@@ -59,6 +59,12 @@ export function catalogTiming(timing: Timing): "immediate" | "delayed" | "before
 }
 
 export class ResourceCollection {
+  /**
+   * The collection of the run a custom resource's action runs in (Chef's
+   * parent run context): its resources may be notified from this one.
+   */
+  constructor(readonly parent?: ResourceCollection) {}
+
   readonly declarations: Declaration[] = [];
   readonly diagnostics: RecipeDiagnostic[] = [];
   readonly warnings: RecipeDiagnostic[] = [];
@@ -88,6 +94,11 @@ export class ResourceCollection {
     return this.byRef.get(refKey(ref.slice(0, open), ref.slice(open + 1, -1)));
   }
 
+  /** A resource of this collection, else of the enclosing ones (Chef's recursive lookup). */
+  findUp(ref: string): Declaration | undefined {
+    return this.find(ref) ?? this.parent?.findUp(ref);
+  }
+
   problem(message: string, location?: SourceLocation): void {
     this.diagnostics.push({ location, message });
   }
@@ -104,7 +115,7 @@ export class ResourceCollection {
   checkReferences(actionsOf: (type: string) => readonly string[] | undefined): void {
     for (const d of this.declarations) {
       for (const n of d.notifies) {
-        const target = this.find(n.target);
+        const target = this.findUp(n.target);
         if (!target)
           this.problem(
             `${d.type}[${d.name}] notifies ${n.target} to ${n.action}, but ${n.target} is not in the resource collection`,

@@ -43,6 +43,7 @@ import type {
   ActionOutcome,
   ActionTarget,
   NestedOutcome,
+  OuterNotification,
   RecipeActionContext,
   RecipeResourceType,
   RecipeSystem,
@@ -197,7 +198,12 @@ async function convergeCollection(
   state: RunState,
   depth: number,
   nodeName = "localhost",
-): Promise<{ report: RunReport; updated: boolean; failed?: string }> {
+): Promise<{
+  report: RunReport;
+  updated: boolean;
+  failed?: string;
+  notifications: readonly OuterNotification[];
+}> {
   const catalog = collection.toCatalog(nodeName);
   const walk = new CollectionWalk(collection, state, depth, catalog.resources);
   state.emit({ kind: "converge-start", depth, resources: catalog.resources.length });
@@ -210,11 +216,12 @@ async function convergeCollection(
         state.emit({ kind: "would-notify", depth, message: log.message });
     },
   });
+  const notifications = walk.outer;
   if (report.failure) {
     state.exception ??= { message: report.failure.message };
-    return { report, updated: walk.updated, failed: report.failure.message };
+    return { report, updated: walk.updated, failed: report.failure.message, notifications };
   }
-  return { report, updated: walk.updated, failed: walk.failed };
+  return { report, updated: walk.updated, failed: walk.failed, notifications };
 }
 
 /** A declaration and its values, once its lazy values are computed. */
@@ -227,6 +234,10 @@ interface Resolved {
 class CollectionWalk {
   private readonly byResource = new Map<CatalogResource, Resolved>();
   private readonly subscriptions = new Map<Declaration, Notification[]>();
+  /** Notifications a custom resource passes on from its inner resources, sent after its action. */
+  private readonly passedOn = new Map<Declaration, Notification[]>();
+  /** This collection's updated resources' notifications to resources outside it (for the enclosing run). */
+  readonly outer: OuterNotification[] = [];
   updated = false;
   failed?: string;
 
@@ -354,13 +365,40 @@ class CollectionWalk {
   // ---- notifications ----
 
   private notificationsOf(d: Declaration): readonly Notification[] {
-    const own = d.notifies.map((n) => ({
-      target: chefToCatalogRef(n.target),
-      action: n.action,
-      timing: catalogTiming(n.timing),
-    }));
+    // A target outside this collection is the enclosing run's to notify (see record).
+    const own = d.notifies
+      .filter((n) => this.depth === 0 || this.collection.find(n.target))
+      .map((n) => ({
+        target: chefToCatalogRef(n.target),
+        action: n.action,
+        timing: catalogTiming(n.timing),
+      }));
     const subscribed = this.subscriptions.get(d) ?? [];
-    return subscribed.length === 0 ? own : [...own, ...subscribed];
+    const passed = this.passedOn.get(d) ?? [];
+    return subscribed.length === 0 && passed.length === 0 ? own : [...own, ...subscribed, ...passed];
+  }
+
+  /**
+   * Chef sends a notification to the run context of the resource it
+   * targets: one from an updated inner resource to a resource outside this
+   * collection goes up to the enclosing run; one that came up from a custom
+   * resource's inner run and targets this collection is sent from that
+   * custom resource (a delayed one joins this run's queue, de-duplicated).
+   */
+  private passOn(d: Declaration, outcome: ActionOutcome): void {
+    if (this.depth > 0)
+      for (const n of d.notifies)
+        if (!this.collection.find(n.target))
+          this.outer.push({ target: n.target, action: n.action, timing: catalogTiming(n.timing) });
+    for (const n of outcome.notifications ?? []) {
+      if (this.depth > 0 && !this.collection.find(n.target)) {
+        this.outer.push(n);
+        continue;
+      }
+      const list = this.passedOn.get(d) ?? [];
+      list.push({ target: chefToCatalogRef(n.target), action: n.action, timing: n.timing });
+      this.passedOn.set(d, list);
+    }
   }
 
   private async runNotification(entry: Resolved, action: string | undefined): Promise<ResourceResult> {
@@ -401,6 +439,8 @@ class CollectionWalk {
     const props = await this.propsOf(entry);
     const target: ActionTarget = { declaration: d, ref: refOf(d), props };
     const context = this.actionContext(probe || this.state.whyRun);
+    // What an earlier run of this resource passed on was sent then.
+    if (!probe) this.passedOn.delete(d);
     const events: ResourceEvent[] = [];
     let provider: string | undefined;
     for (const action of actions) {
@@ -435,6 +475,7 @@ class CollectionWalk {
       summary.updated = true;
       this.updated = true;
       summary.lines.push(...outcome.lines);
+      this.passOn(d, outcome);
     }
     if (outcome.failed !== undefined) {
       summary.failed = true;
@@ -497,7 +538,7 @@ class CollectionWalk {
     whyRun: boolean,
   ): Promise<NestedOutcome> {
     const d = target.declaration;
-    const sub = new ResourceCollection();
+    const sub = new ResourceCollection(this.collection);
     for (const [name, resource] of this.collection.customTypes) sub.customTypes.set(name, resource);
     for (const [name, spec] of this.collection.moduleTypes) sub.moduleTypes.set(name, spec);
     for (const [name, definition] of this.collection.definitions) sub.definitions.set(name, definition);
@@ -514,7 +555,7 @@ class CollectionWalk {
     if (sub.declarations.length === 0) return { updated: false };
     const state = whyRun === this.state.whyRun ? this.state : { ...this.state, whyRun };
     const result = await convergeCollection(sub, state, this.depth + 1);
-    return { updated: result.updated, failed: result.failed };
+    return { updated: result.updated, failed: result.failed, notifications: result.notifications };
   }
 }
 

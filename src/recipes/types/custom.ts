@@ -139,5 +139,10 @@ async function runCustom(
     });
     await body(a);
   });
-  return { updated: lines.length > 0 || nested.updated, lines, failed: nested.failed };
+  return {
+    updated: lines.length > 0 || nested.updated,
+    lines,
+    failed: nested.failed,
+    ...(nested.notifications?.length ? { notifications: nested.notifications } : {}),
+  };
 }

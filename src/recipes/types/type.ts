@@ -82,6 +82,8 @@ export interface ActionOutcome {
   readonly assumptions?: readonly string[];
   /** The provider used (`systemd`, `apt`...). */
   readonly provider?: string;
+  /** A custom resource's: its inner resources' notifications to resources outside them. */
+  readonly notifications?: readonly OuterNotification[];
 }
 
 export interface RecipeResourceType {
@@ -112,8 +114,22 @@ export function textProp(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A notification an inner resource (declared by a custom resource's
+ * action) sent to a resource outside its collection: the enclosing run
+ * sends it, as if from the custom resource.
+ */
+export interface OuterNotification {
+  /** `service[web]`. */
+  readonly target: string;
+  readonly action: string;
+  readonly timing: "immediate" | "delayed" | "before";
+}
+
 /** What converging the resources an action declared did. */
 export interface NestedOutcome {
   readonly updated: boolean;
   readonly failed?: string;
+  /** Notifications of updated inner resources to resources outside the action's collection. */
+  readonly notifications?: readonly OuterNotification[];
 }
