@@ -1,9 +1,10 @@
 /**
  * What a command handler may do with its connection: send framed replies,
  * send raw bytes (GET), read a further frame (EXEC's class list). Each send
- * resolves once the bytes are handed to TLS as one record, so that no two
- * frames share a record boundary: 3.21's clients read a header and then a
- * payload with one SSL_read each.
+ * resolves once the bytes are handed to TLS as records of their own, so
+ * that no frame straddles a record boundary: 3.21's clients read a header
+ * and then a payload with one SSL_read each, and SSL_read returns at most
+ * one record.
  */
 import type { ConnectionInfo, PathDecision, ServerPolicy } from "../policy/model.js";
 import type { DigestCache } from "./digests.js";
@@ -19,8 +20,15 @@ export interface Channel {
   send(payload: string | Buffer, more?: boolean): Promise<void>;
   /** Several frames in one TLS record (whole frames only, so 3.21's reads stay in step); the last one ends the reply. */
   sendFrames(payloads: readonly (string | Buffer)[]): Promise<void>;
-  /** Bytes as they are (GET's file data), one TLS record. */
+  /** Bytes as they are (GET's refusals), one TLS record. */
   sendRaw(bytes: Buffer): Promise<void>;
+  /**
+   * GET's file data: whole blocks (but the file's last), which TLS may put
+   * in a record with the blocks sent before them (records of 16 KiB are
+   * whole blocks, so each of the client's block reads still gets a whole
+   * block). Resolves at once unless TLS holds too much unsent.
+   */
+  sendData(bytes: Buffer): Promise<void>;
   /** The next frame from the client. */
   receive(): Promise<Frame>;
 }

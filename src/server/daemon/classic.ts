@@ -67,6 +67,7 @@ function plainChannel(socket: Socket, reader: FrameReader, idleMs: number): Chan
     send: (payload, more = false) => write(frame(payload, more)),
     sendFrames: (payloads) => write(Buffer.concat(payloads.map((p) => frame(p)))),
     sendRaw: (bytes) => write(bytes),
+    sendData: (bytes) => write(bytes),
     receive: () => reader.next(idleMs),
   };
 }
@@ -79,6 +80,7 @@ function encryptingChannel(inner: Channel, key: Buffer): Channel {
     send: (payload, more = false) => inner.send(seal(payload), more),
     sendFrames: (payloads) => inner.sendFrames(payloads.map(seal)),
     sendRaw: (bytes) => inner.sendRaw(bytes),
+    sendData: (bytes) => inner.sendData(bytes),
     receive: () => inner.receive(),
   };
 }
