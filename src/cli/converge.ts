@@ -35,6 +35,8 @@ Options:
       --node-path DIR       where the node is saved as JSON, and read back
                             (default: nodes/ beside the first cookbook path)
       --role-path DIR       where roles are (default: roles/ beside it)
+  -c, --config FILE         tend's client.rb: a TypeScript file whose default export
+                            gives reportHandlers and exceptionHandlers
   -W, --why-run             change nothing; say what each resource would do
       --compile-only        print the resource collection as a catalog (JSON) and stop
       --json                print the run status as JSON on stdout
@@ -61,6 +63,7 @@ const OPTIONS = {
   environment: { type: "string", short: "E" },
   "node-path": { type: "string" },
   "role-path": { type: "string" },
+  config: { type: "string", short: "c" },
   "why-run": { type: "boolean", short: "W" },
   "compile-only": { type: "boolean" },
   json: { type: "boolean" },
@@ -168,6 +171,7 @@ async function converge(values: Values, io: CliIo, flush: () => void): Promise<n
     environment: values.environment,
     nodePath: values["node-path"] === undefined ? undefined : resolvePath(io.cwd, values["node-path"]),
     rolePath: values["role-path"] === undefined ? undefined : resolvePath(io.cwd, values["role-path"]),
+    configFile: values.config === undefined ? undefined : resolvePath(io.cwd, values.config),
     whyRun,
     compileOnly: values["compile-only"],
     promiseModules: new Map(

@@ -481,6 +481,24 @@ export interface HandlerRunStatus {
 
 export type Handler = (status: HandlerRunStatus) => void | Promise<void>;
 
+/**
+ * tend's client.rb: a `--config` file (TypeScript or JavaScript) whose
+ * default export gives the run's handlers, as chef-client's
+ * `report_handlers << ...` and `exception_handlers << ...`. They run
+ * before the handlers recipes register (`r.onReport`, `r.onException`).
+ */
+export interface RunConfig {
+  /** Called at the end of a successful run. */
+  readonly reportHandlers?: readonly Handler[];
+  /** Called at the end of a failed run. */
+  readonly exceptionHandlers?: readonly Handler[];
+}
+
+/** `export default defineConfig({ reportHandlers: [...] })`: the config, typed. */
+export function defineConfig(config: RunConfig): RunConfig {
+  return config;
+}
+
 /** Declares resources of one type: returns a handle to notify it. */
 type Declare<T extends BuiltinType> = (name: string, props?: Props<T>) => ResourceHandle<ResourceActions[T]>;
 

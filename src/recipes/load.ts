@@ -6,7 +6,7 @@
  * provider and every definition, in that order. Recipes are loaded later,
  * on demand, through the recipe book.
  */
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { getHostFacts } from "../eval/host.js";
 import { hostAutomaticAttributes } from "./automatic.js";
 import { discoverCookbooks } from "./cookbooks.js";
@@ -71,6 +71,7 @@ export async function loadRun(options: LoadOptions): Promise<LoadedRun> {
   const cookbooks = orderedCookbooks(places, expansion, environment);
   const node = makeNode(name, automatic, environment, expansion, json, saved);
   const loader = new ModuleLoader(options.hostModules, places.cacheDirectory);
+  const config = options.configFile === undefined ? NO_CONFIG : await loadConfig(options.configFile, loader);
   const loaded = await loadPhases(cookbooks, node, loader, options);
   const primary = (json?.runList ?? saved?.runList ?? []).map((e) => e.text);
   return {
@@ -79,6 +80,7 @@ export async function loadRun(options: LoadOptions): Promise<LoadedRun> {
     runList: { recipes: expansion.recipes, roles: expansion.roles, cookbooks: cookbooks.map((c) => c.name) },
     ...loaded,
     recipeBook: new RunRecipeBook(cookbooks, loader, options.onLoad),
+    config,
     locate: (error) => loader.locate(error),
     mapLocation: (position) => loader.mapPosition(position),
     saveNode: async () => {
@@ -283,4 +285,39 @@ function attributeFiles(
       }
     },
   };
+}
+
+const NO_CONFIG: LoadedRun["config"] = { reportHandlers: [], exceptionHandlers: [] };
+
+/**
+ * The `--config` file (chef-client's client.rb, in TypeScript): its default
+ * export an object of handler lists; anything else is a diagnostic at it.
+ */
+async function loadConfig(path: string, loader: ModuleLoader): Promise<LoadedRun["config"]> {
+  const file: CookbookFile = {
+    cookbook: "(config)",
+    kind: "libraries",
+    name: basename(path),
+    path: resolve(path),
+  };
+  const found: { value?: LoadedRun["config"] } = {};
+  await runFile(file, loader, (mod) => {
+    const config = mod.default as Record<string, unknown> | undefined;
+    if (typeof config !== "object" || config === null)
+      return "a config file must `export default defineConfig({ reportHandlers: [...], exceptionHandlers: [...] })`";
+    for (const key of Object.keys(config))
+      if (key !== "reportHandlers" && key !== "exceptionHandlers")
+        return `unknown config setting '${key}' (reportHandlers, exceptionHandlers)`;
+    const list = (key: string) => {
+      const value = config[key] ?? [];
+      return Array.isArray(value) && value.every((h) => typeof h === "function") ? value : undefined;
+    };
+    const reportHandlers = list("reportHandlers");
+    const exceptionHandlers = list("exceptionHandlers");
+    if (!reportHandlers || !exceptionHandlers)
+      return "reportHandlers and exceptionHandlers must be arrays of functions";
+    found.value = { reportHandlers, exceptionHandlers };
+    return undefined;
+  });
+  return found.value ?? NO_CONFIG;
 }

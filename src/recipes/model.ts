@@ -248,6 +248,11 @@ export interface LoadedRun {
   }): SourcePosition;
   /** Loads recipes on demand, each once (the run list's and `includeRecipe`'s). */
   readonly recipeBook: RecipeBook;
+  /** The `--config` file's handlers (empty lists without one). */
+  readonly config: {
+    readonly reportHandlers: readonly ((status: never) => unknown)[];
+    readonly exceptionHandlers: readonly ((status: never) => unknown)[];
+  };
   /**
    * Writes the node (name, chef_environment, run_list, normal attributes
    * and the others as chef-client saves them) to nodes/<name>.json, atomically,
@@ -297,6 +302,11 @@ export interface LoadOptions {
    * its cache), i.e. inside the Chef repository.
    */
   readonly cacheDirectory?: string | false;
+  /**
+   * `-c`/`--config`: a TypeScript or JavaScript file whose default export
+   * is the run's config (`RunConfig` of the DSL: handlers), loaded first.
+   */
+  readonly configFile?: string;
   /** Called for each load step, in order. */
   readonly onLoad?: LoadHook;
   /** Where load steps and warnings are logged (verbose/debug). */

@@ -11,7 +11,7 @@ import type { RecipeDiagnostic, ResourceCollection } from "./collection.js";
 import { compileRunList } from "./compile.js";
 import { type ConvergeEvent, converge, type RunStatus } from "./converge.js";
 import * as dsl from "./dsl.js";
-import type { Recipe } from "./dsl.js";
+import type { Handler, Recipe } from "./dsl.js";
 import { loadRun } from "./load.js";
 import type { LoadedRun, LoadOptions, RecipesDiagnostic } from "./model.js";
 import { RecipesError } from "./model.js";
@@ -69,6 +69,8 @@ export async function runRecipes(options: RecipesRunOptions): Promise<RecipesRun
     node: run.node,
     nodeName: run.node.name,
     onEvent: options.onEvent,
+    reportHandlers: run.config.reportHandlers as readonly Handler[],
+    exceptionHandlers: run.config.exceptionHandlers as readonly Handler[],
     saveNode: () => run.saveNode(),
   });
   return { step: "converged", status, warnings: collection.warnings };
