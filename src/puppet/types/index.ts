@@ -12,10 +12,13 @@ import { fileType } from "./file/index.js";
 import { fileLineType } from "./file-line.js";
 import { groupType } from "./group.js";
 import { hostType } from "./host.js";
+import { mailaliasType } from "./mailalias.js";
 import { notifyType } from "./notify.js";
 import { packageType } from "./package.js";
 import { type PromiseModules, promiseModuleType } from "./promise-module.js";
 import { serviceType } from "./service.js";
+import { sshAuthorizedKeyType } from "./ssh-authorized-key.js";
+import { sshkeyType } from "./sshkey.js";
 import { userType } from "./user.js";
 
 const types: readonly ResourceType[] = [
@@ -24,6 +27,9 @@ const types: readonly ResourceType[] = [
   groupType,
   cronType,
   hostType,
+  sshkeyType,
+  sshAuthorizedKeyType,
+  mailaliasType,
   execType,
   fileType,
   fileLineType,
