@@ -56,7 +56,7 @@ test("config handlers run on success and on failure, before the recipes' own", a
   const failed = await converge(bad);
   assert.equal(failed.step, "converged");
   const text = readFileSync(join(bad, "out"), "utf8");
-  assert.match(text, /^exception [^]*exit 3/);
+  assert.match(text, /^exception [\s\S]*exit 3/);
   assert.ok(text.endsWith("\nrecipe exception\n"), text);
   assert.ok(!text.includes("report"), text);
 });
