@@ -275,12 +275,17 @@ export function nodeSystemVariables(
   vars.set(...one("AGENT_RUN_STARTTIME", formatTime(run.start)));
 
   if (node.isPolicyServer) {
+    const hashes = new Map<Node, KeyHashes | undefined>();
+    const hashOf = (n: Node) => {
+      if (!hashes.has(n)) hashes.set(n, keyHashes(n.agent.certificate));
+      return hashes.get(n);
+    };
     const all = [...config.nodes.values()];
     const childrenOf = (id: string) =>
       all.filter((n) => n.policyServerId === id).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const children = childrenOf(node.id);
     const cfe = children.filter((n) => n.agent.type === "cfengine-community");
-    const withKey = cfe.filter((n) => keyHashes(n.agent.certificate) !== undefined);
+    const withKey = cfe.filter((n) => hashOf(n) !== undefined);
     vars.set(
       ...many(
         "MANAGED_NODES_NAME",
@@ -296,7 +301,7 @@ export function nodeSystemVariables(
     vars.set(
       ...many(
         "MANAGED_NODES_KEY",
-        withKey.map((n) => keyHashes(n.agent.certificate)?.cfengine ?? ""),
+        withKey.map((n) => hashOf(n)?.cfengine ?? ""),
       ),
     );
     vars.set(...many("MANAGED_NODES_ADMIN", [...new Set(withKey.map((n) => n.agent.user))].sort()));
@@ -312,7 +317,7 @@ export function nodeSystemVariables(
       }
     };
     addWithSub(children);
-    const sub = allChildren.filter((n) => keyHashes(n.agent.certificate) !== undefined);
+    const sub = allChildren.filter((n) => hashOf(n) !== undefined);
     vars.set(
       ...many(
         "SUB_NODES_NAME",
@@ -334,7 +339,7 @@ export function nodeSystemVariables(
     vars.set(
       ...many(
         "SUB_NODES_KEYHASH",
-        sub.map((n) => `sha256//${keyHashes(n.agent.certificate)?.sha256}`),
+        sub.map((n) => `sha256//${hashOf(n)?.sha256}`),
       ),
     );
     const certs = children

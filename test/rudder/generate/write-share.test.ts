@@ -21,6 +21,7 @@ import { test } from "node:test";
 import { loadConfiguration } from "../../../src/rudder/config/load.js";
 import { type GenerateOptions, generateNode } from "../../../src/rudder/generate/index.js";
 import { writePolicyDirectory } from "../../../src/rudder/generate/write.js";
+import { runTend } from "../../cli/run-tend.js";
 import { CASES, type D, type R, REVISIONS_CASE } from "./write-techniques-cases.js";
 
 const FIXTURES = join(import.meta.dirname, "../../../../test/fixtures/rudder/write-techniques");
@@ -411,6 +412,23 @@ some more crap
     }
   writePolicyDirectory(out, result.files);
   const onDisk = new Map(listFiles(out).map((f) => [f, readFileSync(join(out, f), "utf8")]));
+  const { wrong, compared } = differences(c, onDisk);
+  assert.deepEqual(wrong, [], `${c.name}: ${compared} files compared`);
+});
+
+test("tend rudder generate writes a node's whole policy directory as Rudder does", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tend-rudder-share-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const c = SHARE_CASES.find((x) => x.name === "node-cfe-with-two-directives") as ShareCase;
+  buildConfig(join(dir, "config"), c);
+  const r = runTend(["rudder", "generate", "-c", "config", "-n", NODE, "-o", "out"], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  const out = join(dir, "out");
+  const onDisk = new Map(listFiles(out).map((f) => [f, readFileSync(join(out, f), "utf8")]));
+  // The configuration id is tend's digest of the files, not the one the Scala test gives.
+  const id = /"RUDDER_NODE_CONFIG_ID":"([0-9a-f]{32})"/.exec(onDisk.get("rudder.json") ?? "")?.[1];
+  assert.ok(id, "rudder.json has tend's node configuration id");
+  for (const [path, text] of onDisk) onDisk.set(path, text.replaceAll(id, "cfe-node-cfg-id"));
   const { wrong, compared } = differences(c, onDisk);
   assert.deepEqual(wrong, [], `${c.name}: ${compared} files compared`);
 });
