@@ -61,6 +61,7 @@ import {
   benchAgent,
   CF_AGENT,
   childCpuMs,
+  creationFloor,
   FreshTrees,
   median,
   settle,
@@ -98,6 +99,12 @@ export interface CatalogResult {
     readonly wallMs: number;
     readonly cpuMs: number | null;
   }[];
+  /**
+   * Creating the same files with bare open/write/close calls, in a fresh
+   * directory beside each iteration's first runs: the kernel's part of a
+   * first run (medians, ms).
+   */
+  readonly floor: readonly { readonly files: number; readonly wallMs: number; readonly cpuMs: number }[];
   readonly skipped: readonly string[];
 }
 
@@ -253,7 +260,11 @@ export function compareCatalog(
   options: CatalogOptions,
   skipped: string[],
   shared?: FreshTrees,
-): { rows: CatalogRow[]; compile: CatalogResult["compile"][number] | null } {
+): {
+  rows: CatalogRow[];
+  compile: CatalogResult["compile"][number] | null;
+  floor: CatalogResult["floor"][number] | null;
+} {
   const trees = shared ?? new FreshTrees("catalog");
   const root = mkdtempSync(join(tmpdir(), "tend-bench-catalog-"));
   const target = join(root, "files");
@@ -370,7 +381,10 @@ export function compareCatalog(
       }
     }
     const failed = new Set<Tool>();
+    const floors: { wallMs: number; cpuMs: number }[] = [];
     for (let i = 0; i < rounds; i++) {
+      trees.renew(target);
+      floors.push(creationFloor(target, count));
       for (const t of i % 2 === 0 ? tools : [...tools].reverse()) {
         if (i >= t.iterations || failed.has(t.command.tool)) continue;
         trees.renew(target);
@@ -404,7 +418,15 @@ export function compareCatalog(
         : [];
       return { files: count, phase, timings, ratios };
     });
-    return { rows, compile };
+    const floor =
+      floors.length === 0
+        ? null
+        : {
+            files: count,
+            wallMs: median(floors.map((f) => f.wallMs)),
+            cpuMs: median(floors.map((f) => f.cpuMs)),
+          };
+    return { rows, compile, floor };
   } finally {
     // The tree goes with the others, deleted once every size is timed.
     if (shared && existsSync(target)) shared.renew(target);
@@ -418,6 +440,7 @@ export function runCatalogBenchmarks(sizes: readonly number[], options: CatalogO
   const skipped: string[] = [];
   const rows: CatalogRow[] = [];
   const compile: CatalogResult["compile"][number][] = [];
+  const floor: CatalogResult["floor"][number][] = [];
   const trees = new FreshTrees("catalog");
   try {
     for (const n of sizes) {
@@ -434,11 +457,12 @@ export function runCatalogBenchmarks(sizes: readonly number[], options: CatalogO
       );
       rows.push(...r.rows);
       if (r.compile) compile.push(r.compile);
+      if (r.floor) floor.push(r.floor);
     }
   } finally {
     trees.dispose();
   }
-  return { rows, compile, skipped: [...new Set(skipped)] };
+  return { rows, compile, floor, skipped: [...new Set(skipped)] };
 }
 
 function ms(value: number | null): string {
@@ -470,6 +494,10 @@ function main(): void {
   for (const c of result.compile)
     process.stdout.write(
       `catalog, ${c.files} files: puppet catalog compile ${ms(c.wallMs)} ms (CPU ${ms(c.cpuMs)} ms), not in the rows below\n`,
+    );
+  for (const f of result.floor)
+    process.stdout.write(
+      `catalog, ${f.files} files: creating them with bare open/write/close takes ${ms(f.wallMs)} ms (CPU ${ms(f.cpuMs)} ms), the kernel's part of a first run\n`,
     );
   for (const r of result.rows) {
     const times = r.timings.map((t) => `${t.tool} ${ms(t.wallMs)} ms (CPU ${ms(t.cpuMs)})`).join(", ");

@@ -4,7 +4,18 @@
  * finished runs, and medians.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -180,4 +191,22 @@ export class FreshTrees {
 /** Writes back what earlier runs left dirty, so that the next timed run does not pay for it. */
 export function settle(): void {
   spawnSync("sync", [], { stdio: "ignore" });
+}
+
+/**
+ * What creating `count` one-line files in the empty directory `dir` costs
+ * with nothing but open, write and close, from this process: the part of a
+ * first run that is the kernel's, whatever the tool (wall and CPU ms).
+ */
+export function creationFloor(dir: string, count: number): { wallMs: number; cpuMs: number } {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const fd = openSync(join(dir, `f${i}`), "wx", 0o644);
+    writeSync(fd, `file ${i}\n`);
+    closeSync(fd);
+  }
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { wallMs, cpuMs: (used.user + used.system) / 1000 };
 }
