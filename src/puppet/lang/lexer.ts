@@ -65,6 +65,25 @@ const HEREDOC_PATTERN = new RegExp(
 );
 const NAME_PATTERN = /^(?:::)?[a-z]\w*(?:::[a-z]\w*)*$/;
 
+/** Whether text[from, end), a bare word, is a NAME (NAME_PATTERN): no `-`, each segment begins with a-z. */
+function isPlainName(text: string, from: number, end: number): boolean {
+  let p = from;
+  if (text.charCodeAt(p) === 58) p += 2;
+  let segmentStart = true;
+  for (; p < end; p++) {
+    const c = text.charCodeAt(p);
+    if (segmentStart) {
+      if (c < 97 || c > 122) return false;
+      segmentStart = false;
+    } else if (c === 45) return false;
+    else if (c === 58) {
+      p++;
+      segmentStart = true;
+    }
+  }
+  return !segmentStart;
+}
+
 /** Where a sub-lexer's offsets land in the original source (heredoc text). */
 type OffsetMap = (offset: number) => number;
 
@@ -83,7 +102,28 @@ class Lexer {
    * The text Puppet's scanner last matched: its "Unclosed quote after X"
    * names it when a string's tail is unterminated (undefined: no match).
    */
-  private matched: string | undefined;
+  private matchedText: string | undefined;
+  /** Blanks and comments, the most frequent matches, are kept as a range and sliced only when asked for. */
+  private matchedFrom = -1;
+  private matchedTo = -1;
+
+  private get matched(): string | undefined {
+    if (this.matchedFrom !== -1) {
+      this.matchedText = this.text.slice(this.matchedFrom, this.matchedTo);
+      this.matchedFrom = -1;
+    }
+    return this.matchedText;
+  }
+
+  private set matched(text: string | undefined) {
+    this.matchedFrom = -1;
+    this.matchedText = text;
+  }
+
+  private matchRange(from: number, to: number): void {
+    this.matchedFrom = from;
+    this.matchedTo = to;
+  }
   private slurpMode: Slurp = "all";
 
   constructor(
@@ -106,16 +146,17 @@ class Lexer {
       this.interpolateEpp(false);
     }
     this.skipBlanks();
-    while (this.pos < this.text.length) {
-      const size = this.out.length;
-      try {
+    let size = 0;
+    try {
+      while (this.pos < this.text.length) {
+        size = this.out.length;
         this.lexToken();
-      } catch (error) {
-        // Puppet lexes a string or heredoc as one step: none of its tokens
-        // reach the parser when it fails.
-        this.out.length = size;
-        throw error;
       }
+    } catch (error) {
+      // Puppet lexes a string or heredoc as one step: none of its tokens
+      // reach the parser when it fails.
+      this.out.length = size;
+      throw error;
     }
     if (this.epp && this.eppOpen !== undefined) {
       this.fail("EPP_UNBALANCED_TAG", "Unbalanced epp tag, reached <eof> without closing tag.", this.pos);
@@ -162,12 +203,19 @@ class Lexer {
     const text = this.text;
     const start = this.pos;
     while (this.pos < text.length && isBlank(text.charCodeAt(this.pos))) this.pos++;
-    this.matched = this.pos > start ? text.slice(start, this.pos) : undefined;
+    if (this.pos > start) this.matchRange(start, this.pos);
+    else this.matched = undefined;
   }
 
   // --- the token dispatcher ---------------------------------------------
 
   lexToken(): undefined {
+    // Names, references and numbers first: most tokens are one, and the
+    // switch below would compare their character with every case first.
+    const code = this.text.charCodeAt(this.pos);
+    if ((code >= 97 && code <= 122) || code === 95) return this.name();
+    if (code >= 65 && code <= 90) return this.classRef();
+    if (code >= 48 && code <= 57) return this.number();
     const c = this.text[this.pos] as string;
     const next = this.text[this.pos + 1];
     switch (c) {
@@ -185,7 +233,7 @@ class Lexer {
         return;
       case "#": {
         const end = this.text.indexOf("\n", this.pos);
-        this.matched = this.text.slice(this.pos, end === -1 ? this.text.length : end);
+        this.matchRange(this.pos, end === -1 ? this.text.length : end);
         this.pos = end === -1 ? this.text.length : end;
         return;
       }
@@ -200,8 +248,9 @@ class Lexer {
       case "]":
         return this.emit("RBRACK", 1);
       case "(": {
-        const lead = this.text.slice(this.lineStart, this.pos);
-        return this.emit(/^[ \t\r]*$/.test(lead) ? "WSLPAREN" : "LPAREN", 1);
+        let p = this.pos - 1;
+        while (p >= this.lineStart && isBlank(this.text.charCodeAt(p))) p--;
+        return this.emit(p < this.lineStart ? "WSLPAREN" : "LPAREN", 1);
       }
       case ")":
         return this.emit("RPAREN", 1);
@@ -273,10 +322,6 @@ class Lexer {
       case "'":
         return this.singleQuoted();
     }
-    const code = c.charCodeAt(0);
-    if (isDigit(code)) return this.number();
-    if (isLower(code)) return this.name();
-    if (isUpper(code)) return this.classRef();
     if (/\s/.test(c)) {
       this.pos++;
       return;
@@ -331,7 +376,7 @@ class Lexer {
     const value = this.text.slice(before, end);
     this.pos = end;
     this.matched = value;
-    if (NAME_PATTERN.test(value)) {
+    if (isPlainName(this.text, before, end)) {
       const keyword = KEYWORDS.get(value);
       this.push(keyword ?? "NAME", value, before, end - before);
     } else this.push("WORD", value, before, end - before);
