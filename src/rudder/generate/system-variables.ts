@@ -403,6 +403,19 @@ export function nodeSystemVariables(
   vars.set(...one("RUDDER_NODE_GROUPS_VARS", groups.vars));
   vars.set(...one("RUDDER_NODE_GROUPS_CLASSES", groups.classes));
   vars.set(...one("RUDDER_INVENTORY_VARS", inventoryVars(node)));
+  // Agents before 6.0 (Windows: 6.1) report by syslog only, which Rudder no longer takes (but for root).
+  const syslogOnly = (
+    node.agent.type === "dsc" ? ["2.", "3.", "4.", "5.", "6.0."] : ["2.", "3.", "4.", "5."]
+  ).some((v) => node.agent.version.startsWith(v));
+  if (syslogOnly && node.id !== "root")
+    problems.push({
+      level: "error",
+      message: `Node ${node.hostname} (${node.id}) has an agent which doesn't support sending compliance reports in HTTPS: ${
+        node.agent.type === "dsc"
+          ? "Rudder agent on Windows only support HTTPS reporting for version >= 6.1"
+          : "Rudder agent only support HTTPS reporting for version >= 6.0"
+      }. You need to either disable that node (in node details > settings > Node State) or update agent version on that node.`,
+    });
   vars.set(...one("REPORTING_PROTOCOL", "HTTPS"));
 
   // PrepareTemplateVariables' own.

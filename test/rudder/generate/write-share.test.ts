@@ -509,3 +509,17 @@ test("WriteTechniquesTest technique-and-revisions: a directive pinned to its tec
   assert.deepEqual(wrong, [], `${c.name}: ${compared} files compared`);
   assert.match(result.files.get("rudder-directives.csv") ?? "", new RegExp(`"3\\.0\\+${initial}"`));
 });
+
+test("SystemVariableService: a node whose agent only reports by syslog (before 6.0) is refused", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tend-rudder-share-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const c = SHARE_CASES.find((x) => x.name === "node-gen-var-def-override") as ShareCase;
+  buildConfig(dir, c);
+  const file = join(dir, "nodes", `${NODE}.json`);
+  const node = JSON.parse(readFileSync(file, "utf8")) as { agent: Record<string, string> };
+  node.agent.version = "5.0.13";
+  writeFileSync(file, JSON.stringify(node));
+  const result = generateNode(loadConfiguration(dir).config, NODE);
+  assert.equal(result.ok, false);
+  assert.match(JSON.stringify(result.messages), /doesn't support sending compliance reports in HTTPS/);
+});
