@@ -144,8 +144,10 @@ export interface ResourceProperties {
     groupName: string;
     gid: number;
     members: readonly string[];
-    /** Add `members` to those there (default); false: exactly `members`. */
+    /** true: add `members` and remove `excludedMembers`; false (default, as Chef): exactly `members`. */
     append: boolean;
+    /** Removed from the group (with `append: true`). */
+    excludedMembers: readonly string[];
     system: boolean;
   };
   cron: {
@@ -196,8 +198,8 @@ export interface ResourceActions {
   sh: "run" | "nothing";
   package: "install" | "upgrade" | "remove" | "purge" | "nothing";
   service: "start" | "stop" | "restart" | "reload" | "enable" | "disable" | "nothing";
-  user: "create" | "remove" | "nothing";
-  group: "create" | "remove" | "nothing";
+  user: "create" | "remove" | "modify" | "manage" | "lock" | "unlock" | "nothing";
+  group: "create" | "remove" | "modify" | "manage" | "nothing";
   cron: "create" | "delete" | "nothing";
   log: "write" | "nothing";
   block: "run" | "create" | "nothing";

@@ -27,6 +27,8 @@ export interface GroupSpec {
   readonly members?: readonly string[];
   /** True: exactly these members; false: at least these. */
   readonly membersInclusive?: boolean;
+  /** Not members, whoever else is (with `membersInclusive` false; Chef's `excluded_members`). */
+  readonly excludedMembers?: readonly string[];
   readonly system?: boolean;
   readonly allowDuplicate?: boolean;
 }
@@ -57,9 +59,11 @@ export function runChecked(run: ToolRunner, command: ToolCommand): string | unde
 }
 
 function wantedMembers(spec: GroupSpec, found: GroupEntry): string[] | undefined {
-  if (spec.members === undefined) return undefined;
-  const wanted = spec.membersInclusive ? [...spec.members] : [...found.members, ...spec.members];
-  return [...new Set(wanted)].sort();
+  if (spec.members === undefined && !spec.excludedMembers?.length) return undefined;
+  const members = spec.members ?? [];
+  const excluded = new Set(spec.excludedMembers ?? []);
+  const wanted = spec.membersInclusive ? [...members] : [...found.members, ...members];
+  return [...new Set(wanted)].filter((m) => !excluded.has(m)).sort();
 }
 
 function differences(spec: GroupSpec, found: GroupEntry): Change[] {

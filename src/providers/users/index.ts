@@ -35,5 +35,6 @@ export {
   groupId,
 } from "./account.js";
 export { ensureGroup, type GroupOptions, type GroupResult, type GroupSpec } from "./groups.js";
+export { accountExists, groupExists, type LockOptions, type LockResult, lockAccount } from "./lock.js";
 export { groupName, secondaryGroups } from "./modify.js";
 export { type ToolResult, type ToolRunner, runTool } from "./tools.js";

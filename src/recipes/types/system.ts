@@ -14,7 +14,13 @@ import { commandServiceBackend } from "../../providers/services/init-script.js";
 import { ensureService, restartService, type ServiceBackend } from "../../providers/services/service.js";
 import { systemdBackend } from "../../providers/services/systemd.js";
 import { commandFailure, systemRunner } from "../../providers/tool-runner.js";
-import { ensureAccount, ensureGroup } from "../../providers/users/index.js";
+import {
+  accountExists,
+  ensureAccount,
+  ensureGroup,
+  groupExists,
+  lockAccount,
+} from "../../providers/users/index.js";
 import {
   type ActionOutcome,
   type ActionTarget,
@@ -238,9 +244,36 @@ function rootOf(context: RecipeActionContext): string | undefined {
   return context.system.root;
 }
 
+/**
+ * Chef's `modify`, `lock` and `unlock` need the account: without it they
+ * fail, or in why-run assume an earlier resource would have created it.
+ */
+function absentAccount(name: string, whyRun: boolean): ActionOutcome {
+  const message = `Cannot modify user ${name} - does not exist!`;
+  if (!whyRun) return failed(message);
+  return { ...UNCHANGED, assumptions: [message, `Assuming user ${name} would have been created`] };
+}
+
+function userExists(name: string, context: RecipeActionContext): boolean {
+  return accountExists(name, rootOf(context));
+}
+
+function lockUser(name: string, lock: boolean, context: RecipeActionContext): ActionOutcome {
+  const options = { dryRun: context.whyRun, root: rootOf(context), run: context.system.accountTools };
+  const result = lockAccount(name, lock, options);
+  if (!result.exists) return absentAccount(name, context.whyRun);
+  if (result.status === "failed") return failed(result.error ?? "failed");
+  if (result.status === "unchanged") return { ...UNCHANGED, provider: "useradd" };
+  return {
+    updated: true,
+    lines: [lock ? `lock the user ${name}` : `unlock user ${name}`],
+    provider: "useradd",
+  };
+}
+
 export const userType: RecipeResourceType = {
   name: "user",
-  actions: ["create", "remove", "nothing"],
+  actions: ["create", "remove", "modify", "manage", "lock", "unlock", "nothing"],
   defaultAction: "create",
   properties: ["username", "uid", "gid", "comment", "home", "shell", "password", "manageHome", "system"],
   nameProperty: "username",
@@ -248,6 +281,9 @@ export const userType: RecipeResourceType = {
     if (action === "nothing") return UNCHANGED;
     const p = target.props;
     const name = textProp(p.username) ?? target.declaration.name;
+    if (action === "lock" || action === "unlock") return lockUser(name, action === "lock", context);
+    if ((action === "modify" || action === "manage") && !userExists(name, context))
+      return action === "manage" ? UNCHANGED : absentAccount(name, context.whyRun);
     const gid = p.gid;
     const result = ensureAccount(
       {
@@ -266,41 +302,72 @@ export const userType: RecipeResourceType = {
     );
     if (result.status === "failed") return failed(result.error ?? "failed");
     if (result.status === "unchanged") return { ...UNCHANGED, provider: "useradd" };
-    const verb = action === "remove" ? "remove" : result.found ? "alter" : "create";
+    const verb =
+      action === "remove" ? "remove" : action !== "create" ? action : result.found ? "alter" : "create";
     const lines = [
       `${verb} user ${name}`,
-      ...(verb === "alter" ? result.changes.map((c) => `change ${c.property}`) : []),
+      ...(result.found && action !== "remove" ? result.changes.map((c) => `change ${c.property}`) : []),
     ];
     return { updated: true, lines, provider: "useradd" };
   },
 };
 
+/** Chef's check: a name both in `members` and `excludedMembers` is a mistake. */
+function checkMembers(props: Readonly<Record<string, unknown>>): string[] {
+  const members = Array.isArray(props.members) ? props.members.map(String) : [];
+  const excluded = Array.isArray(props.excludedMembers) ? props.excludedMembers.map(String) : [];
+  const both = members.filter((m) => excluded.includes(m));
+  const problems = both.length
+    ? [`Attempting to both add and remove users from a group: '${both.join(", ")}'`]
+    : [];
+  if (excluded.length > 0 && props.append !== true)
+    problems.push("excludedMembers needs `append: true`, as Chef's");
+  return problems;
+}
+
+function absentGroup(ref: string, whyRun: boolean): ActionOutcome {
+  const message = `Cannot modify ${ref} - group does not exist!`;
+  if (!whyRun) return failed(message);
+  const assumed = `Group ${ref} does not exist. Unless it would have been created earlier in this run, this attempt to modify it would fail.`;
+  return { ...UNCHANGED, assumptions: [message, assumed] };
+}
+
 export const groupType: RecipeResourceType = {
   name: "group",
-  actions: ["create", "remove", "nothing"],
+  actions: ["create", "remove", "modify", "manage", "nothing"],
   defaultAction: "create",
-  properties: ["groupName", "gid", "members", "append", "system"],
+  properties: ["groupName", "gid", "members", "excludedMembers", "append", "system"],
   nameProperty: "groupName",
+  validate: checkMembers,
   run: async (action, target, context) => {
     if (action === "nothing") return UNCHANGED;
     const p = target.props;
     const name = textProp(p.groupName) ?? target.declaration.name;
-    const members = Array.isArray(p.members) ? p.members.map(String) : undefined;
+    if ((action === "modify" || action === "manage") && !groupExists(name, rootOf(context)))
+      return action === "manage" ? UNCHANGED : absentGroup(target.ref, context.whyRun);
+    const list = (value: unknown): string[] | undefined =>
+      Array.isArray(value) ? value.map(String) : undefined;
     const result = ensureGroup(
       {
         name,
         ensure: action === "remove" ? "absent" : "present",
         gid: typeof p.gid === "number" ? p.gid : undefined,
-        members,
-        membersInclusive: p.append === false,
+        members: list(p.members),
+        membersInclusive: p.append !== true,
+        excludedMembers: p.append === true ? list(p.excludedMembers) : undefined,
         system: p.system === true,
       },
       { dryRun: context.whyRun, root: rootOf(context), run: context.system.accountTools },
     );
     if (result.status === "failed") return failed(result.error ?? "failed");
     if (result.status === "unchanged") return { ...UNCHANGED, provider: "groupadd" };
-    const verb = action === "remove" ? "remove" : result.found ? "alter" : "create";
-    return { updated: true, lines: [`${verb} group ${name}`], provider: "groupadd" };
+    const verb =
+      action === "remove" ? "remove" : action !== "create" ? action : result.found ? "alter" : "create";
+    const lines = [
+      `${verb} group ${name}`,
+      ...(result.found && action !== "remove" ? result.changes.map((c) => `change ${c.property}`) : []),
+    ];
+    return { updated: true, lines, provider: "groupadd" };
   },
 };
 
