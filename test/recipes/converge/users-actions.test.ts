@@ -26,12 +26,12 @@ function machine(dir: string) {
   writeFileSync(join(etc, "shadow"), "root:*:19000:0:99999:7:::\nalice:$6$salt$hash:19000:0:99999:7:::\n");
   writeFileSync(join(etc, "group"), "root:x:0:\ndevs:x:1500:alice,bob\n");
   const calls: string[] = [];
-  const edit = (file: string, change: (line: string[]) => void, name: string) => {
+  const edit = (file: string, field: number, value: (old: string) => string, name: string) => {
     const path = join(etc, file);
     const lines = readFileSync(path, "utf8").trimEnd().split("\n");
     const out = lines.map((l) => {
       const f = l.split(":");
-      if (f[0] === name) change(f);
+      if (f[0] === name) f[field] = value(f[field] ?? "");
       return f.join(":");
     });
     writeFileSync(path, `${out.join("\n")}\n`);
@@ -40,14 +40,11 @@ function machine(dir: string) {
     const args = argv.filter((a, i) => a !== "-P" && argv[i - 1] !== "-P").slice(1);
     calls.push(`${argv[0]?.split("/").at(-1)} ${args.join(" ")}`);
     const name = args.at(-1) ?? "";
-    if (argv[0]?.endsWith("usermod") && args[0] === "-L")
-      edit("shadow", (f) => void (f[1] = `!${f[1]}`), name);
+    if (argv[0]?.endsWith("usermod") && args[0] === "-L") edit("shadow", 1, (old) => `!${old}`, name);
     if (argv[0]?.endsWith("usermod") && args[0] === "-U")
-      edit("shadow", (f) => void (f[1] = f[1]?.replace(/^!/, "")), name);
-    if (argv[0]?.endsWith("usermod") && args[0] === "-s")
-      edit("passwd", (f) => void (f[6] = args[1] ?? ""), name);
-    if (argv[0]?.endsWith("groupmod") && args[0] === "-U")
-      edit("group", (f) => void (f[3] = args[1] ?? ""), name);
+      edit("shadow", 1, (old) => old.replace(/^!/, ""), name);
+    if (argv[0]?.endsWith("usermod") && args[0] === "-s") edit("passwd", 6, () => args[1] ?? "", name);
+    if (argv[0]?.endsWith("groupmod") && args[0] === "-U") edit("group", 3, () => args[1] ?? "", name);
     return { status: 0, stdout: "", stderr: "" };
   };
   return { root, tools, calls, read: (file: string) => readFileSync(join(etc, file), "utf8") };
