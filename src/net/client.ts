@@ -582,7 +582,10 @@ function clientContext(options: ConnectOptions): tls.SecureContext {
         }
       : {}),
   });
-  if (!contexts) CONTEXTS.set(pair, (contexts = new Map()));
+  if (!contexts) {
+    contexts = new Map();
+    CONTEXTS.set(pair, contexts);
+  }
   contexts.set(key, context);
   return context;
 }
