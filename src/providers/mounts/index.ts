@@ -7,5 +7,6 @@
 export * from "./actions.js";
 export * from "./commands.js";
 export * from "./fstab.js";
+export * from "./fstab-records.js";
 export * from "./table.js";
 export * from "./volume.js";

@@ -13,6 +13,7 @@ import { fileLineType } from "./file-line.js";
 import { groupType } from "./group.js";
 import { hostType } from "./host.js";
 import { mailaliasType } from "./mailalias.js";
+import { mountType } from "./mount.js";
 import { notifyType } from "./notify.js";
 import { packageType } from "./package.js";
 import { type PromiseModules, promiseModuleType } from "./promise-module.js";
@@ -30,6 +31,7 @@ const types: readonly ResourceType[] = [
   sshkeyType,
   sshAuthorizedKeyType,
   mailaliasType,
+  mountType,
   execType,
   fileType,
   fileLineType,
