@@ -40,17 +40,62 @@ export function encodeFrame(payload: Buffer | string, more = false): Buffer {
 }
 
 /**
+ * Frames as the server sends them, in one buffer (one allocation, one
+ * write): each payload (a string as UTF-8) cut to MAX_FRAME_PAYLOAD bytes,
+ * each frame marked done (`t`) except the last when `more` is set. Throws
+ * RangeError on an empty payload.
+ */
+export function serverFrames(payloads: readonly (string | Buffer)[], more = false): Buffer {
+  const lengths = payloads.map((p) =>
+    Math.min(typeof p === "string" ? Buffer.byteLength(p) : p.length, MAX_FRAME_PAYLOAD),
+  );
+  let total = 0;
+  for (const length of lengths) total += HEADER_SIZE + length;
+  const out = Buffer.allocUnsafe(total);
+  let offset = 0;
+  for (let i = 0; i < payloads.length; i++) {
+    const start = offset + HEADER_SIZE;
+    const payload = payloads[i] as string | Buffer;
+    const room = lengths[i] as number;
+    // A string cut short loses whole characters only, so it may come out shorter than counted.
+    const length =
+      typeof payload === "string"
+        ? out.write(payload, start, room, "utf8")
+        : payload.copy(out, start, 0, room);
+    if (length < 1) throw new RangeError("frame payload of 0 bytes (1..4088 allowed)");
+    out.fill(0, offset, start);
+    out.write(`${more && i === payloads.length - 1 ? "m" : "t"} ${length}`, offset, "latin1");
+    offset = start + length;
+  }
+  return offset === total ? out : out.subarray(0, offset);
+}
+
+/**
  * Parses a header as 3.21 accepts it. Returns the status and length, or a
  * message saying what is wrong.
  */
 export function parseHeader(header: Buffer): { more: boolean; length: number } | string {
-  const text = header.toString("latin1");
-  const match = /^([tm]) +(\d{1,10})[\0 ]*$/.exec(text);
-  if (!match) return `bogus header '${printable(text)}'`;
-  const length = Number(match[2]);
+  // /^([tm]) +(\d{1,10})[\0 ]*$/, byte by byte: it is read for every frame.
+  const status = header[0];
+  let i = 1;
+  while (header[i] === 0x20) i++;
+  const digitsStart = i;
+  let length = 0;
+  for (let c = header[i]; c !== undefined && c >= 0x30 && c <= 0x39; c = header[++i])
+    length = length * 10 + (c - 0x30);
+  const digits = i - digitsStart;
+  while (header[i] === 0 || header[i] === 0x20) i++;
+  if (
+    (status !== 0x74 && status !== 0x6d) ||
+    digitsStart === 1 ||
+    digits < 1 ||
+    digits > 10 ||
+    i !== header.length
+  )
+    return `bogus header '${printable(header.toString("latin1"))}'`;
   if (length > MAX_FRAME_PAYLOAD) return `packet too long (len=${length})`;
   if (length <= 0) return `packet too short (len=${length})`;
-  return { more: match[1] === "m", length };
+  return { more: status === 0x6d, length };
 }
 
 /** `text` with control bytes escaped, NULs dropped at the end, for messages. */
@@ -73,7 +118,6 @@ interface Pending {
   readonly fail: (error: NetError) => void;
   /** Whether new bytes restart the timer (streamed raw reads). */
   readonly idle: boolean;
-  timer?: NodeJS.Timeout;
   readonly timeoutMs: number;
 }
 
@@ -92,6 +136,13 @@ export class FrameReader {
   private readonly timeoutMs: number;
   private readonly highWater: number;
   private paused = false;
+  /**
+   * The bound of the pending read: one timer per reader, restarted for
+   * each read (a server reads a frame per request; a new timer each time
+   * cost more than the frame). Unreferenced while no read is pending.
+   */
+  private timer: NodeJS.Timeout | undefined;
+  private timerMs = 0;
 
   constructor(
     private readonly stream: Duplex,
@@ -218,7 +269,7 @@ export class FrameReader {
     if (this.pending) return Promise.reject(new Error("FrameReader: one read at a time"));
     return new Promise<T>((resolve, reject) => {
       const done = (): void => {
-        if (this.pending?.timer) clearTimeout(this.pending.timer);
+        this.timer?.unref();
         this.pending = undefined;
       };
       const pending: Pending = {
@@ -253,11 +304,17 @@ export class FrameReader {
   }
 
   private arm(pending: Pending): void {
-    if (pending.timer) clearTimeout(pending.timer);
-    pending.timer = setTimeout(
-      () => pending.fail(new NetError("timeout", `no reply within ${pending.timeoutMs} ms`)),
-      pending.timeoutMs,
-    );
+    if (this.timer && this.timerMs === pending.timeoutMs) {
+      this.timer.refresh();
+      this.timer.ref();
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timerMs = pending.timeoutMs;
+    this.timer = setTimeout(() => {
+      const current = this.pending;
+      if (current) current.fail(new NetError("timeout", `no reply within ${current.timeoutMs} ms`));
+    }, pending.timeoutMs);
   }
 
   private pump(fresh: boolean): void {
@@ -274,6 +331,8 @@ export class FrameReader {
 
   private finish(error: NetError): void {
     this.ended ??= error;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     const pending = this.pending;
     if (pending && !pending.attempt()) pending.fail(this.ended);
   }

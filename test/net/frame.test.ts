@@ -3,7 +3,13 @@ import { PassThrough } from "node:stream";
 import { test } from "node:test";
 import * as der from "../../src/net/der.js";
 import { NetError } from "../../src/net/errors.js";
-import { encodeFrame, FrameReader, MAX_FRAME_PAYLOAD, parseHeader } from "../../src/net/frame.js";
+import {
+  encodeFrame,
+  FrameReader,
+  MAX_FRAME_PAYLOAD,
+  parseHeader,
+  serverFrames,
+} from "../../src/net/frame.js";
 import { classifyStart, parseIdentity, tlsServerOptions, tlsVersionName } from "../../src/net/server-side.js";
 import { generateKeyPair } from "../../src/net/keys.js";
 import { parseBanner, parseStatReply } from "../../src/net/client.js";
@@ -141,4 +147,38 @@ test("tlsServerOptions: 3.21's ciphers and minimum version, allowciphers and all
   assert.equal(tlsVersionName("1.0"), "TLSv1");
   assert.equal(tlsVersionName("TLSv1.3"), "TLSv1.3");
   assert.equal(tlsVersionName("2.0"), undefined);
+});
+
+test("parseHeader decides as the pattern 3.21's headers follow, on random headers", () => {
+  const pattern = /^([tm]) +(\d{1,10})[\0 ]*$/;
+  const alphabet = "tm 0123456789\0x-";
+  let seed = 1;
+  const next = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  for (let round = 0; round < 20000; round++) {
+    const bytes = Buffer.alloc(8);
+    for (let i = 0; i < 8; i++) bytes[i] = alphabet.charCodeAt(next(alphabet.length));
+    if (round % 3 === 0) bytes.write(`${"tm"[next(2)]} ${next(5000)}`, "latin1");
+    const match = pattern.exec(bytes.toString("latin1"));
+    const length = match ? Number(match[2]) : 0;
+    const parsed = parseHeader(bytes);
+    if (match && length >= 1 && length <= MAX_FRAME_PAYLOAD)
+      assert.deepEqual(parsed, { more: match[1] === "m", length }, JSON.stringify(bytes.toString("latin1")));
+    else assert.equal(typeof parsed, "string", JSON.stringify(bytes.toString("latin1")));
+  }
+});
+
+test("serverFrames: the frames encodeFrame makes, in one buffer, payloads cut to a frame", () => {
+  assert.deepEqual(
+    serverFrames(["OK: 0 420", Buffer.from("OK:")]),
+    Buffer.concat([encodeFrame("OK: 0 420"), encodeFrame("OK:")]),
+  );
+  assert.deepEqual(serverFrames(["a", "b"], true), Buffer.concat([encodeFrame("a"), encodeFrame("b", true)]));
+  assert.deepEqual(serverFrames(["é"]), encodeFrame(Buffer.from("é")));
+  const long = serverFrames([Buffer.alloc(MAX_FRAME_PAYLOAD + 10, 0x61), "x".repeat(MAX_FRAME_PAYLOAD + 1)]);
+  assert.equal(long.length, 2 * (MAX_FRAME_PAYLOAD + 8));
+  assert.equal(long.subarray(0, 8).toString("latin1"), "t 4088\0\0");
+  assert.throws(() => serverFrames([""]), RangeError);
 });

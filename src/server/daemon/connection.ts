@@ -16,7 +16,7 @@ import { reverse } from "node:dns/promises";
 import type { Socket } from "node:net";
 import tls from "node:tls";
 import { isNetError, NetError } from "../../net/errors.js";
-import { FrameReader, MAX_FRAME_PAYLOAD, encodeFrame } from "../../net/frame.js";
+import { FrameReader, MAX_FRAME_PAYLOAD, serverFrames } from "../../net/frame.js";
 import { type KeyPair, readTrustedKey, sameKey, trustKey } from "../../net/keys.js";
 import { type PeerIdentity, peekConnectionStart, sendWelcome, serverDialog } from "../../net/server-side.js";
 import { Logger } from "../../system/logger.js";
@@ -294,18 +294,8 @@ function channel(secure: tls.TLSSocket, reader: FrameReader, limits: ConnectionL
     });
   };
   return {
-    send: (payload, more = false) => {
-      const bytes = typeof payload === "string" ? Buffer.from(payload) : payload;
-      return write(encodeFrame(bytes.subarray(0, MAX_FRAME_PAYLOAD), more));
-    },
-    sendFrames: (payloads) =>
-      write(
-        Buffer.concat(
-          payloads.map((p) =>
-            encodeFrame((typeof p === "string" ? Buffer.from(p) : p).subarray(0, MAX_FRAME_PAYLOAD)),
-          ),
-        ),
-      ),
+    send: (payload, more = false) => write(serverFrames([payload], more)),
+    sendFrames: (payloads) => write(serverFrames(payloads)),
     sendRaw: (bytes) => write(bytes),
     sendData: data,
     receive: () => reader.next(limits.idleMs),

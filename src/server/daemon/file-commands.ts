@@ -54,23 +54,9 @@ export function statLine(own: Stats, target: Stats | undefined): string {
   const main = link && target ? target : own;
   const type = fileType(main) ?? 1;
   const makeholes = own.size > own.blocks * 512 ? 1 : 0;
-  // cf_ino is a C int: the inode number's low 32 bits, signed.
-  const ino = Number(BigInt.asIntN(32, BigInt(own.ino)));
-  return [
-    `OK: ${type}`,
-    main.mode & 0o7777,
-    link ? own.mode & 0o7777 : 0,
-    main.uid,
-    main.gid,
-    main.size,
-    seconds(own.atimeMs),
-    seconds(main.mtimeMs),
-    seconds(main.ctimeMs),
-    makeholes,
-    ino,
-    own.nlink,
-    own.dev,
-  ].join(" ");
+  // cf_ino is a C int: the inode number's low 32 bits, signed (ToInt32, as BigInt.asIntN(32) would give).
+  const ino = own.ino | 0;
+  return `OK: ${type} ${main.mode & 0o7777} ${link ? own.mode & 0o7777 : 0} ${main.uid} ${main.gid} ${main.size} ${seconds(own.atimeMs)} ${seconds(main.mtimeMs)} ${seconds(main.ctimeMs)} ${makeholes} ${ino} ${own.nlink} ${own.dev}`;
 }
 
 /** SYNCH … STAT: two frames, the stat line and `OK:<link target>`. */

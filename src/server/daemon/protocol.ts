@@ -114,10 +114,13 @@ export function parseRequest(payload: Buffer): Request {
     case "MD5": {
       const path = restOfLine(text, 3);
       if (path === undefined) return malformed;
-      // The client puts the digest two bytes after the string's NUL.
-      const digest = Buffer.alloc(16);
+      // The client puts the digest two bytes after the string's NUL; missing bytes are zeros.
       const end = stringEnd(payload);
-      payload.copy(digest, 0, Math.min(end + 2, payload.length), Math.min(end + 18, payload.length));
+      let digest = payload.subarray(end + 2, end + 18);
+      if (digest.length < 16) {
+        digest = Buffer.alloc(16);
+        payload.copy(digest, 0, Math.min(end + 2, payload.length), Math.min(end + 18, payload.length));
+      }
       return { kind: "md5", path, digest };
     }
     case "VAR": {
