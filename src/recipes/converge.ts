@@ -396,7 +396,9 @@ class CollectionWalk {
         continue;
       }
       const list = this.passedOn.get(d) ?? [];
-      list.push({ target: chefToCatalogRef(n.target), action: n.action, timing: n.timing });
+      // `before` cannot precede an action already done: it runs right after, as an immediate one.
+      const timing = n.timing === "before" ? "immediate" : n.timing;
+      list.push({ target: chefToCatalogRef(n.target), action: n.action, timing });
       this.passedOn.set(d, list);
     }
   }
