@@ -4,6 +4,7 @@
  * hash at the top, RichData values, module data keyed in the module's
  * namespace), and the entries and layers that look a key up in them.
  */
+import { HoconError, type HoconValue, parseHocon } from "../../text/hocon.js";
 import { readFileSync } from "node:fs";
 import { NOT_FOUND } from "../eval/compile-api.js";
 import { PHash, PObject, type PValue } from "../eval/values.js";
@@ -142,9 +143,10 @@ export class DataLayer {
 
   private callFunction(entry: HierarchyEntry, config: HieraConfig, loc: ResolvedLocation | null): PValue {
     const fn = entry.functionName;
-    if (entry.kind !== "data_hash" || (fn !== "yaml_data" && fn !== "json_data"))
+    if (entry.kind !== "data_hash" || (fn !== "yaml_data" && fn !== "json_data" && fn !== "hocon_data"))
       return unsupportedFunction(entry, config);
     if (!loc || loc.isUri) throw new HieraError(`'${fn}' ${MISSING_PATH}`);
+    if (fn === "hocon_data") return this.hoconData(loc.location);
     return fn === "yaml_data" ? this.yamlData(loc.location) : this.jsonData(loc.location);
   }
 
@@ -178,6 +180,18 @@ export class DataLayer {
     });
   }
 
+  /** Puppet's hocon_data: the file's HOCON document (the Ruby library's `Hocon.parse`). */
+  private hoconData(path: string): PValue {
+    return this.cachedFile(path, (text) => {
+      try {
+        return hoconToPuppet(parseHocon(text));
+      } catch (e) {
+        if (e instanceof HoconError) throw new HieraError(`Unable to parse (${path}): ${e.message}`);
+        throw e;
+      }
+    });
+  }
+
   private jsonData(path: string): PValue {
     return this.cachedFile(path, (text) => {
       try {
@@ -190,8 +204,6 @@ export class DataLayer {
 }
 
 function unsupportedFunction(entry: HierarchyEntry, config: HieraConfig): never {
-  if (entry.functionName === "hocon_data")
-    return fail(config.path, "Lookup using Hocon data_hash function is not supported without hocon library");
   return fail(config.path, `Unable to find '${entry.kind}' function named '${entry.functionName}'`);
 }
 
@@ -220,6 +232,18 @@ function fromJson(v: unknown): PValue {
   const h = new PHash();
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) h.set(k, fromJson(x));
   return h;
+}
+
+/** A HOCON value as Puppet's (null is undef, objects are hashes). */
+export function hoconToPuppet(v: HoconValue): PValue {
+  if (v === null) return undefined;
+  if (Array.isArray(v)) return v.map(hoconToPuppet);
+  if (v instanceof Map) {
+    const h = new PHash();
+    for (const [k, x] of v) h.set(k, hoconToPuppet(x));
+    return h;
+  }
+  return v;
 }
 
 /** Puppet's RichData check of a found value (a Ruby Symbol from YAML fails it). */

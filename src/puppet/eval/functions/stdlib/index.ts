@@ -7,7 +7,7 @@
  * stdlib::time) are autoloaded by the compiler from the module, not here.
  *
  * Not implemented (a call is the compiler's "unknown function" error):
- * parsehocon, validate_augeas, validate_x509_rsa_key_pair, pry, uriescape on
+ * validate_augeas, validate_x509_rsa_key_pair, pry, uriescape on
  * Puppet 8; pw_hash's bcrypt variants fail with a clear message.
  * `shuffle` and `str2saltedsha512` are random, as in Ruby.
  */
@@ -36,6 +36,7 @@ const namespaced: Record<string, PuppetFunction> = {
   merge: m.merge,
   nested_values: m.nested_values,
   os_version_gte: m.os_version_gte,
+  parsehocon: sys.parsehocon,
   powershell_escape: m.powershell_escape,
   seeded_rand: m.seeded_rand,
   seeded_rand_string: m.seeded_rand_string,
@@ -65,6 +66,7 @@ const SHIMS = [
   "has_interface_with",
   "merge",
   "os_version_gte",
+  "parsehocon",
   "powershell_escape",
   "seeded_rand",
   "seeded_rand_string",

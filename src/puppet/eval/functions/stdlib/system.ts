@@ -7,8 +7,11 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PuppetFunction } from "../registry.js";
+import { FunctionArgumentError, type PuppetFunction } from "../registry.js";
+import { inferType } from "../../types.js";
 import { PSensitive, type PValue } from "../../values.js";
+import { HoconError, type HoconValue, parseHocon } from "../../../../text/hocon.js";
+import { PHash } from "../../values.js";
 import { md5Crypt, shaCrypt } from "./crypt.js";
 import { fail, legacy } from "./support.js";
 
@@ -231,3 +234,40 @@ export const validate_cmd: PuppetFunction = legacy((_c, args): PValue => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/* ------------------------------------------------------------ parsehocon */
+
+function hoconValue(v: HoconValue): PValue {
+  if (v === null) return undefined;
+  if (Array.isArray(v)) return v.map(hoconValue);
+  if (v instanceof Map) {
+    const h = new PHash();
+    for (const [k, x] of v) h.set(k, hoconValue(x));
+    return h;
+  }
+  return v;
+}
+
+/** `stdlib::parsehocon(String $hocon_string, Optional[Any] $default)`: the document as data, or the default when it does not parse. */
+export const parsehocon: PuppetFunction = (_ctx, args) => {
+  if (args.length < 1 || args.length > 2)
+    throw new FunctionArgumentError(
+      `'stdlib::parsehocon' expects between 1 and 2 arguments, got ${args.length}`,
+    );
+  const [text, ...rest] = args;
+  if (typeof text !== "string")
+    throw new FunctionArgumentError(
+      `'stdlib::parsehocon' parameter 'hocon_string' expects a String value, got ${describeType(text)}`,
+    );
+  try {
+    return hoconValue(parseHocon(text));
+  } catch (e) {
+    if (e instanceof HoconError && rest.length > 0) return rest[0];
+    if (e instanceof HoconError) fail(e.message);
+    throw e;
+  }
+};
+
+function describeType(v: PValue): string {
+  return inferType(v).generalize().toString();
+}
