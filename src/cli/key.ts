@@ -9,10 +9,12 @@
  *   tend key -f BASE         write BASE.priv / BASE.pub instead
  *   tend key -T BITS         key size (2048)
  *
- * What differs from cf-key: 3.21 keeps a "lastseen" LMDB database of the
- * hosts it talked to; tend has none, so `-s` lists the trusted key files of
- * ppkeys (direction "Trusted", the address only for old-style
- * `<user>-<ip>.pub` names, the file's time as the last connection), `-r IP`
+ * What differs from cf-key: 3.21 keeps its "lastseen" database of the
+ * hosts it talked to in LMDB; tend keeps its own (src/net/lastseen.ts,
+ * written by tend serverd), and `-s` lists it and then the trusted key
+ * files of ppkeys no connection was recorded with (direction "Trusted",
+ * the address only for old-style `<user>-<ip>.pub` names, the file's time
+ * as the last connection); `-r IP`
  * removes only `<user>-<ip>.pub` files, `-t USER@IP:FILE` records no
  * address, and no randseed file is written.
  */
@@ -35,8 +37,8 @@ Options:
   -g, --log-level LEVEL      error, warning, notice, info, verbose or debug
   -f, --output-file BASE     write BASE.priv and BASE.pub instead of ppkeys/localhost.*
   -T, --key-type BITS        RSA key size in bits (default 2048)
-  -s, --show-hosts           show the trusted keys (tend keeps no lastseen database:
-                             the key files of ppkeys are listed)
+  -s, --show-hosts           show the hosts seen (tend serverd's lastseen database),
+                             then the other trusted keys of ppkeys
   -N, --no-truncate          don't truncate -s output (tab-separated)
   -r, --remove-keys ID       remove the trusted key files for MD5=…/SHA=… or an
                              address (old-style <user>-<address>.pub files)
@@ -286,6 +288,21 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
           `${[cells[0]?.slice(0, 10).padEnd(10), cells[1]?.slice(0, 40).padEnd(40), cells[2]?.slice(0, 25).padEnd(25), cells[3]?.slice(0, 26).padEnd(26), cells[4]].join(" ")}\n`;
     let out = format(["Direction", "IP", "Name", "Last connection", "Key"]);
     let count = 0;
+    // The lastseen database first, as cf-key -s shows it; then the trusted keys no connection was seen with.
+    const { readLastSeen } = await import("../net/lastseen.js");
+    const seenKeys = new Set<string>();
+    for (const seen of readLastSeen(join(workdir, "state"))) {
+      const name = options.numeric ? seen.address : await hostName(seen.address);
+      out += format([
+        seen.direction === "incoming" ? "Incoming" : "Outgoing",
+        seen.address,
+        name,
+        ctimeLocal(new Date(seen.lastseen * 1000)),
+        seen.key,
+      ]);
+      seenKeys.add(seen.key);
+      count++;
+    }
     for (const entry of keys.listTrustedKeys(ppkeys)) {
       const isDigest = /^(MD5|SHA)=/.test(entry.id);
       let digest = entry.id;
@@ -294,6 +311,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
         if (!key) continue;
         digest = keys.keyDigest(key);
       }
+      if (seenKeys.has(digest)) continue;
       const address = isDigest ? "-" : entry.id;
       const seen = ctimeLocal(statSync(entry.file).mtime);
       out += format(["Trusted", address, address, seen, digest]);
@@ -406,4 +424,23 @@ function describe(error: unknown): string {
   if (e.code === "ENOENT") return "No such file or directory";
   if (e.code === "EACCES") return "Permission denied";
   return e.message ?? String(error);
+}
+
+/** The name of `address` as getnameinfo gives it (cf-key's IPString2Hostname), "-" when it has none. */
+async function hostName(address: string): Promise<string> {
+  const { lookupService } = await import("node:dns/promises");
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const found = await Promise.race([
+      lookupService(address, 0).then((s) => s.hostname),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), 2000);
+      }),
+    ]);
+    return found || "-";
+  } catch {
+    return "-";
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -35,6 +35,7 @@ import {
   encryptWith,
 } from "../../net/classic/session.js";
 import { type KeyPair, keyDigest, readTrustedKey, sameKey, trustKey } from "../../net/keys.js";
+import type { LastSeenLog } from "../../net/lastseen.js";
 import type { Logger } from "../../system/logger.js";
 import type { ConnectionInfo, ServerPolicy } from "../policy/model.js";
 import type { Channel, Session } from "./channel.js";
@@ -55,6 +56,8 @@ export interface ClassicContext {
   readonly log: Logger;
   readonly now?: () => number;
   readonly digests?: DigestCache;
+  /** Where authenticated peers are recorded (the lastseen database). */
+  readonly lastSeen?: LastSeenLog;
 }
 
 /** Plain framed writes on the TCP socket. */
@@ -221,6 +224,7 @@ async function authenticate(
     return undefined;
   }
   log.verbose(`Authentication of client ${identity.hostname}/${ip} achieved`);
+  context.lastSeen?.saw("incoming", digest, ip);
   const sealed = (await reader.next()).payload;
   const sessionKey =
     sealed.length === SESSION_KEY_SIZE ? Buffer.from(sealed) : rsaDecrypt(keys.privateKey, sealed);

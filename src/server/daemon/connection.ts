@@ -18,6 +18,7 @@ import tls from "node:tls";
 import { isNetError, NetError } from "../../net/errors.js";
 import { FrameReader, MAX_FRAME_PAYLOAD, serverFrames } from "../../net/frame.js";
 import { type KeyPair, readTrustedKey, sameKey, trustKey } from "../../net/keys.js";
+import type { LastSeenLog } from "../../net/lastseen.js";
 import { type PeerIdentity, peekConnectionStart, sendWelcome, serverDialog } from "../../net/server-side.js";
 import { Logger } from "../../system/logger.js";
 import type { ConnectionInfo, ServerPolicy } from "../policy/model.js";
@@ -59,6 +60,8 @@ export interface ConnectionContext {
   readonly digests?: DigestCache;
   /** The server's key pair: the classic protocol's dialog needs it. */
   readonly keys?: KeyPair;
+  /** Where trusted peers are recorded (the lastseen database). */
+  readonly lastSeen?: LastSeenLog;
 }
 
 /** "127.0.0.1>       ": cf-serverd's per-connection log prefix, padded for IPv4 alignment. */
@@ -173,6 +176,7 @@ async function establish(
   } else if (!trustNewKey(identity, ip, context, log)) {
     return undefined;
   }
+  context.lastSeen?.saw("incoming", identity.digest, ip);
   const hostname = policy.needReverseLookup ? await reverseName(ip, context.limits.dialogMs, log) : undefined;
   const peer: ConnectionInfo = {
     ip,

@@ -18,6 +18,7 @@ import net from "node:net";
 import { join } from "node:path";
 import tls from "node:tls";
 import { type KeyPair, readKeyPair } from "../../net/keys.js";
+import { LastSeenLog } from "../../net/lastseen.js";
 import { peerAddress, tlsServerOptions } from "../../net/server-side.js";
 import { Logger } from "../../system/logger.js";
 import type { LoadedServerPolicy, ServerPolicy } from "../policy/model.js";
@@ -160,6 +161,8 @@ class ServerState {
   pool: HelperPool | undefined;
   /** Digests of unchanged files, for every connection of this process. */
   private readonly digests = new DigestCache();
+  /** The peers this process served, written to the lastseen database now and then. */
+  readonly lastSeen: LastSeenLog;
   private secureContext: tls.SecureContext;
   private readonly perHost = new Map<string, number>();
   private readonly sockets = new Set<net.Socket>();
@@ -176,6 +179,11 @@ class ServerState {
   ) {
     this.policy = options.policy;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.lastSeen = new LastSeenLog(join(options.workdir, "state"), (error) =>
+      log.error(
+        `Unable to update the lastseen database (${error instanceof Error ? error.message : String(error)})`,
+      ),
+    );
     this.secureContext = this.makeSecureContext(options.policy);
   }
 
@@ -254,6 +262,7 @@ class ServerState {
       now: this.options.now,
       digests: this.digests,
       keys: this.keys,
+      lastSeen: this.lastSeen,
     }).finally(() => {
       this.local--;
       this.sockets.delete(socket);
@@ -319,6 +328,7 @@ class ServerState {
     for (const socket of this.sockets) socket.destroy();
     await Promise.allSettled([...this.served, this.pool?.close()]);
     await closed;
+    this.lastSeen.flush();
   }
 }
 
