@@ -6,6 +6,9 @@ import type { CompileInput, CompileResult } from "./compile-api.js";
 import { PuppetCompileError } from "./compile-api.js";
 import { Compiler } from "./compiler.js";
 import { resourceTypeInfo } from "./resource-types.js";
+import { toJsonData } from "./resource.js";
+import { richDataWarnings } from "./types/rich-data.js";
+import { PHash, type PValue } from "./values.js";
 import { BreakSignal, PuppetEvalError, NextSignal, ReturnSignal } from "./errors.js";
 
 export function compileCatalog(input: CompileInput): CompileResult {
@@ -15,6 +18,8 @@ export function compileCatalog(input: CompileInput): CompileResult {
   } catch (err) {
     throw toCompileError(err);
   }
+  for (const w of richDataWarnings(c.catalog.resourceList(), (v) => String(toJsonData(v)), keyText))
+    c.log("warning", w);
   const catalog = c.catalog.toJson((type) => {
     const info = resourceTypeInfo(type);
     return info && info.namevars.length === 1 ? info.namevars[0] : undefined;
@@ -52,4 +57,11 @@ function toCompileError(err: unknown): PuppetCompileError {
   if (err instanceof RangeError) return new PuppetCompileError(`Evaluation Error: ${err.message}`);
   if (err instanceof Error) return new PuppetCompileError(`Evaluation Error: ${err.message}`);
   return new PuppetCompileError(String(err));
+}
+
+/** A hash key that is not a String, as the rendered catalog writes it. */
+function keyText(k: PValue): string {
+  const h = new PHash();
+  h.set(k, true);
+  return Object.keys(toJsonData(h) as Record<string, unknown>)[0] ?? "";
 }

@@ -1,0 +1,85 @@
+/**
+ * Puppet's "will be converted to" warnings: a catalog's parameter values
+ * that are not Data (an Object value, a Deferred, a type, a hash with keys
+ * other than strings) are turned into strings when the catalog is
+ * rendered, and Puppet warns about each, naming where it is. The path in
+ * the message is built as Puppet 7.23 builds it: its message prefix grows
+ * by the current path at every warning of the same resource.
+ */
+import { asResourceRef } from "../refs.js";
+import { type PValue, isHash, isType, PDeferred, type PHash, PObject, PSensitive } from "../values.js";
+import { rubyClassName } from "./access.js";
+
+interface ResourceView {
+  readonly ref: string;
+  readonly virtual: boolean;
+  readonly params: ReadonlyMap<string, { readonly value: PValue }>;
+}
+
+/** `['a'][0]`: a path as Puppet's JSON path, without the root. */
+function jsonPath(path: readonly (string | number)[]): string {
+  return path.map((p) => (typeof p === "number" ? `[${p}]` : `['${p}']`)).join("");
+}
+
+/**
+ * The warnings of every resource kept in the catalog, in order.
+ * `stringOf` is how the catalog renders a value or key that is not Data.
+ */
+export function richDataWarnings(
+  resources: readonly ResourceView[],
+  stringOf: (v: PValue) => string,
+  keyString: (k: PValue) => string,
+): string[] {
+  const out: string[] = [];
+  for (const r of resources) {
+    if (r.virtual) continue;
+    let prefix = r.ref;
+    const path: (string | number)[] = [];
+    const warn = (what: string, converted: string): void => {
+      prefix += jsonPath(path);
+      out.push(`${prefix} contains ${what}. It will be converted to the String '${converted}'`);
+    };
+    const walk = (v: PValue): void => {
+      if (v === undefined || typeof v !== "object" || v === null) return;
+      if (Array.isArray(v)) {
+        v.forEach((x, i) => {
+          path.push(i);
+          walk(x);
+          path.pop();
+        });
+        return;
+      }
+      if (isHash(v)) {
+        for (const [k, x] of v as PHash) {
+          let key: string;
+          if (typeof k === "string") key = k;
+          else {
+            key = keyString(k);
+            warn(`a hash with ${anOrA(rubyClassName(k))} key`, key);
+          }
+          path.push(key);
+          walk(x);
+          path.pop();
+        }
+        return;
+      }
+      if (v instanceof PSensitive) return walk(v.value);
+      if (asResourceRef(v)) return;
+      if (isType(v)) return warn(`${anOrA(`${v.kind}-Type`)} value`, v.toString());
+      if (v instanceof PDeferred) return warn("a Deferred value", stringOf(v));
+      if (v instanceof PObject && isType((v as { type?: PValue }).type))
+        warn(`${anOrA(v.typeName)} value`, stringOf(v));
+    };
+    for (const [name, p] of r.params) {
+      if (p.value === undefined) continue;
+      path.push(name);
+      walk(p.value);
+      path.pop();
+    }
+  }
+  return out;
+}
+
+function anOrA(word: string): string {
+  return `${/^[AEIOU]/i.test(word) ? "an" : "a"} ${word}`;
+}
