@@ -25,10 +25,7 @@ import {
 const dir = join(fixturesDir, "features");
 
 /** Cases that still differ from Puppet, with the reason. */
-const KNOWN: Record<string, string> = {
-  "obj-catalog":
-    "the catalog holds the Object's string form, but tend does not yet log Puppet's 'will be converted to' warning",
-};
+const KNOWN: Record<string, string> = {};
 
 /** Warnings whose text carries the recording machine's paths: compared by their start. */
 function warningCore(m: string): string {

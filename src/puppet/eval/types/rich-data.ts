@@ -63,11 +63,11 @@ export function richDataWarnings(
         }
         return;
       }
-      if (v instanceof PSensitive) return walk(v.value);
-      if (asResourceRef(v)) return;
-      if (isType(v)) return warn(`${anOrA(`${v.kind}-Type`)} value`, v.toString());
-      if (v instanceof PDeferred) return warn("a Deferred value", stringOf(v));
-      if (v instanceof PObject && isType((v as { type?: PValue }).type))
+      if (v instanceof PSensitive) walk(v.value);
+      else if (asResourceRef(v)) return;
+      else if (isType(v)) warn(`${anOrA(`${v.kind}-Type`)} value`, v.toString());
+      else if (v instanceof PDeferred) warn("a Deferred value", stringOf(v));
+      else if (v instanceof PObject && isType((v as { type?: PValue }).type))
         warn(`${anOrA(v.typeName)} value`, stringOf(v));
     };
     for (const [name, p] of r.params) {
