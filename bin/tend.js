@@ -136,7 +136,13 @@ function compileBundle(bundle) {
   const cache = cacheOf(bundle);
   const found = readCache(cache);
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
-  const script = new vm.Script(wrapped, { filename: bundleFile, cachedData: found?.data });
+  // An `import()` esbuild leaves in the bundle (a built-in, or a user's file
+  // such as a cookbook) goes to Node's own loader, as in a module.
+  const script = new vm.Script(wrapped, {
+    filename: bundleFile,
+    cachedData: found?.data,
+    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
   keepCache(cache, script, found);
   return script.runInThisContext();
 }

@@ -18,6 +18,7 @@
  * removes only `<user>-<ip>.pub` files, `-t USER@IP:FILE` records no
  * address, and no randseed file is written.
  */
+import { lookupService } from "node:dns/promises";
 import { readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel } from "../system/logger.js";
@@ -428,7 +429,6 @@ function describe(error: unknown): string {
 
 /** The name of `address` as getnameinfo gives it (cf-key's IPString2Hostname), "-" when it has none. */
 async function hostName(address: string): Promise<string> {
-  const { lookupService } = await import("node:dns/promises");
   let timer: NodeJS.Timeout | undefined;
   try {
     const found = await Promise.race([

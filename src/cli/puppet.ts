@@ -5,6 +5,7 @@
  * `puppet apply`'s options; `catalog compile NODE` compiles a node's
  * catalog as `puppet catalog compile` does.
  */
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { type PuppetLevel, formatConsoleLine, shownAt, toStderr } from "../puppet/console.js";
 import { Logger } from "../system/logger.js";
@@ -291,7 +292,6 @@ async function compileForApply(
   if (values.execute !== undefined) given.code = values.execute;
   else {
     const manifest = resolve(io.cwd, positionals[0]);
-    const { existsSync } = await import("node:fs");
     if (!existsSync(manifest)) {
       printer.error(`Could not find file ${positionals[0]}`);
       return undefined;

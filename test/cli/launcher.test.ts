@@ -107,3 +107,21 @@ test("the bundle's code cache is accepted by the next runs and grows", (t) => {
   }
   assert.deepEqual(seen, [1, 2, 3]);
 });
+
+test("through the bundle, `puppet apply FILE.pp` compiles and applies (an import() left in the bundle works)", () => {
+  const dir = scratchDirectory("tend-launcher-apply-");
+  mkdirSync(join(dir, "code/environments/production"), { recursive: true });
+  writeFileSync(join(dir, "puppet.conf"), `[main]\nvardir = ${dir}/var\ncodedir = ${dir}/code\n`);
+  writeFileSync(join(dir, "site.pp"), `file { '${dir}/out': content => "hi\\n" }\n`);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
+  };
+  const run = spawnSync(
+    launcher,
+    ["puppet", "apply", "--confdir", dir, "--certname", "n1", "--detailed-exitcodes", join(dir, "site.pp")],
+    { env, encoding: "utf8", timeout: 30_000 },
+  );
+  assert.equal(run.status, 2, run.stderr);
+  assert.equal(readFileSync(join(dir, "out"), "utf8"), "hi\n");
+});
