@@ -1727,13 +1727,16 @@ export class PTypeReferenceType extends PAnyType {
   }
 }
 
-/** A named alias (`type My::T = ...`, `Data`), resolved lazily: recursive aliases are allowed. */
+/**
+ * How an alias of an Object type prints (as that type's definition): set
+ * once by user-objects.ts, which this module cannot import.
+ */
 let aliasPrinter: ((t: PTypeAliasType) => string | undefined) | undefined;
-/** Set by user-objects.ts: an alias of an Object type prints as that type's definition. */
 export function setAliasPrinter(f: (t: PTypeAliasType) => string | undefined): void {
   aliasPrinter = f;
 }
 
+/** A named alias (`type My::T = ...`, `Data`), resolved lazily: recursive aliases are allowed. */
 export class PTypeAliasType extends PAnyType {
   #resolved: PType | undefined;
   #resolving = false;
