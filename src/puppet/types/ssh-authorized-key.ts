@@ -14,6 +14,7 @@ import { ensureRecord, propertyChange } from "../../providers/parsed-file/index.
 import { type AuthorizedKey, authorizedKeysFormat } from "../../providers/ssh/index.js";
 import { listParam, textParam } from "./property-change.js";
 import { recordResult } from "./parsed-record.js";
+import { SSH_KEY_TYPE_ALIASES } from "./ssh-key-types.js";
 
 const TYPES = new Set([
   "ssh-dss",
@@ -31,13 +32,6 @@ const TYPES = new Set([
   "ecdsa-sha2-nistp384-cert-v01@openssh.com",
   "ecdsa-sha2-nistp521-cert-v01@openssh.com",
 ]);
-const TYPE_ALIASES: Record<string, string> = {
-  dsa: "ssh-dss",
-  ed25519: "ssh-ed25519",
-  rsa: "ssh-rsa",
-  "ecdsa-sk": "sk-ecdsa-sha2-nistp256@openssh.com",
-  "ed25519-sk": "sk-ssh-ed25519@openssh.com",
-};
 
 interface KeySpec {
   readonly name: string;
@@ -60,7 +54,7 @@ function spec(resource: CatalogResource): KeySpec {
   return {
     name: textParam(p.name) ?? resource.title,
     ensure: p.ensure === "absent" ? "absent" : "present",
-    ...(type !== undefined ? { type: TYPE_ALIASES[type] ?? type } : {}),
+    ...(type !== undefined ? { type: SSH_KEY_TYPE_ALIASES[type] ?? type } : {}),
     ...(key !== undefined ? { key } : {}),
     ...(user !== undefined ? { user } : {}),
     ...(options !== undefined && !(options.length === 1 && options[0] === "absent") ? { options } : {}),

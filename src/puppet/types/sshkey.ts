@@ -12,6 +12,7 @@ import { ensureRecord, propertyChange } from "../../providers/parsed-file/index.
 import { type KnownHost, knownHostsFormat } from "../../providers/ssh/index.js";
 import { listParam, textParam } from "./property-change.js";
 import { recordResult } from "./parsed-record.js";
+import { SSH_KEY_TYPE_ALIASES } from "./ssh-key-types.js";
 
 const TYPES = new Set([
   "ssh-dss",
@@ -23,13 +24,6 @@ const TYPES = new Set([
   "sk-ecdsa-sha2-nistp256@openssh.com",
   "sk-ssh-ed25519@openssh.com",
 ]);
-const TYPE_ALIASES: Record<string, string> = {
-  dsa: "ssh-dss",
-  ed25519: "ssh-ed25519",
-  rsa: "ssh-rsa",
-  "ecdsa-sk": "sk-ecdsa-sha2-nistp256@openssh.com",
-  "ed25519-sk": "sk-ssh-ed25519@openssh.com",
-};
 
 interface SshkeySpec {
   readonly name: string;
@@ -45,7 +39,7 @@ function spec(resource: CatalogResource): SshkeySpec {
   const at = /^(.*?)@(.*)$/.exec(resource.title);
   const name = textParam(p.name) ?? (at ? (at[1] as string) : resource.title);
   const rawType = textParam(p.type) ?? (at ? at[2] : undefined);
-  const type = rawType === undefined ? undefined : (TYPE_ALIASES[rawType] ?? rawType);
+  const type = rawType === undefined ? undefined : (SSH_KEY_TYPE_ALIASES[rawType] ?? rawType);
   return {
     name,
     ...(type !== undefined ? { type } : {}),
