@@ -4,9 +4,10 @@
  * hash at the top, RichData values, module data keyed in the module's
  * namespace), and the entries and layers that look a key up in them.
  */
-import { HoconError, type HoconValue, parseHocon } from "../../text/hocon.js";
+import { HoconError, parseHocon } from "../../text/hocon.js";
 import { readFileSync } from "node:fs";
 import { NOT_FOUND } from "../eval/compile-api.js";
+import { hoconToPuppet } from "../eval/hocon.js";
 import { PHash, PObject, type PValue } from "../eval/values.js";
 import {
   fail,
@@ -232,18 +233,6 @@ function fromJson(v: unknown): PValue {
   const h = new PHash();
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) h.set(k, fromJson(x));
   return h;
-}
-
-/** A HOCON value as Puppet's (null is undef, objects are hashes). */
-export function hoconToPuppet(v: HoconValue): PValue {
-  if (v === null) return undefined;
-  if (Array.isArray(v)) return v.map(hoconToPuppet);
-  if (v instanceof Map) {
-    const h = new PHash();
-    for (const [k, x] of v) h.set(k, hoconToPuppet(x));
-    return h;
-  }
-  return v;
 }
 
 /** Puppet's RichData check of a found value (a Ruby Symbol from YAML fails it). */

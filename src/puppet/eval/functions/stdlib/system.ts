@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { FunctionArgumentError, type PuppetFunction } from "../registry.js";
 import { inferType } from "../../types.js";
 import { PSensitive, type PValue } from "../../values.js";
-import { HoconError, type HoconValue, parseHocon } from "../../../../text/hocon.js";
-import { PHash } from "../../values.js";
+import { HoconError, parseHocon } from "../../../../text/hocon.js";
+import { hoconToPuppet } from "../../hocon.js";
 import { md5Crypt, shaCrypt } from "./crypt.js";
 import { fail, legacy } from "./support.js";
 
@@ -237,17 +237,6 @@ export const validate_cmd: PuppetFunction = legacy((_c, args): PValue => {
 
 /* ------------------------------------------------------------ parsehocon */
 
-function hoconValue(v: HoconValue): PValue {
-  if (v === null) return undefined;
-  if (Array.isArray(v)) return v.map(hoconValue);
-  if (v instanceof Map) {
-    const h = new PHash();
-    for (const [k, x] of v) h.set(k, hoconValue(x));
-    return h;
-  }
-  return v;
-}
-
 /** `stdlib::parsehocon(String $hocon_string, Optional[Any] $default)`: the document as data, or the default when it does not parse. */
 export const parsehocon: PuppetFunction = (_ctx, args) => {
   if (args.length < 1 || args.length > 2)
@@ -260,7 +249,7 @@ export const parsehocon: PuppetFunction = (_ctx, args) => {
       `'stdlib::parsehocon' parameter 'hocon_string' expects a String value, got ${describeType(text)}`,
     );
   try {
-    return hoconValue(parseHocon(text));
+    return hoconToPuppet(parseHocon(text));
   } catch (e) {
     if (e instanceof HoconError && rest.length > 0) return rest[0];
     if (e instanceof HoconError) fail(e.message);
