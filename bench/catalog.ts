@@ -3,7 +3,17 @@
  * one desired state, all in one run:
  *
  *   node dist/bench/catalog.js [--sizes 1000,10000] [--quick] [--iterations N]
- *     [--puppet-iterations N] [--no-puppet-manifest] [--json]
+ *     [--puppet-iterations N] [--no-puppet-manifest] [--fs ext4|root]
+ *     [--node PATH]... [--json]
+ *
+ * Where: by default every tool runs on a scratch, journaled ext4 made for
+ * the run (a sparse image, loop-mounted in a private mount namespace: see
+ * scratch-fs.ts), since this machine's root file system has no journal and
+ * there the cost of creating a file depends on what was deleted in the last
+ * minutes. `--fs root` runs on the file system of the temporary directory,
+ * as before; so does a run that cannot mount (not root, no unshare, no loop
+ * device), saying why. The output names the file system of every table.
+ * `--node PATH` times tend under that Node too, as extra rows.
  *
  * The desired state: N files under a temporary directory, each a regular
  * file with one line of content and mode 0644. It is written as
@@ -52,7 +62,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { filesPolicy } from "./files.js";
@@ -67,11 +77,20 @@ import {
   settle,
   TEND,
 } from "./measure.js";
+import {
+  describeFileSystem,
+  MOUNT_FAILED,
+  mountScratch,
+  runInScratchExt4,
+  scratchExt4Unavailable,
+  unmountScratch,
+} from "./scratch-fs.js";
 
 const PUPPET = "puppet";
 const NODE_NAME = "bench.example.com";
 
-export type Tool = "tend" | "puppet apply --catalog" | "puppet apply manifest" | "cf-agent";
+/** "tend", "tend (node v22.…)" for a `--node`, or a reference tool. */
+export type Tool = string;
 export type Phase = "first run" | "steady state";
 
 export interface ToolTiming {
@@ -88,7 +107,12 @@ export interface CatalogRow {
   readonly phase: Phase;
   readonly timings: readonly ToolTiming[];
   /** tend over the other tool, by wall time and by CPU time. */
-  readonly ratios: readonly { readonly against: Tool; readonly wall: number; readonly cpu: number | null }[];
+  readonly ratios: readonly {
+    readonly tend: Tool;
+    readonly against: Tool;
+    readonly wall: number;
+    readonly cpu: number | null;
+  }[];
 }
 
 export interface CatalogResult {
@@ -106,6 +130,8 @@ export interface CatalogResult {
    */
   readonly floor: readonly { readonly files: number; readonly wallMs: number; readonly cpuMs: number }[];
   readonly skipped: readonly string[];
+  /** What the trees were on: type, device, journal (see scratch-fs.ts). */
+  readonly fileSystem: string;
 }
 
 /** The goals of issue 13, tend over each tool. */
@@ -252,6 +278,12 @@ export interface CatalogOptions {
   readonly iterations: number;
   readonly puppetIterations: number;
   readonly puppetManifest: boolean;
+  /** Other Nodes to time tend under, as extra rows beside the one on PATH. */
+  readonly nodes?: readonly { readonly path: string; readonly version: string }[];
+}
+
+function isTend(tool: Tool): boolean {
+  return tool === "tend" || tool.startsWith("tend (");
 }
 
 /** Both phases for N files, every tool that is present. */
@@ -312,16 +344,26 @@ export function compareCatalog(
       if (noTend) skipped.push(noTend);
       else {
         const tendConf = scratchConfdir(join(root, "tend"));
+        const args = ["puppet", "apply", "--confdir", tendConf, "--catalog", catalog];
         tools.push({
-          command: {
-            tool: "tend",
-            command: TEND,
-            args: ["puppet", "apply", "--confdir", tendConf, "--catalog", catalog],
-          },
+          command: { tool: "tend", command: TEND, args },
           iterations: options.iterations,
           first: [],
           steady: [],
         });
+        // The same runs under other Nodes: bin/tend runs the node first on PATH.
+        for (const node of options.nodes ?? [])
+          tools.push({
+            command: {
+              tool: `tend (node ${node.version})`,
+              command: TEND,
+              args,
+              env: { PATH: `${dirname(node.path)}${delimiter}${process.env.PATH ?? ""}` },
+            },
+            iterations: options.iterations,
+            first: [],
+            steady: [],
+          });
       }
       tools.push({
         command: {
@@ -371,7 +413,7 @@ export function compareCatalog(
     // (bin/tend.js), and both then find what they load in the page cache,
     // as on a machine that runs them regularly.
     for (const t of tools) {
-      if (t.command.tool !== "tend" && t.command.tool !== "cf-agent") continue;
+      if (!isTend(t.command.tool) && t.command.tool !== "cf-agent") continue;
       trees.renew(target);
       try {
         timeCommand(t.command);
@@ -406,16 +448,18 @@ export function compareCatalog(
       const timings = measured.map((t) =>
         summarize(t.command.tool, phase === "first run" ? t.first : t.steady),
       );
-      const tend = timings.find((t) => t.tool === "tend");
-      const ratios = tend
-        ? timings
-            .filter((t) => t.tool !== "tend")
+      const ratios = timings
+        .filter((t) => isTend(t.tool))
+        .flatMap((tend) =>
+          timings
+            .filter((t) => !isTend(t.tool))
             .map((t) => ({
+              tend: tend.tool,
               against: t.tool,
               wall: tend.wallMs / t.wallMs,
               cpu: tend.cpuMs !== null && t.cpuMs ? tend.cpuMs / t.cpuMs : null,
-            }))
-        : [];
+            })),
+        );
       return { files: count, phase, timings, ratios };
     });
     const floor =
@@ -464,14 +508,35 @@ export function runCatalogBenchmarks(sizes: readonly number[], options: CatalogO
   } finally {
     trees.dispose();
   }
-  return { rows, compile, floor, skipped: [...new Set(skipped)] };
+  return { rows, compile, floor, skipped: [...new Set(skipped)], fileSystem: describeFileSystem(tmpdir()) };
 }
 
 function ms(value: number | null): string {
   return value === null ? "?" : value.toFixed(0);
 }
 
-function main(): void {
+/** A `--node PATH` that runs, with its version; throws when it does not. */
+function nodeAt(path: string): { path: string; version: string } {
+  const r = spawnSync(path, ["--version"], { encoding: "utf8" });
+  if (r.status !== 0)
+    throw new Error(`--node ${path}: it does not run (${r.error?.message ?? r.stderr.trim()})`);
+  return { path, version: r.stdout.trim() };
+}
+
+/** Inodes and bytes a scratch file system needs for every tree the benchmark leaves until its end. */
+function scratchSize(sizes: readonly number[], options: CatalogOptions): { inodes: number; bytes: number } {
+  const tends = 1 + (options.nodes?.length ?? 0);
+  // Per size: a tree per timed first run and per untimed warm-up (tend's,
+  // cf-agent's), per floor, per Puppet run, with room to spare.
+  const trees = (options.iterations + 1) * (tends + 2) + 2 * options.puppetIterations + 4;
+  const files = sizes.reduce((sum, n) => sum + n * trees, 0);
+  const inodes = files + 200_000;
+  // A one-line file takes a 4 kB block; Puppet's reports and state take more.
+  const bytes = Math.max(4 * 2 ** 30, Math.ceil((files * 8192 + 2 ** 30) / 2 ** 20) * 2 ** 20);
+  return { inodes, bytes };
+}
+
+async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       sizes: { type: "string" },
@@ -480,18 +545,63 @@ function main(): void {
       "puppet-iterations": { type: "string" },
       "no-puppet-manifest": { type: "boolean" },
       json: { type: "boolean" },
+      fs: { type: "string", default: "ext4" },
+      node: { type: "string", multiple: true },
+      "scratch-image": { type: "string" },
     },
   });
   const sizes = (values.sizes ?? (values.quick ? "1000" : "1000,10000")).split(",").map(Number);
-  const result = runCatalogBenchmarks(sizes, {
+  if (values.fs !== "ext4" && values.fs !== "root") {
+    process.stderr.write(`catalog benchmarks: --fs ${values.fs}: expected ext4 or root\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const options: CatalogOptions = {
     iterations: Number(values.iterations ?? 3),
     puppetIterations: Number(values["puppet-iterations"] ?? 1),
     puppetManifest: !values["no-puppet-manifest"],
-  });
+    nodes: (values.node ?? []).map(nodeAt),
+  };
+  const notes: string[] = [];
+  let mountpoint: string | undefined;
+  if (values["scratch-image"] !== undefined) {
+    // The inner run, in its own mount namespace (see scratch-fs.ts).
+    const mounted = mountScratch(values["scratch-image"]);
+    if ("reason" in mounted) {
+      process.stderr.write(`catalog benchmarks: ${mounted.reason}\n`);
+      process.exitCode = MOUNT_FAILED;
+      return;
+    }
+    mountpoint = mounted.mountpoint;
+  } else if (values.fs === "ext4") {
+    const why = scratchExt4Unavailable();
+    if (why === null) {
+      const script = fileURLToPath(import.meta.url);
+      const { inodes, bytes } = scratchSize(sizes, options);
+      const run = await runInScratchExt4(script, process.argv.slice(2), bytes, inodes);
+      if (run.status !== null && run.status !== MOUNT_FAILED) {
+        process.exitCode = run.status;
+        return;
+      }
+      notes.push(
+        `not on a scratch ext4 (${run.reason ?? "the image could not be mounted"}): on the file system of ${tmpdir()} instead`,
+      );
+    } else notes.push(`not on a scratch ext4 (${why}): on the file system of ${tmpdir()} instead`);
+  }
+  let result: CatalogResult;
+  try {
+    result = runCatalogBenchmarks(sizes, options);
+  } finally {
+    if (mountpoint !== undefined) unmountScratch(mountpoint);
+  }
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...result, notes }, null, 2)}\n`);
     return;
   }
+  for (const note of notes) process.stdout.write(`catalog benchmarks: ${note}\n`);
+  process.stdout.write(
+    `catalog benchmarks: every tool ran on ${result.fileSystem}${mountpoint === undefined ? "" : " (a scratch image, loop-mounted in a private mount namespace)"}\n`,
+  );
   for (const reason of result.skipped) process.stdout.write(`catalog benchmarks: skipped ${reason}\n`);
   for (const c of result.compile)
     process.stdout.write(
@@ -503,14 +613,18 @@ function main(): void {
     );
   for (const r of result.rows) {
     const times = r.timings.map((t) => `${t.tool} ${ms(t.wallMs)} ms (CPU ${ms(t.cpuMs)})`).join(", ");
-    process.stdout.write(`catalog, ${r.files} files, ${r.phase}: ${times}\n`);
+    process.stdout.write(`catalog, ${r.files} files, ${r.phase}, on ${result.fileSystem}: ${times}\n`);
     for (const q of r.ratios) {
       const goal = GOALS[q.against];
       process.stdout.write(
-        `  tend / ${q.against}: ${q.wall.toFixed(3)}× wall, ${q.cpu === null ? "?" : q.cpu.toFixed(3)}× CPU${goal === undefined ? "" : ` (goal ≤ ${goal}×)`}\n`,
+        `  ${q.tend} / ${q.against}: ${q.wall.toFixed(3)}× wall, ${q.cpu === null ? "?" : q.cpu.toFixed(3)}× CPU${goal === undefined ? "" : ` (goal ≤ ${goal}×)`}\n`,
       );
     }
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  main().catch((error: unknown) => {
+    process.stderr.write(`catalog benchmarks: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  });
