@@ -100,6 +100,16 @@ export interface ResourceType {
    */
   refresh?(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult>;
   /**
+   * True when this resource refreshes itself after a change of its own
+   * (Puppet's self_refresh: a mount remounts). The applier then queues one
+   * event per distinct event name of the change to the resource's own
+   * `refresh`, which runs once right after its apply, together with any
+   * refresh events it received (`Triggered 'refresh' from N events`). Puppet
+   * answers false for a resource being removed (`ensure => absent`).
+   * Ignored for types without `refresh`.
+   */
+  selfRefresh?(resource: CatalogResource): boolean;
+  /**
    * References (`File[/etc]`) this resource depends on when they are in the
    * catalog (Puppet's autorequire: a file its parent directory, an exec its
    * cwd). Never contradicts a relationship the catalog states.

@@ -241,10 +241,9 @@ export class Transaction {
     if (result.failed !== undefined && !status.failed) this.failResource(v, vertex, status, result.failed);
     else if (status.failed) this.markFailed(v, vertex);
     if (this.state(v).failed || result.events.length === 0) return;
-    this.queueEvents(
-      v,
-      result.events.map((e) => ({ name: e.name ?? `${e.property}_changed`, status: e.status })),
-    );
+    const events = result.events.map((e) => ({ name: e.name ?? `${e.property}_changed`, status: e.status }));
+    this.queueEvents(v, events);
+    this.queueSelfRefresh(v, vertex, events, true);
     if (result.events.some((e) => e.invalidatesRefresh)) this.dequeueRefresh(v);
   }
 
@@ -343,6 +342,33 @@ export class Transaction {
     }
   }
 
+  /**
+   * A self-refreshing resource's events queued to itself (Puppet's
+   * self_refresh): one per distinct event name. Events a refresh itself
+   * makes (`restarted`, `noop_restart`) are only logged as Puppet logs
+   * them: its queue was already processed, so they are never delivered.
+   */
+  private queueSelfRefresh(
+    v: number,
+    vertex: Vertex,
+    events: readonly QueuedEvent[],
+    deliver: boolean,
+  ): void {
+    if (vertex.kind !== "resource" || events.length === 0) return;
+    const type = this.s.typeOf(vertex.resource);
+    if (!type?.refresh || type.selfRefresh?.(vertex.resource) !== true) return;
+    const seen = new Set<string>();
+    for (const event of events) {
+      if (seen.has(event.name)) continue;
+      seen.add(event.name);
+      this.logScheduling(vertex, v);
+      if (!deliver) continue;
+      const state = this.state(v);
+      state.queue ??= [];
+      state.queue.push(event);
+    }
+  }
+
   private logScheduling(from: Vertex, to: number): void {
     if (!this.s.log.wouldLog("info")) return;
     const target = this.graph.vertices[to] as Vertex;
@@ -396,13 +422,17 @@ export class Transaction {
       this.noopFor(vertex.resource, vertex.kind !== "resource")
     ) {
       this.s.log.resource("notice", `Would have triggered 'refresh' from ${count}`, source, vertex.resource);
-      this.queueEvents(v, [{ name: "noop_restart", status: "noop" }]);
+      const noopRestart = [{ name: "noop_restart", status: "noop" }] as const;
+      this.queueEvents(v, noopRestart);
+      this.queueSelfRefresh(v, vertex, noopRestart, false);
       return;
     }
     if (vertex.kind === "resource" && !(await this.refresh(v, vertex, count))) return;
     const status = this.statusOf(v);
     if (status) status.restarted = true;
-    this.queueEvents(v, [{ name: "restarted", status: "success" }]);
+    const restarted = [{ name: "restarted", status: "success" }] as const;
+    this.queueEvents(v, restarted);
+    this.queueSelfRefresh(v, vertex, restarted, false);
   }
 
   private async refresh(v: number, vertex: Vertex, count: string): Promise<boolean> {

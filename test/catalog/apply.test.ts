@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type ApplyOptions, applyCatalog, typeRegistry } from "../../src/catalog/apply.js";
 import type { Catalog } from "../../src/catalog/model.js";
+import type { ResourceType } from "../../src/catalog/resource-type.js";
 import { detailedExitCode, formatReportLog, type RunReport } from "../../src/catalog/report.js";
 import { catalogOf, fakeTypes, type Journal, resource } from "./fakes.js";
 
@@ -442,4 +443,80 @@ test("schedule and audit are not supported: said once, the resources still run",
     "Warning: The 'schedule' metaparameter is not supported by tend: Fake[a] applied as if always scheduled",
     "Warning: The 'audit' metaparameter is not supported by tend: Fake[b] not audited",
   ]);
+});
+
+test("a self-refreshing type refreshes after its own change, once with the events it received", async () => {
+  // Puppet 7.23, mount_core's mount (self_refresh) notified by an exec that ran:
+  // its own event and the exec's are one refresh, "from 2 events", after its property lines.
+  const { journal, report, lines } = await run(
+    catalogOf([
+      resource("Fake", "f1", { notify: "Fake[m]" }),
+      resource("Fake", "m", { selfrefresh: true }),
+      resource("Fake", "same", { selfrefresh: true, insync: true }),
+    ]),
+    { logLevel: "info" },
+  );
+  assert.deepEqual(journal, ["apply f1", "apply m", "refresh m", "apply same"]);
+  const own = lines.filter((l) => l.includes("Fake[m]"));
+  assert.deepEqual(own, [
+    "Info: /Stage[main]/Main/Fake[f1]: Scheduling refresh of Fake[m]",
+    "Notice: /Stage[main]/Main/Fake[m]/ensure: created",
+    "Info: /Stage[main]/Main/Fake[m]: Scheduling refresh of Fake[m]",
+    "Notice: /Stage[main]/Main/Fake[m]: Triggered 'refresh' from 2 events",
+    "Info: /Stage[main]/Main/Fake[m]: Scheduling refresh of Fake[m]",
+  ]);
+  const m = report.resource_statuses["Fake[m]"];
+  assert.deepEqual(
+    m?.events.map((e) => [e.name, e.status]),
+    [
+      ["fake_created", "success"],
+      ["refresh", "success"],
+    ],
+  );
+  assert.equal(m?.restarted, true);
+  assert.equal(report.resource_statuses["Fake[same]"]?.events.length, 0);
+});
+
+test("a self-refresh in noop: 'Would have triggered', and its noop_restart reaches the class", async () => {
+  // Puppet 7.23's mount-fstab scenario: a mount's changed property and its
+  // noop_restart are two events at Class[Main].
+  const { journal, lines } = await run(catalogOf([resource("Fake", "m", { selfrefresh: true })]), {
+    noop: true,
+  });
+  assert.deepEqual(journal, ["apply m (noop)"]);
+  assert.deepEqual(lines, [
+    "Notice: /Stage[main]/Main/Fake[m]/ensure: current_value 'absent', should be 'present' (noop)",
+    "Notice: /Stage[main]/Main/Fake[m]: Would have triggered 'refresh' from 1 event",
+    "Notice: Class[Main]: Would have triggered 'refresh' from 2 events",
+    "Notice: Stage[main]: Would have triggered 'refresh' from 1 event",
+  ]);
+});
+
+test("a self-refresh is one event per event name; a failed change does not refresh", async () => {
+  const journal: Journal = { entries: [] };
+  const types = fakeTypes(journal);
+  const fake = types[0] as ResourceType;
+  const many: ResourceType = {
+    ...fake,
+    name: "many",
+    async apply() {
+      const event = (name: string, property: string) => ({
+        property,
+        name,
+        status: "success" as const,
+        message: `${property} changed`,
+      });
+      return { events: [event("a_changed", "a"), event("a_changed", "a"), event("b_changed", "b")] };
+    },
+  };
+  const report = await applyCatalog(
+    catalogOf([
+      resource("Many", "m", { selfrefresh: true }),
+      resource("Fake", "bad", { selfrefresh: true, fail: "nope" }),
+    ]),
+    typeRegistry([...types, many]),
+  );
+  const lines = report.logs.map(formatReportLog);
+  assert.ok(lines.includes("Notice: /Stage[main]/Main/Many[m]: Triggered 'refresh' from 2 events"));
+  assert.deepEqual(journal.entries, ["refresh m", "apply bad"]);
 });

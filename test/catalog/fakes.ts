@@ -1,7 +1,8 @@
 /**
  * Small fake resource types and a catalog builder for the applier's tests.
  * `fake` changes (`ensure`) unless `insync => true`, fails with `fail =>
- * "why"`, and records every apply and refresh in a journal; `gen` generates
+ * "why"`, refreshes itself after a change with `selfrefresh => true`, and
+ * records every apply and refresh in a journal; `gen` generates
  * its `children` titles as fake resources.
  */
 import type { Catalog, CatalogResource, ParamValue } from "../../src/catalog/model.js";
@@ -52,6 +53,7 @@ export function fakeTypes(journal: Journal): ResourceType[] {
           };
       return { events: [event], provider: "fake" };
     },
+    selfRefresh: (r) => r.parameters.selfrefresh === true,
     async refresh(r) {
       journal.entries.push(`refresh ${r.title}`);
       if (r.parameters.refreshfail === true) return { events: [], failed: "refresh broke" };

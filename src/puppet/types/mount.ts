@@ -130,9 +130,18 @@ function command(argv: string[]): string | undefined {
   return `Execution of '${argv.join(" ")}' returned ${r.status ?? 1}: ${r.output.trim() || r.error || ""}`;
 }
 
-function mountArgs(s: MountSpec, record: FstabRecord): string[] {
-  const options = record.options;
-  return options && options !== "defaults" ? [MOUNT_COMMAND, "-o", options, s.name] : [MOUNT_COMMAND, s.name];
+/**
+ * `-T TABLE` when the table is not /etc/fstab: mount(8) reads only
+ * /etc/fstab, so Puppet's bare `mount NAME` mounts what that file says
+ * (or fails); tend mounts what the resource's own table says.
+ */
+function tableArgs(s: MountSpec): string[] {
+  return s.target === "/etc/fstab" ? [] : ["-T", s.target];
+}
+
+/** As Puppet's provider on Linux: the options come from the table. */
+function mountArgs(s: MountSpec): string[] {
+  return [MOUNT_COMMAND, ...tableArgs(s), s.name];
 }
 
 async function apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
@@ -176,14 +185,18 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
       }
       ensureEvent("mount_deleted", current, "absent");
     } else {
-      if (current === "absent" || current === "ghost") {
-        const r = writeTable("present", false);
+      // Puppet's order: a new entry is written first (then a ghost unmounted);
+      // an entry already there is unmounted first, then its other properties
+      // synced (mount_core's syncothers), as they are before mounting.
+      const create = current === "absent" || current === "ghost";
+      const unmount = s.ensure === "unmounted" && isMounted;
+      if (unmount && !create && !noop) failed = command([UMOUNT_COMMAND, s.name]);
+      if (!failed && (create || s.ensure !== "defined")) {
+        const r = writeTable("present", !create);
         if (r.status === "failed") failed = r.error;
       }
-      if (!failed && !noop && s.ensure === "unmounted" && isMounted)
-        failed = command([UMOUNT_COMMAND, s.name]);
-      if (!failed && !noop && s.ensure === "mounted" && !isMounted)
-        failed = command(mountArgs(s, recordOf(s, found)));
+      if (!failed && !noop && unmount && create) failed = command([UMOUNT_COMMAND, s.name]);
+      if (!failed && !noop && s.ensure === "mounted" && !isMounted) failed = command(mountArgs(s));
       ensureEvent(s.ensure === "mounted" ? "mount_mounted" : "mount_changed", current, s.ensure);
     }
   } else if (s.ensure !== "absent" && found) {
@@ -200,26 +213,34 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
     context.logger.error(failed);
     return { events, failed, provider: "parsed" };
   }
-  // self_refresh: a mount that changed (and is not being removed) refreshes itself (a remount when mounted).
-  const changed = events.length;
-  if (changed > 0 && s.ensure !== "absent") {
-    const count = `${changed} ${changed === 1 ? "event" : "events"}`;
-    if (noop) context.logger.notice(`Would have triggered 'refresh' from ${count}`);
-    else {
-      const nowMounted = mounted(s.name);
-      const problem =
-        nowMounted && s.values.fstype !== "swap" && current === "mounted"
-          ? command([MOUNT_COMMAND, "-o", "remount", s.name])
-          : undefined;
-      if (problem) {
-        context.logger.error(`Failed to call refresh: ${problem}`);
-        return { events, failed: problem, provider: "parsed" };
-      }
-      const message = `Triggered 'refresh' from ${count}`;
-      events.push({ property: "null", name: "refresh", status: "success", message });
-    }
-  }
   return { events, provider: "parsed" };
 }
 
-export const mountType: ResourceType = { name: "mount", validate, apply };
+/**
+ * Puppet's mount refreshes itself after a change (self_refresh), unless it
+ * is being removed; the applier queues the events and calls `refresh`.
+ */
+function selfRefresh(resource: CatalogResource): boolean {
+  return ensureOf(resource.parameters.ensure) !== "absent";
+}
+
+/**
+ * A refresh remounts a mounted file system (not swap): `mount -o remount`,
+ * or umount then mount when `remounts => false`. Puppet asks its provider
+ * whether it is mounted; tend reads the mount table, which differs only for
+ * a mount point mounted outside the table and just added to it with
+ * `ensure => defined` (Puppet's provider then thinks it unmounted).
+ */
+async function refresh(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
+  const s = spec(resource);
+  if (context.noop || text(s.values.fstype) === "swap" || !mounted(s.name))
+    return { events: [], provider: "parsed" };
+  context.logger.info("Remounting");
+  const remounts = textParam(resource.parameters.remounts) !== "false";
+  const problem = remounts
+    ? command([MOUNT_COMMAND, ...tableArgs(s), "-o", "remount", s.name])
+    : (command([UMOUNT_COMMAND, s.name]) ?? command(mountArgs(s)));
+  return problem ? { events: [], failed: problem, provider: "parsed" } : { events: [], provider: "parsed" };
+}
+
+export const mountType: ResourceType = { name: "mount", validate, apply, refresh, selfRefresh };
