@@ -4,22 +4,21 @@
  *   tend key                 make the host's pair in <workdir>/ppkeys
  *   tend key -p [FILE]       print a public key's digest ("MD5=…")
  *   tend key -t [[USER@]IP:]FILE   trust a public key
- *   tend key -r DIGEST|IP    remove trusted key files
- *   tend key -s [-N] [-n]    show the trusted keys
+ *   tend key -r DIGEST|IP [-x] forget a host: lastseen entries, trusted key files
+ *   tend key -s [-N] [-n]    show the lastseen database
  *   tend key -f BASE         write BASE.priv / BASE.pub instead
  *   tend key -T BITS         key size (2048)
  *
- * What differs from cf-key: 3.21 keeps its "lastseen" database of the
- * hosts it talked to in LMDB; tend keeps its own (src/net/lastseen.ts,
- * written by tend serverd), and `-s` lists it and then the trusted key
- * files of ppkeys no connection was recorded with (direction "Trusted",
- * the address only for old-style `<user>-<ip>.pub` names, the file's time
- * as the last connection); `-r IP`
- * removes only `<user>-<ip>.pub` files, `-t USER@IP:FILE` records no
- * address, and no randseed file is written.
+ * The lastseen database (src/net/lastseen.ts) is 3.21's, kept as JSON:
+ * `-s` lists it, `-r` removes a key or an address from it and then the
+ * trusted key files of both (cf-key's messages and exit codes: 252/253
+ * when the database does not know it, 254 when it is incoherent; a known
+ * entry without key files still exits 0), `-x -r` removes as 3.21 forces
+ * (prefix matches, always exit 0), and `-t ADDRESS:FILE` records the
+ * address. What differs: no randseed file is written.
  */
 import { lookupService } from "node:dns/promises";
-import { readFileSync, statSync, unlinkSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { formatLogLine, type LogLevel } from "../system/logger.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
@@ -38,12 +37,11 @@ Options:
   -g, --log-level LEVEL      error, warning, notice, info, verbose or debug
   -f, --output-file BASE     write BASE.priv and BASE.pub instead of ppkeys/localhost.*
   -T, --key-type BITS        RSA key size in bits (default 2048)
-  -s, --show-hosts           show the hosts seen (tend serverd's lastseen database),
-                             then the other trusted keys of ppkeys
+  -s, --show-hosts           show the hosts seen (the lastseen database)
   -N, --no-truncate          don't truncate -s output (tab-separated)
-  -r, --remove-keys ID       remove the trusted key files for MD5=…/SHA=… or an
-                             address (old-style <user>-<address>.pub files)
-  -x, --force-removal        accepted, as cf-key (no lastseen to force past)
+  -r, --remove-keys ID       remove a key (MD5=…/SHA=…) or a host's address from
+                             the lastseen database, and the trusted key files
+  -x, --force-removal        with -r: remove even what the database does not know
   -l, --install-license FILE refused: Enterprise only
   -p, --print-digest [FILE]  print the digest of a public key (default: ours)
   -t, --trust-key [[USER@]IPADDR:]FILE
@@ -289,9 +287,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
           `${[cells[0]?.slice(0, 10).padEnd(10), cells[1]?.slice(0, 40).padEnd(40), cells[2]?.slice(0, 25).padEnd(25), cells[3]?.slice(0, 26).padEnd(26), cells[4]].join(" ")}\n`;
     let out = format(["Direction", "IP", "Name", "Last connection", "Key"]);
     let count = 0;
-    // The lastseen database first, as cf-key -s shows it; then the trusted keys no connection was seen with.
     const { readLastSeen } = await import("../net/lastseen.js");
-    const seenKeys = new Set<string>();
     for (const seen of readLastSeen(join(workdir, "state"))) {
       const name = options.numeric ? seen.address : await hostName(seen.address);
       out += format([
@@ -301,21 +297,6 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
         ctimeLocal(new Date(seen.lastseen * 1000)),
         seen.key,
       ]);
-      seenKeys.add(seen.key);
-      count++;
-    }
-    for (const entry of keys.listTrustedKeys(ppkeys)) {
-      const isDigest = /^(MD5|SHA)=/.test(entry.id);
-      let digest = entry.id;
-      if (!isDigest) {
-        const key = loadPublic(entry.file);
-        if (!key) continue;
-        digest = keys.keyDigest(key);
-      }
-      if (seenKeys.has(digest)) continue;
-      const address = isDigest ? "-" : entry.id;
-      const seen = ctimeLocal(statSync(entry.file).mtime);
-      out += format(["Trusted", address, address, seen, digest]);
       count++;
     }
     io.stdout(`${out}Total Entries: ${count}\n`);
@@ -331,24 +312,67 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
 
   if (options.remove !== undefined) {
+    const lastseen = await import("../net/lastseen.js");
+    const statedir = join(workdir, "state");
     const id = options.remove;
-    const suffix = `-${id}.pub`;
-    let removed = 0;
-    for (const entry of keys.listTrustedKeys(ppkeys)) {
-      if (!entry.file.endsWith(suffix)) continue;
-      try {
-        unlinkSync(entry.file);
-        removed++;
-      } catch (error) {
-        log("error", `Unable to remove key file '${entry.file}'. (unlink: ${describe(error)})`);
-        return 255;
+    const removeFiles = (which: string): number => {
+      const result = keys.removeTrustedKeyFiles(ppkeys, which);
+      if ("removed" in result) return result.removed;
+      log("error", `Unable to remove key file '${result.failed}'. (unlink: ${describe(result.error)})`);
+      return -1;
+    };
+    if (options.force) {
+      // cf-key -x: whatever the database says, and whatever is missing from it, exit 0.
+      const forced = lastseen.forceRemoveFromLastSeen(statedir, id);
+      if (!forced.mainEntryFound)
+        log(
+          "error",
+          lastseen.isKeyDigest(id)
+            ? `Failed to read the main hash key entry '${id}'. Will continue to purge other entries related to it.`
+            : `Failed to read the main ip address entry '${id}'. Will continue to purge other entries related to it.`,
+        );
+      for (const key of forced.keys) removeFiles(key);
+      return EXIT_OK;
+    }
+    const problems = lastseen.lastSeenIncoherences(statedir);
+    for (const problem of problems) log("warning", `lastseen db inconsistency, ${problem}`);
+    log(
+      "verbose",
+      lastseen.isKeyDigest(id)
+        ? `Removing digest '${id}' from lastseen database`
+        : `Removing host '${id}' from lastseen database`,
+    );
+    const removal = lastseen.removeFromLastSeen(statedir, id, true);
+    if (!removal.removed) {
+      switch (removal.reason) {
+        case "incoherent":
+          log(
+            "error",
+            "Lastseen database is incoherent (there is not a 1-to-1 relationship between hosts and keys) and coherence check is enforced. Will not proceed to remove entries from it.",
+          );
+          return 254;
+        case "digest":
+          log("error", "Unable to remove digest from lastseen database.");
+          return 252;
+        case "host":
+          log("error", "Unable to remove host from lastseen database.");
+          return 253;
       }
     }
-    if (removed === 0) {
-      log("error", `No key file(s) for entry '${id}' were found on the filesystem`);
-      return EXIT_FAILURE;
+    // 3.21 says it twice (once removing, once after).
+    log("info", "Removed corresponding entries from lastseen database.");
+    log("info", "Removed corresponding entries from lastseen database.");
+    const ofInput = removeFiles(id);
+    const ofEquivalent = removeFiles(removal.equivalent);
+    if (ofInput < 0 || ofEquivalent < 0) {
+      log("error", `Last seen database: unable to remove keys for the entry '${id}'`);
+      return 255;
     }
-    log("info", `Removed ${removed} corresponding key file(s) from filesystem.`);
+    if (ofInput + ofEquivalent === 0)
+      log("error", `No key file(s) for entry '${id}' were found on the filesystem`);
+    else log("info", `Removed ${ofInput + ofEquivalent} corresponding key file(s) from filesystem.`);
+    // As cf-key: found in the database, the removal succeeded, key files or not.
+    log("verbose", `Forced removal of entry '${id}' was successful`);
     return EXIT_OK;
   }
 
@@ -366,6 +390,14 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       );
     const key = loadPublic(file);
     if (!key) return EXIT_FAILURE;
+    if (address !== undefined) {
+      const digest = keys.keyDigest(key);
+      log("verbose", `Adding a CONNECT entry in lastseen db: IP '${address}', key '${digest}'`);
+      const { noteLastSeen } = await import("../net/lastseen.js");
+      noteLastSeen(join(workdir, "state"), "outgoing", digest, address, (error) =>
+        log("error", `Unable to open last seen db (${describe(error)})`),
+      );
+    }
     try {
       const saved = keys.trustKey(ppkeys, user, key);
       log("verbose", `Saving public key to file '${saved}'`);

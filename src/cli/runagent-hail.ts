@@ -147,6 +147,7 @@ async function connectServer(
       port: target.port,
       keys,
       ppkeys: context.dirs.ppkeys,
+      lastSeen: join(context.dirs.workdir, "state"),
       trustServer,
       timeoutMs: context.options.timeoutSeconds * 1000,
       logger: out.log,

@@ -27,6 +27,7 @@ import {
   MAX_FRAME_PAYLOAD,
   printable,
 } from "./frame.js";
+import { noteLastSeen } from "./lastseen.js";
 import { type KeyPair, keyDigest, privateKeyPem, readTrustedKey, sameKey, trustKey } from "./keys.js";
 
 export const DEFAULT_PORT = 5308;
@@ -62,6 +63,12 @@ export interface ConnectOptions {
   classic?: boolean;
   /** Under the classic protocol: the S* commands, encrypted with the session key. */
   encrypt?: boolean;
+  /**
+   * The state directory whose lastseen database records the server as an
+   * outgoing peer once trusted and identified (3.21's LastSaw1); absent, the
+   * connection is "off the record", as cf-net's.
+   */
+  lastSeen?: string;
 }
 
 export type RemoteFileType = "file" | "link" | "dir" | "fifo" | "block" | "char" | "socket";
@@ -135,6 +142,21 @@ function text(payload: Buffer): string {
 
 function isBad(reply: string): boolean {
   return reply.startsWith("BAD:");
+}
+
+/** Notes a trusted server in the lastseen database of `statedir` (a failure is logged, the connection goes on). */
+export function recordServer(
+  statedir: string,
+  digest: string,
+  address: string | undefined,
+  log: Logger | undefined,
+): void {
+  if (!address) return;
+  noteLastSeen(statedir, "outgoing", digest, address, (error) =>
+    log?.error(
+      `Unable to update the lastseen database (${error instanceof Error ? error.message : String(error)})`,
+    ),
+  );
 }
 
 export class ServerConnection {
@@ -229,6 +251,7 @@ export class ServerConnection {
       });
       if (!welcome.startsWith("OK WELCOME"))
         throw new NetError("refused", `Peer did not accept our identity! Responded: ${printable(welcome)}`);
+      if (options.lastSeen !== undefined) recordServer(options.lastSeen, digest, socket.remoteAddress, log);
       return new ServerConnection(socket, reader, timeoutMs, log, {
         digest,
         key,

@@ -22,7 +22,7 @@ import {
   generateKeyPairSync,
   type KeyObject,
 } from "node:crypto";
-import { chmodSync, lstatSync, readdirSync, readFileSync, renameSync } from "node:fs";
+import { chmodSync, lstatSync, readdirSync, readFileSync, renameSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomically } from "../system/atomic.js";
 import { makeDirectoriesSync } from "../system/make-directories.js";
@@ -240,6 +240,38 @@ export function listTrustedKeys(ppkeys: string): TrustedKeyEntry[] {
     if (match) out.push({ file: join(ppkeys, name), user: match[1] as string, id: match[2] as string });
   }
   return out;
+}
+
+/**
+ * Removes the trusted key files of `id` (a digest or an old-style address):
+ * every `ppkeys/*-<id>.pub`, as 3.21's RemovePublicKey. Returns how many
+ * went, or the file that could not be removed and why.
+ */
+export function removeTrustedKeyFiles(
+  ppkeys: string,
+  id: string,
+): { readonly removed: number } | { readonly failed: string; readonly error: NodeJS.ErrnoException } {
+  if (id === "") return { removed: 0 };
+  let names: string[];
+  try {
+    names = readdirSync(ppkeys);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { removed: 0 };
+    return { failed: ppkeys, error: error as NodeJS.ErrnoException };
+  }
+  const suffix = `-${id}.pub`;
+  let removed = 0;
+  for (const name of names) {
+    if (!name.endsWith(suffix)) continue;
+    try {
+      unlinkSync(join(ppkeys, name));
+      removed++;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+        return { failed: name, error: error as NodeJS.ErrnoException };
+    }
+  }
+  return { removed };
 }
 
 function readIfThere(path: string): string | undefined {

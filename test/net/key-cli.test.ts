@@ -1,12 +1,12 @@
 /** `tend key`: cf-key's command line on tend's work directory. */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { main } from "../../src/cli/app.js";
 import type { CliIo } from "../../src/cli/io.js";
 import { parseKeyArgument } from "../../src/cli/key.js";
-import { generateKeyPair, keyDigest, readKeyPair, writeKeyPair } from "../../src/net/keys.js";
+import { generateKeyPair, keyDigest, publicKeyPem, readKeyPair, writeKeyPair } from "../../src/net/keys.js";
 import { scratchDirectory } from "../scratch.js";
 import { cfengineTool, runInHost, skipReason } from "./scratch-host.js";
 
@@ -51,7 +51,7 @@ test("tend key makes the pair once, as cf-key: modes, refusal and exit code on a
   assert.ok(existsSync(join(workdir, "other.pub")));
 });
 
-test("tend key -t, -s, -r: trusted keys by digest", async () => {
+test("tend key -t, -s, -r: trusted keys and the lastseen database", async () => {
   const workdir = join(scratchDirectory("tend-net-keycli2-"), "work");
   const other = generateKeyPair();
   const dir = scratchDirectory("tend-net-keycli2o-");
@@ -75,15 +75,81 @@ test("tend key -t, -s, -r: trusted keys by digest", async () => {
   assert.equal(show.code, 0);
   const lines = show.stdout.trimEnd().split("\n");
   assert.equal(lines[0], "Direction\tIP\tName\tLast connection\tKey");
-  assert.equal(lines.length, 4);
-  assert.match(lines[1] as string, new RegExp(`^Trusted\\t-\\t-\\t.*\\t${digest}$`));
-  assert.equal(lines[3], "Total Entries: 2");
-  const removed = await tendKey(["-w", workdir, "-r", digest]);
+  assert.equal(lines.length, 3);
+  assert.match(lines[1] as string, new RegExp(`^Outgoing\\t127\\.0\\.0\\.9\\t.*\\t${digest}$`));
+  assert.equal(lines[2], "Total Entries: 1");
+  const removed = await tendKey(["-w", workdir, "-I", "-r", digest]);
   assert.equal(removed.code, 0);
+  assert.equal(
+    removed.stdout,
+    `${"    info: Removed corresponding entries from lastseen database.\n".repeat(2)}    info: Removed 2 corresponding key file(s) from filesystem.\n`,
+  );
   assert.deepEqual(readdirSync(join(workdir, "ppkeys")), []);
   const again = await tendKey(["-w", workdir, "-r", digest]);
-  assert.equal(again.code, 1);
-  assert.equal(again.stdout, `   error: No key file(s) for entry '${digest}' were found on the filesystem\n`);
+  assert.equal(again.code, 252);
+  assert.equal(again.stdout, "   error: Unable to remove digest from lastseen database.\n");
+});
+
+/** Runs the same cf-key command lines with cf-key and tend key on two work directories, side by side. */
+test("tend key -t/-s/-r/-x beside cf-key 3.21: messages, exit codes, key files left", {
+  skip: skipReason("cf-key"),
+}, async (t) => {
+  const root = scratchDirectory("tend-net-keycli5-");
+  const cfDir = join(root, "cf");
+  const tendDir = join(root, "tend");
+  for (const d of [cfDir, tendDir]) {
+    mkdirSync(join(d, "ppkeys"), { recursive: true, mode: 0o700 });
+    chmodSync(d, 0o700);
+    writeKeyPair(join(d, "ppkeys"), generateKeyPair());
+  }
+  const peers = [generateKeyPair(), generateKeyPair(), generateKeyPair()];
+  peers.forEach((pair, i) => {
+    writeFileSync(join(cfDir, `p${i}.pub`), publicKeyPem(pair.publicKey));
+    writeFileSync(join(tendDir, `p${i}.pub`), publicKeyPem(pair.publicKey));
+  });
+  const [d0, d1, d2] = peers.map((p) => keyDigest(p.publicKey));
+  const script: string[][] = [
+    ["-t", "10.0.0.1:F/p0.pub"],
+    ["-t", "alice@10.0.0.10:F/p1.pub"],
+    ["-t", "10.0.0.2:F/p2.pub"],
+    ["-s", "-n"],
+    ["-r", "10.0.0.99"],
+    ["-r", "MD5=0000"],
+    ["-I", "-r", "10.0.0.2"],
+    ["-r", "10.0.0.2"],
+    ["-t", "10.0.0.2:F/p2.pub"],
+    ["-I", "-r", `${d2}`],
+    ["-x", "-r", "10.0.0.77"],
+    ["-x", "-r", "MD5=abc"],
+    ["-s", "-N", "-n"],
+    ["-I", "-x", "-r", "10.0.0.1"],
+    ["-s", "-n"],
+    ["-t", "10.0.0.1:F/p0.pub"],
+    ["-x", "-r", `${d0}`],
+    ["-s", "-n"],
+  ];
+  const normalise = (text: string): string =>
+    text
+      .split("\n")
+      .map((line) => line.replace(/(Outgoing|Incoming)(\s+\S+\s+\S+\s+).{24}/, "$1$2<date>"))
+      .sort()
+      .join("\n");
+  for (const args of script) {
+    const cf = runInHost(cfDir, [
+      cfengineTool("cf-key") as string,
+      ...args.map((a) => a.replace("F/", "/var/lib/cfengine3/")),
+    ]);
+    const tend = await tendKey(["-w", tendDir, ...args.map((a) => a.replace("F/", `${tendDir}/`))]);
+    const what = `cf-key ${args.join(" ")}`;
+    assert.equal(tend.code, cf.status, `${what}: exit code\n${cf.stdout}${cf.stderr}\n--\n${tend.stdout}`);
+    assert.equal(normalise(tend.stdout), normalise(cf.stdout + cf.stderr), what);
+    assert.deepEqual(
+      readdirSync(join(tendDir, "ppkeys")).sort(),
+      readdirSync(join(cfDir, "ppkeys")).sort(),
+      `${what}: key files`,
+    );
+  }
+  t.diagnostic(`compared ${script.length} command lines; peers ${d0} ${d1} ${d2}`);
 });
 
 test("tend key: bad input gets cf-key's messages and exit 1", async () => {

@@ -14,7 +14,7 @@ import { readdirSync } from "node:fs";
 import { connect as tcpConnect, type Socket } from "node:net";
 import { userInfo } from "node:os";
 import { basename } from "node:path";
-import { type ConnectOptions, DEFAULT_PORT, ServerConnection } from "../client.js";
+import { type ConnectOptions, DEFAULT_PORT, recordServer, ServerConnection } from "../client.js";
 import { NetError } from "../errors.js";
 import { encodeFrame, FrameReader } from "../frame.js";
 import { keyDigest, readTrustedKey, rsaComponents, sameKey, trustedKeyFile, trustKey } from "../keys.js";
@@ -134,6 +134,8 @@ export async function connectClassic(options: ConnectOptions): Promise<ServerCon
     const sessionKey = randomBytes(SESSION_KEY_SIZE);
     sessionKey[0] = (sessionKey[0] as number) | 1; // BN_bn2bin keeps no leading zero
     await send(socket, rsaEncrypt(key, sessionKey));
+    if (options.lastSeen !== undefined)
+      recordServer(options.lastSeen, serverDigest, socket.remoteAddress, log);
     const info = { digest: serverDigest, key, banner: "classic", version: "", protocol: 1, address };
     return options.encrypt
       ? new EncryptedClassicConnection(socket, reader, timeoutMs, log, info, sessionKey)

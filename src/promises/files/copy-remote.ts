@@ -217,6 +217,7 @@ function connect(
       port,
       keys: state.keys,
       ppkeys: posix.join(workdirOf(env), "ppkeys"),
+      lastSeen: posix.join(workdirOf(env), "state"),
       trustServer,
       restrictKeys: restrictKeys.length > 0 ? restrictKeys : undefined,
       timeoutMs: timeoutS * 1000,
