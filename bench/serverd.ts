@@ -17,17 +17,19 @@
  *   file into an empty directory, checked against the source;
  * - the same copy by real cf-agent 3.21 (`copy_from` with `depth_search`,
  *   a policy run on a scratch client host), when it is installed;
- * - the server's CPU time per request of the unchanged tree (user + system,
- *   all its processes), which the machine's other load disturbs less than
- *   the throughput;
+ * - the server's CPU time per request of the unchanged tree and per cold
+ *   copy by tend's client (user + system, all its processes), which the
+ *   machine's other load disturbs less than the times;
  * - the peak resident memory (VmHWM) of each server over the whole run
  *   (with tend serverd's helper processes when TEND_SERVERD_PROCESSES asks
  *   for them: the sum of their peaks).
  * Both servers run at once, each on its own scratch host (test/net/hosts.ts:
  * cf-serverd in a private mount namespace, tend serverd as a child
- * process); the loads alternate between them within an iteration and rows
- * give medians. Before anything is timed, each server gets `--warmup`
- * untimed passes of the unchanged tree (a server runs for days: what counts
+ * process); the loads alternate between them within an iteration (which
+ * server goes first alternates too), each load starts once both servers
+ * are idle (what one load leaves running, such as 200 connections
+ * closing, is not charged to the next), and rows give medians. Before anything is timed, each server gets `--warmup`
+ * untimed passes of the unchanged tree and of the cold copy (a server runs for days: what counts
  * is its steady state, and tend's JIT needs a few thousand requests to
  * reach it; cf-serverd is the same before and after). The client runs in this process for both servers, so the
  * client side is the same. The goal (issue 14): tend at least cf-serverd's
@@ -59,6 +61,8 @@ export interface ServerTiming {
   readonly cpuUsPerRequest: number | null;
   /** Cold copy of the MPF by tend's client (ms). */
   readonly copyMs: number;
+  /** The server's CPU time (user + system, all its processes) per cold copy by tend's client, ms. */
+  readonly copyCpuMs: number | null;
   /** Cold copy of the MPF by cf-agent's copy_from (ms), when it ran. */
   readonly cfAgentCopyMs: number | null;
   readonly peakRssKb: number | null;
@@ -206,6 +210,7 @@ interface Target {
   readonly rps: number[];
   readonly cpu: number[];
   readonly copy: number[];
+  readonly copyCpu: number[];
   readonly cfAgentCopy: number[];
   idleRssKb: number | null;
 }
@@ -242,6 +247,7 @@ export async function runServerdBenchmark(options: {
         rps: [],
         cpu: [],
         copy: [],
+        copyCpu: [],
         cfAgentCopy: [],
         idleRssKb: residentMemory(daemon.pid as number)?.rssKb ?? null,
       });
@@ -254,11 +260,21 @@ export async function runServerdBenchmark(options: {
     // A first connection each: keys exchanged and trusted on both sides before anything is timed.
     for (const t of targets) (await connect(t.host, client)).close();
     for (let i = 0; i < (options.warmup ?? 1); i++)
-      for (const t of targets) await unchangedLoad(t.host, client, tree, options.clients);
+      for (const t of targets) {
+        await unchangedLoad(t.host, client, tree, options.clients);
+        const connection = await connect(t.host, client);
+        await coldCopy(connection, mpf, join(lab.root, `warmup-${t.impl}-${i}`));
+        connection.close();
+      }
 
     let requestsPerRun = 0;
     for (let i = 0; i < options.iterations; i++) {
-      for (const t of targets) {
+      // Every other iteration the other server goes first: what the one
+      // before left running (200 connections closing, this process's
+      // garbage) must not always fall on the same server.
+      const order = i % 2 === 0 ? targets : [...targets].reverse();
+      for (const t of order) {
+        await settle(targets);
         const cpuBefore = cpuTimeMs(t.daemon.pid as number);
         const load = await unchangedLoad(t.host, client, tree, options.clients);
         const cpuAfter = cpuTimeMs(t.daemon.pid as number);
@@ -268,17 +284,22 @@ export async function runServerdBenchmark(options: {
         t.unchanged.push(load.ms);
         t.rps.push(load.perSecond);
       }
-      for (const t of targets) {
+      for (const t of order) {
+        await settle(targets);
         const dest = join(lab.root, `copy-${t.impl}-${i}`);
+        const cpuBefore = cpuTimeMs(t.daemon.pid as number);
         const started = performance.now();
         const connection = await connect(t.host, client);
         await coldCopy(connection, mpf, dest);
         connection.close();
         t.copy.push(performance.now() - started);
+        const cpuAfter = cpuTimeMs(t.daemon.pid as number);
+        if (cpuBefore !== undefined && cpuAfter !== undefined) t.copyCpu.push(cpuAfter - cpuBefore);
         if (!same(mpf, dest)) throw new Error(`${NAMES[t.impl]}: the copy of ${mpf} differs from it`);
       }
       if (agentHost)
-        for (const t of targets) {
+        for (const t of order) {
+          await settle(targets);
           const dest = join(agentHost.dir, `copy-${t.impl}-${i}`);
           const policy = agentHost.writePolicy(`copy-${t.impl}-${i}.cf`, copyPolicy(t.host, mpf, dest));
           const started = performance.now();
@@ -297,6 +318,7 @@ export async function runServerdBenchmark(options: {
       requestsPerSecond: median(t.rps),
       cpuUsPerRequest: t.cpu.length > 0 ? median(t.cpu) : null,
       copyMs: median(t.copy),
+      copyCpuMs: t.copyCpu.length > 0 ? median(t.copyCpu) : null,
       cfAgentCopyMs: t.cfAgentCopy.length > 0 ? median(t.cfAgentCopy) : null,
       peakRssKb: residentMemory(t.daemon.pid as number)?.peakKb ?? null,
       idleRssKb: t.idleRssKb,
@@ -317,6 +339,23 @@ export async function runServerdBenchmark(options: {
   }
 }
 
+/**
+ * Waits (at most 3 s) until no server uses CPU for 100 ms: a load's
+ * aftermath (connections closing, threads ending, collected garbage) is
+ * not charged to the next load, whichever server it is on.
+ */
+async function settle(targets: readonly Target[]): Promise<void> {
+  const busy = () => targets.map((t) => cpuTimeMs(t.daemon.pid as number) ?? 0).join(",");
+  const deadline = performance.now() + 3000;
+  let before = busy();
+  while (performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = busy();
+    if (now === before) return;
+    before = now;
+  }
+}
+
 function ratio(a: number | null, b: number | null): string {
   return a === null || b === null || b === 0 ? "?" : `${(a / b).toFixed(2)}×`;
 }
@@ -328,7 +367,7 @@ function render(r: ServerdResult): string {
   for (const t of r.timings)
     lines.push(
       `serverd, ${t.server}: ${r.clients} clients × ${r.files} files unchanged (stat + MD5, ${r.requestsPerRun} requests) ${ms(t.unchangedMs)}, ${t.requestsPerSecond.toFixed(0)} req/s, server CPU ${t.cpuUsPerRequest === null ? "?" : t.cpuUsPerRequest.toFixed(0)} µs/request; ` +
-        `cold copy of the MPF (${r.mpfFiles} files, ${(r.mpfBytes / 1048576).toFixed(1)} MB) tend client ${ms(t.copyMs)}, cf-agent copy_from ${ms(t.cfAgentCopyMs)}; ` +
+        `cold copy of the MPF (${r.mpfFiles} files, ${(r.mpfBytes / 1048576).toFixed(1)} MB) tend client ${ms(t.copyMs)} (server CPU ${ms(t.copyCpuMs)}), cf-agent copy_from ${ms(t.cfAgentCopyMs)}; ` +
         `RSS idle ${mb(t.idleRssKb)}, peak ${mb(t.peakRssKb)}`,
     );
   const tend = r.timings.find((t) => t.server === NAMES.tend);
@@ -336,11 +375,11 @@ function render(r: ServerdResult): string {
   if (tend && cf) {
     lines.push(
       `  tend / cf-serverd: throughput ${ratio(tend.requestsPerSecond, cf.requestsPerSecond)} (goal ≥ 1×), unchanged-tree time ${ratio(tend.unchangedMs, cf.unchangedMs)}, CPU per request ${ratio(tend.cpuUsPerRequest, cf.cpuUsPerRequest)}`,
-      `  tend / cf-serverd: cold copy ${ratio(tend.copyMs, cf.copyMs)} (tend client), ${ratio(tend.cfAgentCopyMs, cf.cfAgentCopyMs)} (cf-agent); peak RSS ${ratio(tend.peakRssKb, cf.peakRssKb)}`,
+      `  tend / cf-serverd: cold copy ${ratio(tend.copyMs, cf.copyMs)} (tend client; server CPU ${ratio(tend.copyCpuMs, cf.copyCpuMs)}), ${ratio(tend.cfAgentCopyMs, cf.cfAgentCopyMs)} (cf-agent); peak RSS ${ratio(tend.peakRssKb, cf.peakRssKb)}`,
     );
   }
   lines.push(
-    `  (medians of ${r.iterations} iteration${r.iterations === 1 ? "" : "s"}, after ${r.warmup} untimed pass${r.warmup === 1 ? "" : "es"} of the unchanged tree)`,
+    `  (medians of ${r.iterations} iteration${r.iterations === 1 ? "" : "s"}, after ${r.warmup} untimed pass${r.warmup === 1 ? "" : "es"} of the unchanged tree and the copy)`,
   );
   return lines.join("\n");
 }
