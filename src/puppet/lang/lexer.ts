@@ -10,7 +10,7 @@
  * `PuppetSyntaxError` (the parser turns it into a diagnostic).
  */
 import { PuppetSyntaxError, type PuppetDiagnostic, type PuppetIssueCode } from "./diagnostics.js";
-import { KEYWORD_KINDS, KEYWORDS, type Token, type TokenKind } from "./tokens.js";
+import { KEYWORD_KINDS, KEYWORDS, type Token, type TokenKind, token } from "./tokens.js";
 
 export interface LexOptions {
   /** Lex an EPP template (text with `<% %>` tags) rather than a manifest. */
@@ -87,7 +87,7 @@ function isPlainName(text: string, from: number, end: number): boolean {
 /** Where a sub-lexer's offsets land in the original source (heredoc text). */
 type OffsetMap = (offset: number) => number;
 
-class Lexer {
+export class Lexer {
   out: Token[] = [];
   warnings: PuppetDiagnostic[] = [];
   pos = 0;
@@ -132,7 +132,52 @@ class Lexer {
     private readonly epp: boolean,
   ) {}
 
-  run(): undefined {
+  /**
+   * Lexes on demand (the parser pulls tokens, so that each dies young): `start`
+   * once, then `step` until `done`. Each step adds the tokens of one lexical
+   * element (none for blanks and comments, several for a string); the last
+   * adds EOF. The first error ends the tokens (those of the element that
+   * failed are dropped, as `run` drops them) and is kept in `error`.
+   */
+  done = false;
+  error: PuppetSyntaxError | undefined;
+
+  start(): undefined {
+    try {
+      this.begin();
+    } catch (error) {
+      this.stop(error, this.out.length);
+    }
+  }
+
+  step(): undefined {
+    if (this.pos >= this.text.length) {
+      try {
+        this.end();
+      } catch (error) {
+        return this.stop(error, this.out.length);
+      }
+      this.done = true;
+      this.out.push(token("EOF", "", this.text.length, 0));
+      return;
+    }
+    const size = this.out.length;
+    try {
+      this.lexToken();
+    } catch (error) {
+      this.stop(error, size);
+    }
+  }
+
+  private stop(error: unknown, size: number): undefined {
+    if (!(error instanceof PuppetSyntaxError)) throw error;
+    this.out.length = size;
+    this.error = error;
+    this.done = true;
+    this.out.push(token("EOF", "", this.text.length, 0));
+  }
+
+  private begin(): undefined {
     if (this.text.charCodeAt(0) === 0xfeff) {
       throw new PuppetSyntaxError(
         "ILLEGAL_BOM",
@@ -146,6 +191,16 @@ class Lexer {
       this.interpolateEpp(false);
     }
     this.skipBlanks();
+  }
+
+  private end(): undefined {
+    if (this.epp && this.eppOpen !== undefined) {
+      this.fail("EPP_UNBALANCED_TAG", "Unbalanced epp tag, reached <eof> without closing tag.", this.pos);
+    }
+  }
+
+  run(): undefined {
+    this.begin();
     let size = 0;
     try {
       while (this.pos < this.text.length) {
@@ -158,9 +213,7 @@ class Lexer {
       this.out.length = size;
       throw error;
     }
-    if (this.epp && this.eppOpen !== undefined) {
-      this.fail("EPP_UNBALANCED_TAG", "Unbalanced epp tag, reached <eof> without closing tag.", this.pos);
-    }
+    this.end();
   }
 
   // --- helpers ---------------------------------------------------------
@@ -172,7 +225,7 @@ class Lexer {
   private push(kind: TokenKind, value: string, offset: number, length: number, setAfter = true): undefined {
     const start = this.global(offset);
     const end = length === 0 ? start : this.global(offset + length - 1) + 1;
-    this.out.push({ kind, value, offset: start, length: end - start });
+    this.out.push(token(kind, value, start, end - start));
     if (setAfter) this.after = kind;
   }
 
@@ -607,7 +660,7 @@ class Lexer {
   private unescape(raw: string, escapes: readonly string[], ignoreInvalid: boolean): string {
     if (!raw.includes("\\")) return raw;
     let str = raw;
-    if (escapes.includes("u")) {
+    if (escapes.includes("u") && str.includes("\\u")) {
       const unicode = /((?:[^\\]|^)(?:\\\\)*)\\u(?:([\da-fA-F]{4})|\{([\da-fA-F]{1,6})\})/gm;
       for (;;) {
         let bad = false;
@@ -624,31 +677,53 @@ class Lexer {
         str = next;
       }
     }
-    return str.replace(/\\([^\r\n]|\r?\n)/g, (_m, ch: string) => {
-      if (escapes.includes(ch)) {
-        switch (ch) {
-          case "r":
-            return "\r";
-          case "n":
-            return "\n";
-          case "t":
-            return "\t";
-          case "s":
-            return " ";
-          case "u":
-            this.warn("ILLEGAL_UNICODE_ESCAPE", ILLEGAL_UNICODE, this.pos);
-            return "\\u";
-          case "\n":
-          case "\r\n":
-            return "";
-          default:
-            return ch;
+    // Each backslash and what it escapes (one character, or a line break:
+    // a backslash before a lone \r escapes nothing).
+    let out = "";
+    let last = 0;
+    let i = str.indexOf("\\");
+    while (i !== -1 && i + 1 < str.length) {
+      let ch = str[i + 1] as string;
+      let length = 2;
+      if (ch === "\r") {
+        if (str[i + 2] !== "\n") {
+          i = str.indexOf("\\", i + 1);
+          continue;
         }
+        ch = "\r\n";
+        length = 3;
       }
-      if (!ignoreInvalid)
-        this.warn("UNRECOGNIZED_ESCAPE", `Unrecognized escape sequence '\\${ch}'`, this.pos);
-      return `\\${ch}`;
-    });
+      out += str.slice(last, i) + this.escaped(ch, escapes, ignoreInvalid);
+      last = i + length;
+      i = str.indexOf("\\", last);
+    }
+    return last === 0 ? str : out + str.slice(last);
+  }
+
+  /** What a backslash and `ch` become. */
+  private escaped(ch: string, escapes: readonly string[], ignoreInvalid: boolean): string {
+    if (escapes.includes(ch)) {
+      switch (ch) {
+        case "r":
+          return "\r";
+        case "n":
+          return "\n";
+        case "t":
+          return "\t";
+        case "s":
+          return " ";
+        case "u":
+          this.warn("ILLEGAL_UNICODE_ESCAPE", ILLEGAL_UNICODE, this.pos);
+          return "\\u";
+        case "\n":
+        case "\r\n":
+          return "";
+        default:
+          return ch;
+      }
+    }
+    if (!ignoreInvalid) this.warn("UNRECOGNIZED_ESCAPE", `Unrecognized escape sequence '\\${ch}'`, this.pos);
+    return `\\${ch}`;
   }
 
   private doubleQuoted(): undefined {

@@ -10,7 +10,7 @@
  */
 import type * as A from "./ast.js";
 import { PuppetSyntaxError } from "./diagnostics.js";
-import { lex } from "./lexer.js";
+import { Lexer } from "./lexer.js";
 import { Locator } from "./locator.js";
 import { KEYWORD_KINDS, type Token, type TokenKind } from "./tokens.js";
 import type { PuppetDiagnostic } from "./diagnostics.js";
@@ -29,15 +29,17 @@ export type ParseResult =
 /** Parses a manifest (or, with `epp`, a template). Never throws on bad input. */
 export function parsePuppet(text: string, options: ParseOptions = {}): ParseResult {
   const locator = new Locator(text, options.file ?? "");
-  let warnings: PuppetDiagnostic[] = [];
+  const lexer = new Lexer(text, undefined, options.epp === true);
+  const warnings = lexer.warnings;
   let parser: Parser | undefined;
   try {
-    const lexed = lex(text, { epp: options.epp === true });
-    warnings = lexed.warnings;
-    parser = new Parser(lexed.tokens, text.length, lexed.error);
+    lexer.start();
+    parser = new Parser(lexer);
     const program = parser.program(locator);
     return { ok: true, program, warnings, locator };
   } catch (error) {
+    // The whole input is lexed, as when lexing came first: its warnings are all reported.
+    while (!lexer.done) lexer.step();
     if (error instanceof RangeError && parser !== undefined) {
       // Hundreds of nested brackets exhaust the stack (Puppet's own limit is near 1,000).
       const offset = parser.offset();
@@ -184,33 +186,49 @@ class Parser {
   private i = 0;
   private readonly namestack: string[] = [];
   private readonly definitions: A.Definition[] = [];
+  /** The tokens lexed and not yet dropped: `tokens[0]` is token number `base`. */
+  private readonly tokens: Token[];
+  private base = 0;
 
-  private readonly last: number;
-
-  constructor(
-    private readonly tokens: Token[],
-    textLength: number,
-    private readonly lexError?: PuppetSyntaxError,
-  ) {
-    tokens.push({ kind: "EOF", value: "", offset: textLength, length: 0 });
-    this.last = tokens.length - 1;
+  constructor(private readonly lexer: Lexer) {
+    this.tokens = lexer.out;
+    this.fill();
   }
 
   // --- token access ------------------------------------------------------------
 
   /** Where the parser is (for a diagnostic raised outside it). */
   offset(): number {
-    return (this.tokens[Math.min(this.i, this.last)] as Token).offset;
+    const tokens = this.tokens;
+    return (tokens[Math.min(this.i - this.base, tokens.length - 1)] as Token).offset;
   }
 
-  /** The token `ahead` of the current one; reaching a lexing error raises it. */
-  private at(ahead: number): Token {
-    const index = this.i + ahead;
-    if (index >= this.last) {
-      if (this.lexError) throw this.lexError;
-      return this.tokens[this.last] as Token;
+  /**
+   * Lexes on until three tokens (the parser's longest lookahead) are ready
+   * or the input ends, first dropping the tokens already parsed.
+   */
+  private fill(): undefined {
+    const lexer = this.lexer;
+    const tokens = this.tokens;
+    const parsed = this.i - this.base;
+    if (parsed > 64) {
+      tokens.splice(0, parsed);
+      this.base = this.i;
     }
-    return this.tokens[index] as Token;
+    const want = this.i - this.base + 3;
+    while (!lexer.done && tokens.length < want) lexer.step();
+  }
+
+  /** The token `ahead` (0 to 2) of the current one; reaching a lexing error raises it. */
+  private at(ahead: number): Token {
+    const t = this.tokens[this.i + ahead - this.base];
+    return t === undefined || t.kind === "EOF" ? this.end() : t;
+  }
+
+  /** The end of the tokens: EOF, or the lexing error that ended them. */
+  private end(): Token {
+    if (this.lexer.error) throw this.lexer.error;
+    return this.tokens[this.tokens.length - 1] as Token;
   }
   private get tok(): Token {
     return this.at(0);
@@ -219,8 +237,11 @@ class Parser {
     return this.at(ahead).kind;
   }
   private advance(): Token {
-    const t = this.tokens[this.i] as Token;
-    if (t.kind !== "EOF") this.i++;
+    const t = this.tokens[this.i - this.base] as Token;
+    if (t.kind !== "EOF") {
+      this.i++;
+      if (this.tokens.length - (this.i - this.base) < 3 && !this.lexer.done) this.fill();
+    }
     return t;
   }
   private accept(kind: TokenKind): Token | undefined {

@@ -99,7 +99,12 @@ export interface Token {
   offset: number;
   length: number;
   /** A `${true}`/`${false}` variable: its name is the boolean itself. */
-  boolean?: boolean;
+  boolean: boolean;
+}
+
+/** A token (made here only, so that every token has one shape). */
+export function token(kind: TokenKind, value: string, offset: number, length: number): Token {
+  return { kind, value, offset, length, boolean: false };
 }
 
 /** Keywords: a NAME with one of these spellings is lexed as the keyword. */
