@@ -535,11 +535,90 @@ class Checker {
     if (c !== undefined) this.walk(c);
   };
 
+  /**
+   * Checks `n`, then its parts. The most frequent kinds come first, checked
+   * here as `check` would (one switch, its first cases: a switch on strings is
+   * a row of comparisons until V8 optimizes it); the others go through
+   * `check` and `forEachChild`.
+   */
   walk(n: Node): void {
+    const path = this.path;
+    switch (n.kind) {
+      case "LiteralString":
+      case "QualifiedName":
+      case "Nop":
+      case "LiteralFloat":
+      case "LiteralBoolean":
+      case "LiteralUndef":
+      case "LiteralDefault":
+      case "LiteralRegex":
+      case "RenderString":
+        return; // nothing to check, no parts
+      case "Variable": {
+        const name = n.expr;
+        this.checkVariable(name, n);
+        if (name.kind === "QualifiedName") return;
+        break;
+      }
+      case "AttributeOperation":
+        if (n.operator === "+>") break;
+        this.rvalue(n.value);
+        path.push(n);
+        this.walk(n.value);
+        path.pop();
+        return;
+      case "QualifiedReference":
+        if (!CLASSREF_EXT.test(n.cased)) break;
+        return;
+      case "ConcatenatedString": {
+        const segments = n.segments;
+        path.push(n);
+        for (let i = 0; i < segments.length; i++) this.walk(segments[i] as Expression);
+        path.pop();
+        return;
+      }
+      case "TextExpression":
+        this.rvalue(n.expr);
+        path.push(n);
+        this.walk(n.expr);
+        path.pop();
+        return;
+      case "Access": {
+        const keys = n.keys;
+        if (keys.length < 1) break;
+        path.push(n);
+        this.walk(n.left);
+        for (let i = 0; i < keys.length; i++) this.walk(keys[i] as Expression);
+        path.pop();
+        return;
+      }
+      case "ResourceBody": {
+        const operations = n.operations;
+        let unfolds = 0;
+        for (let i = 0; i < operations.length; i++) {
+          if ((operations[i] as Node).kind === "AttributesOperation") unfolds++;
+        }
+        if (unfolds > 1) break;
+        path.push(n);
+        this.walk(n.title);
+        for (let i = 0; i < operations.length; i++) this.walk(operations[i] as Node);
+        path.pop();
+        return;
+      }
+      case "Resource": {
+        if (n.form !== "regular") break;
+        const bodies = n.bodies;
+        path.push(n);
+        this.walk(n.typeName);
+        for (let i = 0; i < bodies.length; i++) this.walk(bodies[i] as Node);
+        path.pop();
+        return;
+      }
+    }
     this.check(n);
-    this.path.push(n);
+    path.push(n);
     forEachChild(n, this.walkChild);
-    this.path.pop();
+    path.pop();
   }
 
   private check(n: Node): void {
@@ -842,7 +921,9 @@ class Checker {
     if (name.kind === "LiteralInteger") return;
     if (name.kind !== "QualifiedName") return; // `${true}`: Puppet's checker fails on it
     const v = name.value;
-    if (/^[0-9]/.test(v)) {
+    if (simpleVariableName(v)) return;
+    const first = v.charCodeAt(0);
+    if (first >= 48 && first <= 57) {
       if (!NUMERIC_VAR_NAME.test(v)) {
         this.accept(
           "ILLEGAL_NUMERIC_VAR_NAME",
@@ -1197,6 +1278,17 @@ class Checker {
       );
     }
   }
+}
+
+/** Whether `v` is `[a-z_]\w*` (a valid variable name, the usual kind: no regex needed). */
+function simpleVariableName(v: string): boolean {
+  const first = v.charCodeAt(0);
+  if (!((first >= 97 && first <= 122) || first === 95)) return false;
+  for (let i = 1; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95)) return false;
+  }
+  return true;
 }
 
 function patternWithReplacement(n: Node | undefined): boolean {
