@@ -226,10 +226,21 @@ function addContainment(
 ): Map<number, number> {
   const parent = new Map<number, number>();
   const hasChildren = new Set<number>();
+  // A compiled catalog names resources canonically, but for classes
+  // (`Class[main]` for `Class[Main]`), the source of most edges: each
+  // such text is parsed once.
+  const other = new Map<string, number | undefined>();
+  const find = (text: string): number | undefined => {
+    const found = index.get(text);
+    if (found !== undefined) return found;
+    if (other.has(text)) return other.get(text);
+    const key = index.get(refKeyOf(text) ?? "");
+    other.set(text, key);
+    return key;
+  };
   for (const edge of edges) {
-    // A compiled catalog mostly names resources canonically: found without reparsing.
-    const source = index.get(edge.source) ?? index.get(refKeyOf(edge.source) ?? "");
-    const target = index.get(edge.target) ?? index.get(refKeyOf(edge.target) ?? "");
+    const source = find(edge.source);
+    const target = find(edge.target);
     if (source === undefined || target === undefined || source === target) continue;
     if (!parent.has(target)) parent.set(target, source);
     if (!containers[source]) continue;

@@ -266,12 +266,15 @@ class CatalogChecker {
   }
 
   private checkEdges(edges: readonly { edge: CatalogEdge; at: number }[], index: Map<string, number>): void {
+    // Texts found under their canonical form (`Class[main]`), each parsed once.
+    const canonical = new Set<string>();
     for (const { edge, at } of edges) {
       for (const end of ["source", "target"] as const) {
-        // A compiled catalog writes references canonically: found as they are.
-        if (index.has(edge[end])) continue;
+        // A compiled catalog writes references canonically, but for classes.
+        if (index.has(edge[end]) || canonical.has(edge[end])) continue;
         const key = refKeyOf(edge[end]);
-        if (key === undefined || !index.has(key))
+        if (key !== undefined && index.has(key)) canonical.add(edge[end]);
+        else
           this.report(
             "edge-missing-resource",
             `edges.${at}.${end}`,

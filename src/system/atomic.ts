@@ -165,11 +165,20 @@ export interface AtomicFile {
   readonly path: string;
   readonly chunks: readonly Uint8Array[];
   readonly mode: number;
+  /**
+   * false: never flushed, even when it replaces a non-empty file. For a
+   * record rewritten at every run (a run report) that nothing depends on:
+   * a crash of the system may leave it empty (on ext4, with its default
+   * auto_da_alloc, the old one or the new one), and the next run writes
+   * it again. A flush of a report of ten thousand resources costs more
+   * than applying them does.
+   */
+  readonly flush?: false;
 }
 
 /**
- * Writes several files, each as writeChunksAtomically does, with their
- * flushes made together: every file goes to its temporary name first, the
+ * Writes several files, each as writeChunksAtomically does (unless
+ * `flush: false`), with their flushes made together: every file goes to its temporary name first, the
  * flushes they need run at once (on libuv's threads: a slow disk is waited
  * for once, not once per file), then each is renamed over its target.
  * Resolves with each file's error, undefined for a file written; a file
@@ -185,7 +194,7 @@ export async function writeFilesAtomically(files: readonly AtomicFile[]): Promis
         },
         file.mode,
         undefined,
-        undefined,
+        file.flush === false ? false : undefined,
       );
     } catch (error) {
       return error as Error;
