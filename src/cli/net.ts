@@ -173,11 +173,11 @@ function parseGlobals(
   return { options, rest: [...parsed.operands] };
 }
 
-/** `-t 1.2` as node:tls names it; undefined keeps 3.21's default (TLS 1.1). */
+/** `-t 1.2` (or `TLSv1.2`) as tls_min_version writes it ("1.2"); undefined keeps 3.21's default (TLS 1.1). */
 export function tlsVersionOption(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   const match = /^(?:TLSv?)?1\.([0-3])$/i.exec(text.trim());
-  return match ? `TLSv1${match[1] === "0" ? "" : `.${match[1]}`}` : undefined;
+  return match ? `1.${match[1]}` : undefined;
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {

@@ -28,6 +28,7 @@ import {
   printable,
 } from "./frame.js";
 import { noteLastSeen } from "./lastseen.js";
+import { tlsSettings } from "./tls-settings.js";
 import { type KeyPair, keyDigest, privateKeyPem, readTrustedKey, sameKey, trustKey } from "./keys.js";
 
 export const DEFAULT_PORT = 5308;
@@ -52,7 +53,7 @@ export interface ConnectOptions {
   restrictKeys?: readonly string[];
   /** Bound on connecting and on each operation, ms (default 30000). */
   timeoutMs?: number;
-  /** Lowest TLS version ("TLSv1.1" as 3.21 by default, "TLSv1.2", "TLSv1.3"). */
+  /** Lowest TLS version as tls_min_version writes it ("1.1", 3.21's default; "1.0", "1.2", "1.3"). */
   minTlsVersion?: string;
   /** OpenSSL cipher list (TLS 1.3 suites may be included). */
   ciphers?: string;
@@ -593,23 +594,18 @@ const CONTEXTS = new WeakMap<KeyPair, Map<string, tls.SecureContext>>();
 
 function clientContext(options: ConnectOptions): tls.SecureContext {
   const pair = options.keys;
-  const ciphers = options.ciphers;
-  const minVersion = tlsVersion(options.minTlsVersion) ?? "TLSv1.1";
-  const key = `${minVersion} ${ciphers ?? ""}`;
+  const key = `${options.minTlsVersion ?? ""} ${options.ciphers ?? ""}`;
   let contexts = CONTEXTS.get(pair);
   const known = contexts?.get(key);
   if (known) return known;
+  // As 3.21's TLSClientInitialize: tls_min_version and tls_ciphers read as the server reads its own.
+  const settings = tlsSettings(options.minTlsVersion, options.ciphers);
+  for (const message of settings.messages) options.logger?.[message.level](message.text);
+  if (settings.error) throw new NetError("protocol", settings.error);
   const context = tls.createSecureContext({
     key: privateKeyPem(pair),
     cert: selfSignedCertificate(pair),
-    minVersion,
-    // As 3.21's TLSSetCipherList: a list without TLS 1.3 suites ("TLS_…") turns TLS 1.3 off.
-    ...(ciphers
-      ? {
-          ciphers,
-          ...(ciphers.split(":").some((c) => c.startsWith("TLS_")) ? {} : { maxVersion: "TLSv1.2" as const }),
-        }
-      : {}),
+    ...settings.options,
   });
   if (!contexts) {
     contexts = new Map();
@@ -660,12 +656,6 @@ function openTls(options: ConnectOptions, port: number, timeoutMs: number): Prom
 }
 
 /** "1.2" (as `tls_min_version` writes it) or "TLSv1.2" → Node's name; undefined when neither. */
-function tlsVersion(version: string | undefined): tls.SecureVersion | undefined {
-  const match = /^(?:TLSv)?1\.([0-3])$/.exec((version ?? "").trim());
-  if (!match) return undefined;
-  return match[1] === "0" ? "TLSv1" : (`TLSv1.${match[1]}` as tls.SecureVersion);
-}
-
 /** Writes `data` as one TLS record and waits until it is handed to the socket. */
 function write(socket: Socket, data: string | Buffer): Promise<void> {
   return new Promise((resolve, reject) => {

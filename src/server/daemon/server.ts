@@ -19,6 +19,7 @@ import { join } from "node:path";
 import tls from "node:tls";
 import { type KeyPair, readKeyPair } from "../../net/keys.js";
 import { LastSeenLog } from "../../net/lastseen.js";
+import { serverTlsSettings } from "../../net/tls-settings.js";
 import { peerAddress, tlsServerOptions } from "../../net/server-side.js";
 import { Logger } from "../../system/logger.js";
 import type { LoadedServerPolicy, ServerPolicy } from "../policy/model.js";
@@ -189,15 +190,14 @@ class ServerState {
 
   /** The TLS context for `policy` (its allowciphers and allowtlsversion); a ServerStartError when OpenSSL refuses them. */
   private makeSecureContext(policy: ServerPolicy): tls.SecureContext {
-    const { allowTlsVersion, allowCiphers } = policy.control;
+    const settings = serverTlsSettings(policy.control, this.log);
+    if (settings.error) throw new ServerStartError([settings.error]);
     try {
-      return tls.createSecureContext(
-        tlsServerOptions(this.keys, { minVersion: allowTlsVersion, ciphers: allowCiphers }),
-      );
+      return tls.createSecureContext({ ...tlsServerOptions(this.keys), ...settings.options });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new ServerStartError([
-        `Failed to set up TLS with allowciphers '${allowCiphers ?? ""}' (${reason})`,
+        `Failed to set up TLS with allowciphers '${policy.control.allowCiphers ?? ""}' (${reason})`,
       ]);
     }
   }
