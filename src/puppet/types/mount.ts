@@ -26,7 +26,7 @@ import {
   UMOUNT_COMMAND,
 } from "../../providers/mounts/index.js";
 import { ensureRecord, parseRecords, propertyChange } from "../../providers/parsed-file/index.js";
-import { readFileSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { propertyEvent, textParam } from "./property-change.js";
 
 type Ensure = "defined" | "unmounted" | "mounted" | "absent";
@@ -124,6 +124,24 @@ function differences(s: MountSpec, found: FstabRecord): Change[] {
   return changes;
 }
 
+/**
+ * A program as Puppet's provider finds it (`commands mountcmd: 'mount'`):
+ * the first executable of that name in PATH, else the usual path.
+ */
+function program(name: string, fallback: string): string {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    if (!dir.startsWith("/")) continue;
+    const path = `${dir}/${name}`;
+    try {
+      accessSync(path, constants.X_OK);
+      if (statSync(path).isFile()) return path;
+    } catch {
+      // not here
+    }
+  }
+  return fallback;
+}
+
 function command(argv: string[]): string | undefined {
   const r = runCommand(argv);
   if (r.status === 0 && !r.error) return undefined;
@@ -141,7 +159,7 @@ function tableArgs(s: MountSpec): string[] {
 
 /** As Puppet's provider on Linux: the options come from the table. */
 function mountArgs(s: MountSpec): string[] {
-  return [MOUNT_COMMAND, ...tableArgs(s), s.name];
+  return [program("mount", MOUNT_COMMAND), ...tableArgs(s), s.name];
 }
 
 async function apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
@@ -178,7 +196,7 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
     (s.ensure === "absent" && current === "absent");
   if (!inSync) {
     if (s.ensure === "absent") {
-      if (isMounted && !noop) failed = command([UMOUNT_COMMAND, s.name]);
+      if (isMounted && !noop) failed = command([program("umount", UMOUNT_COMMAND), s.name]);
       if (!failed && current !== "ghost") {
         const r = writeTable("absent", false);
         if (r.status === "failed") failed = r.error;
@@ -190,14 +208,20 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
       // synced (mount_core's syncothers), as they are before mounting.
       const create = current === "absent" || current === "ghost";
       const unmount = s.ensure === "unmounted" && isMounted;
-      if (unmount && !create && !noop) failed = command([UMOUNT_COMMAND, s.name]);
+      if (unmount && !create && !noop) failed = command([program("umount", UMOUNT_COMMAND), s.name]);
       if (!failed && (create || s.ensure !== "defined")) {
         const r = writeTable("present", !create);
         if (r.status === "failed") failed = r.error;
       }
-      if (!failed && !noop && unmount && create) failed = command([UMOUNT_COMMAND, s.name]);
-      if (!failed && !noop && s.ensure === "mounted" && !isMounted) failed = command(mountArgs(s));
+      if (!failed && !noop && unmount && create)
+        failed = command([program("umount", UMOUNT_COMMAND), s.name]);
       ensureEvent(s.ensure === "mounted" ? "mount_mounted" : "mount_changed", current, s.ensure);
+      // Puppet mounts in the provider's flush, after the ensure change is
+      // recorded: a failure there is the resource's ("Could not evaluate").
+      if (!failed && !noop && s.ensure === "mounted" && !isMounted) {
+        const problem = command(mountArgs(s));
+        if (problem) return { events, failed: problem, provider: "parsed" };
+      }
     }
   } else if (s.ensure !== "absent" && found) {
     const r = writeTable("present", true);
@@ -210,7 +234,8 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
     }
   }
   if (failed) {
-    context.logger.error(failed);
+    // Puppet logs the error itself (source Puppet) as well as the failed change.
+    (context.runLogger ?? context.logger).error(failed);
     return { events, failed, provider: "parsed" };
   }
   return { events, provider: "parsed" };
@@ -238,8 +263,8 @@ async function refresh(resource: CatalogResource, context: ApplyContext): Promis
   context.logger.info("Remounting");
   const remounts = textParam(resource.parameters.remounts) !== "false";
   const problem = remounts
-    ? command([MOUNT_COMMAND, ...tableArgs(s), "-o", "remount", s.name])
-    : (command([UMOUNT_COMMAND, s.name]) ?? command(mountArgs(s)));
+    ? command([program("mount", MOUNT_COMMAND), ...tableArgs(s), "-o", "remount", s.name])
+    : (command([program("umount", UMOUNT_COMMAND), s.name]) ?? command(mountArgs(s)));
   return problem ? { events: [], failed: problem, provider: "parsed" } : { events: [], provider: "parsed" };
 }
 
