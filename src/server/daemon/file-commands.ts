@@ -17,6 +17,7 @@
 import { createHash } from "node:crypto";
 import {
   closeSync,
+  fstatSync,
   lstatSync,
   type Dir,
   openSync,
@@ -107,10 +108,10 @@ function padded(text: string, size: number): Buffer {
 }
 
 /**
- * GET: the file's bytes, raw, in blocks of 2048 bytes. The size is
- * checked again every third block (every 32nd past 10 MB); a change ends
- * the transfer with `BAD: File changed while copying: <path>` in place of
- * the next block.
+ * GET: the file's bytes, raw, as blocks of 2048 bytes would give them. The
+ * size is checked again after each read (3.21 checks it every third
+ * block); a change ends the transfer with `BAD: File changed while
+ * copying: <path>` in place of the next block.
  */
 export async function replyGet(
   session: Session,
@@ -141,16 +142,21 @@ export async function replyGet(
   }
 }
 
+/**
+ * The most of a file read and handed to TLS at once: 32 blocks. A file up
+ * to this size (most of a policy tree) is one read, one size check and one
+ * write, whose records TLS cuts at 16 KiB, a multiple of the block: each
+ * of 3.21's client reads (one SSL_read of a block) gets a whole block, as
+ * from 3.21's one record per block. One write instead of one per three
+ * blocks spared the event loop a turn per write (Node holds a write made
+ * while another is in flight until that one is done).
+ */
+const GET_CHUNK = 32 * GET_BLOCK;
+
 async function sendBlocks(session: Session, fd: number, path: string, expected: number): Promise<void> {
-  // The size is checked every `every` blocks; the blocks between two checks
-  // are read with one read and handed to TLS with one write. TLS cuts that
-  // write into records of 16 KiB, a multiple of the block, so every record
-  // still holds whole blocks and 3.21's client, which reads a block with one
-  // SSL_read, reads the same bytes as from 3.21's one record per block.
-  const every = expected > 10 * 1024 * 1024 ? 32 : 3;
   let sent = 0;
   while (sent < expected) {
-    const want = Math.min(every * GET_BLOCK, expected - sent);
+    const want = Math.min(GET_CHUNK, expected - sent);
     const chunk = Buffer.allocUnsafe(want);
     let bytesRead: number;
     try {
@@ -159,12 +165,22 @@ async function sendBlocks(session: Session, fd: number, path: string, expected: 
       session.log.error(`Read failed in GetFile. (read: ${errnoText(error)})`);
       bytesRead = 0;
     }
-    if (statOrNothing(path)?.size !== expected || bytesRead < want) {
+    // The open file's size: a file replaced by a new one (renamed over it)
+    // is still sent whole as it was opened; one growing or shrinking is not.
+    if (sizeOf(fd) !== expected || bytesRead < want) {
       session.log.verbose("Aborting transfer of file due to source changes");
       return session.channel.sendRaw(padded(`${CHANGED}: ${path}`, GET_BLOCK));
     }
     await session.channel.sendData(chunk);
     sent += want;
+  }
+}
+
+function sizeOf(fd: number): number | undefined {
+  try {
+    return fstatSync(fd).size;
+  } catch {
+    return undefined;
   }
 }
 
