@@ -17,6 +17,7 @@ import {
   writeMapping,
   writeSequence,
   type YamlOut,
+  type YamlScalar,
   type YamlValue,
 } from "./yaml.js";
 
@@ -118,9 +119,38 @@ function writeStatus(ref: string, status: ResourceStatus, out: YamlOut): void {
   if (status.events.length === 0) out("    events: []\n");
   else {
     out("    events:\n");
-    writeSequence(status.events.map(eventYaml), 4, out);
+    for (const event of status.events) writeEvent(event, out);
   }
   out(scalarEntry(4, "corrective_change", status.corrective_change));
+}
+
+function isScalar(value: unknown): value is YamlScalar {
+  return value === null || value === undefined || typeof value !== "object";
+}
+
+/**
+ * An event as an item of its status's `events` (what writeSequence makes
+ * of eventYaml's mapping at indent 4), made line by line when its values
+ * are scalars, as nearly all are: a first run has an event per resource.
+ */
+function writeEvent(e: ReportEvent, out: YamlOut): void {
+  if (!isScalar(e.previous_value) || !isScalar(e.desired_value) || !isScalar(e.historical_value)) {
+    writeSequence([eventYaml(e)], 4, out);
+    return;
+  }
+  out(
+    scalarEntry(6, "audited", e.audited, "    - ") +
+      scalarEntry(6, "property", e.property) +
+      scalarEntry(6, "previous_value", e.previous_value) +
+      scalarEntry(6, "desired_value", e.desired_value) +
+      scalarEntry(6, "historical_value", e.historical_value) +
+      scalarEntry(6, "message", e.message) +
+      scalarEntry(6, "name", e.name) +
+      scalarEntry(6, "status", e.status) +
+      scalarEntry(6, "time", e.time) +
+      scalarEntry(6, "redacted", e.redacted) +
+      scalarEntry(6, "corrective_change", e.corrective_change),
+  );
 }
 
 function eventYaml(e: ReportEvent): YamlValue {
