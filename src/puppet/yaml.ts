@@ -268,11 +268,43 @@ function plainAllowed(text: string): boolean {
 
 /** Plain text, folded at a space once past the best width. */
 function plain(text: string, column: number, indent: number): string {
-  return fold(text, column, indent, (c) => c);
+  return SURROGATE.test(text) ? fold(text, column, indent, (c) => c) : foldAsIs(text, column, indent);
 }
 
 function singleQuoted(text: string, column: number, indent: number): string {
+  if (!text.includes("'") && !SURROGATE.test(text)) return `'${foldAsIs(text, column + 1, indent)}'`;
   return `'${fold(text, column + 1, indent, (c) => (c === "'" ? "''" : c))}'`;
+}
+
+/** A character outside the Basic Multilingual Plane (two UTF-16 units, one column). */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * fold() of text written as it is, one column per UTF-16 unit (no
+ * surrogate pairs): the same breaks, found from the spaces alone. Log
+ * messages and event messages past the best width come through here by
+ * the thousand in a first run.
+ */
+function foldAsIs(text: string, column: number, indent: number): string {
+  const last = text.length - 1;
+  let out = "";
+  let start = 0;
+  let col = column;
+  let previousSpace = false;
+  for (let i = 0; i <= last; i++) {
+    if (text.charCodeAt(i) !== 0x20) {
+      previousSpace = false;
+      col += 1;
+      continue;
+    }
+    if (!previousSpace && col > BEST_WIDTH && i !== 0 && i !== last && text.charCodeAt(i + 1) !== 0x20) {
+      out += `${text.slice(start, i)}\n${pad(indent)}`;
+      start = i + 1;
+      col = indent;
+    } else col += 1;
+    previousSpace = true;
+  }
+  return start === 0 ? text : out + text.slice(start);
 }
 
 /**

@@ -280,21 +280,27 @@ function syncEnsure(run: Evaluation, wanted: string, found: FileState): void {
   else if (wanted === "link") makeLink(run);
 }
 
-function record(run: Evaluation, drift: Drift, act: () => void): void {
-  const base = {
+/** The event of a drift, with its outcome. */
+function driftEvent(drift: Drift, message: string, status: ResourceEvent["status"]): ResourceEvent {
+  return {
     property: drift.property,
     previousValue: drift.previous,
     desiredValue: drift.desired,
     name: drift.event,
+    message,
+    status,
   };
+}
+
+function record(run: Evaluation, drift: Drift, act: () => void): void {
   if (run.context.noop) {
-    run.events.push({ ...base, message: drift.noop, status: "noop" });
+    run.events.push(driftEvent(drift, drift.noop, "noop"));
     return;
   }
   try {
     if (drift.fails !== undefined) throw new ChangeFailed(drift.fails);
     act();
-    run.events.push({ ...base, message: drift.message, status: "success" });
+    run.events.push(driftEvent(drift, drift.message, "success"));
   } catch (error) {
     if (!(error instanceof ChangeFailed || error instanceof BackupError)) throw error;
     const from = drift.noop.replace(
@@ -307,7 +313,7 @@ function record(run: Evaluation, drift: Drift, act: () => void): void {
     const message = wrapped === undefined ? error.message : `${error.message}${run.where}`;
     log.error(message);
     if (wrapped !== undefined) log.error(`${message}\nWrapped exception:\n${wrapped}`);
-    run.events.push({ ...base, message: `${from}${message}`, status: "failure" });
+    run.events.push(driftEvent(drift, `${from}${message}`, "failure"));
   }
 }
 
