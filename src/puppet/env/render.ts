@@ -7,10 +7,13 @@
  * Float; a whole one is an Integer unless it is a `JsonFloat` (the
  * compiler's Floats, where it marks them).
  */
-import { JsonFloat } from "../eval/compile-api.js";
+import { JsonFloat, PLAIN_JSON } from "../eval/compile-api.js";
 
 /** The JSON text of `value` as Ruby's generator writes it (no trailing newline). */
 export function renderRubyJson(value: unknown): string {
+  // A catalog the compiler found to hold no Float: JSON.stringify's own text.
+  if (typeof value === "object" && value !== null && (value as { [PLAIN_JSON]?: true })[PLAIN_JSON] === true)
+    return JSON.stringify(value);
   // JSON.stringify writes everything but the numbers Ruby writes otherwise
   // (Floats, BigInts), ~5 times faster than a walk in JavaScript (4.5 MB of
   // catalog: 25 ms instead of 130). Those numbers become placeholders, a

@@ -5,16 +5,13 @@
  * left out, edges in Puppet's graph order: by target, then by source).
  */
 import type { PuppetCatalogJson } from "./compile-api.js";
-import { CResource, TagSet, namevarOf, resourceToData } from "./resource.js";
+import { PLAIN_JSON } from "./json-float.js";
+import { CResource, type JsonMarks, TagSet, namevarOf, resourceToData } from "./resource.js";
 
 export class Catalog {
-  private readonly table = new Map<string, CResource>();
+  /** Resources (and aliases) by type, then title: no `type + title` key string made per lookup. */
+  private readonly table = new Map<string, Map<string, CResource>>();
   private readonly order: CResource[] = [];
-  /** Containment: source → targets (insertion ordered) and target → sources. */
-  private readonly out = new Map<CResource, CResource[]>();
-  private readonly in = new Map<CResource, CResource[]>();
-  /** The targets of each source as a set: an edge is added once, without a scan of `out`. */
-  private readonly outSet = new Map<CResource, Set<CResource>>();
   readonly classes: string[] = [];
   readonly tags = new TagSet();
   readonly stage: CResource;
@@ -32,30 +29,35 @@ export class Catalog {
     this.add(this.stage);
   }
 
-  private static key(type: string, title: string): string {
-    return `${type}\u0000${title}`;
+  private titles(type: string): Map<string, CResource> {
+    let m = this.table.get(type);
+    if (m === undefined) {
+      m = new Map();
+      this.table.set(type, m);
+    }
+    return m;
   }
 
   add(r: CResource): void {
-    this.table.set(Catalog.key(r.type, r.title), r);
+    this.titles(r.type).set(r.title, r);
     this.order.push(r);
   }
 
   /** Makes `r` findable as `Type[alias]`; an alias taken by another resource is an error. */
   alias(r: CResource, alias: string): void {
-    const key = Catalog.key(r.type, alias);
-    const existing = this.table.get(key);
+    const titles = this.titles(r.type);
+    const existing = titles.get(alias);
     if (existing === r || alias === r.title) return;
     if (existing) {
       throw new Error(
         `Cannot alias ${r.ref} to ${JSON.stringify(alias)}; resource ["${r.type}", ${JSON.stringify(alias)}] already declared`,
       );
     }
-    this.table.set(key, r);
+    titles.set(alias, r);
   }
 
   find(type: string, title: string): CResource | undefined {
-    return this.table.get(Catalog.key(type, title));
+    return this.table.get(type)?.get(title);
   }
 
   /** A resource by its reference text (`File[/x]`, `Class[Foo]`). */
@@ -70,23 +72,14 @@ export class Catalog {
   }
 
   addEdge(source: CResource, target: CResource): void {
-    let outs = this.out.get(source);
-    let set = this.outSet.get(source);
-    if (!outs || !set) {
-      outs = [];
-      set = new Set();
-      this.out.set(source, outs);
-      this.outSet.set(source, set);
-    }
-    if (set.has(target)) return;
-    outs.push(target);
-    set.add(target);
-    let ins = this.in.get(target);
-    if (!ins) {
-      ins = [];
-      this.in.set(target, ins);
-    }
-    ins.push(source);
+    // Containment is kept on the resources (an edge is added once: a
+    // resource has one or two containers, whose list is the shorter to scan).
+    const ins = target.containedBy;
+    if (ins === undefined) target.containedBy = [source];
+    else if (ins.includes(source)) return;
+    else ins.push(source);
+    if (source.contains === undefined) source.contains = [target];
+    else source.contains.push(target);
   }
 
   addClass(name: string): void {
@@ -106,7 +99,7 @@ export class Catalog {
     while (stack.length > 0) {
       const node = stack.shift() as CResource;
       if (seen.has(node)) continue;
-      const connected = this.out.get(node) ?? [];
+      const connected = node.contains ?? [];
       for (const t of connected) f(node, t);
       stack.push(...connected);
       seen.add(node);
@@ -116,17 +109,26 @@ export class Catalog {
   toJson(namevar: (type: string) => string | undefined): PuppetCatalogJson {
     const kept = this.order.filter((r) => !r.virtual);
     const keptSet = new Set(kept);
-    const resources = kept.map((r) => resourceToData(r, namevarOf(r.type, namevar)));
+    const namevars = new Map<string, string>();
+    const marks: JsonMarks = { float: false };
+    const resources = kept.map((r) => {
+      let nv = namevars.get(r.type);
+      if (nv === undefined) {
+        nv = namevarOf(r.type, namevar);
+        namevars.set(r.type, nv);
+      }
+      return resourceToData(r, nv, marks);
+    });
     const edges: { source: string; target: string }[] = [];
     for (const t of kept) {
-      for (const s of this.in.get(t) ?? []) {
+      for (const s of t.containedBy ?? []) {
         if (keptSet.has(s)) edges.push({ source: s.ref, target: t.ref });
       }
     }
     const tags = new TagSet();
     for (const c of this.classes) tags.add(c);
     tags.merge(this.tags);
-    return {
+    const json: PuppetCatalogJson = {
       tags: [...tags.tags],
       name: this.name,
       version: this.version || Math.floor(Date.now() / 1000),
@@ -138,6 +140,8 @@ export class Catalog {
       edges,
       classes: [...this.classes],
     };
+    if (!marks.float) Object.defineProperty(json, PLAIN_JSON, { value: true });
+    return json;
   }
 }
 

@@ -92,4 +92,4 @@ export class PuppetCompileError extends Error {
 
 export { compileCatalog } from "./compile.js";
 
-export { JsonFloat } from "./json-float.js";
+export { JsonFloat, PLAIN_JSON } from "./json-float.js";

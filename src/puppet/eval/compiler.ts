@@ -182,6 +182,8 @@ export class Compiler implements ScopeHost {
   private readonly warnedVariables = new Set<string>();
   /** Keys of the warnings given once per compile (CallContext.warnOnce). */
   private readonly warnedOnce = new Set<string>();
+  /** `File`, `Package`...: the type values of built-in resource types, by lower-case name. */
+  private readonly builtinTypeRefs = new Map<string, PValue>();
 
   constructor(readonly input: CompileInput) {
     this.nodeName = input.node.name.toLowerCase();
@@ -425,7 +427,14 @@ export class Compiler implements ScopeHost {
     if (builtin) return builtin;
     const alias = this.findTypeAlias(name);
     if (alias) return alias;
-    if (this.resourceTypeKind(name)) return new ResourceRef(capitalizeTypeName(name)).toType();
+    const known = this.builtinTypeRefs.get(name);
+    if (known !== undefined) return known;
+    if (this.resourceTypeKind(name)) {
+      const t = new ResourceRef(capitalizeTypeName(name)).toType();
+      // A built-in type's reference is the same value each time (types are immutable).
+      if (BUILTIN_TYPES.has(name) || resourceTypeInfo(name)) this.builtinTypeRefs.set(name, t);
+      return t;
+    }
     if (name === "node") return new ResourceRef("Node").toType();
     if (this.typeSetDepth > 0) return new PTypeReferenceType(e.cased);
     return this.ev.fail(`Resource type not found: ${capitalizeTypeName(e.cased)}`, e, scope);
@@ -1012,14 +1021,12 @@ export class Compiler implements ScopeHost {
       for (const a of [alias].flat(2)) if (typeof a === "string") this.catalog.alias(r, a);
     }
     if (r.isStage) return;
+    // Overrides pending for it are merged at finish, as Puppet does.
     if (!r.isClass && scope.resource) this.catalog.addEdge(scope.resource, r);
-    const pending = this.pendingOverrides.get(r.ref);
-    if (pending && !r.isDefine && !r.isClass) {
-      // merged at finish like Puppet, unless the resource is lazily evaluated
-    }
   }
 
-  resourceExpression(e: A.Resource, scope: Scope): PValue {
+  /** Declares the resources of `e`; their references are its value, made when `wanted`. */
+  resourceExpression(e: A.Resource, scope: Scope, wanted = true): PValue {
     const ev = this.ev;
     let typeName: string;
     if (e.typeName.kind === "QualifiedName") typeName = e.typeName.value.toLowerCase();
@@ -1083,7 +1090,10 @@ export class Compiler implements ScopeHost {
         for (const [k, v] of b.params) params.set(k, v);
       }
       const list = [...params.values()];
-      for (const title of b.titles) refs.push(this.createResource(e, b.body, scope, typeName, title, list));
+      for (const title of b.titles) {
+        const ref = this.createResource(e, b.body, scope, typeName, title, list, wanted);
+        if (wanted) refs.push(ref);
+      }
     }
     return refs.length === 1 ? refs[0] : refs;
   }
@@ -1138,6 +1148,7 @@ export class Compiler implements ScopeHost {
     typeName: string,
     title: string,
     params: ParamEntry[],
+    wanted = true,
   ): PValue {
     const line = scope.locator?.line(e.offset);
     const file = scope.locator?.file;
@@ -1165,7 +1176,7 @@ export class Compiler implements ScopeHost {
       for (const [k, d] of scope.lookupDefaults(type)) if (!r.params.has(k)) r.set(d);
       this.addResource(scope, r);
       if (info && info.namevars.length === 1) this.aliasByNamevar(r, info);
-      return r.toRef().toType();
+      return wanted ? r.toRef().toType() : undefined;
     } catch (err) {
       if (err instanceof PuppetEvalError && err.line === undefined)
         throw evalError(err.message, e, scope.locator);
@@ -1182,6 +1193,13 @@ export class Compiler implements ScopeHost {
   private aliasByNamevar(r: CResource, info: NonNullable<ReturnType<typeof resourceTypeInfo>>): void {
     const nv = info.namevars[0] as string;
     const given = r.get(nv) ?? r.get("name");
+    // The title is the namevar's value (no alias) for a type without title
+    // patterns, and for a file whose title has no trailing slash.
+    if (
+      typeof given !== "string" &&
+      (info.titlePatterns === undefined || (info.name === "file" && !r.title.endsWith("/")))
+    )
+      return;
     const key = typeof given === "string" ? given : namevarsFromTitle(info, r.title)[nv];
     if (key !== undefined && key !== r.title) this.catalog.alias(r, key);
   }

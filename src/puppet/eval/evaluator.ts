@@ -178,22 +178,40 @@ export class Evaluator {
     try {
       return this.eval(e, scope);
     } catch (err) {
-      if (err instanceof PuppetEvalError || err instanceof ReturnSignal || err instanceof NextSignal)
-        throw err;
-      if (err instanceof BreakSignal) throw err;
-      if (err instanceof ScopeError) this.fail(err.message, e, scope);
-      if (err instanceof RangeError && /call stack/.test(err.message)) throw err;
-      if (err instanceof Error) this.fail(err.message, e, scope);
-      throw err;
+      return this.rethrow(err, e, scope);
     }
+  }
+
+  /** An error of evaluating `e`: signals and evaluation errors as they are, others placed at `e`. */
+  private rethrow(err: unknown, e: A.Expression, scope: Scope): never {
+    if (err instanceof PuppetEvalError || err instanceof ReturnSignal || err instanceof NextSignal)
+      throw err;
+    if (err instanceof BreakSignal) throw err;
+    if (err instanceof ScopeError) this.fail(err.message, e, scope);
+    if (err instanceof RangeError && /call stack/.test(err.message)) throw err;
+    if (err instanceof Error) this.fail(err.message, e, scope);
+    throw err;
   }
 
   private eval(e: A.Expression, scope: Scope): PValue {
     switch (e.kind) {
       case "Block": {
-        let last: PValue;
-        for (const s of e.statements) last = this.evaluate(s, scope);
-        return last;
+        // A resource statement whose value nobody reads (not the block's
+        // last) declares its resources without making their references.
+        const statements = e.statements;
+        const n = statements.length - 1;
+        for (let i = 0; i < n; i++) {
+          const s = statements[i] as A.Expression;
+          if (s.kind !== "Resource") this.evaluate(s, scope);
+          else {
+            try {
+              this.c.resourceExpression(s, scope, false);
+            } catch (err) {
+              this.rethrow(err, s, scope);
+            }
+          }
+        }
+        return n >= 0 ? this.evaluate(statements[n], scope) : undefined;
       }
       case "Nop":
         return undefined;

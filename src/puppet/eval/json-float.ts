@@ -9,3 +9,9 @@ export class JsonFloat {
     return this.value;
   }
 }
+
+/**
+ * Set (true, not enumerable) on a catalog's JSON whose numbers are all
+ * Integers: the command line may then render it with JSON.stringify alone.
+ */
+export const PLAIN_JSON: unique symbol = Symbol("plain JSON");

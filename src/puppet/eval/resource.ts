@@ -75,6 +75,9 @@ export class CResource {
   definition: Definition | undefined;
   /** Set when a collector realizes a virtual resource. */
   collected = false;
+  /** Containment in the catalog (Catalog.addEdge): what this resource contains, in order, and its containers. */
+  contains: CResource[] | undefined = undefined;
+  containedBy: CResource[] | undefined = undefined;
 
   constructor(
     /** Capitalised type: `File`, `Class`, `Node`, `Foo::Bar`. */
@@ -154,22 +157,31 @@ export function namevarOf(type: string, lookup?: (t: string) => string | undefin
 
 const RELATIONSHIP = new Set(["before", "require", "notify", "subscribe"]);
 
+/** What a catalog's JSON was found to hold while it was made. */
+export interface JsonMarks {
+  /** A Float (Ruby writes `1.0`, `1.0e-05`): the plain JSON.stringify text would differ. */
+  float: boolean;
+}
+
 /** A parameter value as catalog JSON (Puppet's value_to_json_data + rich data). */
-export function toJsonData(v: PValue): unknown {
+export function toJsonData(v: PValue, marks?: JsonMarks): unknown {
   if (v === undefined) return null;
   if (typeof v === "string" || typeof v === "boolean") return v;
   if (typeof v === "bigint") return Number(v);
   // A whole Float stays a Float (`1.0`) when the command line renders it as Ruby does.
-  if (typeof v === "number") return Number.isInteger(v) ? new JsonFloat(v) : v;
+  if (typeof v === "number") {
+    if (marks) marks.float = true;
+    return Number.isInteger(v) ? new JsonFloat(v) : v;
+  }
   if (v === DEFAULT) return { __ptype: "Default" };
-  if (isArr(v)) return v.map(toJsonData);
+  if (isArr(v)) return v.map((x) => toJsonData(x, marks));
   if (v instanceof PHash) {
     const o: Record<string, unknown> = {};
-    for (const [k, x] of v) o[typeof k === "string" ? k : rubyToS(k)] = toJsonData(x);
+    for (const [k, x] of v) o[typeof k === "string" ? k : rubyToS(k)] = toJsonData(x, marks);
     return o;
   }
   if (v instanceof PRegexp) return { __ptype: "Regexp", __pvalue: v.source };
-  if (v instanceof PSensitive) return toJsonData(v.value);
+  if (v instanceof PSensitive) return toJsonData(v.value, marks);
   if (v instanceof PBinary) return { __ptype: "Binary", __pvalue: Buffer.from(v.bytes).toString("base64") };
   const ref = asResourceRef(v);
   if (ref) return ref.title === undefined ? ref.typeName : ref.refString();
@@ -213,7 +225,7 @@ function deferredArg(v: PValue): string {
 }
 
 /** The resource as `to_data_hash` gives it in a catalog. */
-export function resourceToData(r: CResource, namevar: string): Record<string, unknown> {
+export function resourceToData(r: CResource, namevar: string, marks?: JsonMarks): Record<string, unknown> {
   const data: Record<string, unknown> = { type: r.type, title: r.title, tags: [...r.tags.tags] };
   if (r.file !== undefined) data.file = r.file;
   if (r.line !== undefined) data.line = r.line;
@@ -239,7 +251,7 @@ export function resourceToData(r: CResource, namevar: string): Record<string, un
       !(r.title === "main" && (r.type === "Stage" || r.type === "Class"))
     )
       continue;
-    params[name] = toJsonData(value);
+    params[name] = toJsonData(value, marks);
     any = true;
   }
   if (any) data.parameters = params;

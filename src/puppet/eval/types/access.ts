@@ -531,6 +531,12 @@ const CLASSREF_EXT = /^(?:::)?[A-Z][\w]*(?:::[A-Z][\w]*)*$/;
 const NAME = /^(?:(?:::)?[a-z_]\w*)(?:::[a-z]\w*)*$/;
 
 function accessResource(t: PResourceType, args: readonly PValue[]): PType | PType[] {
+  // The common case, `File['/x']`: one title of a named type.
+  const one = args.length === 1 ? args[0] : undefined;
+  if (typeof one === "string" && t.typeName !== undefined && t.title === undefined) {
+    const typeName = capitalizeSegments(t.typeName);
+    if (CLASSREF_EXT.test(typeName)) return new PResourceType(typeName, one);
+  }
   if (args.length === 0) arity(t.toString(), 1, -1, 0);
   const keys = [...args];
   let typeName: PValue = t.typeName ?? keys.shift();

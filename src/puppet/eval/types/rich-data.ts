@@ -9,6 +9,7 @@
 import { asResourceRef } from "../refs.js";
 import { type PValue, isHash, isType, PDeferred, type PHash, PObject, PSensitive } from "../values.js";
 import { rubyClassName } from "./access.js";
+import { PClassType, PResourceType } from "./model.js";
 
 interface ResourceView {
   readonly ref: string;
@@ -32,7 +33,7 @@ export function richDataWarnings(
 ): string[] {
   const out: string[] = [];
   for (const r of resources) {
-    if (r.virtual) continue;
+    if (r.virtual || !hasRichData(r.params)) continue;
     let prefix = r.ref;
     const path: (string | number)[] = [];
     const warn = (what: string, converted: string): void => {
@@ -78,6 +79,21 @@ export function richDataWarnings(
     }
   }
   return out;
+}
+
+/** Whether any parameter value may hold something that is not Data (most hold strings only). */
+function hasRichData(params: ReadonlyMap<string, { readonly value: PValue }>): boolean {
+  for (const p of params.values()) if (mayBeRich(p.value)) return true;
+  return false;
+}
+
+function mayBeRich(v: PValue): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (mayBeRich(v[i])) return true;
+    return false;
+  }
+  return !(v instanceof PResourceType || v instanceof PClassType);
 }
 
 function anOrA(word: string): string {
