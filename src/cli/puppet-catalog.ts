@@ -147,12 +147,15 @@ export async function runCatalog(args: readonly string[], io: CliIo): Promise<nu
   const printer = puppetPrinter(io, level, color);
   const { compileCatalogCommand } = await import("./puppet-compile.js");
   const outcome = await compileCatalogCommand({ node, given, io, printer, forApply: false });
-  if (outcome.catalog === undefined) {
+  if (outcome.node === undefined) {
     printer.error("Try 'tend puppet catalog --help' for usage");
     return EXIT_FAILURE;
   }
-  const { renderRubyJson } = await import("../puppet/env/render.js");
-  io.stdout(`${renderRubyJson(outcome.catalog)}\n`);
+  if (outcome.catalogText) io.stdout(`${outcome.catalogText()}\n`);
+  else {
+    const { renderRubyJson } = await import("../puppet/env/render.js");
+    io.stdout(`${renderRubyJson(outcome.catalog)}\n`);
+  }
   return EXIT_OK;
 }
 

@@ -22,6 +22,8 @@ export interface CompileCommand {
 
 export interface CompileOutcome {
   readonly catalog?: PuppetCatalogJson;
+  /** The catalog's JSON text as `puppet catalog compile --render-as json` prints it. */
+  readonly catalogText?: () => string;
   readonly node?: string;
   readonly environment?: string;
 }
@@ -76,7 +78,16 @@ export async function compileCatalogCommand(command: CompileCommand): Promise<Co
       "notice",
       `Compiled catalog for ${node} in environment ${compiled.environment} in ${compiled.seconds.toFixed(2)} seconds`,
     );
-    return { catalog: compiled.result.catalog, node, environment: compiled.environment };
+    const result = compiled.result;
+    return {
+      // Read only by those who use it: the catalog command prints the text.
+      get catalog() {
+        return result.catalog;
+      },
+      catalogText: result.catalogText,
+      node,
+      environment: compiled.environment,
+    };
   } catch (error) {
     if (error instanceof CompileSetupError) {
       if (error.stage === "environment") {

@@ -2,7 +2,7 @@
  * `compileCatalog`: one node's catalog, or a PuppetCompileError with
  * Puppet's message and the file, line and column it is about.
  */
-import type { CompileInput, CompileResult } from "./compile-api.js";
+import type { CompileInput, CompileResult, PuppetCatalogJson } from "./compile-api.js";
 import { PuppetCompileError } from "./compile-api.js";
 import { Compiler } from "./compiler.js";
 import { resourceTypeInfo } from "./resource-types.js";
@@ -20,11 +20,22 @@ export function compileCatalog(input: CompileInput): CompileResult {
   }
   for (const w of richDataWarnings(c.catalog.resourceList(), (v) => String(toJsonData(v)), keyText))
     c.log("warning", w);
-  const catalog = c.catalog.toJson((type) => {
-    const info = resourceTypeInfo(type);
-    return info && info.namevars.length === 1 ? info.namevars[0] : undefined;
-  });
-  return { catalog, messages: c.messages };
+  const head = c.catalog.head();
+  let catalog: PuppetCatalogJson | undefined;
+  return {
+    get catalog(): PuppetCatalogJson {
+      catalog ??= c.catalog.toJson(namevarOf, head);
+      return catalog;
+    },
+    messages: c.messages,
+    catalogText: () => c.catalog.renderJson(namevarOf, head),
+  };
+}
+
+/** The namevar of a resource type with one (`path` for File), as the catalog leaves it out. */
+function namevarOf(type: string): string | undefined {
+  const info = resourceTypeInfo(type);
+  return info && info.namevars.length === 1 ? info.namevars[0] : undefined;
 }
 
 function toCompileError(err: unknown): PuppetCompileError {

@@ -184,8 +184,7 @@ export class Evaluator {
 
   /** An error of evaluating `e`: signals and evaluation errors as they are, others placed at `e`. */
   private rethrow(err: unknown, e: A.Expression, scope: Scope): never {
-    if (err instanceof PuppetEvalError || err instanceof ReturnSignal || err instanceof NextSignal)
-      throw err;
+    if (err instanceof PuppetEvalError || err instanceof ReturnSignal || err instanceof NextSignal) throw err;
     if (err instanceof BreakSignal) throw err;
     if (err instanceof ScopeError) this.fail(err.message, e, scope);
     if (err instanceof RangeError && /call stack/.test(err.message)) throw err;

@@ -224,6 +224,33 @@ function deferredArg(v: PValue): string {
   return formatValue(v);
 }
 
+/** A parameter left out of the catalog's JSON. */
+export const SKIP_PARAMETER: unique symbol = Symbol("skip parameter");
+
+/**
+ * A parameter's value (not Sensitive) as the catalog's JSON holds it:
+ * relationship lists flattened; SKIP_PARAMETER for undef, and for the
+ * namevar when it is the title.
+ */
+export function catalogValue(
+  r: CResource,
+  name: string,
+  value: PValue,
+  namevar: string,
+): PValue | typeof SKIP_PARAMETER {
+  if (value === undefined) return SKIP_PARAMETER;
+  if (RELATIONSHIP.has(name) && isArr(value))
+    return (value.flat(Number.POSITIVE_INFINITY as 1) as PValue[]).filter((x) => x !== undefined);
+  if (
+    name === namevar &&
+    typeof value === "string" &&
+    value === r.title &&
+    !(r.title === "main" && (r.type === "Stage" || r.type === "Class"))
+  )
+    return SKIP_PARAMETER;
+  return value;
+}
+
 /** The resource as `to_data_hash` gives it in a catalog. */
 export function resourceToData(r: CResource, namevar: string, marks?: JsonMarks): Record<string, unknown> {
   const data: Record<string, unknown> = { type: r.type, title: r.title, tags: [...r.tags.tags] };
@@ -240,18 +267,9 @@ export function resourceToData(r: CResource, namevar: string, marks?: JsonMarks)
       sensitive.push(name);
       value = value.value;
     }
-    if (value === undefined) continue;
-    if (RELATIONSHIP.has(name) && isArr(value)) {
-      value = (value.flat(Number.POSITIVE_INFINITY as 1) as PValue[]).filter((x) => x !== undefined);
-    }
-    if (
-      name === namevar &&
-      typeof value === "string" &&
-      value === r.title &&
-      !(r.title === "main" && (r.type === "Stage" || r.type === "Class"))
-    )
-      continue;
-    params[name] = toJsonData(value, marks);
+    const kept = catalogValue(r, name, value, namevar);
+    if (kept === SKIP_PARAMETER) continue;
+    params[name] = toJsonData(kept, marks);
     any = true;
   }
   if (any) data.parameters = params;
