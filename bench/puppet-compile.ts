@@ -2,7 +2,7 @@
  * Benchmarks `tend puppet catalog compile` beside Puppet 7.23's `puppet
  * catalog compile`, in one run:
  *
- *   node dist/bench/puppet-compile.js [--iterations N] [--only NAME,...] [--json]
+ *   node dist/bench/puppet-compile.js [--iterations N] [--only NAME,...] [--node PATH,...] [--json]
  *
  * Cases: each test node of the modules (test/fixtures/puppet-compile:
  * ntp, motd, concat, sudo with stdlib, on Debian 12 facts) and a generated
@@ -18,12 +18,15 @@
  * and warm, as CPU time (what a busy machine disturbs least) and wall time. Goals (issue 16): ≤ 0.05× Puppet's wall time; the ntp node in
  * under 50 ms of tend's own time. A case tend cannot compile yet prints
  * "tend fails" with its message; Puppet's rows are skipped with the reason
- * when Puppet is absent.
+ * when Puppet is absent. `--node PATH` (repeatable, or a comma list) times
+ * tend under other Node binaries too, as `tend` runs when that `node` is
+ * first on PATH: one more row each, beside the same Puppet time. Each row
+ * names the Node version tend ran on.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { compareCatalogs, formatDifference } from "../src/puppet/catalog-compare.js";
@@ -49,10 +52,26 @@ interface Timed {
   readonly message: string;
 }
 
+/** A Node binary tend is timed under: its path (undefined: the `node` on PATH) and version. */
+export interface NodeBinary {
+  readonly path: string | undefined;
+  readonly version: string;
+}
+
+type TendTimes = { readonly wallMs: number; readonly cpuMs: number | null } | { readonly fails: string };
+
 export interface CompileRow {
   readonly name: string;
   readonly resources: number | null;
-  readonly tend: { readonly wallMs: number; readonly cpuMs: number | null } | { readonly fails: string };
+  /** Under the `node` on PATH (`node` says which). */
+  readonly node: string;
+  readonly tend: TendTimes;
+  /** Under the other Node binaries asked for (`--node`), in order. */
+  readonly otherNodes: readonly {
+    readonly node: string;
+    readonly tend: TendTimes;
+    readonly ratio: { readonly wall: number; readonly cpu: number | null } | null;
+  }[];
   readonly puppet:
     | { readonly wallMs: number; readonly cpuMs: number | null }
     | { readonly fails: string }
@@ -161,10 +180,10 @@ function compileArgs(c: Case): string[] {
   ];
 }
 
-function timeCompile(command: string, args: readonly string[]): Timed {
+function timeCompile(command: string, args: readonly string[], env?: NodeJS.ProcessEnv): Timed {
   const cpu0 = childCpuMs();
   const started = performance.now();
-  const r = spawnSync(command, args, { encoding: "utf8", maxBuffer: 1 << 28, timeout: 300_000 });
+  const r = spawnSync(command, args, { encoding: "utf8", maxBuffer: 1 << 28, timeout: 300_000, env });
   const wall = performance.now() - started;
   const cpu1 = childCpuMs();
   const ok = r.status === 0;
@@ -225,17 +244,35 @@ function catalogOf(stdout: string): Record<string, unknown> | null {
   }
 }
 
+/** The environment under which `tend` runs with `node` first on PATH. */
+function pathWith(node: NodeBinary): NodeJS.ProcessEnv | undefined {
+  if (node.path === undefined) return undefined;
+  return { ...process.env, PATH: `${dirname(node.path)}${delimiter}${process.env.PATH ?? ""}` };
+}
+
+/** The version of the Node at `path` (undefined: the `node` on PATH). */
+export function nodeBinary(path: string | undefined): NodeBinary {
+  const r = spawnSync(path ?? "node", ["--version"], { encoding: "utf8" });
+  const version = r.status === 0 ? r.stdout.trim() : `? (${path ?? "node"}: ${r.error?.message ?? "fails"})`;
+  return { path, version };
+}
+
 export async function comparePuppetCompile(
   cases: readonly Case[],
   iterations: number,
   hasPuppet: boolean,
+  otherNodes: readonly NodeBinary[] = [],
 ): Promise<CompileRow[]> {
   const rows: CompileRow[] = [];
+  const here = nodeBinary(undefined);
   for (const c of cases) {
     const tendRuns: Timed[] = [];
+    const otherRuns: Timed[][] = otherNodes.map(() => []);
     const puppetRuns: Timed[] = [];
     for (let i = 0; i < iterations; i++) {
       tendRuns.push(timeCompile(TEND, ["puppet", ...compileArgs(c)]));
+      for (const [k, n] of otherNodes.entries())
+        otherRuns[k]?.push(timeCompile(TEND, ["puppet", ...compileArgs(c)], pathWith(n)));
       // A case Puppet takes minutes over is timed once.
       if (hasPuppet && (i === 0 || (puppetRuns[0]?.wall ?? 0) < 20_000))
         puppetRuns.push(timeCompile("puppet", compileArgs(c)));
@@ -259,18 +296,24 @@ export async function comparePuppetCompile(
       const first = cmp.differences[0];
       sameCatalog = cmp.equal || first === undefined ? "same" : formatDifference(first, ["Puppet", "tend"]);
     }
-    const ratio =
-      puppet && "wallMs" in puppet && "wallMs" in tend
+    const ratioOf = (t: TendTimes): CompileRow["ratio"] =>
+      puppet && "wallMs" in puppet && "wallMs" in t
         ? {
-            wall: tend.wallMs / puppet.wallMs,
-            cpu: tend.cpuMs !== null && puppet.cpuMs ? tend.cpuMs / puppet.cpuMs : null,
+            wall: t.wallMs / puppet.wallMs,
+            cpu: t.cpuMs !== null && puppet.cpuMs ? t.cpuMs / puppet.cpuMs : null,
           }
         : null;
+    const ratio = ratioOf(tend);
     const resources = (puppetCat?.resources ?? tendCat?.resources) as unknown[] | undefined;
     rows.push({
       name: c.name,
       resources: resources ? resources.length : null,
+      node: here.version,
       tend,
+      otherNodes: otherNodes.map((n, k) => {
+        const t = summary(otherRuns[k] ?? []);
+        return { node: n.version, tend: t, ratio: ratioOf(t) };
+      }),
       puppet,
       ratio,
       inProcess: await inProcess(c, Math.max(3, iterations + 1)),
@@ -289,9 +332,14 @@ async function main(): Promise<void> {
     options: {
       iterations: { type: "string" },
       only: { type: "string" },
+      node: { type: "string", multiple: true },
       json: { type: "boolean" },
     },
   });
+  const otherNodes = (values.node ?? [])
+    .flatMap((v) => v.split(","))
+    .filter((v) => v !== "")
+    .map((path) => nodeBinary(path));
   const iterations = Math.max(1, Number(values.iterations ?? 3));
   const hasPuppet = spawnSync("puppet", ["--version"], { stdio: "ignore" }).status === 0;
   const root = mkdtempSync(join(tmpdir(), "tend-bench-puppet-compile-"));
@@ -323,7 +371,7 @@ async function main(): Promise<void> {
       const only = new Set(values.only.split(","));
       cases = cases.filter((c) => only.has(c.name));
     }
-    const rows = await comparePuppetCompile(cases, iterations, hasPuppet);
+    const rows = await comparePuppetCompile(cases, iterations, hasPuppet, otherNodes);
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ iterations, hasPuppet, rows }, null, 2)}\n`);
       return;
@@ -331,10 +379,13 @@ async function main(): Promise<void> {
     if (!hasPuppet) process.stdout.write("puppet catalog compile: skipped (puppet is not installed)\n");
     for (const r of rows) {
       const head = `puppet catalog compile, ${r.name}${r.resources === null ? "" : ` (${r.resources} resources)`}:`;
-      const tend =
-        "fails" in r.tend
-          ? `tend fails (${r.tend.fails})`
-          : `tend ${ms(r.tend.wallMs)} ms (CPU ${ms(r.tend.cpuMs)})`;
+      const tendText = (t: TendTimes, node: string): string =>
+        "fails" in t
+          ? `tend fails on Node ${node} (${t.fails})`
+          : `tend ${ms(t.wallMs)} ms (CPU ${ms(t.cpuMs)}, Node ${node})`;
+      const ratioText = (ratio: NonNullable<CompileRow["ratio"]>): string =>
+        `${ratio.wall.toFixed(3)}× wall, ${ratio.cpu === null ? "?" : ratio.cpu.toFixed(3)}× CPU (goal ≤ 0.05× wall)`;
+      const tend = tendText(r.tend, r.node);
       const puppet =
         r.puppet === null
           ? ""
@@ -342,10 +393,11 @@ async function main(): Promise<void> {
             ? `, puppet fails (${r.puppet.fails})`
             : `, puppet ${ms(r.puppet.wallMs)} ms (CPU ${ms(r.puppet.cpuMs)})`;
       process.stdout.write(`${head} ${tend}${puppet}\n`);
-      if (r.ratio)
-        process.stdout.write(
-          `  tend / puppet: ${r.ratio.wall.toFixed(3)}× wall, ${r.ratio.cpu === null ? "?" : r.ratio.cpu.toFixed(3)}× CPU (goal ≤ 0.05× wall)\n`,
-        );
+      if (r.ratio) process.stdout.write(`  tend / puppet: ${ratioText(r.ratio)}\n`);
+      for (const o of r.otherNodes) {
+        process.stdout.write(`  ${tendText(o.tend, o.node)}\n`);
+        if (o.ratio) process.stdout.write(`    tend / puppet: ${ratioText(o.ratio)}\n`);
+      }
       const own =
         "fails" in r.inProcess
           ? `tend fails (${r.inProcess.fails})`
