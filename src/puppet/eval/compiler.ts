@@ -15,7 +15,7 @@ import { formatPuppetDiagnostic } from "../lang/diagnostics.js";
 import { compilerFunctions, fallbackFunctions } from "./builtin-functions.js";
 import { Catalog } from "./catalog.js";
 import type { CompileInput, CompileMessage, HieraProvider } from "./compile-api.js";
-import { NOT_FOUND } from "./compile-api.js";
+import { NOT_FOUND, PuppetCompileError } from "./compile-api.js";
 import type {
   ClassDefinition,
   DefineDefinition,
@@ -558,6 +558,7 @@ export class Compiler implements ScopeHost {
 
   private functionError(err: unknown, node: A.NodeBase, scope: Scope): unknown {
     if (
+      err instanceof PuppetCompileError ||
       (err instanceof PuppetEvalError && err.evaluation) ||
       err instanceof ReturnSignal ||
       err instanceof NextSignal ||
@@ -959,11 +960,7 @@ export class Compiler implements ScopeHost {
       let value: PValue = given?.value;
       let have = given !== undefined && given.value !== undefined;
       if (!have && isClass && this.hiera) {
-        const found = this.hiera.lookup(
-          `${def.name}::${p.name}`,
-          { lookupVariable: (n) => scope.lookup(n).value },
-          def.moduleName ? { moduleName: def.moduleName } : {},
-        );
+        const found = this.lookupParameter(`${def.name}::${p.name}`, scope, def.moduleName, this.hiera);
         if (found !== NOT_FOUND && !(found === undefined && p.value)) {
           value = found;
           have = true;
@@ -989,6 +986,29 @@ export class Compiler implements ScopeHost {
         }
       }
       scope.setVar(p.name, value);
+    }
+  }
+
+  /**
+   * Automatic parameter lookup. Its failures are Puppet's preformatted
+   * LookupErrors: reported as they are, not as an error of the statement.
+   */
+  private lookupParameter(
+    key: string,
+    scope: Scope,
+    moduleName: string | undefined,
+    hiera: HieraProvider,
+  ): PValue | typeof NOT_FOUND {
+    try {
+      return hiera.lookup(
+        key,
+        { lookupVariable: (n) => scope.lookup(n).value },
+        moduleName ? { moduleName } : {},
+      );
+    } catch (err) {
+      if (err instanceof Error && !(err instanceof PuppetEvalError))
+        throw new PuppetCompileError(err.message);
+      throw err;
     }
   }
 
@@ -1178,6 +1198,7 @@ export class Compiler implements ScopeHost {
       if (info && info.namevars.length === 1) this.aliasByNamevar(r, info);
       return wanted ? r.toRef().toType() : undefined;
     } catch (err) {
+      if (err instanceof PuppetCompileError) throw err;
       if (err instanceof PuppetEvalError && err.line === undefined)
         throw evalError(err.message, e, scope.locator);
       if (err instanceof PuppetEvalError) {

@@ -9,6 +9,7 @@ import { isArr } from "./arr.js";
 import type * as A from "../lang/ast.js";
 import type { Compiler } from "./compiler.js";
 import { BreakSignal, PuppetEvalError, NextSignal, ReturnSignal, evalError } from "./errors.js";
+import { PuppetCompileError } from "./compile-api.js";
 import type { ParamEntry } from "./resource.js";
 import { type Scope, ScopeError } from "./scope.js";
 import {
@@ -184,7 +185,13 @@ export class Evaluator {
 
   /** An error of evaluating `e`: signals and evaluation errors as they are, others placed at `e`. */
   private rethrow(err: unknown, e: A.Expression, scope: Scope): never {
-    if (err instanceof PuppetEvalError || err instanceof ReturnSignal || err instanceof NextSignal) throw err;
+    if (
+      err instanceof PuppetEvalError ||
+      err instanceof ReturnSignal ||
+      err instanceof NextSignal ||
+      err instanceof PuppetCompileError
+    )
+      throw err;
     if (err instanceof BreakSignal) throw err;
     if (err instanceof ScopeError) this.fail(err.message, e, scope);
     if (err instanceof RangeError && /call stack/.test(err.message)) throw err;
