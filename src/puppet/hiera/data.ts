@@ -5,6 +5,7 @@
  * namespace), and the entries and layers that look a key up in them.
  */
 import { HoconError, parseHocon } from "../../text/hocon.js";
+import type { KeyObject, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { NOT_FOUND } from "../eval/compile-api.js";
 import { hoconToPuppet } from "../eval/hocon.js";
@@ -18,6 +19,7 @@ import {
   stringKeys,
 } from "./config.js";
 import { HieraError, puppetTypeName } from "./errors.js";
+import { decryptValue } from "./eyaml.js";
 import { type InterpolationContext, interpolate } from "./interpolate.js";
 import { type FileProbe, type ResolvedLocation, resolveLocations } from "./locations.js";
 import type { Found, MergeStrategy } from "./merge.js";
@@ -45,6 +47,9 @@ const MISSING_PATH =
 export class DataLayer {
   #config: HieraConfig | undefined | null = null;
   readonly #hashes = new Map<ResolvedLocation | HierarchyEntry, PHash>();
+  /** eyaml_lookup_key's decrypted values by location and key, and the keys it read. */
+  readonly #eyamlValues = new Map<ResolvedLocation, Map<string, PValue>>();
+  readonly #eyamlKeys = new Map<string, KeyObject | X509Certificate | Error>();
 
   constructor(
     readonly layer: Layer,
@@ -109,6 +114,8 @@ export class DataLayer {
     view: LookupView,
   ): Found {
     if (loc && !loc.exists) return NOT_FOUND;
+    if (entry.kind === "lookup_key" && entry.functionName === "eyaml_lookup_key")
+      return this.eyamlValue(entry, loc, root, view);
     const hash = this.dataHash(entry, config, loc);
     if (!hash.has(root)) return NOT_FOUND;
     const value = hash.get(root);
@@ -117,6 +124,40 @@ export class DataLayer {
       return loc ? `${msg}, when using location '${loc.location}',` : msg;
     });
     return interpolate(value, view, true);
+  }
+
+  /**
+   * Puppet's eyaml_lookup_key: the file read as yaml_data reads it, the
+   * key's value decrypted and interpolated, once per location and key.
+   */
+  private eyamlValue(
+    entry: HierarchyEntry,
+    loc: ResolvedLocation | null,
+    root: string,
+    view: LookupView,
+  ): Found {
+    if (!loc || loc.isUri)
+      throw new HieraError(`'eyaml_lookup_key': ${MISSING_PATH.replace("data_hash", "lookup_key")}`);
+    let values = this.#eyamlValues.get(loc);
+    if (!values) {
+      values = new Map();
+      this.#eyamlValues.set(loc, values);
+    }
+    if (values.has(root)) return values.get(root);
+    const raw = this.yamlData(loc.location) as PHash;
+    if (!raw.has(root)) return NOT_FOUND;
+    const options = interpolate(entry.options, view, false);
+    const settings = { options: options instanceof PHash ? options : new PHash(), keys: this.#eyamlKeys };
+    const value = decryptValue(raw.get(root), root, loc.location, settings, (text) =>
+      interpolate(text, view, true),
+    );
+    checkRichData(
+      value,
+      () =>
+        `Value for key '${root}', returned from lookup_key function '${entry.functionName}', when using location '${loc.location}',`,
+    );
+    values.set(root, value);
+    return value;
   }
 
   private dataHash(entry: HierarchyEntry, config: HieraConfig, loc: ResolvedLocation | null): PHash {

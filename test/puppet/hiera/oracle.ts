@@ -109,7 +109,10 @@ function runSetup(setup: Setup, recorded: Recorded): Outcome[] {
     codedir: join(fixtureDir, "code"),
     warn: (m) => warnings.push(`warning: ${m}`),
   });
-  const scope = decodeValue(recorded.scope) as PHash;
+  // record.rb set the setup's variables with @FIXTURE@ standing for the fixture's path.
+  const scope = decodeValue(
+    JSON.parse(JSON.stringify(recorded.scope).replaceAll("@FIXTURE@", fixtureDir)) as Json,
+  ) as PHash;
   const functions = hieraFunctions(hiera);
   const once = new Set<string>();
   const ctx: CallContext = {
