@@ -151,7 +151,12 @@ export function addEvent(status: ResourceStatus, event: ReportEvent): void {
  * finalize_report does. `times` are the run's own timings in seconds
  * (`transaction_evaluation`, `total`...), added after the per-type ones.
  */
-export function finalizeReport(report: RunReport, times: Readonly<Record<string, number>>): void {
+export function finalizeReport(
+  report: RunReport,
+  times: Readonly<Record<string, number>>,
+  /** Statuses counted after the report's own (a front end's implicit resources). */
+  extra?: Readonly<Record<string, ResourceStatus>>,
+): void {
   // One pass over the statuses: a report may hold tens of thousands.
   const resources: MetricValues = { total: 0 };
   for (const state of STATES) resources[state] = 0;
@@ -167,29 +172,30 @@ export function finalizeReport(report: RunReport, times: Readonly<Record<string,
   let outOfSync = 0;
   let corrective = 0;
   let noopPending = false;
-  const statuses = report.resource_statuses;
-  for (const ref in statuses) {
-    if (!Object.hasOwn(statuses, ref)) continue;
-    const status = statuses[ref] as ResourceStatus;
-    total++;
-    if (status.skipped) skipped++;
-    if (status.failed) failed++;
-    if (status.failed_to_restart) failedToRestart++;
-    if (status.restarted) restarted++;
-    if (status.changed) changed++;
-    if (status.out_of_sync) outOfSync++;
-    if (status.corrective_change) corrective++;
-    if (status.evaluation_time !== null) {
-      const type = lowerType(status.resource_type);
-      time[type] = (time[type] ?? 0) + status.evaluation_time;
+  const all = [report.resource_statuses, ...(extra ? [extra] : [])];
+  for (const statuses of all)
+    for (const ref in statuses) {
+      if (!Object.hasOwn(statuses, ref)) continue;
+      const status = statuses[ref] as ResourceStatus;
+      total++;
+      if (status.skipped) skipped++;
+      if (status.failed) failed++;
+      if (status.failed_to_restart) failedToRestart++;
+      if (status.restarted) restarted++;
+      if (status.changed) changed++;
+      if (status.out_of_sync) outOfSync++;
+      if (status.corrective_change) corrective++;
+      if (status.evaluation_time !== null) {
+        const type = lowerType(status.resource_type);
+        time[type] = (time[type] ?? 0) + status.evaluation_time;
+      }
+      changes += status.change_count;
+      for (const event of status.events) {
+        events.total = (events.total ?? 0) + 1;
+        events[event.status] = (events[event.status] ?? 0) + 1;
+        if (event.status === "noop") noopPending = true;
+      }
     }
-    changes += status.change_count;
-    for (const event of status.events) {
-      events.total = (events.total ?? 0) + 1;
-      events[event.status] = (events[event.status] ?? 0) + 1;
-      if (event.status === "noop") noopPending = true;
-    }
-  }
   resources.total = total;
   resources.skipped = skipped;
   resources.failed = failed;

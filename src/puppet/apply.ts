@@ -14,7 +14,13 @@ import { monotonicMs } from "../system/clock.js";
 import { TextChunks } from "../system/text-chunks.js";
 import { makeDirectoriesSync } from "../system/make-directories.js";
 import type { PuppetLogLine } from "./console.js";
-import { puppetShapedReport, renderSummaryYaml, writeReportYaml, writeStateYaml } from "./report-files.js";
+import {
+  type PuppetReport,
+  puppetShapedReport,
+  renderSummaryYaml,
+  writeReportYaml,
+  writeStateYaml,
+} from "./report-files.js";
 import type { PuppetRunSettings } from "./run-settings.js";
 import type { PuppetSettings } from "./settings.js";
 import type { ResourceType } from "../catalog/resource-type.js";
@@ -174,17 +180,18 @@ function appendRunLog(report: RunReport, message: string, options: PuppetApplyOp
  * stands.
  */
 async function writeReportFiles(
-  report: RunReport,
+  shaped: PuppetReport,
   settings: PuppetSettings,
   options: PuppetApplyOptions,
 ): Promise<void> {
+  const { report, implicit } = shaped;
   const now = new Date();
   const files: [string, readonly Uint8Array[], number][] = [
     [settings.lastrunfile, [Buffer.from(renderSummaryYaml(report, now), "utf8")], 0o755],
   ];
   if (settings.report) {
     const yaml = new TextChunks();
-    writeReportYaml(report, yaml.write);
+    writeReportYaml(report, yaml.write, implicit);
     files.push([settings.lastrunreport, yaml.chunks(), 0o1755]);
     files.push([
       join(settings.vardir, "reports", report.host, `${storeName(now)}.yaml`),
@@ -193,7 +200,7 @@ async function writeReportFiles(
     ]);
   }
   const state = new TextChunks();
-  writeStateYaml(report, state.write);
+  writeStateYaml(report, state.write, implicit);
   files.push([settings.statefile, state.chunks(), 0o1755]);
   const ready: AtomicFile[] = [];
   for (const [file, chunks, dirMode] of files) {

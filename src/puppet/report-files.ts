@@ -62,23 +62,32 @@ function implicitStatus(type: string, title: string, time: string): ResourceStat
   };
 }
 
+/** A report as Puppet's would be, and the statuses Puppet adds to the run's. */
+export interface PuppetReport {
+  /** The run's report with Puppet's metrics; its statuses are the run's own. */
+  readonly report: RunReport;
+  /** The implicit resources' statuses, after the run's (as Puppet evaluates them last). */
+  readonly implicit: Readonly<Record<string, ResourceStatus>>;
+}
+
 /**
- * The report as Puppet's would be: the implicit resources added (after
- * the catalog's, as Puppet evaluates them last) and the metrics computed
- * again with the run's times in Puppet's order.
+ * The report as Puppet's would be: the implicit resources added and the
+ * metrics computed again with the run's times in Puppet's order. The
+ * run's statuses are shared, not copied (tens of thousands of keys).
  */
-export function puppetShapedReport(report: RunReport, times: Readonly<Record<string, number>>): RunReport {
-  const statuses: Record<string, ResourceStatus> = { ...report.resource_statuses };
+export function puppetShapedReport(report: RunReport, times: Readonly<Record<string, number>>): PuppetReport {
+  const statuses = report.resource_statuses;
+  const implicit: Record<string, ResourceStatus> = {};
   const time = reportTime();
   if (report.transaction_completed) {
     for (const [type, title] of IMPLICIT) {
       const ref = `${type}[${title}]`;
-      if (!Object.hasOwn(statuses, ref)) statuses[ref] = implicitStatus(type, title, time);
+      if (!Object.hasOwn(statuses, ref)) implicit[ref] = implicitStatus(type, title, time);
     }
   }
-  const copy: RunReport = { ...report, resource_statuses: statuses, logs: [...report.logs] };
-  finalizeReport(copy, times);
-  return copy;
+  const copy: RunReport = { ...report, logs: [...report.logs] };
+  finalizeReport(copy, times, implicit);
+  return { report: copy, implicit };
 }
 
 /** A log as an item of the report's `logs` (what writeSequence makes of the log's mapping). */
@@ -179,9 +188,12 @@ function versionValue(version: string): YamlValue {
 }
 
 /** `last_run_report.yaml`: the report in Puppet 7's YAML. */
-export function renderReportYaml(report: RunReport): string {
+export function renderReportYaml(
+  report: RunReport,
+  implicit: Readonly<Record<string, ResourceStatus>> = {},
+): string {
   const parts: string[] = [];
-  writeReportYaml(report, (text) => parts.push(text));
+  writeReportYaml(report, (text) => parts.push(text), implicit);
   return parts.join("");
 }
 
@@ -190,7 +202,12 @@ export function renderReportYaml(report: RunReport): string {
  * report of many resources is never held whole as text, nor as a second
  * tree of values.
  */
-export function writeReportYaml(report: RunReport, out: YamlOut): void {
+export function writeReportYaml(
+  report: RunReport,
+  out: YamlOut,
+  /** Statuses written after the report's own (puppetShapedReport's implicit ones). */
+  implicit: Readonly<Record<string, ResourceStatus>> = {},
+): void {
   out(`--- ${REPORT_TAG}\n`);
   writeMapping(
     {
@@ -228,10 +245,12 @@ export function writeReportYaml(report: RunReport, out: YamlOut): void {
   );
   const statuses = report.resource_statuses;
   const refs = Object.keys(statuses);
-  if (refs.length === 0) out("resource_statuses: {}\n");
+  const more = Object.keys(implicit);
+  if (refs.length === 0 && more.length === 0) out("resource_statuses: {}\n");
   else {
     out("resource_statuses:\n");
     for (const ref of refs) writeStatus(ref, statuses[ref] as ResourceStatus, out);
+    for (const ref of more) writeStatus(ref, implicit[ref] as ResourceStatus, out);
   }
   writeMapping(
     {
@@ -277,21 +296,28 @@ function stateTime(time: string): string {
 }
 
 /** `state.yaml`: each resource's last check, and last sync when it changed. */
-export function renderStateYaml(report: RunReport): string {
+export function renderStateYaml(
+  report: RunReport,
+  implicit: Readonly<Record<string, ResourceStatus>> = {},
+): string {
   const parts: string[] = [];
-  writeStateYaml(report, (text) => parts.push(text));
+  writeStateYaml(report, (text) => parts.push(text), implicit);
   return parts.join("");
 }
 
-/** `state.yaml`, written to `out` a piece at a time. */
-export function writeStateYaml(report: RunReport, out: YamlOut): void {
+/** `state.yaml`, written to `out` a piece at a time; `implicit` statuses after the report's. */
+export function writeStateYaml(
+  report: RunReport,
+  out: YamlOut,
+  implicit: Readonly<Record<string, ResourceStatus>> = {},
+): void {
   out("---\n");
-  const statuses = report.resource_statuses;
-  for (const ref of Object.keys(statuses)) {
-    const status = statuses[ref] as ResourceStatus;
-    if (status.skipped) continue;
-    const time = stateTime(status.time);
-    out(`${scalar(ref, 0, 0)}:\n  :checked: ${time}\n`);
-    if (status.changed) out(`  :synced: ${time}\n`);
-  }
+  for (const statuses of [report.resource_statuses, implicit])
+    for (const ref of Object.keys(statuses)) {
+      const status = statuses[ref] as ResourceStatus;
+      if (status.skipped) continue;
+      const time = stateTime(status.time);
+      out(`${scalar(ref, 0, 0)}:\n  :checked: ${time}\n`);
+      if (status.changed) out(`  :synced: ${time}\n`);
+    }
 }
