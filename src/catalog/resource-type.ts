@@ -61,6 +61,12 @@ export interface ApplyContext {
    * `withpath`). Absent when the caller has none; use `logger` then.
    */
   readonly propertyLogger?: (property: string) => Logger;
+  /**
+   * Messages of the resource's provider (Puppet's source
+   * `Mount[/mnt](provider=parsed)`: a mount's "Remounting"). Absent when
+   * the caller has none; use `logger` then.
+   */
+  readonly providerLogger?: (provider: string) => Logger;
   /** Per-run state of the front end's choosing (puppet's vardir, module paths...). */
   readonly run: RunSettings;
   /** The whole catalog, for types that gather others (concat's fragments). */

@@ -559,6 +559,7 @@ export class Transaction {
       },
       runLogger: this.runLogger,
       propertyLogger: (property) => log.loggerFor(`${source()}/${property}`, resource),
+      providerLogger: (provider) => log.loggerFor(`${vertex.ref}(provider=${provider})`, resource),
       run: this.s.run,
       catalog: this.s.catalog,
     };

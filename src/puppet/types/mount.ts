@@ -260,7 +260,7 @@ async function refresh(resource: CatalogResource, context: ApplyContext): Promis
   const s = spec(resource);
   if (context.noop || text(s.values.fstype) === "swap" || !mounted(s.name))
     return { events: [], provider: "parsed" };
-  context.logger.info("Remounting");
+  (context.providerLogger?.("parsed") ?? context.logger).info("Remounting");
   const remounts = textParam(resource.parameters.remounts) !== "false";
   const problem = remounts
     ? command([program("mount", MOUNT_COMMAND), ...tableArgs(s), "-o", "remount", s.name])
