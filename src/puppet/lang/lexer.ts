@@ -223,9 +223,13 @@ export class Lexer {
   }
 
   private push(kind: TokenKind, value: string, offset: number, length: number, setAfter = true): undefined {
-    const start = this.global(offset);
-    const end = length === 0 ? start : this.global(offset + length - 1) + 1;
-    this.out.push(token(kind, value, start, end - start));
+    const map = this.map;
+    if (map === undefined) this.out.push(token(kind, value, offset, length));
+    else {
+      const start = map(offset);
+      const end = length === 0 ? start : map(offset + length - 1) + 1;
+      this.out.push(token(kind, value, start, end - start));
+    }
     if (setAfter) this.after = kind;
   }
 
@@ -233,7 +237,14 @@ export class Lexer {
   private emit(kind: TokenKind, length: number): undefined {
     const at = this.pos;
     this.pos += length;
-    this.push(kind, this.text.slice(at, at + length), at, length);
+    this.push(kind, length === 1 ? (this.text[at] as string) : this.text.slice(at, at + length), at, length);
+  }
+
+  /** A token of fixed text (no string made for it). */
+  private emitText(kind: TokenKind, value: string): undefined {
+    const at = this.pos;
+    this.pos += value.length;
+    this.push(kind, value, at, value.length);
   }
 
   fail(code: PuppetIssueCode, message: string, offset: number | undefined): never {
@@ -323,32 +334,34 @@ export class Lexer {
         this.braceCount--;
         return this.emit("RBRACE", 1);
       case "@":
-        if (next === "@") return this.emit("ATAT", 2);
+        if (next === "@") return this.emitText("ATAT", "@@");
         if (next === "(") return this.heredoc();
         return this.emit("AT", 1);
       case "|":
         if (next === ">")
-          return this.text[this.pos + 2] === ">" ? this.emit("RRCOLLECT", 3) : this.emit("RCOLLECT", 2);
+          return this.text[this.pos + 2] === ">"
+            ? this.emitText("RRCOLLECT", "|>>")
+            : this.emitText("RCOLLECT", "|>");
         return this.emit("PIPE", 1);
       case "=":
-        if (next === "=") return this.emit("ISEQUAL", 2);
-        if (next === ">") return this.emit("FARROW", 2);
-        if (next === "~") return this.emit("MATCH", 2);
+        if (next === "=") return this.emitText("ISEQUAL", "==");
+        if (next === ">") return this.emitText("FARROW", "=>");
+        if (next === "~") return this.emitText("MATCH", "=~");
         return this.emit("EQUALS", 1);
       case "+":
-        if (next === "=") return this.emit("APPENDS", 2);
-        if (next === ">") return this.emit("PARROW", 2);
+        if (next === "=") return this.emitText("APPENDS", "+=");
+        if (next === ">") return this.emitText("PARROW", "+>");
         return this.emit("PLUS", 1);
       case "-":
         if (this.eppMode !== undefined && next === "%" && this.text[this.pos + 2] === ">") {
           return this.eppEnd(3, "EPP_END_TRIM", true);
         }
-        if (next === ">") return this.emit("IN_EDGE", 2);
-        if (next === "=") return this.emit("DELETES", 2);
+        if (next === ">") return this.emitText("IN_EDGE", "->");
+        if (next === "=") return this.emitText("DELETES", "-=");
         return this.emit("MINUS", 1);
       case "!":
-        if (next === "=") return this.emit("NOTEQUAL", 2);
-        if (next === "~") return this.emit("NOMATCH", 2);
+        if (next === "=") return this.emitText("NOTEQUAL", "!=");
+        if (next === "~") return this.emitText("NOMATCH", "!~");
         return this.emit("NOT", 1);
       case "~":
         return this.emit(next === ">" ? "IN_EDGE_SUB" : "TILDE", next === ">" ? 2 : 1);
@@ -356,15 +369,17 @@ export class Lexer {
         return this.slash();
       case "<":
         if (next === "<")
-          return this.text[this.pos + 2] === "|" ? this.emit("LLCOLLECT", 3) : this.emit("LSHIFT", 2);
-        if (next === "=") return this.emit("LESSEQUAL", 2);
-        if (next === "|") return this.emit("LCOLLECT", 2);
-        if (next === "-") return this.emit("OUT_EDGE", 2);
-        if (next === "~") return this.emit("OUT_EDGE_SUB", 2);
+          return this.text[this.pos + 2] === "|"
+            ? this.emitText("LLCOLLECT", "<<|")
+            : this.emitText("LSHIFT", "<<");
+        if (next === "=") return this.emitText("LESSEQUAL", "<=");
+        if (next === "|") return this.emitText("LCOLLECT", "<|");
+        if (next === "-") return this.emitText("OUT_EDGE", "<-");
+        if (next === "~") return this.emitText("OUT_EDGE_SUB", "<~");
         return this.emit("LESSTHAN", 1);
       case ">":
-        if (next === ">") return this.emit("RSHIFT", 2);
-        if (next === "=") return this.emit("GREATEREQUAL", 2);
+        if (next === ">") return this.emitText("RSHIFT", ">>");
+        if (next === "=") return this.emitText("GREATEREQUAL", ">=");
         return this.emit("GREATERTHAN", 1);
       case ":":
         return this.colon();
@@ -430,7 +445,7 @@ export class Lexer {
     this.pos = end;
     this.matched = value;
     if (isPlainName(this.text, before, end)) {
-      const keyword = KEYWORDS.get(value);
+      const keyword = value.length <= 8 ? KEYWORDS.get(value) : undefined;
       this.push(keyword ?? "NAME", value, before, end - before);
     } else this.push("WORD", value, before, end - before);
   }

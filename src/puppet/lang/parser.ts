@@ -271,7 +271,14 @@ class Parser {
     else if (this.kind() === "EOF") body = { kind: "Nop", offset: locator.text.length, length: 0 };
     else body = this.blockOrExpression(this.statements());
     if (this.kind() !== "EOF") this.syntaxError();
-    return { kind: "Program", body, definitions: this.definitions, locator, ...all };
+    return {
+      kind: "Program",
+      body,
+      definitions: this.definitions,
+      locator,
+      offset: all.offset,
+      length: all.length,
+    };
   }
 
   /** `statements`: one or more statements, calls without parentheses formed. */
@@ -341,7 +348,8 @@ class Parser {
     if (statements.length === 1) return statements[0] as A.Expression;
     const first = statements[0] as A.Expression;
     const last = statements[statements.length - 1] as A.Expression;
-    return { kind: "Block", statements, ...(open && close ? span(open, close) : span(first, last)) };
+    const where = open && close ? span(open, close) : span(first, last);
+    return { kind: "Block", statements, offset: where.offset, length: where.length };
   }
 
   /** A body (class, lambda, case option...): always a block when present. */
@@ -439,9 +447,7 @@ class Parser {
     const title = this.expression(0);
     this.expect("COLON");
     const operations = this.attributeOperations();
-    const bodies: A.ResourceBody[] = [
-      { kind: "ResourceBody", title, operations, ...this.bodySpan(title, operations) },
-    ];
+    const bodies: A.ResourceBody[] = [this.resourceBodyNode(title, operations)];
     this.accept("COMMA");
     if (this.accept("SEMIC") && this.kind() !== "RBRACE") {
       bodies.push(...this.resourceBodies());
@@ -458,8 +464,9 @@ class Parser {
     };
   }
 
-  private bodySpan(title: A.Expression, operations: A.Operation[]): Positioned {
-    return span(title, operations[operations.length - 1] ?? title);
+  private resourceBodyNode(title: A.Expression, operations: A.Operation[]): A.ResourceBody {
+    const last = operations[operations.length - 1] ?? title;
+    return { kind: "ResourceBody", title, operations, offset: title.offset, length: extent(title, last) };
   }
 
   /** `resource_bodies`: titled bodies separated by `;`. */
@@ -470,7 +477,7 @@ class Parser {
       this.expect("COLON");
       const operations = this.attributeOperations();
       this.accept("COMMA");
-      bodies.push({ kind: "ResourceBody", title, operations, ...this.bodySpan(title, operations) });
+      bodies.push(this.resourceBodyNode(title, operations));
       if (this.kind() !== "SEMIC" || this.kind(1) === "RBRACE") return bodies;
       this.advance();
     }
@@ -509,12 +516,26 @@ class Parser {
       return this.blockOrExpression(this.transformCalls([left, hash]));
     }
     if (left.kind === "QualifiedReference") {
-      return { kind: "ResourceDefaults", typeRef: left, operations, form: "regular", ...where };
+      return {
+        kind: "ResourceDefaults",
+        typeRef: left,
+        operations,
+        form: "regular",
+        offset: where.offset,
+        length: where.length,
+      };
     }
     if (left.kind === "Access") {
       // Puppet means `Resource[file] {…}` to set defaults, but its test reads a
       // value its factory never sets: every access is an override.
-      return { kind: "ResourceOverride", resources: left, operations, form: "regular", ...where };
+      return {
+        kind: "ResourceOverride",
+        resources: left,
+        operations,
+        form: "regular",
+        offset: where.offset,
+        length: where.length,
+      };
     }
     this.error(left, "Expression is not valid as a resource, resource-default, or resource-override");
   }
@@ -725,27 +746,31 @@ class Parser {
    * comma before `close` is accepted (the grammar's `endcomma`); without it
    * the comma is taken and the error falls on `close`, as in Puppet.
    */
-  private commaList(item: () => A.Expression, close: TokenKind, trailing: boolean): A.Expression[] {
+  private commaList(
+    context: "arg" | "entry" | "access",
+    close: TokenKind,
+    trailing: boolean,
+  ): A.Expression[] {
     const list: A.Expression[] = [];
-    pushArgument(list, item());
+    pushArgument(list, this.argument(context));
     while (this.kind() === "COMMA") {
       if (trailing && this.kind(1) === close) {
         this.advance();
         break;
       }
       this.advance();
-      pushArgument(list, item());
+      pushArgument(list, this.argument(context));
     }
     return list;
   }
 
   /** `arguments` of a call: assignments and `key => value` pairs (adjacent pairs make one hash). */
   private arguments(trailing: boolean): A.Expression[] {
-    return this.commaList(() => this.argument("arg"), "RPAREN", trailing);
+    return this.commaList("arg", "RPAREN", trailing);
   }
 
   private accessArgs(trailing: boolean): A.Expression[] {
-    return this.commaList(() => this.argument("access"), "RBRACK", trailing);
+    return this.commaList("access", "RBRACK", trailing);
   }
 
   private isKeywordKey(ahead = 0): boolean {
@@ -898,11 +923,7 @@ class Parser {
   private dqString(): A.ConcatenatedString {
     const pre = this.advance();
     const segments: A.Expression[] = [];
-    const literal = (t: Token) => {
-      if (t.value !== "")
-        segments.push({ kind: "LiteralString", value: t.value, offset: t.offset, length: t.length });
-    };
-    literal(pre);
+    literal(segments, pre);
     let last: Token;
     for (;;) {
       const expr = this.assignment();
@@ -915,12 +936,12 @@ class Parser {
       const t = this.tok;
       if (t.kind === "DQMID") {
         this.advance();
-        literal(t);
+        literal(segments, t);
         continue;
       }
       if (t.kind !== "DQPOST") this.syntaxError();
       last = this.advance();
-      literal(t);
+      literal(segments, t);
       break;
     }
     return { kind: "ConcatenatedString", segments, offset: pre.offset, length: extent(pre, last) };
@@ -939,8 +960,7 @@ class Parser {
 
   private array(): A.Expression {
     const open = this.advance();
-    const values =
-      this.kind() === "RBRACK" ? [] : this.commaList(() => this.argument("entry"), "RBRACK", true);
+    const values = this.kind() === "RBRACK" ? [] : this.commaList("entry", "RBRACK", true);
     const close = this.expect("RBRACK");
     return { kind: "LiteralList", values, offset: open.offset, length: extent(open, close) };
   }
@@ -1431,6 +1451,12 @@ function pushArgument(args: A.Expression[], arg: A.Expression): void {
   args.push(arg);
 }
 
+/** A string segment of a token, unless empty. */
+function literal(segments: A.Expression[], t: Token): void {
+  if (t.value !== "")
+    segments.push({ kind: "LiteralString", value: t.value, offset: t.offset, length: t.length });
+}
+
 function qref(t: Token): A.QualifiedReference {
   return {
     kind: "QualifiedReference",
@@ -1442,40 +1468,52 @@ function qref(t: Token): A.QualifiedReference {
 }
 
 function binary(kind: TokenKind, op: Token, left: A.Expression, right: A.Expression): A.Expression {
-  const where = span(op);
+  const offset = op.offset;
+  const length = op.length;
   switch (kind) {
     case "IN":
-      return { kind: "In", left, right, ...where };
+      return { kind: "In", left, right, offset, length };
     case "AND":
-      return { kind: "And", left, right, ...where };
+      return { kind: "And", left, right, offset, length };
     case "OR":
-      return { kind: "Or", left, right, ...where };
+      return { kind: "Or", left, right, offset, length };
     case "MATCH":
     case "NOMATCH":
-      return { kind: "Match", operator: kind === "MATCH" ? "=~" : "!~", left, right, ...where };
+      return { kind: "Match", operator: kind === "MATCH" ? "=~" : "!~", left, right, offset, length };
     case "ISEQUAL":
     case "NOTEQUAL":
     case "LESSTHAN":
     case "LESSEQUAL":
     case "GREATERTHAN":
     case "GREATEREQUAL":
-      return { kind: "Comparison", operator: op.value as A.ComparisonOperator, left, right, ...where };
+      return { kind: "Comparison", operator: op.value as A.ComparisonOperator, left, right, offset, length };
     default:
-      return { kind: "Arithmetic", operator: op.value as A.ArithmeticOperator, left, right, ...where };
+      return { kind: "Arithmetic", operator: op.value as A.ArithmeticOperator, left, right, offset, length };
   }
 }
 
 /** A NUMBER token's value: integers keep their radix; floats are doubles. */
 export function numberLiteral(t: Token): A.LiteralInteger | A.LiteralFloat {
   const text = t.value;
-  const where = span(t);
-  if (/^0[xX]/.test(text))
-    return { kind: "LiteralInteger", value: bigOrNumber(BigInt(text)), radix: 16, ...where };
-  if (/[.eE]/.test(text)) return { kind: "LiteralFloat", value: Number(text), ...where };
-  if (text.length > 1 && text[0] === "0") {
-    return { kind: "LiteralInteger", value: bigOrNumber(BigInt(`0o${text.slice(1)}`)), radix: 8, ...where };
+  const offset = t.offset;
+  const length = t.length;
+  const second = text.charCodeAt(1);
+  if (text.charCodeAt(0) === 48 && (second === 120 || second === 88))
+    return { kind: "LiteralInteger", value: bigOrNumber(BigInt(text)), radix: 16, offset, length };
+  if (text.includes(".") || text.includes("e") || text.includes("E"))
+    return { kind: "LiteralFloat", value: Number(text), offset, length };
+  if (text.length > 1 && text.charCodeAt(0) === 48) {
+    return {
+      kind: "LiteralInteger",
+      value: bigOrNumber(BigInt(`0o${text.slice(1)}`)),
+      radix: 8,
+      offset,
+      length,
+    };
   }
-  return { kind: "LiteralInteger", value: bigOrNumber(BigInt(text)), radix: 10, ...where };
+  // Up to 15 digits, a double holds the value exactly.
+  const value = text.length <= 15 ? Number(text) : bigOrNumber(BigInt(text));
+  return { kind: "LiteralInteger", value, radix: 10, offset, length };
 }
 
 function bigOrNumber(n: bigint): number | bigint {
