@@ -133,9 +133,9 @@ export class Lexer {
   ) {}
 
   /**
-   * Lexes on demand (the parser pulls tokens, so that each dies young): `start`
-   * once, then `step` until `done`. Each step adds the tokens of one lexical
-   * element (none for blanks and comments, several for a string); the last
+   * Lexes on demand (the parser pulls tokens, so that each dies young):
+   * `start` once, then `lexTo` until `done`. Each lexical element adds its
+   * tokens (none for blanks and comments, several for a string); the end
    * adds EOF. The first error ends the tokens (those of the element that
    * failed are dropped, as `run` drops them) and is kept in `error`.
    */
@@ -150,20 +150,23 @@ export class Lexer {
     }
   }
 
-  step(): undefined {
-    if (this.pos >= this.text.length) {
-      try {
-        this.end();
-      } catch (error) {
-        return this.stop(error, this.out.length);
-      }
-      this.done = true;
-      this.out.push(token("EOF", "", this.text.length, 0));
-      return;
-    }
-    const size = this.out.length;
+  /** Lexes until there are `length` tokens, or to the end. */
+  lexTo(length: number): undefined {
+    if (this.done) return;
+    const out = this.out;
+    const text = this.text;
+    let size = out.length;
     try {
-      this.lexToken();
+      while (out.length < length) {
+        size = out.length;
+        if (this.pos >= text.length) {
+          this.end();
+          this.done = true;
+          out.push(token("EOF", "", text.length, 0));
+          return;
+        }
+        this.lexToken();
+      }
     } catch (error) {
       this.stop(error, size);
     }

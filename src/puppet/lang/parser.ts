@@ -39,7 +39,7 @@ export function parsePuppet(text: string, options: ParseOptions = {}): ParseResu
     return { ok: true, program, warnings, locator };
   } catch (error) {
     // The whole input is lexed, as when lexing came first: its warnings are all reported.
-    while (!lexer.done) lexer.step();
+    lexer.lexTo(Number.POSITIVE_INFINITY);
     if (error instanceof RangeError && parser !== undefined) {
       // Hundreds of nested brackets exhaust the stack (Puppet's own limit is near 1,000).
       const offset = parser.offset();
@@ -204,8 +204,8 @@ class Parser {
   }
 
   /**
-   * Lexes on until three tokens (the parser's longest lookahead) are ready
-   * or the input ends, first dropping the tokens already parsed.
+   * Lexes on, 32 tokens ahead (the parser looks three ahead at most), or to
+   * the end; first drops the tokens already parsed.
    */
   private fill(): undefined {
     const lexer = this.lexer;
@@ -215,8 +215,7 @@ class Parser {
       tokens.splice(0, parsed);
       this.base = this.i;
     }
-    const want = this.i - this.base + 3;
-    while (!lexer.done && tokens.length < want) lexer.step();
+    if (!lexer.done) lexer.lexTo(this.i - this.base + 32);
   }
 
   /** The token `ahead` (0 to 2) of the current one; reaching a lexing error raises it. */
