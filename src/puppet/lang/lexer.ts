@@ -443,6 +443,19 @@ export class Lexer {
 
   private name(): undefined {
     const before = this.pos;
+    const text = this.text;
+    let p = before + 1;
+    while (p < text.length && isWordChar(text.charCodeAt(p))) p++;
+    const stop = text.charCodeAt(p);
+    if (stop !== 45 && stop !== 58) {
+      // One segment without `-` (most names): a NAME unless it starts with `_`.
+      const value = text.slice(before, p);
+      this.pos = p;
+      this.matched = value;
+      if (text.charCodeAt(before) === 95) return this.push("WORD", value, before, p - before);
+      const keyword = value.length <= 8 ? KEYWORDS.get(value) : undefined;
+      return this.push(keyword ?? "NAME", value, before, p - before);
+    }
     const end = this.scanBareWord(before);
     const value = this.text.slice(before, end);
     this.pos = end;

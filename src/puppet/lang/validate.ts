@@ -377,21 +377,6 @@ function each(list: readonly (Node | undefined)[], f: (child: Node | undefined) 
   for (let i = 0; i < list.length; i++) f(list[i]);
 }
 
-function isDefinition(n: Node | undefined): boolean {
-  switch (n?.kind) {
-    case "HostClass":
-    case "DefinedType":
-    case "FunctionDefinition":
-    case "NodeDefinition":
-    case "TypeAlias":
-    case "TypeMapping":
-    case "TypeDefinition":
-      return true;
-    default:
-      return false;
-  }
-}
-
 function isAbstractResource(n: Node | undefined): boolean {
   return n?.kind === "Resource" || n?.kind === "ResourceDefaults" || n?.kind === "ResourceOverride";
 }
@@ -1170,11 +1155,13 @@ class Checker {
   }
 
   private rvalue(n: Node): void {
-    if (n.kind === "Collect" || isDefinition(n)) {
-      this.accept("NOT_RVALUE", n, `Invalid use of expression. ${aAnUc(n)} does not produce a value`);
-      return;
-    }
     switch (n.kind) {
+      case "LiteralString":
+      case "QualifiedName":
+      case "ConcatenatedString":
+      case "Access":
+        return; // the most frequent values, first
+      case "Variable":
       case "Not":
       case "UnaryMinus":
       case "Unfold":
@@ -1183,8 +1170,15 @@ class Checker {
       case "Render":
         this.rvalue(n.expr);
         return;
-      case "Variable":
-        this.rvalue(n.expr);
+      case "Collect":
+      case "HostClass":
+      case "DefinedType":
+      case "FunctionDefinition":
+      case "NodeDefinition":
+      case "TypeAlias":
+      case "TypeMapping":
+      case "TypeDefinition":
+        this.accept("NOT_RVALUE", n, `Invalid use of expression. ${aAnUc(n)} does not produce a value`);
         return;
       default:
         return;
