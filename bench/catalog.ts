@@ -278,6 +278,11 @@ export interface CatalogOptions {
   readonly iterations: number;
   readonly puppetIterations: number;
   readonly puppetManifest: boolean;
+  /**
+   * The temporary directory goes away whole afterwards (a scratch file
+   * system): the trees are left in it rather than deleted one by one.
+   */
+  readonly discardTemporaries?: boolean;
   /** Other Nodes to time tend under, as extra rows beside the one on PATH. */
   readonly nodes?: readonly { readonly path: string; readonly version: string }[];
 }
@@ -473,10 +478,12 @@ export function compareCatalog(
     return { rows, compile, floor };
   } finally {
     // The tree goes with the others, deleted once every size is timed.
-    if (shared && existsSync(target)) shared.renew(target);
-    rmSync(root, { recursive: true, force: true });
-    if (!shared) trees.dispose();
-    for (const a of agents) rmSync(a.workdir, { recursive: true, force: true });
+    if (!options.discardTemporaries) {
+      if (shared && existsSync(target)) shared.renew(target);
+      rmSync(root, { recursive: true, force: true });
+      if (!shared) trees.dispose();
+      for (const a of agents) rmSync(a.workdir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -506,7 +513,7 @@ export function runCatalogBenchmarks(sizes: readonly number[], options: CatalogO
       if (r.floor) floor.push(r.floor);
     }
   } finally {
-    trees.dispose();
+    if (!options.discardTemporaries) trees.dispose();
   }
   return { rows, compile, floor, skipped: [...new Set(skipped)], fileSystem: describeFileSystem(tmpdir()) };
 }
@@ -556,7 +563,7 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const options: CatalogOptions = {
+  let options: CatalogOptions = {
     iterations: Number(values.iterations ?? 3),
     puppetIterations: Number(values["puppet-iterations"] ?? 1),
     puppetManifest: !values["no-puppet-manifest"],
@@ -573,6 +580,7 @@ async function main(): Promise<void> {
       return;
     }
     mountpoint = mounted.mountpoint;
+    options = { ...options, discardTemporaries: true };
   } else if (values.fs === "ext4") {
     const why = scratchExt4Unavailable();
     if (why === null) {
