@@ -12,16 +12,23 @@
  *   this process for tend and in one Ruby process for Puppet (Puppet's
  *   parser and PN transformer called directly): CPU time of a pass, the
  *   first (cold) and the median of the rest (warm), start-up excluded.
+ * - the generated environment of bench/puppet-compile.ts (100 class files of
+ *   100 `file` resources each): lexing, parsing and validating its files in a
+ *   fresh process, the trees kept as a compile keeps them (CPU time, median
+ *   of N; V8 flags as bin/tend.js sets them). No Puppet row: Puppet's
+ *   parser alone cannot be timed apart from its start-up but in process.
  * Ratios are tend's time over Puppet's. Puppet's rows are skipped with the
  * reason when Puppet is absent.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { parsePuppet, renderPnJson, toPn } from "../src/puppet/lang/index.js";
+import { parsePuppet, renderPnJson, toPn, validatePuppet } from "../src/puppet/lang/index.js";
 import { median, TEND } from "./measure.js";
+import { generateEnvironment } from "./puppet-compile.js";
 
 const INPUTS = fileURLToPath(new URL("../../test/fixtures/puppet-lang/inputs/", import.meta.url));
 
@@ -92,10 +99,58 @@ function puppetInProcessMs(files: string[], passes: number): Passes | null {
   return { cold: times[0] ?? 0, warm: median(times.slice(1)) };
 }
 
+/** In a child process: parse and validate every manifest of `dir`, keeping the trees; prints CPU ms. */
+function generatedChild(dir: string): void {
+  const texts = readdirSync(dir)
+    .filter((f) => f.endsWith(".pp"))
+    .sort()
+    .map((f) => ({ path: join(dir, f), text: readFileSync(join(dir, f), "utf8") }));
+  const kept: unknown[] = [];
+  const start = process.cpuUsage();
+  for (const t of texts) {
+    const r = parsePuppet(t.text, { file: t.path });
+    if (!r.ok) throw new Error(`${t.path}: ${r.error.message}`);
+    kept.push(r.program, validatePuppet(r.program));
+  }
+  const used = process.cpuUsage(start);
+  console.log(JSON.stringify({ files: kept.length / 2, cpuMs: (used.user + used.system) / 1000 }));
+}
+
+/** Cold lex + parse + validate of the generated environment's 100 class files: CPU ms, median of `runs`. */
+function generatedMs(runs: number): { files: number; cpuMs: number } | null {
+  const root = mkdtempSync(join(tmpdir(), "tend-bench-parse-"));
+  try {
+    generateEnvironment(join(root, "code"), 100, 100);
+    const dir = join(root, "code", "modules", "gen", "manifests");
+    // bin/tend.js's interrupt budget on V8 11 (Node 20), so that code tiers up as in a run of tend.
+    const flags = Number(process.versions.v8.split(".")[0]) < 12 ? ["--interrupt-budget=1081344"] : [];
+    const self = fileURLToPath(import.meta.url);
+    const times: number[] = [];
+    let files = 0;
+    for (let i = 0; i < runs; i++) {
+      const run = spawnSync(process.execPath, [...flags, self, "--generated-child", dir], {
+        encoding: "utf8",
+      });
+      if (run.status !== 0) return null;
+      const r = JSON.parse(run.stdout) as { files: number; cpuMs: number };
+      files = r.files;
+      times.push(r.cpuMs);
+    }
+    return { files, cpuMs: median(times) };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 function main(): void {
   const { values } = parseArgs({
-    options: { iterations: { type: "string", default: "3" }, json: { type: "boolean" } },
+    options: {
+      iterations: { type: "string", default: "3" },
+      json: { type: "boolean" },
+      "generated-child": { type: "string" },
+    },
   });
+  if (values["generated-child"] !== undefined) return generatedChild(values["generated-child"]);
   const iterations = Math.max(1, Number(values.iterations));
   const files = corpusFiles(INPUTS).map((f) => relative(INPUTS, f));
   const sources = files.map((path) => ({ path, text: readFileSync(join(INPUTS, path), "utf8") }));
@@ -117,6 +172,7 @@ function main(): void {
   const passes = Math.max(4, iterations + 1);
   const inProcess = inProcessMs(sources, passes);
   const puppetInProcess = hasPuppet ? puppetInProcessMs(files, passes) : null;
+  const generated = generatedMs(Math.max(3, iterations));
   const result = {
     files: files.length,
     bytes,
@@ -126,6 +182,7 @@ function main(): void {
     puppetStartMs: hasPuppet ? median(puppetStartRuns) : null,
     puppetInProcessMs: puppetInProcess,
     ratio: hasPuppet ? median(tendRuns) / median(puppetRuns) : null,
+    generated,
   };
   if (values.json) {
     console.log(JSON.stringify(result, null, 2));
@@ -138,6 +195,11 @@ function main(): void {
   console.log(`  tend puppet parser dump (process, wall)         ${fmt(result.tendWallMs)}`);
   console.log(
     `  tend parse + PN JSON in process, cold / warm    ${fmt(inProcess.cold)} / ${fmt(inProcess.warm)} CPU`,
+  );
+  console.log(
+    generated === null
+      ? "  generated environment: failed"
+      : `  generated environment, ${generated.files} files, 10,000 resources: lex + parse + validate, cold ${fmt(generated.cpuMs)} CPU`,
   );
   if (!hasPuppet) {
     console.log("  puppet: skipped (puppet is not installed)");
