@@ -1123,28 +1123,25 @@ export class Compiler implements ScopeHost {
     const locator = scope.locator;
     const file = locator?.file ? locator.file : undefined;
     const source = scope.source;
-    // Entries made field by field, in one shape (name, value, add, source, file, line):
-    // no spread of a `base` object for each of the ~6 attributes of every resource.
-    const entry = (name: string, value: PValue, add: boolean | undefined, line: number | undefined) => {
-      const p: { -readonly [K in keyof ParamEntry]: ParamEntry[K] } =
-        add === undefined ? { name, value, source } : { name, value, add, source };
-      if (file !== undefined) p.file = file;
-      if (line !== undefined) p.line = line;
-      if (result.has(name)) this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
-      result.set(name, p);
-    };
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i] as A.Operation;
       const line = locator?.line(op.offset);
       if (op.kind === "AttributeOperation") {
-        entry(op.name, this.ev.evaluate(op.value, scope), op.operator === "+>", line);
+        // The common entry made in one literal, in one shape for all.
+        const name = op.name;
+        const value = this.ev.evaluate(op.value, scope);
+        if (result.has(name)) this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
+        result.set(name, { name, value, add: op.operator === "+>", source, file, line });
       } else {
         const h = this.ev.evaluate(op.expr, scope);
         if (!(h instanceof PHash))
           this.ev.fail(`Expected value of type Hash, got ${typeLabel(h)}`, op.expr, scope);
         const entries: [string, PValue][] = [];
         for (const [k, v] of h) entries.push([String(k), v]);
-        for (const [k, v] of entries) entry(k, v, undefined, line);
+        for (const [name, value] of entries) {
+          if (result.has(name)) this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
+          result.set(name, { name, value, source, file, line });
+        }
       }
     }
     return result;
@@ -1558,7 +1555,7 @@ export class Compiler implements ScopeHost {
   private finish(): void {
     this.evaluateRelationships();
     for (const r of this.catalog.resourceList()) {
-      const overs = this.pendingOverrides.get(r.ref);
+      const overs = this.pendingOverrides.size > 0 ? this.pendingOverrides.get(r.ref) : undefined;
       if (overs) {
         for (const o of overs) this.mergeOverride(r, o);
         this.pendingOverrides.delete(r.ref);

@@ -21,7 +21,7 @@ import {
   isInstance,
   parameterize,
 } from "./typing.js";
-import type { PType } from "./types.js";
+import { PResourceType, type PType } from "./types.js";
 import { objectMember } from "./types/user-objects.js";
 import {
   DEFAULT,
@@ -790,7 +790,8 @@ export class Evaluator {
     }
     if (left instanceof PSensitive)
       return this.fail("Operator '[]' is not applicable to a Sensitive value.", e, scope);
-    const ref = asResourceRef(left);
+    // `File['/x']`: a type without a title is parameterized (no reference made to look at it).
+    const ref = left instanceof PResourceType && left.title === undefined ? undefined : asResourceRef(left);
     if (ref && ref.title !== undefined) return this.accessRef(ref, keys, e, scope);
     if (isType(left)) {
       try {

@@ -23,10 +23,12 @@ export function capitalizeTypeName(name: string): string {
 
 /** A reference: `typeName` capitalised (`File`, `Class`, `Foo::Bar`); `title` undefined for the type alone. */
 export class ResourceRef {
-  constructor(
-    readonly typeName: string,
-    readonly title?: string,
-  ) {}
+  declare readonly typeName: string;
+  declare readonly title?: string;
+  constructor(typeName: string, title?: string) {
+    this.typeName = typeName;
+    this.title = title;
+  }
 
   /** The catalog's reference text: `File[/x]`, `Class[Ntp]`. */
   refString(): string {

@@ -13,16 +13,22 @@ import type { PValue } from "./values.js";
 
 /** A table of local variables (lambda parameters, a scope's own variables). */
 class LocalTable {
-  readonly vars = new Map<string, PValue>();
-  constructor(readonly parent: Table | undefined) {}
+  declare readonly vars: Map<string, PValue>;
+  declare readonly parent: Table | undefined;
+  constructor(parent: Table | undefined) {
+    this.vars = new Map();
+    this.parent = parent;
+  }
 }
 
 /** The numbered variables of the last regex match. */
 class MatchTable {
-  constructor(
-    readonly parent: Table | undefined,
-    readonly match: readonly (string | undefined)[] | undefined,
-  ) {}
+  declare readonly parent: Table | undefined;
+  declare readonly match: readonly (string | undefined)[] | undefined;
+  constructor(parent: Table | undefined, match: readonly (string | undefined)[] | undefined) {
+    this.parent = parent;
+    this.match = match;
+  }
 }
 
 type Table = LocalTable | MatchTable;

@@ -75,7 +75,8 @@ export class RecursionGuard {
 }
 
 export abstract class PType {
-  readonly isPuppetType = true as const;
+  /** True on every type (set on the prototype: no field to initialise per type made). */
+  declare readonly isPuppetType: true;
   /** The type's name without parameters: `Integer`, `Resource`, `Class`, `Struct`... */
   abstract readonly name: string;
   /** Whether `v` is an instance of this type. */
@@ -136,6 +137,8 @@ export abstract class PType {
     return false;
   }
 }
+
+Object.defineProperty(PType.prototype, "isPuppetType", { value: true, enumerable: false });
 
 let undefProbe: PType | undefined;
 /** Registered by the model: the Undef type, used by the generic rules. */

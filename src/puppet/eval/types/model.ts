@@ -1332,9 +1332,12 @@ export class PCatalogEntryType extends PAnyType {
   }
 }
 
+// References are made by the thousand: fields set in the constructor, no initialiser function.
 export class PClassType extends PCatalogEntryType {
-  constructor(readonly className?: string) {
+  declare readonly className?: string;
+  constructor(className?: string) {
     super();
+    this.className = className;
   }
   override get name(): string {
     return "Class";
@@ -1351,13 +1354,15 @@ export class PClassType extends PCatalogEntryType {
 }
 
 export class PResourceType extends PCatalogEntryType {
-  readonly downcasedName?: string;
-  /** `typeName` capitalised per segment (`Concat::Fragment`); `title` when a reference to one resource. */
-  constructor(
-    readonly typeName?: string,
-    readonly title?: string,
-  ) {
+  /** Capitalised per segment (`Concat::Fragment`). */
+  declare readonly typeName?: string;
+  /** Set when a reference to one resource. */
+  declare readonly title?: string;
+  declare readonly downcasedName?: string;
+  constructor(typeName?: string, title?: string) {
     super();
+    this.typeName = typeName;
+    this.title = title;
     this.downcasedName = typeName?.toLowerCase();
   }
   override get name(): string {
