@@ -16,40 +16,52 @@ import type { Stats } from "node:fs";
 /** A file changed more recently than this (ms) is hashed every time. */
 const SETTLED_MS = 2000;
 
-interface Entry {
-  readonly stamp: string;
-  readonly digest: Buffer;
-}
-
-export class DigestCache {
-  private readonly entries = new Map<string, Entry>();
+/** Values computed from files (or directories) kept while what they were computed from does not change. */
+export class StampedCache<T> {
+  private readonly entries = new Map<string, { readonly stamp: string; readonly value: T }>();
 
   constructor(
     private readonly limit = 20_000,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The digest of `path` computed when it had these stats, if it is still valid. */
-  get(path: string, stats: Stats): Buffer | undefined {
+  /** The value for `path` computed when it had these stats, if it is still valid. */
+  get(path: string, stats: Stats): T | undefined {
     const entry = this.entries.get(path);
     if (!entry) return undefined;
-    if (entry.stamp === stampOf(stats)) return entry.digest;
+    if (entry.stamp === stampOf(stats)) return entry.value;
     this.entries.delete(path);
     return undefined;
   }
 
-  /** Remembers the digest of `path` (hashed after `stats` was taken), unless the file changed too recently. */
-  set(path: string, stats: Stats, digest: Buffer): void {
+  /** Remembers the value for `path` (computed after `stats` was taken), unless it changed too recently. */
+  set(path: string, stats: Stats, value: T): void {
     if (this.now() - Math.max(stats.mtimeMs, stats.ctimeMs) < SETTLED_MS) return;
     if (this.entries.size >= this.limit) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(path, { stamp: stampOf(stats), digest });
+    this.entries.set(path, { stamp: stampOf(stats), value });
   }
 
   get size(): number {
     return this.entries.size;
+  }
+}
+
+/**
+ * The server's MD5 digests of files, and the OPENDIR listings of
+ * directories (a directory's modification time changes whenever a name is
+ * added to it, removed or renamed), as each connection's agent asks them
+ * again and again.
+ */
+export class DigestCache extends StampedCache<Buffer> {
+  /** OPENDIR's frames (payloads) of a directory. */
+  readonly listings: StampedCache<readonly Buffer[]>;
+
+  constructor(limit = 20_000, now: () => number = Date.now) {
+    super(limit, now);
+    this.listings = new StampedCache(Math.ceil(limit / 10), now);
   }
 }
 

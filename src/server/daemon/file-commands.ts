@@ -197,6 +197,13 @@ const LISTING_LIMIT = 4096 - 256;
 export async function replyOpendir(session: Session, path: string): Promise<void> {
   const { channel, log } = session;
   if (!path.startsWith("/")) return channel.send("BAD: request to access a non-absolute filename");
+  // Stamped before the names are read: a change while they are read changes the stamp.
+  const stats = session.digests ? statOrNothing(path) : undefined;
+  const known = stats && session.digests?.listings.get(path, stats);
+  if (known) {
+    for (let i = 0; i < known.length; i++) await channel.send(known[i] as Buffer, i < known.length - 1);
+    return;
+  }
   let dir: Dir;
   try {
     // Node reads names as bytes with encoding "buffer"; its types know only string encodings.
@@ -205,6 +212,13 @@ export async function replyOpendir(session: Session, path: string): Promise<void
     log.info(`Couldn't open directory '${path}' (DirOpen:${errnoText(error)})`);
     return channel.send(`BAD: cfengine, couldn't open dir ${path}`);
   }
+  // The frames sent, kept for the cache while the listing is small.
+  let frames: Buffer[] | undefined = stats ? [] : undefined;
+  const send = async (payload: Buffer, more: boolean): Promise<void> => {
+    if (frames && frames.length < LISTING_FRAMES_KEPT) frames.push(payload);
+    else frames = undefined;
+    await channel.send(payload, more);
+  };
   const parts: Buffer[] = [DOT, NUL, DOTDOT, NUL];
   let length = 5;
   try {
@@ -214,7 +228,7 @@ export async function replyOpendir(session: Session, path: string): Promise<void
       const bytes = name.length > 255 ? name.subarray(0, 255) : name;
       if (bytes.length + 1 + length >= LISTING_LIMIT) {
         parts.push(NUL);
-        await channel.send(Buffer.concat(parts), true);
+        await send(Buffer.concat(parts), true);
         parts.length = 0;
         length = 0;
       }
@@ -223,12 +237,17 @@ export async function replyOpendir(session: Session, path: string): Promise<void
     }
   } catch (error) {
     log.error(`Error reading directory '${path}' (readdir: ${errnoText(error)})`);
+    frames = undefined;
   } finally {
     dir.closeSync();
   }
   parts.push(TERMINATOR_BYTES);
-  await channel.send(Buffer.concat(parts));
+  await send(Buffer.concat(parts), false);
+  if (stats && frames) session.digests?.listings.set(path, stats, frames);
 }
+
+/** The most frames of a listing kept in the cache (~60 KiB of names). */
+const LISTING_FRAMES_KEPT = 16;
 
 const NUL = Buffer.alloc(1);
 const DOT = Buffer.from(".");
