@@ -517,7 +517,8 @@ export class Lexer {
     const before = this.pos;
     const end = this.scanVariableName(before + 1);
     this.pos = end === before + 1 ? before + 1 : end;
-    this.matched = end === before + 1 ? undefined : this.text.slice(before, end);
+    if (end === before + 1) this.matched = undefined;
+    else this.matchRange(before, end);
     this.push("VARIABLE", this.text.slice(before + 1, end), before, this.pos - before);
   }
 
@@ -644,7 +645,7 @@ export class Lexer {
    * `$` or `${` (interpolation), or the end (heredoc text). Returns the
    * decoded text and the terminator ("" at the end), the position after it.
    */
-  private slurp(dq: boolean, after = this.matched): [string, string] {
+  private slurp(dq: boolean, quote?: string): [string, string] {
     const text = this.text;
     const start = this.pos;
     const backslashes = dq || this.slurpMode === "uq";
@@ -654,15 +655,16 @@ export class Lexer {
     // Puppet's pattern needs one character before a terminator and takes the
     // first character of the text for it: a terminator there is text when
     // another follows (after pairs of backslashes), as in `"$x"$y`.
-    const isTerminator = (c: number) => c === 36 || (dq && c === 34);
-    if (backslashes && isTerminator(text.charCodeAt(start))) {
+    if (backslashes && isTerminator(text.charCodeAt(start), dq)) {
       let q = start + 1;
       while (text.charCodeAt(q) === 92 && text.charCodeAt(q + 1) === 92) q += 2;
-      if (isTerminator(text.charCodeAt(q))) p = start + 1;
+      if (isTerminator(text.charCodeAt(q), dq)) p = start + 1;
     }
     for (;;) {
       if (p >= text.length) {
         if (dq) {
+          // What was matched before this text (nothing is matched while scanning it).
+          const after = quote ?? this.matched;
           this.fail(
             "UNCLOSED_QUOTE",
             `Unclosed quote after ${after === "'" ? `"'"` : `'${after ?? ""}'`} followed by '${this.followedBy(start)}'`,
@@ -676,12 +678,12 @@ export class Lexer {
       if (c === 92 && backslashes) p += 2;
       else if (dq && c === 34) {
         this.pos = p + 1;
-        this.matched = text.slice(Math.max(start, p - 1), p + 1);
+        this.matchRange(Math.max(start, p - 1), p + 1);
         return [this.unescape(text.slice(start, p), escapes, false), '"'];
       } else if (c === 36 && dollars) {
         const terminator = text[p + 1] === "{" ? "${" : "$";
         this.pos = p + terminator.length;
-        this.matched = text.slice(Math.max(start, p - 1), this.pos);
+        this.matchRange(Math.max(start, p - 1), this.pos);
         return [this.unescape(text.slice(start, p), escapes, !dq), terminator];
       } else p++;
     }
@@ -993,6 +995,11 @@ export class Lexer {
 
 const ILLEGAL_UNICODE =
   "Unicode escape '\\u' was not followed by 4 hex digits or 1-6 hex digits in {} or was > 10ffff";
+
+/** Whether `c` ends a piece of string text: `$`, or `"` in a double-quoted string. */
+function isTerminator(c: number, dq: boolean): boolean {
+  return c === 36 || (dq && c === 34);
+}
 
 /** Whether the `/` at `end` is escaped (an odd run of backslashes before it, after `start`). */
 function escapedEnd(text: string, start: number, end: number): boolean {
