@@ -150,7 +150,10 @@ function main(): void {
       "generated-child": { type: "string" },
     },
   });
-  if (values["generated-child"] !== undefined) return generatedChild(values["generated-child"]);
+  if (values["generated-child"] !== undefined) {
+    generatedChild(values["generated-child"]);
+    return;
+  }
   const iterations = Math.max(1, Number(values.iterations));
   const files = corpusFiles(INPUTS).map((f) => relative(INPUTS, f));
   const sources = files.map((path) => ({ path, text: readFileSync(join(INPUTS, path), "utf8") }));
