@@ -117,7 +117,7 @@ export class ModuleAutoloader implements Autoloader {
     let known = this.files.get(path);
     if (known === undefined) {
       try {
-        known = statSync(path).isFile();
+        known = statSync(path, { throwIfNoEntry: false })?.isFile() === true;
       } catch {
         known = false;
       }

@@ -6,20 +6,7 @@
  */
 import type { PuppetCatalogJson } from "./compile-api.js";
 import { PLAIN_JSON } from "./json-float.js";
-import {
-  CResource,
-  type JsonMarks,
-  SKIP_PARAMETER,
-  TagSet,
-  catalogValue,
-  namevarOf,
-  resourceToData,
-  toJsonData,
-} from "./resource.js";
-import { renderRubyJson } from "./ruby-json.js";
-import { PClassType, PResourceType } from "./types.js";
-import { isArr } from "./arr.js";
-import { PSensitive, type PValue } from "./values.js";
+import { CResource, type JsonMarks, TagSet, namevarOf, resourceToData } from "./resource.js";
 
 export class Catalog {
   /** Resources (and aliases) by type, then title: no `type + title` key string made per lookup. */
@@ -154,43 +141,6 @@ export class Catalog {
     if (!marks.float) Object.defineProperty(json, PLAIN_JSON, { value: true });
     return json;
   }
-
-  /**
-   * `renderRubyJson(this.toJson(namevar, head))`, written straight from the
-   * resources: no object tree of 10,000 resources made first to be walked.
-   */
-  renderJson(namevar: (type: string) => string | undefined, head: CatalogHead): string {
-    const namevars = namevarTable(namevar);
-    const out: string[] = [];
-    const tags = new TagSet();
-    for (const c of this.classes) tags.add(c);
-    tags.merge(this.tags);
-    out.push(`{"tags":${stringList(tags.tags)},"name":${q(this.name)},"version":`);
-    out.push(typeof head.version === "string" ? q(head.version) : renderRubyJson(head.version));
-    out.push(
-      `,"code_id":null,"catalog_uuid":${q(head.uuid)},"catalog_format":2,"environment":${q(this.environment)},"resources":[`,
-    );
-    const kept = new Set<CResource>();
-    for (const r of this.order) {
-      if (r.virtual) continue;
-      if (kept.size > 0) out.push(",");
-      kept.add(r);
-      writeResource(r, namevars(r.type), out);
-    }
-    out.push('],"edges":[');
-    let first = true;
-    for (const t of kept) {
-      const sources = t.containedBy;
-      if (sources === undefined) continue;
-      for (const s of sources) {
-        if (!kept.has(s)) continue;
-        out.push(`${first ? "" : ","}{"source":${q(s.ref)},"target":${q(t.ref)}}`);
-        first = false;
-      }
-    }
-    out.push(`],"classes":${stringList(this.classes)}}`);
-    return out.join("");
-  }
 }
 
 /** What a catalog's JSON is stamped with: its version and uuid. */
@@ -210,55 +160,6 @@ function namevarTable(lookup: (type: string) => string | undefined): (type: stri
     }
     return nv;
   };
-}
-
-const q = JSON.stringify as (s: string) => string;
-
-function stringList(items: Iterable<string>): string {
-  let text = "[";
-  let first = true;
-  for (const s of items) {
-    text += first ? q(s) : `,${q(s)}`;
-    first = false;
-  }
-  return `${text}]`;
-}
-
-/** One resource as `renderRubyJson(resourceToData(r, namevar))` writes it. */
-function writeResource(r: CResource, namevar: string, out: string[]): void {
-  let text = `{"type":${q(r.type)},"title":${q(r.title)},"tags":${stringList(r.tags.tags)}`;
-  if (r.file !== undefined) text += `,"file":${q(r.file)}`;
-  if (r.line !== undefined) text += `,"line":${renderRubyJson(r.line)}`;
-  text += `,"exported":${r.exported ? "true" : "false"},"kind":${q(r.kind)}`;
-  let params = "";
-  for (const [name, p] of r.params) {
-    // Sensitive parameters (rare) are listed apart: through the data tree.
-    if (p.value instanceof PSensitive) {
-      out.push(renderRubyJson(resourceToData(r, namevar)));
-      return;
-    }
-    const value = catalogValue(r, name, p.value, namevar);
-    if (value === SKIP_PARAMETER) continue;
-    params += `${params === "" ? "" : ","}${q(name)}:${valueJson(value)}`;
-  }
-  if (params !== "") text += `,"parameters":{${params}}`;
-  out.push(`${text}}`);
-}
-
-/** A parameter value's JSON text: strings and references here, anything else through its JSON data. */
-function valueJson(v: PValue): string {
-  if (typeof v === "string") return q(v);
-  if (typeof v === "boolean") return v ? "true" : "false";
-  if (v instanceof PResourceType || v instanceof PClassType) return q(toJsonData(v) as string);
-  if (isArr(v)) {
-    let text = "[";
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i];
-      text += `${i === 0 ? "" : ","}${x === undefined ? "null" : valueJson(x)}`;
-    }
-    return `${text}]`;
-  }
-  return renderRubyJson(toJsonData(v));
 }
 
 function randomUuid(): string {
