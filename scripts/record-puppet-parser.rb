@@ -242,7 +242,9 @@ if ARGV.include?('--gather')
   gather_mutants
 end
 
-Puppet.initialize_settings(['--confdir', Dir.mktmpdir('record-puppet-parser-conf-')])
+confdir = Dir.mktmpdir('record-puppet-parser-conf-')
+at_exit { FileUtils.rm_rf(confdir) }
+Puppet.initialize_settings(['--confdir', confdir])
 recorded = {}
 Dir.glob(File.join(INPUTS, '**', '*.{pp,epp}')).sort.each do |path|
   recorded[path.sub("#{INPUTS}/", '')] = record(path)
