@@ -6,6 +6,7 @@
  * log level from `--log-level`, `-d`, `-v` or `-I`.
  */
 import { formatLogLine, type LogLevel, Logger } from "../system/logger.js";
+import type { SyslogWriter } from "../system/syslog.js";
 import { colorMode, onePolicyFile } from "./args.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 
@@ -104,11 +105,40 @@ export function logTimestamp(): string {
 /**
  * A daemon's logger: its lines on stdout, as cf-serverd, cf-monitord and
  * cf-execd print theirs, time-stamped under `--timestamp`, after `prefix`
- * (cf-monitord names itself on every line).
+ * (cf-monitord names itself on every line); and, given `syslog`, the same
+ * messages but verbose and debug ones to the system log, as the 3.21
+ * daemons send them whether in the foreground or not.
  */
-export function stdoutLogger(io: CliIo, level: LogLevel, stamp: boolean, prefix = ""): Logger {
-  return new Logger(
-    (record) => io.stdout(`${stamp ? logTimestamp() : ""}${prefix}${formatLogLine(record)}\n`),
-    level,
-  );
+export function stdoutLogger(
+  io: CliIo,
+  level: LogLevel,
+  stamp: boolean,
+  prefix = "",
+  syslog?: SyslogWriter,
+): Logger {
+  return new Logger((record) => {
+    io.stdout(`${stamp ? logTimestamp() : ""}${prefix}${formatLogLine(record)}\n`);
+    syslog?.write(record.level, record.message);
+  }, level);
+}
+
+/**
+ * The system log of daemon `ident` ("cf-serverd"), its facility the one
+ * the last policy set; where nothing can reach it, said once on stdout.
+ */
+export async function daemonSyslog(
+  io: CliIo,
+  ident: string,
+  agentType: string,
+  statedir: string,
+  prefix?: string,
+): Promise<SyslogWriter> {
+  const { SyslogWriter } = await import("../system/syslog.js");
+  return new SyslogWriter({
+    ident,
+    agentType,
+    statedir,
+    ...(prefix === undefined ? {} : { prefix }),
+    unavailable: (reason) => io.stdout(`${formatLogLine({ level: "warning", message: reason })}\n`),
+  });
 }

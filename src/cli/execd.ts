@@ -16,7 +16,7 @@ import { join } from "node:path";
 import type { LogLevel, Logger } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
 import { type Daemon, isDetachedCopy, startInBackground, writePidFile } from "./background.js";
-import { policyFileOption, splitList, startCfCommand, stdoutLogger } from "./cf-command.js";
+import { daemonSyslog, policyFileOption, splitList, startCfCommand, stdoutLogger } from "./cf-command.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK, UsageError } from "./io.js";
 
 export const execdUsage = `Usage: tend execd [OPTIONS] [FILE]
@@ -124,7 +124,8 @@ async function execute(
   const { ctimeText } = await import("../execd/runner.js");
   const { logModeClasses } = await import("../eval/setup.js");
   const dirs = agentDirectories({ workdir: values.workdir }, io.env);
-  const logger = stdoutLogger(io, level, values.timestamp === true);
+  const syslog = await daemonSyslog(io, "cf-execd", "executor", dirs.statedir);
+  const logger = stdoutLogger(io, level, values.timestamp === true, "", syslog);
   const file =
     positional ?? policyFileOption(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
   const script = process.argv[1] ?? "";
@@ -145,13 +146,16 @@ async function execute(
     const { renderPolicyProblems } = await import("./render-policy-problems.js");
     io.stderr(renderPolicyProblems(loaded.diagnostics));
     logger.error("Error reading CFEngine policy. Exiting...");
+    await syslog.close();
     return EXIT_FAILURE;
   }
+  if (executor.executorControl) syslog.setFacility(executor.executorControl.executorFacility);
   logger.verbose("----------------------------------------------------------------");
   logger.verbose(" Starting executor ");
   logger.verbose("----------------------------------------------------------------");
   if (values.once === true) {
     await executor.runOnce(false);
+    await syslog.close();
     return EXIT_OK;
   }
   const pidFile = join(dirs.workdir, "cf-execd.pid");
@@ -190,6 +194,7 @@ async function execute(
   }
   await executor.loop();
   await socket?.close();
+  await syslog.close();
   // Only our own: a newer instance that stopped us has written its pid there.
   try {
     if (readFileSync(pidFile, "utf8").trim() === String(process.pid)) rmSync(pidFile, { force: true });

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import type { LogLevel } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
 import { type Daemon, isDetachedCopy, startInBackground, writePidFile } from "./background.js";
-import { policyFileOption, splitList, startCfCommand, stdoutLogger } from "./cf-command.js";
+import { daemonSyslog, policyFileOption, splitList, startCfCommand, stdoutLogger } from "./cf-command.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
 
 export const monitordUsage = `Usage: tend monitord [OPTIONS] [FILE]
@@ -106,7 +106,8 @@ async function monitor(
   const { agentDirectories } = await import("../agent/workdir.js");
   const { startMonitor, MonitorStartError } = await import("../monitor/daemon.js");
   const dirs = agentDirectories({ workdir: values.workdir }, io.env);
-  const logger = stdoutLogger(io, level, values.timestamp === true, "cf-monitord ");
+  const syslog = await daemonSyslog(io, "cf-monitord", "monitor", dirs.statedir, "cf-monitord");
+  const logger = stdoutLogger(io, level, values.timestamp === true, "cf-monitord ", syslog);
   const file =
     positional ?? policyFileOption(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
   let daemon: Awaited<ReturnType<typeof startMonitor>>;
@@ -128,9 +129,13 @@ async function monitor(
       io.stderr(renderPolicyProblems(error.diagnostics));
     }
     for (const message of error.messages) logger.error(message);
+    await syslog.close();
     return EXIT_FAILURE;
   }
-  if (values.once) return EXIT_OK;
+  if (values.once) {
+    await syslog.close();
+    return EXIT_OK;
+  }
   const pidFile = join(dirs.workdir, "cf-monitord.pid");
   await writePidFile(pidFile, logger);
   if (process.send) {
@@ -143,7 +148,7 @@ async function monitor(
       process.off("SIGINT", stop);
       daemon.stop();
       rmSync(pidFile, { force: true });
-      resolve(EXIT_OK);
+      void syslog.close().then(() => resolve(EXIT_OK));
     };
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);

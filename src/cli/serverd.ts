@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { Logger, type LogLevel } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
 import { type Daemon, isDetachedCopy, startInBackground, writePidFile } from "./background.js";
-import { policyFileOption, splitList, startCfCommand, stdoutLogger } from "./cf-command.js";
+import { daemonSyslog, policyFileOption, splitList, startCfCommand, stdoutLogger } from "./cf-command.js";
 import { type CliIo, EXIT_FAILURE, EXIT_OK } from "./io.js";
 
 export const serverdUsage = `Usage: tend serverd [OPTIONS] [FILE]
@@ -143,7 +143,10 @@ async function serveAsHelper(
   const { startHelperServer, ServerStartError } = await import("../server/daemon/server.js");
   const { serveForMain, reportHelperFailure } = await import("../server/daemon/helpers.js");
   const { keepMemoryFlat } = await import("../server/daemon/memory.js");
-  const logger = stdoutLogger(io, level, values.timestamp === true);
+  const { agentDirectories } = await import("../agent/workdir.js");
+  const statedir = agentDirectories({ workdir: values.workdir }, io.env).statedir;
+  const syslog = await daemonSyslog(io, "cf-serverd", "server", statedir);
+  const logger = stdoutLogger(io, level, values.timestamp === true, "", syslog);
   // The main process has logged what loading the policy says; a helper stays quiet about it.
   const { dirs, load } = await policyLoader(values, positional, io, new Logger(() => {}, "error"));
   const loaded = await load();
@@ -173,15 +176,22 @@ async function serve(
 ): Promise<number> {
   const { startServer, ServerStartError } = await import("../server/daemon/server.js");
   const { keepMemoryFlat } = await import("../server/daemon/memory.js");
-  const logger = stdoutLogger(io, level, values.timestamp === true);
+  const { agentDirectories } = await import("../agent/workdir.js");
+  const statedir = agentDirectories({ workdir: values.workdir }, io.env).statedir;
+  const syslog = await daemonSyslog(io, "cf-serverd", "server", statedir);
+  const logger = stdoutLogger(io, level, values.timestamp === true, "", syslog);
   const { dirs, file, load } = await policyLoader(values, positional, io, logger);
   const loaded = await load();
   if (!loaded.ok) {
     const { renderPolicyProblems } = await import("./render-policy-problems.js");
     io.stderr(renderPolicyProblems(loaded.diagnostics));
     logger.error("Error reading CFEngine policy. Exiting...");
+    await syslog.close();
     return EXIT_FAILURE;
   }
+  const facility = loaded.policy.control.serverFacility;
+  logger.verbose(`SET Syslog FACILITY = ${facility}`);
+  syslog.setFacility(facility);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
@@ -195,6 +205,7 @@ async function serve(
   } catch (error) {
     if (!(error instanceof ServerStartError)) throw error;
     for (const message of error.messages) logger.error(message);
+    await syslog.close();
     return EXIT_FAILURE;
   }
   const memory = keepMemoryFlat();
@@ -207,10 +218,13 @@ async function serve(
       process.off("SIGHUP", hangUp);
       logger.notice("Cleaning up and exiting...");
       memory.stop();
-      void server.close().then(() => {
-        rmSync(pidFile, { force: true });
-        resolve(EXIT_OK);
-      });
+      void server
+        .close()
+        .then(() => syslog.close())
+        .then(() => {
+          rmSync(pidFile, { force: true });
+          resolve(EXIT_OK);
+        });
     };
     const hangUp = (): void => void server.reload(true);
     process.on("SIGTERM", stop);
