@@ -114,11 +114,11 @@ bundle agent main { }
 ${body}`;
 }
 
-/** The lines a server logged about TLS and ciphers, without the log prefix. */
+/** The lines a server logged setting TLS up (not those of connections, "127.0.0.1>  …"), without the log prefix. */
 function tlsLines(log: string): string[] {
   return log
     .split("\n")
-    .filter((l) => /TLS version|cipher|allowtlsversion|allowciphers/i.test(l) && !/negotiated/.test(l))
+    .filter((l) => /TLS version|cipher|allowtlsversion|allowciphers/i.test(l) && !/negotiated|\d>\s/.test(l))
     .map((l) => l.replace(/^\s*\w+: /, "").trim());
 }
 
