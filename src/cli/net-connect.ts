@@ -5,6 +5,7 @@
  * the server refuses one) and `multitls` (handshakes until one fails).
  */
 import { connect as tcpConnect, type Socket } from "node:net";
+import { dirname, join } from "node:path";
 import { type RemoteStat, ServerConnection } from "../net/client.js";
 import { isNetError } from "../net/errors.js";
 import type { KeyPair } from "../net/keys.js";
@@ -24,6 +25,10 @@ export interface NetSession {
   keysLoaded: boolean;
   readonly minTlsVersion?: string;
   readonly ciphers?: string;
+  /** The protocol asked (`-P`): classic, or the TLS version 2 or 3 (default). */
+  readonly protocol?: "classic" | 2 | 3;
+  /** Under classic: the encrypted commands. */
+  readonly encrypt?: boolean;
 }
 
 /** The key pair, read once (cf-net reports a missing one at every connection). */
@@ -81,16 +86,27 @@ export async function connectTo(session: NetSession, entry: string): Promise<Ser
   }
   session.log.verbose(`Connecting to host ${target.host}, port ${target.port}`);
   try {
-    return await ServerConnection.connect({
+    const options = {
       host: target.host,
       port: target.port,
       keys,
       ppkeys: session.ppkeys,
       trustServer: true,
       timeoutMs: TIMEOUT_SECONDS * 1000,
+      logger: session.log,
+    };
+    if (session.protocol === "classic") {
+      const { connectClassic } = await import("../net/classic/client.js");
+      // 3.21's classic client records every server it authenticates (AuthenticateAgent), off the record or not;
+      // and finds a server's key by its address there.
+      const lastSeen = join(dirname(session.ppkeys), "state");
+      return await connectClassic({ ...options, classic: true, encrypt: session.encrypt === true, lastSeen });
+    }
+    return await ServerConnection.connect({
+      ...options,
       minTlsVersion: session.minTlsVersion,
       ciphers: session.ciphers,
-      logger: session.log,
+      protocolVersion: session.protocol ?? 3,
     });
   } catch (error) {
     session.log.verbose(errorText(error));

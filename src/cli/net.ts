@@ -43,6 +43,8 @@ const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   { short: "t", long: "tls-version", argument: "required" },
   { short: "c", long: "ciphers", argument: "required" },
   { short: "w", long: "workdir", argument: "required" },
+  { short: "P", long: "protocol-version", argument: "required" },
+  { short: "e", long: "encrypt", argument: "none" },
 ];
 
 interface Topic {
@@ -111,6 +113,9 @@ Options:
   -t, --tls-version VER   the lowest TLS version to accept (1.0 ... 1.3)
   -c, --ciphers LIST      the TLS ciphers to offer (OpenSSL's names, comma-separated)
   -w, --workdir DIR       the work directory holding ppkeys/ (tend's; not in cf-net)
+  -P, --protocol-version V  as copy_from's protocol_version: classic (1), tls (2),
+                          cookie (3) or latest (tend's; cf-net speaks only the latest)
+  -e, --encrypt           with classic: the encrypted commands (SGET, SSYNCH...; tend's)
 
 Commands:
 ${topics.join("\n")}
@@ -139,6 +144,8 @@ interface NetOptions {
   minTls?: string;
   ciphers?: string;
   workdir?: string;
+  protocol?: string;
+  encrypt: boolean;
   help: boolean;
   manpage: boolean;
 }
@@ -150,7 +157,14 @@ function parseGlobals(
 ): { options: NetOptions; rest: string[] } | string {
   const parsed = getopt(args, GLOBAL_OPTIONS, true);
   if (parsed.error) return `tend net: ${parsed.error}`;
-  const options: NetOptions = { debug: false, verbose: false, inform: false, help: false, manpage: false };
+  const options: NetOptions = {
+    debug: false,
+    verbose: false,
+    inform: false,
+    encrypt: false,
+    help: false,
+    manpage: false,
+  };
   for (const { key, value } of parsed.options) {
     if (key === "help") options.help = true;
     else if (key === "manpage") options.manpage = true;
@@ -168,6 +182,8 @@ function parseGlobals(
     } else if (key === "tls-version") options.minTls = value;
     else if (key === "ciphers") options.ciphers = value;
     else if (key === "workdir") options.workdir = value;
+    else if (key === "protocol-version") options.protocol = value;
+    else if (key === "encrypt") options.encrypt = true;
     if (options.help || options.manpage) break;
   }
   return { options, rest: [...parsed.operands] };
@@ -178,6 +194,25 @@ export function tlsVersionOption(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   const match = /^(?:TLSv?)?1\.([0-3])$/i.exec(text.trim());
   return match ? `1.${match[1]}` : undefined;
+}
+
+/** `-P`: the protocol as copy_from's protocol_version names it; undefined for a name 3.21 does not know. */
+export function protocolOption(text: string | undefined): "classic" | 2 | 3 | undefined {
+  switch (text ?? "latest") {
+    case "1":
+    case "classic":
+      return "classic";
+    case "2":
+    case "tls":
+      return 2;
+    case "0":
+    case "3":
+    case "cookie":
+    case "latest":
+      return 3;
+    default:
+      return undefined;
+  }
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
@@ -248,6 +283,11 @@ async function runCommand(options: NetOptions, args: string[], io: CliIo, log: L
     log.error(`Unrecognized TLS version '${options.minTls}'`);
     return EXIT_FAILURE;
   }
+  const protocol = protocolOption(options.protocol);
+  if (protocol === undefined) {
+    log.error(`Unknown protocol_version '${options.protocol}'`);
+    return EXIT_FAILURE;
+  }
   const session: NetSession = {
     io,
     log,
@@ -256,6 +296,8 @@ async function runCommand(options: NetOptions, args: string[], io: CliIo, log: L
     keysLoaded: false,
     minTlsVersion,
     ciphers: options.ciphers?.replaceAll(",", ":"),
+    protocol,
+    encrypt: options.encrypt,
   };
   for (const host of hosts.split(",")) {
     if (host === "") continue;

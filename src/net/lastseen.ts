@@ -153,6 +153,12 @@ export function readLastSeen(statedir: string): LastSeenEntry[] {
   return groups.sort((a, b) => newest(b) - newest(a)).flat();
 }
 
+/** The key last seen at `address` (3.21's `a<address>` entry), if any. */
+export function lastSeenKeyOf(statedir: string, address: string): string | undefined {
+  const key = load(join(statedir, LASTSEEN_FILE))[`a${mapAddress(address)}`];
+  return typeof key === "string" ? key : undefined;
+}
+
 /** Records connections (3.21's LastSaw1). Throws the system error when the state directory cannot be written. */
 export function recordLastSeen(statedir: string, records: readonly LastSeenRecord[]): void {
   if (records.length === 0) return;

@@ -13,9 +13,10 @@ import { reverse } from "node:dns/promises";
 import { readdirSync } from "node:fs";
 import { connect as tcpConnect, type Socket } from "node:net";
 import { userInfo } from "node:os";
-import { basename } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { type ConnectOptions, DEFAULT_PORT, recordServer, ServerConnection } from "../client.js";
 import { NetError } from "../errors.js";
+import { lastSeenKeyOf, mapAddress } from "../lastseen.js";
 import { encodeFrame, FrameReader } from "../frame.js";
 import { keyDigest, readTrustedKey, rsaComponents, sameKey, trustedKeyFile, trustKey } from "../keys.js";
 import { fromMpi, publicKeyFromComponents, randomChallenge, rsaDecrypt, rsaEncrypt, toMpi } from "./rsa.js";
@@ -120,8 +121,15 @@ export async function connectClassic(options: ConnectOptions): Promise<ServerCon
     const serverDigest = keyDigest(key);
     if (options.restrictKeys && !options.restrictKeys.includes(serverDigest))
       throw new NetError("untrusted", `Server key not in allowed keys, server presented: ${serverDigest}`);
-    const stored = readTrustedKey(options.ppkeys, user, serverDigest, socket.remoteAddress);
-    const wasKnown = knownBefore.has(basename(trustedKeyFile(options.ppkeys, user, serverDigest)));
+    // As 3.21's HavePublicKeyByIP: the server's key is known by its address,
+    // through lastseen (this host's own key for a loopback address), or as
+    // an old-style <user>-<address>.pub; a key file by digest alone is not enough.
+    const ip = mapAddress(socket.remoteAddress ?? "");
+    const byAddress =
+      lastSeenKeyOf(join(dirname(options.ppkeys), "state"), ip) ??
+      (ip === "127.0.0.1" || ip === "::1" ? keyDigest(options.keys.publicKey) : undefined);
+    const stored = readTrustedKey(options.ppkeys, user, byAddress ?? "", ip);
+    const wasKnown = knownBefore.has(basename(trustedKeyFile(options.ppkeys, user, byAddress ?? ip)));
     if (stored && wasKnown && sameKey(stored, key)) {
       log?.verbose(`Server is TRUSTED, received key '${serverDigest}' MATCHES stored one.`);
     } else if (options.trustServer) {
