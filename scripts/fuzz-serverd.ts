@@ -7,7 +7,10 @@
  *   npx tsc -p . && node dist/scripts/fuzz-serverd.js [--server tend|cf-serverd|both]
  *     [--frames 100000] [--seed N] [--concurrency 16] [--slowloris 4]
  *     [--max-connections 60] [--flood 90] [--flood-every-ms 20000]
- *     [--watch-every-ms 300] [--kinds request,path-escape,...] [--json]
+ *     [--watch-every-ms 300] [--kinds request,path-escape,...] [--legacy] [--json]
+ *
+ * --legacy serves the classic protocol too (allowlegacyconnects), so that
+ * the classic key dialogue's cases (--kinds classic-handshake) get past CAUTH.
  *
  * Prints the count of malformed or truncated frames sent, how the server
  * reacted, what the well-behaved client saw, floods and slowloris
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
       "flood-every-ms": { type: "string", default: "20000" },
       "watch-every-ms": { type: "string", default: "300" },
       kinds: { type: "string" },
+      legacy: { type: "boolean" },
       json: { type: "boolean" },
     },
   });
@@ -104,6 +108,7 @@ async function main(): Promise<void> {
       frames: Number(values.frames),
       concurrency: Number(values.concurrency),
       ...(values.kinds ? { kinds: values.kinds.split(",") } : {}),
+      legacy: values.legacy === true,
       slowloris: Number(values.slowloris),
       maxConnections: Number(values["max-connections"]),
       flood: Number(values.flood),

@@ -34,3 +34,26 @@ test("tend serverd holds under 5,000 seeded malformed frames, slowloris and floo
   assert.ok((result.fuzz?.frames ?? 0) >= 5000);
   assert.ok(result.watch.ok > 0);
 });
+
+test("tend serverd with allowlegacyconnects holds under 1,500 malformed classic key dialogues", async (t) => {
+  if (!tendHas("serverd")) return t.todo("tend serverd is not on this tree yet");
+  const result = await runCampaign({
+    server: "tend",
+    seed: 21,
+    frames: 1500,
+    concurrency: 8,
+    kinds: ["classic-handshake", "classic-cauth"],
+    legacy: true,
+    slowloris: 1,
+    maxConnections: 30,
+    flood: 0,
+    floodEveryMs: 8000,
+    watchEveryMs: 250,
+  });
+  t.diagnostic(
+    `${result.fuzz?.frames} frames, ${result.fuzz?.connections} connections, reactions ${JSON.stringify(result.fuzz?.reactions)}; client ${result.watch.ok} ok; RSS ${result.memory?.startKb}/${result.memory?.peakKb}/${result.memory?.endKb} kB`,
+  );
+  assert.deepEqual(campaignProblems(result), []);
+  assert.ok((result.fuzz?.frames ?? 0) >= 1500);
+  assert.ok(result.watch.ok > 0);
+});

@@ -36,6 +36,7 @@ export function fuzzServerPolicy(
   port: number,
   admit: readonly string[],
   maxConnections: number,
+  legacy = false,
 ): string {
   return [
     "body common control { bundlesequence => { }; }",
@@ -48,6 +49,7 @@ export function fuzzServerPolicy(
     '  trustkeysfrom => { "127.0.0.0/8" };',
     '  allowusers => { "root" };',
     `  maxconnections => "${maxConnections}";`,
+    ...(legacy ? ['  allowlegacyconnects => { "127.0.0.0/8" };'] : []),
     "}",
     "bundle server access {",
     "  access:",
@@ -73,6 +75,8 @@ export interface CampaignOptions {
   readonly floodEveryMs: number;
   /** Time between two fetches of the well-behaved client (ms). */
   readonly watchEveryMs: number;
+  /** Serve the classic protocol too (allowlegacyconnects), so that its key dialogue is reached. */
+  readonly legacy?: boolean;
   readonly onProgress?: (line: string) => void;
 }
 
@@ -135,7 +139,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     const tree = makeFuzzTree(host.data);
     const policy = host.writePolicy(
       "server.cf",
-      fuzzServerPolicy(host.address, host.port, [tree.root], options.maxConnections),
+      fuzzServerPolicy(host.address, host.port, [tree.root], options.maxConnections, options.legacy === true),
     );
     const server = await host.startServer(options.server, policy);
     const agentDir = join(lab.root, "agent-ppkeys");

@@ -272,6 +272,115 @@ const makeClassic: Maker = (random) => {
   };
 };
 
+/** An MPI as BN_bn2mpi writes it: a 4-byte big-endian length, then the bytes. */
+function mpi(bytes: Buffer, claimed = bytes.length): Buffer {
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(claimed >>> 0, 0);
+  return Buffer.concat([head, bytes]);
+}
+
+/** The SAUTH frame's payload: its text in the first 24 bytes (CF_RSA_PROTO_OFFSET), then the challenge. */
+function sauth(text: string, challenge: Buffer): Buffer {
+  const head = Buffer.alloc(24);
+  head.write(text.slice(0, 24), "latin1");
+  return Buffer.concat([head, challenge]).subarray(0, 4088);
+}
+
+/** A modulus-like number: `bytes` random bytes, top bit set, odd. */
+function modulus(random: Random, bytes: number): Buffer {
+  const n = randomBytes(random, bytes);
+  n[0] = ((n[0] as number) | 0x80) & 0xff;
+  n[bytes - 1] = ((n[bytes - 1] as number) | 1) & 0xff;
+  return n;
+}
+
+const CAUTH_LINES = [
+  "CAUTH 127.0.0.1 localhost root 0",
+  "CAUTH 127.0.0.1 localhost root 1",
+  "CAUTH",
+  "CAUTH 127.0.0.1",
+  "CAUTH 127.0.0.1 localhost",
+  "CAUTH 10.0.0.1 other.example root 0",
+  "CAUTH 127.0.0.1 localhost ../../etc 0",
+  "CAUTH 127.0.0.1 localhost nobody 0",
+];
+
+/**
+ * The classic protocol's key dialogue (CAUTH, SAUTH with its challenge, the
+ * client's key as two MPIs, the counter-challenge's answer and the session
+ * key), each step well framed and each written at once, one step wrong:
+ * lengths that lie, challenges that decrypt to nothing, malformed or absurd
+ * keys (a random odd modulus is taken as a key, so the dialogue goes on
+ * to the counter-challenge), wrong answers, cut anywhere. Only a server with
+ * `allowlegacyconnects` gets past CAUTH.
+ */
+const makeClassicHandshake: Maker = (random) => {
+  const writes: Buffer[] = [];
+  const cauth = random() < 0.85 ? (CAUTH_LINES[0] as string) : pick(random, CAUTH_LINES);
+  writes.push(encodeFrame(cauth));
+  const roll = random();
+  const nonce = randomBytes(random, 32);
+  if (roll < 0.2) {
+    // SAUTH itself wrong: its fields, its lengths against what it carries.
+    const text = pick(random, [
+      "SAUTH",
+      "SAUTH n",
+      "SAUTH n 0 0 c",
+      "SAUTH n 32 16 c",
+      "SAUTH n 4096 4096 c",
+      "SAUTH n -1 -1 c",
+      "SAUTH n 99999999999 32 c",
+      "SAUTH x 32 32 c",
+      "SAUTH n 512 512 c",
+      `SAUTH n ${between(random, 1, 600)} ${between(random, 1, 600)} c`,
+    ]);
+    writes.push(encodeFrame(sauth(text, randomBytes(random, between(random, 0, 64)))));
+  } else {
+    const crypted = random() < 0.2;
+    const challenge = crypted ? randomBytes(random, 256) : nonce;
+    writes.push(encodeFrame(sauth(`SAUTH ${crypted ? "y" : "n"} ${challenge.length} 32 c`, challenge)));
+    const keyRoll = random();
+    if (keyRoll < 0.35) {
+      // A malformed key: lengths that lie, nothing, a negative number, an even exponent.
+      const bad = pick(random, [
+        () => mpi(Buffer.alloc(0)),
+        () => mpi(randomBytes(random, 16), 4000),
+        () => mpi(randomBytes(random, 300), 12),
+        () => Buffer.from([0, 0]),
+        () => mpi(Buffer.from([0x80, 1, 2, 3])),
+        () => mpi(randomBytes(random, between(random, 1, 8))),
+        () => randomBytes(random, between(random, 1, 600)),
+      ])();
+      writes.push(encodeFrame(bad.length === 0 ? Buffer.from([0]) : bad));
+      writes.push(encodeFrame(random() < 0.5 ? mpi(Buffer.from([2])) : mpi(Buffer.from([1, 0, 1]))));
+    } else {
+      // A random odd modulus and e = 65537: a key as far as the server can tell.
+      writes.push(
+        encodeFrame(
+          mpi(Buffer.concat([Buffer.alloc(1), modulus(random, pick(random, [64, 128, 256, 512]))])),
+        ),
+      );
+      writes.push(encodeFrame(mpi(Buffer.from([1, 0, 1]))));
+      // The counter-challenge's answer (wrong: it cannot be decrypted here) and a session key.
+      if (random() < 0.8) writes.push(encodeFrame(randomBytes(random, pick(random, [1, 15, 16, 17, 256]))));
+      if (random() < 0.6) writes.push(encodeFrame(randomBytes(random, pick(random, [16, 256, 4088]))));
+    }
+  }
+  if (random() < 0.25) {
+    // Cut anywhere: the server must not wait for the rest forever or read past it.
+    const all = Buffer.concat(writes);
+    const cut = between(random, 1, all.length - 1);
+    return {
+      kind: "classic-handshake",
+      stage: "tcp",
+      writes: [all.subarray(0, cut)],
+      frames: 1,
+      ending: "close",
+    };
+  }
+  return { kind: "classic-handshake", stage: "tcp", writes, frames: writes.length, ending: "wait" };
+};
+
 const makeHelloCut: Maker = (random) => {
   // A TLS handshake record that claims more than it carries.
   const length = between(random, 40, 512);
@@ -346,6 +455,7 @@ const MAKERS: readonly (readonly [Maker, number])[] = [
   [makeFrameFlood, 4],
   [makeGarbage, 4],
   [makeClassic, 2],
+  [makeClassicHandshake, 3],
   [makeHelloCut, 2],
   [makeEarlyClose, 2],
   [makeBadDialog, 6],
