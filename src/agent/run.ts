@@ -12,6 +12,7 @@
  *
  * Nothing is printed: reports and log lines go to the injected sinks.
  */
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Body, ListValue, PolicyFile } from "../language/ast.js";
 import { type Diagnostic, type DiagnosticCode, hasErrors } from "../language/diagnostics.js";
@@ -51,6 +52,8 @@ import { LockStore } from "./locks.js";
 import { type LogLevel, type LogSink, Logger } from "../system/logger.js";
 import { type Outcome, combineOutcomes } from "../promises/outcome.js";
 import { PersistentClasses } from "../eval/persistent-classes.js";
+import { AM_POLICY_HUB_FILE, readPolicyServer, splitHostPort } from "../eval/policy-server.js";
+import { policyHubUpdateKeys } from "../net/keys.js";
 import { evaluateAsPolicyCheck, isPolicyCheckDue, tagValidatedPolicy } from "./policy-check.js";
 import { preEvaluationClassHooks } from "./preeval-classes.js";
 import { PolicyIndex } from "../promises/policy-index.js";
@@ -117,6 +120,13 @@ export interface AgentResult {
   readonly context?: EvalContext;
 }
 
+/** On a policy hub, its own key trusted as its clients trust it (3.21's PolicyHubUpdateKeys at start-up). */
+function updateHubKey(workdir: string, statedir: string, log: Logger): void {
+  if (!existsSync(join(statedir, AM_POLICY_HUB_FILE))) return;
+  const server = readPolicyServer(workdir);
+  policyHubUpdateKeys(join(workdir, "ppkeys"), statedir, server && splitHostPort(server).host, log);
+}
+
 export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult {
   const dirs = agentDirectories(options);
   const chroot = options.simulate
@@ -126,6 +136,7 @@ export function runAgent(options: AgentOptions, sinks: AgentSinks): AgentResult 
   const logSink: LogSink = chroot ? (r) => sinks.log({ ...r, message: chroot.hide(r.message) }) : sinks.log;
   const log = new Logger(logSink, options.logLevel ?? "notice");
   const trust = secureWorkDirectory(dirs, log);
+  if (!chroot) updateHubKey(dirs.workdir, dirs.statedir, log);
   if (chroot) log.warning(`All changes in files will be made in the '${chroot.root}' chroot`);
   const persistent = new PersistentClasses(dirs.statedir, Date.now, trust);
   const persistentClasses = persistent.load();

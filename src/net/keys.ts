@@ -26,6 +26,7 @@ import { chmodSync, lstatSync, readdirSync, readFileSync, renameSync, unlinkSync
 import { dirname, join } from "node:path";
 import { writeFileAtomically } from "../system/atomic.js";
 import { makeDirectoriesSync } from "../system/make-directories.js";
+import { noteLastSeen } from "./lastseen.js";
 
 export interface KeyPair {
   readonly privateKey: KeyObject;
@@ -272,6 +273,43 @@ export function removeTrustedKeyFiles(
     }
   }
   return { removed };
+}
+
+/**
+ * On a policy hub, the hub's own key as its clients' trusted key of it
+ * (3.21's PolicyHubUpdateKeys, run as each agent starts): when
+ * `ppkeys/root-<digest>.pub` is missing, the host's public key is copied
+ * there, and the policy server is recorded as an outgoing peer with that
+ * key in the lastseen database. Returns the file written, or undefined
+ * when there was nothing to do; a copy that fails is logged.
+ */
+export function policyHubUpdateKeys(
+  ppkeys: string,
+  statedir: string,
+  policyServer: string | undefined,
+  log: { error(message: string): void },
+): string | undefined {
+  const source = join(ppkeys, PUBLIC_KEY_FILE);
+  let pair: KeyPair | undefined;
+  try {
+    pair = readKeyPair(ppkeys);
+  } catch {
+    return undefined;
+  }
+  if (!pair) return undefined;
+  const digest = keyDigest(pair.publicKey);
+  const target = trustedKeyFile(ppkeys, "root", digest);
+  if (lstatSync(target, { throwIfNoEntry: false }) !== undefined) return undefined;
+  try {
+    writeFileAtomically(target, readFileSync(source), 0o600);
+  } catch {
+    log.error(`Unable to copy policy server's own public key from '${source}' to '${target}'`);
+  }
+  if (policyServer)
+    noteLastSeen(statedir, "outgoing", digest, policyServer, (error) =>
+      log.error(`Unable to update the lastseen database (${(error as Error).message})`),
+    );
+  return target;
 }
 
 function readIfThere(path: string): string | undefined {
