@@ -46,8 +46,12 @@ const GROWING_RUNS = 3;
  * ties it to this very bundle; the header line ends with the cache's generation.
  */
 function cacheOf(bundle) {
-  const command = /^(agent|check|parse|monitord|serverd|puppet)$/.test(process.argv[2] ?? "")
-    ? process.argv[2]
+  const name = process.argv[2] ?? "";
+  // `tend puppet apply` and `tend puppet catalog` run different code: a cache each.
+  const command = /^(agent|check|parse|monitord|serverd|puppet)$/.test(name)
+    ? name === "puppet" && process.argv[3] === "apply"
+      ? "puppet-apply"
+      : name
     : "other";
   return {
     file: `${bundleFile}.${command}.v8-${process.versions.v8}.cache`,
