@@ -17,7 +17,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { type Host, type Impl, Lab, readTree, serverControl, whyNoReference } from "./hosts.js";
+import { copyPolicy, type Host, type Impl, Lab, readTree, serverControl, whyNoReference } from "./hosts.js";
 
 const noReference = whyNoReference();
 const lab = new Lab("tend-classic-");
@@ -138,37 +138,6 @@ const SCENARIOS: readonly Scenario[] = [
   },
 ];
 
-function copyPolicy(client: Host, srv: Host, s: Scenario): string {
-  return `body common control { bundlesequence => { "main" }; }
-bundle agent main
-{
-  files:
-      "${client.dir}/${s.promiser}"
-        copy_from => remote,
-        ${s.promiser.endsWith("tree") ? "depth_search => all, " : ""}classes => outcome("copy");
-  reports:
-      "outcome: $(with)" with => join(",", sort(classesmatching("copy_.*"), "lex"));
-}
-body copy_from remote
-{
-  servers => { "${srv.address}" };
-  portnumber => "${srv.port}";
-  protocol_version => "classic";
-  copy_backup => "false";
-  ${s.body(srv)}
-}
-body depth_search all { depth => "inf"; }
-body classes outcome(p)
-{
-  promise_kept => { "$(p)_kept" };
-  promise_repaired => { "$(p)_repaired" };
-  repair_failed => { "$(p)_failed" };
-  repair_denied => { "$(p)_denied" };
-  repair_timeout => { "$(p)_timeout" };
-}
-`;
-}
-
 /**
  * The client trusts the server's key by its address, as `cf-key -t
  * ADDRESS:FILE` leaves it (the key file and a lastseen entry): the classic
@@ -198,7 +167,10 @@ async function run(clientImpl: Impl, serverImpl: Impl, s: Scenario): Promise<Out
     mkdirSync(join(client.dir, rel, ".."), { recursive: true });
     writeFileSync(join(client.dir, rel), text);
   }
-  const policy = client.writePolicy("copy.cf", copyPolicy(client, srv, s));
+  const policy = client.writePolicy(
+    "copy.cf",
+    copyPolicy(client, srv, s.promiser, `protocol_version => "classic";\n  ${s.body(srv)}`),
+  );
   const reports: string[][] = [];
   for (let i = 0; i < s.runs; i++) {
     const result = client.runAgent(clientImpl, policy);

@@ -453,3 +453,38 @@ export function readTree(dir: string, base = dir): Record<string, string> {
   }
   return out;
 }
+
+/**
+ * A client policy copying `promiser` (a file, or a tree when its name ends
+ * in "tree") from `server` into the client's directory, with `body` added to
+ * the copy_from body, and a report of the outcome classes the copy set.
+ */
+export function copyPolicy(client: Host, server: Host, promiser: string, body: string): string {
+  return `body common control { bundlesequence => { "main" }; }
+bundle agent main
+{
+  files:
+      "${client.dir}/${promiser}"
+        copy_from => remote,
+        ${promiser.endsWith("tree") ? "depth_search => all, " : ""}classes => outcome("copy");
+  reports:
+      "outcome: $(with)" with => join(",", sort(classesmatching("copy_.*"), "lex"));
+}
+body copy_from remote
+{
+  servers => { "${server.address}" };
+  portnumber => "${server.port}";
+  copy_backup => "false";
+  ${body}
+}
+body depth_search all { depth => "inf"; }
+body classes outcome(p)
+{
+  promise_kept => { "$(p)_kept" };
+  promise_repaired => { "$(p)_repaired" };
+  repair_failed => { "$(p)_failed" };
+  repair_denied => { "$(p)_denied" };
+  repair_timeout => { "$(p)_timeout" };
+}
+`;
+}

@@ -26,6 +26,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import {
+  copyPolicy,
   type Host,
   type Impl,
   Lab,
@@ -264,37 +265,6 @@ const copyScenarios: readonly CopyScenario[] = [
   },
 ];
 
-function copyPolicy(client: Host, srv: Host, scenario: CopyScenario): string {
-  return `body common control { bundlesequence => { "main" }; }
-bundle agent main
-{
-  files:
-      "${client.dir}/${scenario.promiser}"
-        copy_from => remote,
-        ${scenario.promiser.endsWith("tree") ? "depth_search => all, " : ""}classes => outcome("copy");
-  reports:
-      "outcome: $(with)" with => join(",", sort(classesmatching("copy_.*"), "lex"));
-}
-body copy_from remote
-{
-  servers => { "${srv.address}" };
-  portnumber => "${srv.port}";
-  trustkey => "${scenario.trustkey}";
-  copy_backup => "false";
-  ${scenario.body(srv)}
-}
-body depth_search all { depth => "inf"; }
-body classes outcome(p)
-{
-  promise_kept => { "$(p)_kept" };
-  promise_repaired => { "$(p)_repaired" };
-  repair_failed => { "$(p)_failed" };
-  repair_denied => { "$(p)_denied" };
-  repair_timeout => { "$(p)_timeout" };
-}
-`;
-}
-
 interface CopyOutcome {
   readonly reports: string[][];
   readonly logs: string[][];
@@ -316,7 +286,15 @@ async function runCopy(clientImpl: Impl, serverImpl: Impl, scenario: CopyScenari
     mkdirSync(join(client.dir, rel, ".."), { recursive: true });
     writeFileSync(join(client.dir, rel), text);
   }
-  const policy = client.writePolicy("copy.cf", copyPolicy(client, srv, scenario));
+  const policy = client.writePolicy(
+    "copy.cf",
+    copyPolicy(
+      client,
+      srv,
+      scenario.promiser,
+      `trustkey => "${scenario.trustkey}";\n  ${scenario.body(srv)}`,
+    ),
+  );
   const hosts = { SRV: srv, CLI: client };
   const out: CopyOutcome = {
     reports: [],
