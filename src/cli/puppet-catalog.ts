@@ -151,11 +151,8 @@ export async function runCatalog(args: readonly string[], io: CliIo): Promise<nu
     printer.error("Try 'tend puppet catalog --help' for usage");
     return EXIT_FAILURE;
   }
-  if (outcome.catalogText) io.stdout(`${outcome.catalogText()}\n`);
-  else {
-    const { renderRubyJson } = await import("../puppet/env/render.js");
-    io.stdout(`${renderRubyJson(outcome.catalog)}\n`);
-  }
+  const { renderRubyJson } = await import("../puppet/env/render.js");
+  io.stdout(`${renderRubyJson(outcome.catalog)}\n`);
   return EXIT_OK;
 }
 

@@ -22,8 +22,6 @@ export interface CompileCommand {
 
 export interface CompileOutcome {
   readonly catalog?: PuppetCatalogJson;
-  /** The catalog's JSON text as `puppet catalog compile --render-as json` prints it. */
-  readonly catalogText?: () => string;
   readonly node?: string;
   readonly environment?: string;
 }
@@ -80,11 +78,10 @@ export async function compileCatalogCommand(command: CompileCommand): Promise<Co
     );
     const result = compiled.result;
     return {
-      // Read only by those who use it: the catalog command prints the text.
+      // Made only when read: `tend puppet apply` reads it, `catalog compile` renders it.
       get catalog() {
         return result.catalog;
       },
-      catalogText: result.catalogText,
       node,
       environment: compiled.environment,
     };

@@ -76,11 +76,6 @@ export interface CompileResult {
   /** The catalog's JSON data (made when first read). */
   readonly catalog: PuppetCatalogJson;
   readonly messages: readonly CompileMessage[];
-  /**
-   * The catalog's JSON text, exactly `renderRubyJson(catalog)`, written
-   * straight from the compiler's catalog (no object tree made first).
-   */
-  readonly catalogText?: () => string;
 }
 
 /** A compile failure as Puppet reports it: what is wrong, and where when known. */

@@ -183,8 +183,6 @@ async function compileByRequest(spec: CompileSpec & { confdir: string }): Promis
       factsDir: settings.serverDatadir,
       warn: (message) => warnings.push({ level: "warning", message }),
     });
-    const differs = await textDiffers(result);
-    if (differs) return { kind: "crash", message: differs };
     return {
       kind: "catalog",
       catalog: JSON.parse(JSON.stringify(result.catalog)) as Record<string, unknown>,
@@ -199,21 +197,6 @@ async function compileByRequest(spec: CompileSpec & { confdir: string }): Promis
   }
 }
 
-/**
- * The command line prints the compiler's own catalog text (`catalogText`):
- * it must be the catalog's JSON rendered as Ruby renders it, to the byte.
- */
-async function textDiffers(result: CompileResult): Promise<string | undefined> {
-  if (result.catalogText === undefined) return undefined;
-  const { renderRubyJson } = await import("../../../src/puppet/env/render.js");
-  const text = result.catalogText();
-  const expected = renderRubyJson(result.catalog);
-  if (text === expected) return undefined;
-  let i = 0;
-  while (i < text.length && text[i] === expected[i]) i++;
-  return `catalogText() differs from renderRubyJson(catalog) at ${i}: ${JSON.stringify(text.slice(i, i + 80))} instead of ${JSON.stringify(expected.slice(i, i + 80))}`;
-}
-
 const compilerP = findCompiler();
 const stdlibP = findStdlib();
 
@@ -225,8 +208,6 @@ parentPort?.on("message", (spec: CompileSpec) => {
     const stdlib = await stdlibP;
     try {
       const result = await compile(buildInput(spec, stdlib));
-      const differs = await textDiffers(result);
-      if (differs) return { kind: "crash", message: differs };
       return {
         kind: "catalog",
         catalog: JSON.parse(JSON.stringify(result.catalog)) as Record<string, unknown>,
