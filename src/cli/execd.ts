@@ -158,6 +158,18 @@ async function execute(
     await syslog.close();
     return EXIT_OK;
   }
+  // Handled from before the pid is written: whoever reads our pid there
+  // may stop us at once (a stop before the loop ends it at its start).
+  const stop = (): void => {
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+    process.off("SIGHUP", hangUp);
+    executor.stop();
+  };
+  const hangUp = (): void => executor.requestReload();
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("SIGHUP", hangUp);
   const pidFile = join(dirs.workdir, "cf-execd.pid");
   // Our pid goes in before the earlier instance is told to stop, so that
   // the file never goes missing: on its way out it removes only its own.
@@ -177,16 +189,6 @@ async function execute(
       env: io.env,
     });
   }
-  const stop = (): void => {
-    process.off("SIGTERM", stop);
-    process.off("SIGINT", stop);
-    process.off("SIGHUP", hangUp);
-    executor.stop();
-  };
-  const hangUp = (): void => executor.requestReload();
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
-  process.on("SIGHUP", hangUp);
   if (process.send) {
     logger.info(`cf-execd starting ${ctimeText(new Date())}`);
     process.send("started");
