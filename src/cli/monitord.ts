@@ -137,20 +137,27 @@ async function monitor(
     return EXIT_OK;
   }
   const pidFile = join(dirs.workdir, "cf-monitord.pid");
+  // Handled from before the pid is written: whoever reads it there may stop us at once.
+  let stopped = false;
+  let finish: (code: number) => void = () => {};
+  const done = new Promise<number>((resolve) => {
+    finish = resolve;
+  });
+  const stop = (): void => {
+    stopped = true;
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+    daemon.stop();
+    rmSync(pidFile, { force: true });
+    void syslog.close().then(() => finish(EXIT_OK));
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
   await writePidFile(pidFile, logger);
-  if (process.send) {
+  if (stopped) rmSync(pidFile, { force: true });
+  else if (process.send) {
     process.send("sampled");
     process.disconnect();
   }
-  return new Promise((resolve) => {
-    const stop = (): void => {
-      process.off("SIGTERM", stop);
-      process.off("SIGINT", stop);
-      daemon.stop();
-      rmSync(pidFile, { force: true });
-      void syslog.close().then(() => resolve(EXIT_OK));
-    };
-    process.on("SIGTERM", stop);
-    process.on("SIGINT", stop);
-  });
+  return done;
 }
