@@ -31,8 +31,8 @@ interface Servers {
 const servers = new Map<Impl, Promise<Servers>>();
 
 function serverPolicy(host: Host, legacy: boolean): string {
-  let control = serverControl(host, { allowusers: ["root"] });
-  if (legacy) control = control.replace(/\n}\n$/, `\n  allowlegacyconnects => { "127.0.0.0/8" };\n}\n`);
+  const more = legacy ? ['allowlegacyconnects => { "127.0.0.0/8" };'] : [];
+  const control = serverControl(host, { allowusers: ["root"], more });
   return `body common control { bundlesequence => { "main" }; }
 bundle agent main { }
 ${control}

@@ -424,7 +424,13 @@ export class Lab {
  */
 export function serverControl(
   host: Host,
-  options: { trustkeysfrom?: readonly string[]; allowusers?: readonly string[]; cfruncommand?: string } = {},
+  options: {
+    trustkeysfrom?: readonly string[];
+    allowusers?: readonly string[];
+    cfruncommand?: string;
+    /** More attributes, each a whole line (`serverfacility => "LOG_LOCAL3";`). */
+    more?: readonly string[];
+  } = {},
 ): string {
   const list = (items: readonly string[]) => `{ ${items.map((i) => `"${i}"`).join(", ")} }`;
   const lines = [
@@ -436,6 +442,7 @@ export function serverControl(
   ];
   if (options.allowusers) lines.push(`allowusers => ${list(options.allowusers)};`);
   if (options.cfruncommand) lines.push(`cfruncommand => "${options.cfruncommand}";`);
+  lines.push(...(options.more ?? []));
   return `body server control\n{\n  ${lines.join("\n  ")}\n}\n`;
 }
 

@@ -84,8 +84,8 @@ async function listener(t: TestContext, dir: string): Promise<{ socket: string; 
 }
 
 function serverPolicy(host: Host, facility?: string): string {
-  let control = serverControl(host, { allowusers: ["root"] });
-  if (facility) control = control.replace(/\n}\n$/, `\n  serverfacility => "${facility}";\n}\n`);
+  const more = facility ? [`serverfacility => "${facility}";`] : [];
+  const control = serverControl(host, { allowusers: ["root"], more });
   return `body common control { bundlesequence => { "main" }; }
 bundle agent main { }
 ${control}
