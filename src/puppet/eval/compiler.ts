@@ -896,7 +896,14 @@ export class Compiler implements ScopeHost {
     this.classScopes.set(def.name, scope);
     this.bindResourceParameters(r, scope, def.ast?.parameters ?? [], true, def);
     this.addEdgeToStage(r);
-    if (def.ast?.body) this.ev.evaluateBody(def.ast.body, scope);
+    const ast = def.ast;
+    if (ast?.body) {
+      // A class is evaluated once per compile: its body is not needed
+      // again, and the definition keeping it would keep the whole syntax
+      // tree alive (and copied by each garbage collection) to the end.
+      def.ast = { ...ast, body: undefined };
+      this.ev.evaluateBody(ast.body, scope);
+    }
   }
 
   private setModuleVariables(scope: Scope, def: Definition, r: CResource): void {

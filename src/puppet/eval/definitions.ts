@@ -15,7 +15,8 @@ interface DefinitionBase {
 
 export interface ClassDefinition extends DefinitionBase {
   readonly kind: "class";
-  readonly ast?: A.HostClass;
+  /** The class's syntax; once its body is evaluated (once per compile), without the body. */
+  ast?: A.HostClass;
   /** Lower-case name of the parent class (`inherits`). */
   readonly parent?: string;
 }
