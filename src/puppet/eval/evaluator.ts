@@ -21,7 +21,7 @@ import {
   isInstance,
   parameterize,
 } from "./typing.js";
-import { PResourceType, type PType } from "./types.js";
+import { PResourceType, type PType, TypeSystemError } from "./types.js";
 import { objectMember } from "./types/user-objects.js";
 import {
   DEFAULT,
@@ -643,7 +643,15 @@ export class Evaluator {
     const left = this.evaluate(e.left, scope);
     const pattern = this.evaluate(e.right, scope);
     if (isType(pattern)) {
-      const m = isInstance(pattern, left);
+      let m: boolean;
+      try {
+        m = isInstance(pattern, left);
+      } catch (err) {
+        // A type that cannot answer (Init of a type without `new`): Puppet's runtime error.
+        if (err instanceof TypeSystemError)
+          this.fail(`Error while evaluating a '${e.operator}' expression, ${err.message}`, e, scope);
+        throw err;
+      }
       return e.operator === "=~" ? m : !m;
     }
     let re: PRegexp;
@@ -901,13 +909,14 @@ export class Evaluator {
       kind: "callable",
       minArgs: required,
       maxArgs: rest ? Number.POSITIVE_INFINITY : params.length,
-      call(args: readonly PValue[]): PValue {
-        if (args.length < required || (!rest && args.length > params.length)) {
-          ev.fail(
-            `block ${expectsCount(required, rest ? Number.POSITIVE_INFINITY : params.length)}, got ${args.length}`,
-            l,
-            scope,
-          );
+      call(given: readonly PValue[]): PValue {
+        // As Puppet's closures: arguments beyond the parameters are dropped
+        // (the function calling the lambda checks the counts it accepts), a
+        // missing one without a default is an error at that parameter.
+        const args = !rest && given.length > params.length ? given.slice(0, params.length) : given;
+        if (args.length < required) {
+          const p = params[args.length] as A.Parameter;
+          ev.fail(`Parameter $${p.name} is required but no value was given`, p, scope);
         }
         const vars = ev.bindParameters(params, args, scope, l, "block");
         const level = scope.level();
@@ -956,7 +965,11 @@ export class Evaluator {
           const values: PValue[] = !whole && isArr(v) ? v : [v];
           for (const x of values) {
             if (isType(t) && !isInstance(t, x)) {
-              this.fail(describeMismatch(`${what} parameter '${p.name}'`, t, x), node, scope);
+              const message = describeMismatch(`${what} parameter '${p.name}'`, t, x);
+              // A lambda's arguments are checked by the function calling it:
+              // Puppet reports the mismatch as that call's error.
+              if (what === "block") throw new Error(message);
+              this.fail(message, node, scope);
             }
           }
         }

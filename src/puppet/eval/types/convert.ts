@@ -28,7 +28,6 @@ import {
   PTypeAliasType,
   TypeSystemError,
   compileRubyRegexp,
-  setInitHook,
 } from "./model.js";
 import {
   parseSemVerRange,
@@ -299,31 +298,34 @@ function convertTo(t: PType, args: readonly PValue[]): PValue {
       if (typeof name !== "string") conversionError("new_Deferred", name, "Deferred");
       return new PDeferred(name, Array.isArray(fargs) ? fargs : []);
     }
-    case "Init": {
-      const it = t as PInitType;
-      if (!it.type) return from;
-      const all = [...it.initArgs, ...args];
-      if (all.length === 1 && it.type.isInstance(all[0])) return all[0];
-      return convertTo(it.type, all);
-    }
+    case "Init":
+      return newThroughInit(t as PInitType, args);
   }
   throw new TypeSystemError(`Creation of new instance of type '${t.toString()}' is not supported`);
 }
-
-setInitHook((t, args) => {
-  try {
-    newInstance(t, args);
-    return true;
-  } catch (e) {
-    if (e instanceof TypeSystemError) return false;
-    throw e;
-  }
-});
 
 let parseHook: ((s: string) => PType) | undefined;
 /** Registered by parse.ts so `Type.new('Integer[1]')` works without an import cycle. */
 export function setTypeParser(f: (s: string) => PType): void {
   parseHook = f;
+}
+
+/** `Init[T](value)`: `T.new` with the value spread or not as Puppet's Init decides, then the init args. */
+function newThroughInit(t: PInitType, args: readonly PValue[]): PValue {
+  if (!t.type) throw new TypeSystemError("Creation of new instance of type 'Init' is not supported");
+  const { single, other, optionalSingle } = t.initialized();
+  if (args.length !== 1) fail(`'new_Init' expects 1 argument, got ${args.length}`);
+  const value = args[0];
+  if (t.initArgs.length > 0) return newInstance(t.type, [value, ...t.initArgs]);
+  if (
+    Array.isArray(value) &&
+    !(
+      single.isInstance(value) ||
+      (other !== undefined && !other.isInstance(value) && optionalSingle && other.isInstance([value]))
+    )
+  )
+    return newInstance(t.type, value);
+  return newInstance(t.type, [value]);
 }
 
 function iterate(v: PValue): PValue[] | undefined {

@@ -731,6 +731,10 @@ export class PHashType extends PCollectionType {
   }
 }
 
+function sameRange(a: [bigint, bigint | number], b: [bigint, bigint | number]): boolean {
+  return a[0] === b[0] && a[1] === b[1];
+}
+
 export class PTupleType extends PAnyType {
   readonly sizeType?: PIntegerType;
   constructor(
@@ -795,7 +799,8 @@ export class PTupleType extends PAnyType {
   override equals(other: PType): boolean {
     return (
       other instanceof PTupleType &&
-      sameOpt(this.sizeType, other.sizeType) &&
+      // Puppet: `Tuple[String]` equals `Tuple[String, 1, 1]`.
+      sameRange(this.sizeRange(), other.sizeRange()) &&
       other.types.length === this.types.length &&
       other.types.every((t, i) => t.equals(this.types[i] as PType))
     );
@@ -1647,30 +1652,91 @@ export function uriParts(s: string): Record<string, string> {
 }
 
 export class PInitType extends PAnyType {
+  #ready = false;
+  /** The types of one argument `new` accepts alone (the contained type first). */
+  #single?: PType;
+  /** The other parameter tuples of `new` (without init args). */
+  #other?: PType;
+  #optionalSingle = false;
   constructor(
     readonly type?: PType,
     readonly initArgs: readonly PValue[] = [],
   ) {
     super();
+    if (!type && initArgs.length > 0)
+      throw new TypeSystemError(
+        "Init cannot be parameterized with an undefined type and additional arguments",
+      );
   }
   override get name(): string {
     return "Init";
   }
+  /**
+   * What Puppet's Init derives from the signatures of the type's `new`: the
+   * single-argument types, the other tuples (an Array argument may be spread
+   * over them) and whether one of those also takes a single argument.
+   */
+  initialized(): { single: PType; other?: PType; optionalSingle: boolean } {
+    const t = this.type as PType;
+    if (!this.#ready) {
+      const unsupported = () =>
+        new TypeSystemError(`Creation of new instance of type '${t.toString()}' is not supported`);
+      if (
+        t instanceof PInitType ||
+        t instanceof POptionalType ||
+        t instanceof PNotUndefType ||
+        !signaturesHook
+      )
+        throw unsupported();
+      const tuples = signaturesHook(t);
+      if (!tuples) throw unsupported();
+      const singles: PType[] = [t];
+      let others: PTupleType[] = [];
+      if (this.initArgs.length === 0) {
+        for (const tuple of tuples) {
+          const [min, max] = tuple.sizeRange();
+          if (min === 1n && max === 1n) singles.push(tuple.types[0] as PType);
+          else others.push(tuple);
+        }
+      } else {
+        const argTypes = this.initArgs.map((a) => inferSetHook(a));
+        const count = 1 + argTypes.length;
+        const fit = tuples.filter((tuple) => {
+          const [min, max] = tuple.sizeRange();
+          if (count < Number(min) || count > Number(max)) return false;
+          return tuple.isAssignable(new PTupleType([...tuple.types.slice(0, 1), ...argTypes]));
+        });
+        if (fit.length === 0)
+          throw new TypeSystemError(
+            `The type '${this.toString()}' does not represent a valid set of parameters for ${t.name}.new()`,
+          );
+        for (const tuple of fit) singles.push(tuple.types[0] as PType);
+        others = [];
+      }
+      this.#single = singles.length === 1 ? singles[0] : new PVariantType(singles);
+      if (others.length > 0) {
+        this.#other = others.length === 1 ? others[0] : new PVariantType(others);
+        this.#optionalSingle = others.some((tuple) => tuple.sizeRange()[0] === 1n);
+      }
+      this.#ready = true;
+    }
+    return { single: this.#single as PType, other: this.#other, optionalSingle: this.#optionalSingle };
+  }
   override isInstance(v: PValue, guard?: RecursionGuard): boolean {
     if (!this.type) return RICH_DATA().isInstance(v, guard);
-    if (this.type.isInstance(v, guard)) return true;
-    if (!initHook) return false;
-    return (
-      initHook(this.type, [...this.initArgs, v]) ||
-      (Array.isArray(v) && initHook(this.type, [...this.initArgs, ...v]))
-    );
+    const { single, other, optionalSingle } = this.initialized();
+    if (this.type.isInstance(v, guard) || single.isInstance(v, guard)) return true;
+    if (!other) return false;
+    return other.isInstance(v, guard) || (optionalSingle && other.isInstance([v], guard));
   }
   protected override assignableFrom(o: PType, guard?: RecursionGuard): boolean {
+    if (this.type) this.initialized();
+    if (o instanceof PInitType) return !this.type || (!!o.type && this.type.isAssignable(o.type, guard));
     if (!this.type) return RICH_DATA().isAssignable(o, guard);
-    if (o instanceof PInitType) return !!o.type && this.type.isAssignable(o.type, guard);
-    if (this.type.isAssignable(o, guard)) return true;
-    const single = this.initArgs.length === 0 ? convertibleFrom(this.type) : undefined;
-    return single?.isAssignable(o, guard) === true;
+    const { single, other, optionalSingle } = this.initialized();
+    if (this.type.isAssignable(o, guard) || single.isAssignable(o, guard)) return true;
+    if (!other) return false;
+    return other.isAssignable(o, guard) || (optionalSingle && other.isAssignable(new PTupleType([o]), guard));
   }
   override toString(): string {
     if (!this.type) return "Init";
@@ -1685,30 +1751,19 @@ export class PInitType extends PAnyType {
   }
 }
 
-let initHook: ((t: PType, args: PValue[]) => boolean) | undefined;
-/** Registered by convert.ts: whether `T.new(*args)` succeeds (Init's instance test). */
-export function setInitHook(f: (t: PType, args: PValue[]) => boolean): void {
-  initHook = f;
-}
-
-/** The type of the single argument `T.new` accepts, for the numeric and boolean types. */
-function convertibleFrom(t: PType): PType | undefined {
-  switch (t.kind) {
-    case "Integer":
-    case "Float":
-    case "Numeric":
-      return new PVariantType([
-        new PNumericType(),
-        new PBooleanType(),
-        new PTimespanType(),
-        new PTimestampType(),
-      ]);
-    case "Boolean":
-      return new PVariantType([new PNumericType(), new PBooleanType()]);
-    case "String":
-      return ANY;
-  }
-  return undefined;
+let signaturesHook: ((t: PType) => readonly PTupleType[] | undefined) | undefined;
+let inferSetHook: (v: PValue) => PType = () => ANY;
+/**
+ * Registered by parse.ts: the parameter tuples of `T.new`'s signatures
+ * (undefined when T has no `new`), and the type inference Init's init
+ * arguments need.
+ */
+export function setInitSignatures(
+  signatures: (t: PType) => readonly PTupleType[] | undefined,
+  inferSet: (v: PValue) => PType,
+): void {
+  signaturesHook = signatures;
+  inferSetHook = inferSet;
 }
 
 export class PTypeReferenceType extends PAnyType {

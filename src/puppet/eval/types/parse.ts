@@ -10,12 +10,15 @@ import { parsePuppet } from "../../lang/index.js";
 import { DEFAULT, isHash, isType, PHash, PRegexp, type PValue } from "../values.js";
 import { parameterize, typeByName } from "./access.js";
 import { newInstance, setTypeParser } from "./convert.js";
+import { inferSet } from "./infer.js";
+import { newSignatures } from "./new-signatures.js";
 import {
   compileRubyRegexp,
   PIntegerType,
   PResourceType,
   type PType,
   PTypeReferenceType,
+  setInitSignatures,
   TypeSystemError,
 } from "./model.js";
 
@@ -176,6 +179,7 @@ export function evaluateLiteral(
 }
 
 setTypeParser((s) => parseTypeString(s));
+setInitSignatures((t) => newSignatures(t, (s) => parseTypeString(s)), inferSet);
 
 /* ----------------------------------------------------------- type parser */
 
