@@ -121,6 +121,11 @@ async function monitor(
       defines: splitList(values.define),
       negates: splitList(values.negate),
       once: values.once === true,
+      onControl: ({ monitorFacility }) => {
+        if (monitorFacility === undefined) return;
+        logger.verbose(`SET Syslog FACILITY = ${monitorFacility}`);
+        syslog.setFacility(monitorFacility);
+      },
     });
   } catch (error) {
     if (!(error instanceof MonitorStartError)) throw error;

@@ -17,6 +17,7 @@ import { rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Logger, type LogLevel } from "../system/logger.js";
+import type { SyslogWriter } from "../system/syslog.js";
 import { parseCommandLine } from "./args.js";
 import { type Daemon, isDetachedCopy, startInBackground, writePidFile } from "./background.js";
 import { daemonSyslog, policyFileOption, splitList, startCfCommand, stdoutLogger } from "./cf-command.js";
@@ -113,15 +114,33 @@ export function serverProcesses(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(count) && count >= 1 ? Math.min(count, 64) : 1;
 }
 
-/** The policy loader of both kinds of process. */
-async function policyLoader(values: Values, positional: string | undefined, io: CliIo, logger: Logger) {
+/**
+ * The policy loader of both kinds of process. `syslog` takes the policy's
+ * `serverfacility` at each load, start and reload alike, as cf-serverd's
+ * KeepControlPromises sets it (a policy without one keeps the facility
+ * in use); `beforeControl` runs just before, once per load.
+ */
+async function policyLoader(
+  values: Values,
+  positional: string | undefined,
+  io: CliIo,
+  logger: Logger,
+  syslog: SyslogWriter,
+) {
   const { agentDirectories } = await import("../agent/workdir.js");
   const dirs = agentDirectories({ workdir: values.workdir }, io.env);
   const file =
     positional ?? policyFileOption(values.file, dirs.inputdir) ?? join(dirs.inputdir, "promises.cf");
-  const load = async () => {
+  const load = async (beforeControl?: () => void) => {
     const { loadServerPolicy } = await import("../server/policy/index.js");
     return loadServerPolicy({
+      onControl: (control) => {
+        beforeControl?.();
+        const facility = control.serverFacility;
+        if (facility === undefined) return;
+        logger.verbose(`SET Syslog FACILITY = ${facility}`);
+        syslog.setFacility(facility);
+      },
       file,
       workdir: dirs.workdir,
       inputDir: dirs.inputdir,
@@ -148,7 +167,7 @@ async function serveAsHelper(
   const syslog = await daemonSyslog(io, "cf-serverd", "server", statedir);
   const logger = stdoutLogger(io, level, values.timestamp === true, "", syslog);
   // The main process has logged what loading the policy says; a helper stays quiet about it.
-  const { dirs, load } = await policyLoader(values, positional, io, new Logger(() => {}, "error"));
+  const { dirs, load } = await policyLoader(values, positional, io, new Logger(() => {}, "error"), syslog);
   const loaded = await load();
   if (!loaded.ok) {
     reportHelperFailure(["A helper process could not load the policy"]);
@@ -180,7 +199,7 @@ async function serve(
   const statedir = agentDirectories({ workdir: values.workdir }, io.env).statedir;
   const syslog = await daemonSyslog(io, "cf-serverd", "server", statedir);
   const logger = stdoutLogger(io, level, values.timestamp === true, "", syslog);
-  const { dirs, file, load } = await policyLoader(values, positional, io, logger);
+  const { dirs, file, load } = await policyLoader(values, positional, io, logger, syslog);
   const loaded = await load();
   if (!loaded.ok) {
     const { renderPolicyProblems } = await import("./render-policy-problems.js");
@@ -189,9 +208,6 @@ async function serve(
     await syslog.close();
     return EXIT_FAILURE;
   }
-  const facility = loaded.policy.control.serverFacility;
-  logger.verbose(`SET Syslog FACILITY = ${facility}`);
-  syslog.setFacility(facility);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({

@@ -34,6 +34,11 @@ export interface MonitorDaemonOptions {
   readonly roots?: ProbeRoots;
   readonly now?: () => Date;
   readonly random?: () => number;
+  /**
+   * Called once `body monitor control` is read, before the first sample
+   * (where cf-monitord's KeepControlPromises applies `monitorfacility`).
+   */
+  readonly onControl?: (control: MonitorControl) => void;
   /** Runs `take` every `ms` (setInterval by default); tests drive it by hand. */
   readonly every?: (take: () => void, ms: number) => () => void;
 }
@@ -52,7 +57,8 @@ export interface MonitorControl {
   readonly forgetRate: number;
   readonly histograms: boolean;
   readonly tcpdump: boolean;
-  readonly monitorFacility: string;
+  /** `monitorfacility`; undefined when absent (the facility in use stays). */
+  readonly monitorFacility: string | undefined;
 }
 
 /** Reads `body monitor control` after the loader resolved it. */
@@ -73,7 +79,7 @@ export function readMonitorControl(ctx: EvalContext, log: Logger): MonitorContro
     forgetRate,
     histograms: truth(text("histograms")),
     tcpdump: truth(text("tcpdump")),
-    monitorFacility: text("monitorfacility") ?? "LOG_USER",
+    monitorFacility: text("monitorfacility"),
   };
 }
 
@@ -139,6 +145,7 @@ export interface RunningMonitor {
 /** Starts the daemon: the first sample now, then one per period. */
 export async function startMonitor(options: MonitorDaemonOptions): Promise<RunningMonitor> {
   const { control, measurementsAt } = await loadMonitorPolicy(options);
+  options.onControl?.(control);
   const now = options.now ?? (() => new Date());
   const measurements = measurementsAt(now());
   const keeper = new MeasurementKeeper(options.statedir, options.logger);

@@ -9,6 +9,9 @@
  * lines in the foreground too, info and above, `CFEngine(server)  …`,
  * user.notice by default, the policy's serverfacility).
  *
+ * The same for a policy reloaded with another serverfacility (SIGHUP), and
+ * for cf-monitord and tend monitord with monitorfacility.
+ *
  * Skipped with the reason when cfengine3, python3 or namespaces are missing.
  */
 import assert from "node:assert/strict";
@@ -109,16 +112,32 @@ async function waitFor(
   }
 }
 
+interface ServeOptions {
+  /** `serverfacility` of the policy the server starts with. */
+  readonly facility?: string;
+  /** A facility remembered in the state file before the start (as a former policy left it). */
+  readonly remembered?: string;
+  /**
+   * Rewrites the policy with this `serverfacility` ("" for none) once the
+   * server listens, and reloads it (SIGHUP) before the client comes.
+   */
+  readonly reloadTo?: string;
+}
+
 /** Runs a server of `impl` to one client and its stop; what it sent to its /dev/log, normalised. */
 async function serveOnce(
   t: TestContext,
   impl: Impl,
-  facility?: string,
+  options: ServeOptions = {},
 ): Promise<{ lines: string[]; remembered: string | undefined }> {
-  const host = await lab.host(`${impl}${facility ?? ""}`);
-  const client = await lab.host(`${impl}${facility ?? ""}-client`);
+  const { facility } = options;
+  const tag = `${impl}${facility ?? ""}${options.remembered ?? ""}${options.reloadTo === undefined ? "" : `-reload${options.reloadTo}`}`;
+  const host = await lab.host(tag);
+  const client = await lab.host(`${tag}-client`);
   host.trust(client);
   client.trust(host);
+  const file = join(host.dir, "state", "cf-serverd_log_facility.dat");
+  if (options.remembered) writeFileSync(file, `${options.remembered}\n`);
   const heard = await listener(t, join(host.dir, "syslog"));
   const devCopy = join(host.dir, "olddev");
   mkdirSync(devCopy);
@@ -145,6 +164,11 @@ async function serveOnce(
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   });
   await waitFor(`${impl} to listen\n${output}`, () => output.includes("Server is starting"));
+  if (options.reloadTo !== undefined) {
+    host.writePolicy("promises.cf", serverPolicy(host, options.reloadTo || undefined));
+    child.kill("SIGHUP");
+    await waitFor(`${impl} to reload\n${output}`, () => output.includes("Rereading policy file"));
+  }
   const keys = readKeyPair(client.ppkeys);
   assert.ok(keys);
   const conn = await ServerConnection.connect({
@@ -158,11 +182,9 @@ async function serveOnce(
   });
   assert.equal(await conn.version(), "3.21.0");
   conn.close();
-  await waitFor(
-    "the server to see the client go",
-    () => output.includes("Connection closed") || output.includes("closed"),
-    5000,
-  ).catch(() => {});
+  await waitFor("the server to see the client go", () => output.includes("Closing connection"), 5000).catch(
+    () => {},
+  );
   child.kill("SIGTERM");
   await exited;
   await waitFor(
@@ -174,16 +196,24 @@ async function serveOnce(
     [host.address]: "SRVADDR",
     [client.address]: "CLIADDR",
     [client.keys.digest]: "CLIKEY",
+    [host.dir]: "SRVDIR",
   };
-  const lines = heard.heard().map((datagram) => {
+  return { lines: normalise(heard.heard(), names), remembered: remembered(file) };
+}
+
+/** Datagrams with the time, the process id and the given values written as names, the trailing newline gone. */
+function normalise(datagrams: readonly string[], names: Record<string, string>): string[] {
+  return datagrams.map((datagram) => {
     let line = datagram
       .replace(/^<(\d+)>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d ([^[]+)\[\d+\]: /, "<$1> $2[PID]: ")
       .replace(/\n$/, "");
     for (const [value, name] of Object.entries(names)) line = line.split(value).join(name);
     return line;
   });
-  const file = join(host.dir, "state", "cf-serverd_log_facility.dat");
-  return { lines, remembered: existsSync(file) ? readFileSync(file, "utf8") : undefined };
+}
+
+function remembered(file: string): string | undefined {
+  return existsSync(file) ? readFileSync(file, "utf8") : undefined;
 }
 
 test("tend serverd's syslog beside cf-serverd's: one client, foreground, -I", {
@@ -204,8 +234,8 @@ test("serverfacility LOG_LOCAL3: local3 priorities, remembered for the next star
   skip: reason,
   timeout: 120_000,
 }, async (t) => {
-  const theirs = await serveOnce(t, "cf", "LOG_LOCAL3");
-  const ours = await serveOnce(t, "tend", "LOG_LOCAL3");
+  const theirs = await serveOnce(t, "cf", { facility: "LOG_LOCAL3" });
+  const ours = await serveOnce(t, "tend", { facility: "LOG_LOCAL3" });
   assert.ok(
     theirs.lines.includes("<157> cf-serverd[PID]: CFEngine(server)  Server is starting..."),
     theirs.lines.join("\n"),
@@ -213,4 +243,119 @@ test("serverfacility LOG_LOCAL3: local3 priorities, remembered for the next star
   assert.deepEqual(ours.lines, theirs.lines);
   assert.equal(theirs.remembered, "LOG_LOCAL3\n");
   assert.equal(ours.remembered, theirs.remembered);
+});
+
+test("serverfacility changed and the policy reloaded: the new facility from there on", {
+  skip: reason,
+  timeout: 120_000,
+}, async (t) => {
+  // Started without serverfacility: the one remembered (local3) stays, as in
+  // 3.21; the reloaded policy's local5 applies once its control body is read.
+  const theirs = await serveOnce(t, "cf", { remembered: "LOG_LOCAL3", reloadTo: "LOG_LOCAL5" });
+  const ours = await serveOnce(t, "tend", { remembered: "LOG_LOCAL3", reloadTo: "LOG_LOCAL5" });
+  t.diagnostic(theirs.lines.join("\n"));
+  assert.ok(
+    theirs.lines.includes("<157> cf-serverd[PID]: CFEngine(server)  Server is starting..."),
+    theirs.lines.join("\n"),
+  );
+  assert.ok(
+    theirs.lines.includes("<173> cf-serverd[PID]: CFEngine(server)  Cleaning up and exiting..."),
+    theirs.lines.join("\n"),
+  );
+  assert.deepEqual(ours.lines, theirs.lines);
+  assert.equal(theirs.remembered, "LOG_LOCAL5\n");
+  assert.equal(ours.remembered, theirs.remembered);
+});
+
+test("a reloaded policy without serverfacility keeps the facility in use", {
+  skip: reason,
+  timeout: 120_000,
+}, async (t) => {
+  const theirs = await serveOnce(t, "cf", { facility: "LOG_LOCAL4", reloadTo: "" });
+  const ours = await serveOnce(t, "tend", { facility: "LOG_LOCAL4", reloadTo: "" });
+  assert.ok(
+    theirs.lines.includes("<165> cf-serverd[PID]: CFEngine(server)  Cleaning up and exiting..."),
+    theirs.lines.join("\n"),
+  );
+  assert.deepEqual(ours.lines, theirs.lines);
+  assert.equal(ours.remembered, theirs.remembered);
+});
+
+/** Runs a monitor of `impl` for its first sample (-I) and stops it; its datagrams, normalised. */
+async function monitorOnce(
+  t: TestContext,
+  impl: Impl,
+  options: { facility?: string; remembered?: string },
+): Promise<{ lines: string[]; remembered: string | undefined }> {
+  const host = await lab.host(`mon-${impl}${options.facility ?? ""}${options.remembered ?? ""}`);
+  const file = join(host.dir, "state", "cf-monitord_log_facility.dat");
+  if (options.remembered) writeFileSync(file, `${options.remembered}\n`);
+  const heard = await listener(t, join(host.dir, "syslog"));
+  const devCopy = join(host.dir, "olddev");
+  mkdirSync(devCopy);
+  const control = options.facility
+    ? `body monitor control\n{\n  monitorfacility => "${options.facility}";\n}\n`
+    : "";
+  const policy = host.writePolicy(
+    "promises.cf",
+    `body common control { bundlesequence => { "main" }; }\nbundle agent main { }\n${control}`,
+  );
+  const args = ["-F", "-I", "-f", policy];
+  const program =
+    impl === "cf"
+      ? ["/usr/bin/cf-monitord", ...args]
+      : [process.execPath, ...launcherNodeFlags("monitord"), TEND, "monitord", ...args];
+  const child: ChildProcess = spawn(
+    "unshare",
+    ["-m", "sh", "-c", NAMESPACE, "ns", devCopy, heard.socket, impl === "cf" ? host.dir : "", ...program],
+    { env: host.env(), stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    output += c.toString();
+  });
+  child.stderr?.on("data", (c: Buffer) => {
+    output += c.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  await waitFor(`${impl} monitord's first sample\n${output}`, () => output.includes("Updated averages"));
+  await waitFor("its datagram", () => heard.heard().some((l) => l.includes("Updated averages")), 5000);
+  // cf-monitord heeds a stop between samples only after its 2.5 min sleep
+  // when the stop came while it was still sampling: killed after a while.
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+  await exited;
+  clearTimeout(timer);
+  return {
+    lines: normalise(heard.heard(), {}).map((l) =>
+      l.replace(/'[A-Z][a-z]{2}:Hr\d\d:Min\d\d_\d\d'/, "'SLOT'"),
+    ),
+    remembered: remembered(file),
+  };
+}
+
+test("monitorfacility: cf-monitord's datagrams, remembered for the next start", {
+  skip: reason,
+  timeout: 120_000,
+}, async (t) => {
+  const theirs = await monitorOnce(t, "cf", { facility: "LOG_LOCAL2" });
+  const ours = await monitorOnce(t, "tend", { facility: "LOG_LOCAL2" });
+  t.diagnostic(theirs.lines.join("\n"));
+  assert.deepEqual(theirs.lines, [
+    "<150> cf-monitord[PID]: CFEngine(monitor) cf-monitord Updated averages at 'SLOT'",
+  ]);
+  assert.deepEqual(ours.lines, theirs.lines);
+  assert.equal(theirs.remembered, "LOG_LOCAL2\n");
+  assert.equal(ours.remembered, theirs.remembered);
+  // No monitorfacility: the remembered one, and the file left as it is.
+  const theirsAfter = await monitorOnce(t, "cf", { remembered: "LOG_DAEMON" });
+  const oursAfter = await monitorOnce(t, "tend", { remembered: "LOG_DAEMON" });
+  assert.deepEqual(theirsAfter.lines, [
+    "<30> cf-monitord[PID]: CFEngine(monitor) cf-monitord Updated averages at 'SLOT'",
+  ]);
+  assert.deepEqual(oursAfter.lines, theirsAfter.lines);
+  assert.equal(oursAfter.remembered, theirsAfter.remembered);
 });

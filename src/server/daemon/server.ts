@@ -40,8 +40,12 @@ export interface StartServerOptions {
   readonly host?: string;
   readonly logger?: Logger;
   readonly limits?: Partial<ConnectionLimits>;
-  /** Loads the policy again (from its file) when one of `policy.sources` changes; no reloading without it. */
-  readonly reload?: () => Promise<LoadedServerPolicy>;
+  /**
+   * Loads the policy again (from its file) when one of `policy.sources`
+   * changes; no reloading without it. `beforeControl`, when given, is called
+   * once the policy is found valid, before `body server control` is applied.
+   */
+  readonly reload?: (beforeControl?: () => void) => Promise<LoadedServerPolicy>;
   /** The entry file, for the reload messages. */
   readonly policyFile?: string;
   /** How often the sources are checked, ms (10 s, as cf-serverd's loop). */
@@ -294,9 +298,17 @@ class ServerState {
     if (!changed || !this.options.reload) return false;
     if (!quiet) this.log.verbose(force ? "Force reload of inputs files..." : "New promises detected...");
     this.stamps = now;
+    // As cf-serverd: "Rereading" once the policy is valid, before its control
+    // body is applied (so with the syslog facility in force until then).
+    let announced = quiet;
+    const announce = (): void => {
+      if (announced) return;
+      announced = true;
+      this.log.notice(`Rereading policy file '${this.options.policyFile ?? this.policy.sources[0] ?? ""}'`);
+    };
     let loaded: LoadedServerPolicy;
     try {
-      loaded = await this.options.reload();
+      loaded = await this.options.reload(announce);
     } catch (error) {
       loaded = { ok: false, diagnostics: [] };
       this.log.error(`Policy reload failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -314,8 +326,7 @@ class ServerState {
       this.log.info("File changes contain errors -- ignoring");
       return false;
     }
-    if (!quiet)
-      this.log.notice(`Rereading policy file '${this.options.policyFile ?? this.policy.sources[0] ?? ""}'`);
+    announce();
     this.policy = loaded.policy;
     this.secureContext = secureContext;
     await this.snapshot();

@@ -28,7 +28,7 @@ export function defaultServerControl(): ServerControl {
     callCollectInterval: 0,
     collectWindow: 0,
     dynamicAddresses: [],
-    serverFacility: "LOG_USER",
+    serverFacility: undefined,
   };
 }
 

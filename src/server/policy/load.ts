@@ -53,6 +53,7 @@ export function loadServerPolicySync(options: LoadServerPolicyOptions): LoadedSe
 
   const controlMessages: ControlMessage[] = [];
   const control = readServerControl(loaded.context, controlMessages);
+  options.onControl?.(control);
   for (const m of controlMessages) logger.log(m.level, m.message);
 
   const bundles: BundleSource[] = [];

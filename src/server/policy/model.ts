@@ -53,8 +53,11 @@ export interface ServerControl {
   readonly collectWindow: number;
   /** `dynamicaddresses` (no effect in 3.21). */
   readonly dynamicAddresses: readonly string[];
-  /** `serverfacility`; "LOG_USER" when absent. */
-  readonly serverFacility: string;
+  /**
+   * `serverfacility`; undefined when absent: cf-serverd then keeps the
+   * facility it has (the one remembered from the last policy that set one).
+   */
+  readonly serverFacility: string | undefined;
 }
 
 /** Who is asking: known once the TLS dialog is done. */
@@ -138,6 +141,12 @@ export interface LoadServerPolicyOptions {
   readonly inputDir?: string;
   /** Skip missing inputs (`--ignore-missing-inputs`). */
   readonly ignoreMissingInputs?: boolean;
+  /**
+   * Called once `body server control` is read, before the server bundles
+   * are evaluated (where cf-serverd's KeepControlPromises applies
+   * `serverfacility`, at start and at each reload).
+   */
+  readonly onControl?: (control: ServerControl) => void;
 }
 
 export type LoadedServerPolicy =
