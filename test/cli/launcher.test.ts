@@ -74,30 +74,30 @@ test("the command works through a symbolic link, as npm installs it", () => {
   assert.equal(run.stdout, "R: extra= deferred=unset\n");
 });
 
-test("the bundle's code cache is accepted by the next runs and grows", (t) => {
-  // bin/tend.js remakes the cache at exit: as generation 1 when there was
-  // none or V8 rejected it (another V8, other flags), else one generation
-  // on. Only accepted caches reach generation 3.
+/**
+ * The generations of the code cache `name` (tend.cjs.NAME.*) after each of
+ * three runs of `args` on a copy of the bundle (undefined: no cache).
+ */
+function cacheGenerations(
+  name: string,
+  args: (copy: string) => string[],
+): (number | undefined)[] | undefined {
   const root = fileURLToPath(new URL("../../../", import.meta.url));
-  if (!existsSync(join(root, "dist", "bundle", "tend.cjs"))) {
-    t.skip("no bundle (npm run build makes it)");
-    return;
-  }
+  if (!existsSync(join(root, "dist", "bundle", "tend.cjs"))) return undefined;
   const copy = scratchDirectory("tend-launcher-cache-");
   cpSync(join(root, "bin"), join(copy, "bin"), { recursive: true });
   mkdirSync(join(copy, "dist", "bundle"), { recursive: true });
   cpSync(join(root, "dist", "bundle", "tend.cjs"), join(copy, "dist", "bundle", "tend.cjs"));
-  const policy = join(copy, "policy.cf");
-  writeFileSync(policy, 'bundle agent main { vars: "x" string => "1"; }\n');
   const generation = () => {
-    const cache = readdirSync(join(copy, "dist", "bundle")).find((f) => f.startsWith("tend.cjs.check."));
+    const cache = readdirSync(join(copy, "dist", "bundle")).find((f) => f.startsWith(`tend.cjs.${name}.`));
     if (!cache) return undefined;
     const head = readFileSync(join(copy, "dist", "bundle", cache), "latin1").split("\n", 1)[0] ?? "";
     return Number(head.slice(head.lastIndexOf(" ") + 1));
   };
+  const command = args(copy);
   const seen: (number | undefined)[] = [];
   for (let i = 0; i < 3; i++) {
-    const run = spawnSync(process.execPath, [join(copy, "bin", "tend.js"), "check", "-f", policy], {
+    const run = spawnSync(process.execPath, [join(copy, "bin", "tend.js"), ...command], {
       encoding: "utf8",
       env: { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: join(copy, "work") },
       timeout: 30_000,
@@ -105,7 +105,53 @@ test("the bundle's code cache is accepted by the next runs and grows", (t) => {
     assert.equal(run.status, 0, run.stderr);
     seen.push(generation());
   }
-  assert.deepEqual(seen, [1, 2, 3]);
+  return seen;
+}
+
+test("the bundle's code cache is accepted by the next runs and grows", (t) => {
+  // bin/tend.js remakes the cache at exit: as generation 1 when there was
+  // none or V8 rejected it (another V8, other flags), else one generation
+  // on. Only accepted caches reach generation 3.
+  const seen = cacheGenerations("check", (copy) => {
+    const policy = join(copy, "policy.cf");
+    writeFileSync(policy, 'bundle agent main { vars: "x" string => "1"; }\n');
+    return ["check", "-f", policy];
+  });
+  if (seen === undefined) t.skip("no bundle (npm run build makes it)");
+  else assert.deepEqual(seen, [1, 2, 3]);
+});
+
+test("`puppet apply --catalog` keeps a code cache of its own, made under its own V8 flags", (t) => {
+  // It runs with other V8 flags than a compile (bin/tend.js): a cache
+  // shared with `puppet apply FILE.pp` would be rejected at every switch.
+  const seen = cacheGenerations("puppet-apply", (copy) => {
+    writeFileSync(join(copy, "puppet.conf"), `[main]\nvardir = ${copy}/var\ncodedir = ${copy}/code\n`);
+    const catalog = {
+      name: "n1",
+      version: 1,
+      environment: "production",
+      resources: [
+        { type: "Stage", title: "main", tags: ["stage"], exported: false, parameters: { name: "main" } },
+        { type: "Class", title: "main", tags: ["class"], exported: false, parameters: { name: "main" } },
+        {
+          type: "File",
+          title: `${copy}/out`,
+          tags: ["file", "class"],
+          exported: false,
+          parameters: { ensure: "file", content: "hi\n" },
+        },
+      ],
+      edges: [
+        { source: "Stage[main]", target: "Class[main]" },
+        { source: "Class[main]", target: `File[${copy}/out]` },
+      ],
+      classes: ["main"],
+    };
+    writeFileSync(join(copy, "catalog.json"), JSON.stringify(catalog));
+    return ["puppet", "apply", "--confdir", copy, "--catalog", join(copy, "catalog.json")];
+  });
+  if (seen === undefined) t.skip("no bundle (npm run build makes it)");
+  else assert.deepEqual(seen, [1, 2, 3]);
 });
 
 test("through the bundle, `puppet apply FILE.pp` compiles and applies (an import() left in the bundle works)", () => {
