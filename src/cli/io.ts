@@ -45,6 +45,14 @@ export function processIo(): CliIo {
   };
 }
 
+/** The process's streams written to (processIo's writers), to know when all is out. */
+const written: NodeJS.WriteStream[] = [];
+
+/** Whether everything written to stdout and stderr has been handed to the system. */
+export function outputFlushed(): boolean {
+  return written.every((stream) => stream.writableLength === 0);
+}
+
 /**
  * Writes to a stream made on first use. A reader that goes away (`tend
  * agent -v | head`) closes the pipe: the rest of the output is dropped and
@@ -58,6 +66,7 @@ function writerTo(stream: () => NodeJS.WriteStream): (data: string | Uint8Array)
     const out = stream();
     if (!watched) {
       watched = true;
+      written.push(out);
       out.on("error", (error: NodeJS.ErrnoException) => {
         if (error.code !== "EPIPE") throw error;
         closed = true;

@@ -3,11 +3,25 @@
  * line and sets the exit code. Everything testable lives in `app.ts`.
  */
 import { main } from "./app.js";
-import { EXIT_FAILURE, processIo } from "./io.js";
+import { EXIT_FAILURE, outputFlushed, processIo } from "./io.js";
 
-main(process.argv.slice(2), processIo()).then(
+const args = process.argv.slice(2);
+
+/**
+ * Commands that leave nothing running once they return: the process ends
+ * at once, without Node's orderly teardown (freeing the heap a page at a
+ * time, ~10 ms of CPU after `tend puppet apply` of a thousand files).
+ * Exit handlers still run (bin/tend.js keeps its code cache in one).
+ */
+function endsAtOnce(command: readonly string[]): boolean {
+  return command[0] === "puppet" && command[1] === "apply";
+}
+
+main(args, processIo()).then(
   (code) => {
     process.exitCode = code;
+    // Output still queued (a slow pipe) is left to Node's own exit, which waits for it.
+    if (endsAtOnce(args) && outputFlushed()) process.exit(code);
   },
   (error: unknown) => {
     // A bug of tend's own: one line for users, the stack when asked for it
