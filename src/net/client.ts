@@ -43,6 +43,8 @@ const CHANGED = "BAD: File changed while copying";
 export interface ConnectOptions {
   host: string;
   port?: number;
+  /** The local address to connect from (cf-agent's `bindtointerface`); the kernel's choice when absent. */
+  localAddress?: string;
   keys: KeyPair;
   ppkeys: string;
   /** The USERNAME sent in IDENTITY and the user of the trusted-key file; default: this process's user. */
@@ -621,6 +623,7 @@ function openTls(options: ConnectOptions, port: number, timeoutMs: number): Prom
     const socket = tls.connect({
       host: options.host,
       port,
+      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
       secureContext: clientContext(options),
       rejectUnauthorized: false,
       checkServerIdentity: () => undefined,

@@ -12,7 +12,6 @@
  * connection only, and nothing escapes as an unhandled rejection.
  */
 import { lookupService } from "node:dns/promises";
-import { reverse } from "node:dns/promises";
 import type { Socket } from "node:net";
 import tls from "node:tls";
 import { isNetError, NetError } from "../../net/errors.js";
@@ -221,30 +220,47 @@ function storedKey(ppkeys: string, user: string, digest: string, ip: string) {
   }
 }
 
-/** The peer's name (NEED_REVERSE_LOOKUP), bounded in time. */
+/**
+ * The peer's name (NEED_REVERSE_LOOKUP), bounded in time: getnameinfo(3)
+ * with NI_NAMEREQD, as cf-serverd asks it (Node's lookupService), so
+ * /etc/hosts and the rest of nsswitch.conf count as they do for 3.21.
+ * dns.reverse is not used: c-ares asks DNS for the PTR record and would
+ * name peers differently from cf-serverd. No name is "" in the access
+ * rules (no hostname rule matches), as 3.21's empty revdns.
+ */
 async function reverseName(ip: string, timeoutMs: number, log: Logger): Promise<string | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
   });
   try {
-    const names = await Promise.race([
-      reverse(ip).catch(() => lookupService(ip, 0).then((s) => [s.hostname])),
-      timeout,
-    ]);
-    const name = names?.[0];
-    if (name) log.info(`Hostname (reverse looked up): ${name}`);
-    else log.info("Reverse lookup failed (getnameinfo: Name or service not known)!");
-    return name;
+    const found = await Promise.race([lookupService(ip, 0), timeout]);
+    if (found === "timeout") {
+      log.info(`Reverse lookup failed (getnameinfo: ${GAI_ERRORS.EAI_AGAIN})!`);
+      return undefined;
+    }
+    log.info(`Hostname (reverse looked up): ${found.hostname}`);
+    return found.hostname;
   } catch (error) {
-    log.info(
-      `Reverse lookup failed (getnameinfo: ${error instanceof Error ? error.message : String(error)})!`,
-    );
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    const text = GAI_ERRORS[code] ?? (error instanceof Error ? error.message : String(error));
+    log.info(`Reverse lookup failed (getnameinfo: ${text})!`);
     return undefined;
   } finally {
     clearTimeout(timer);
   }
 }
+
+/** glibc's gai_strerror texts, by the codes Node gives getnameinfo's failures. */
+const GAI_ERRORS: Readonly<Record<string, string>> = {
+  ENOTFOUND: "Name or service not known",
+  EAI_NONAME: "Name or service not known",
+  EAI_AGAIN: "Temporary failure in name resolution",
+  EAI_FAIL: "Non-recoverable failure in name resolution",
+  EAI_MEMORY: "Memory allocation failure",
+  EAI_SYSTEM: "System error",
+  EAI_OVERFLOW: "Result too large for supplied buffer",
+};
 
 /**
  * Frames and raw bytes on the TLS socket, each write its own records,

@@ -1,0 +1,185 @@
+/**
+ * Access by host name beside cf-serverd 3.21: `admit_hostnames`,
+ * `deny_hostnames`, legacy `admit`/`deny` with a name, and
+ * `$(connection.hostname)` in a path.
+ *
+ * Loopback addresses have no names, so each server runs in a private mount
+ * namespace whose /etc/hosts (and /etc/nsswitch.conf: "hosts: files", no
+ * DNS asked) are the test's own files bound over the machine's, which are
+ * never touched. One client connects from an address /etc/hosts names
+ * (client-a.example.test), another from one it does not name. Both ask
+ * both servers, under the same policy, for the same paths; what each server
+ * grants and refuses, and what it logs about the lookups, must be the same.
+ *
+ * Skipped with the reason when cfengine3 or namespaces are missing.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, type TestContext, test } from "node:test";
+import { ServerConnection } from "../../src/net/client.js";
+import { readKeyPair } from "../../src/net/keys.js";
+import { CF_BIN, Daemon, type Host, type Impl, Lab, serverControl, whyNoReference } from "./hosts.js";
+
+const reason = whyNoReference();
+const lab = new Lab("tend-revdns-");
+after(() => lab.close());
+
+/** Binds $1 over /etc/hosts, $2 over /etc/nsswitch.conf, $3 (when given) over the work directory; runs the rest. */
+const NAMESPACE = `set -e
+mount --bind "$1" /etc/hosts
+mount --bind "$2" /etc/nsswitch.conf
+if [ -n "$3" ]; then mount --bind "$3" /var/lib/cfengine3; fi
+shift 3
+exec "$@"`;
+
+const NAMED = "client-a.example.test";
+
+/** The paths asked for, under data/, each with a file `f` in it. */
+const DIRS = [
+  "byname",
+  "bydomain",
+  "byregex",
+  "shortname",
+  "other",
+  "legacy",
+  "denied",
+  "legacydeny",
+  `perhost/${NAMED}`,
+  "perhost/nobody.example.test",
+  `perhostips/${NAMED}`,
+  "byip",
+];
+
+function policy(server: Host): string {
+  const d = server.data;
+  return `body common control { bundlesequence => { "main" }; }
+bundle agent main { }
+${serverControl(server, { allowusers: ["root"] })}
+bundle server access_rules
+{
+  access:
+      "${d}/byname/" admit_hostnames => { "${NAMED}" };
+      "${d}/bydomain/" admit_hostnames => { ".example.test" };
+      "${d}/byregex/" admit_hostnames => { "client-.*" };
+      "${d}/shortname/" admit_hostnames => { "client-a" };
+      "${d}/other/" admit_hostnames => { "nobody.example.test" };
+      "${d}/legacy/" admit => { "${NAMED}" };
+      "${d}/denied/" admit_ips => { "127.0.0.0/8" }, deny_hostnames => { "${NAMED}" };
+      "${d}/legacydeny/" admit_ips => { "127.0.0.0/8" }, deny => { "${NAMED}" };
+      # The rule itself names the peer (as 3.21's acceptance tests write $(connection.ip)):
+      "${d}/perhost/$(connection.hostname)/" admit_hostnames => { "$(connection.hostname)" };
+      # Any loopback peer, but 3.21 checks the magic path against the magic strings: refused.
+      "${d}/perhostips/$(connection.hostname)/" admit_ips => { "127.0.0.0/8" };
+      "${d}/byip/" admit_ips => { "127.0.0.0/8" };
+}
+`;
+}
+
+interface Outcome {
+  /** "<client> <dir>: ok" or the refusal. */
+  readonly answers: string[];
+  /** The server's log lines about names and refusals, normalised. */
+  readonly log: string[];
+}
+
+async function serveBoth(t: TestContext, impl: Impl, clients: readonly Host[]): Promise<Outcome> {
+  const server = await lab.host(`${impl}-server`);
+  for (const dir of DIRS) server.writeData(`${dir}/f`, `${dir}\n`);
+  const etc = join(server.dir, "etc");
+  mkdirSync(etc);
+  writeFileSync(join(etc, "hosts"), `127.0.0.1 localhost\n${clients[0]!.address} ${NAMED} client-a\n`);
+  writeFileSync(join(etc, "nsswitch.conf"), "hosts: files\n");
+  for (const client of clients) {
+    server.trust(client);
+    client.trust(server);
+  }
+  const file = server.writePolicy("promises.cf", policy(server));
+  if (impl === "cf") {
+    const check = server.runCf("cf-promises", ["-c", "-f", file]);
+    assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
+  }
+  const args = ["-F", "-K", "-I", "-f", file];
+  const program = impl === "cf" ? [join(CF_BIN, "cf-serverd"), ...args] : server.tendArgv("serverd", args);
+  const child = spawn(
+    "unshare",
+    [
+      "-m",
+      "sh",
+      "-c",
+      NAMESPACE,
+      "ns",
+      join(etc, "hosts"),
+      join(etc, "nsswitch.conf"),
+      impl === "cf" ? server.dir : "",
+      ...program,
+    ],
+    { env: server.env(), stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const daemon = new Daemon(impl, server, child);
+  lab.daemons.push(daemon);
+  t.after(() => daemon.stop());
+  await daemon.waitListening();
+  const answers: string[] = [];
+  for (const [n, client] of clients.entries()) {
+    const keys = readKeyPair(client.ppkeys);
+    assert.ok(keys);
+    const conn = await ServerConnection.connect({
+      host: server.address,
+      port: server.port,
+      localAddress: client.address,
+      keys,
+      ppkeys: client.ppkeys,
+      user: "root",
+      trustServer: false,
+      timeoutMs: 20_000,
+    });
+    for (const dir of DIRS) {
+      const path = `${server.data}/${dir}/f`;
+      let answer: string;
+      try {
+        const stat = await conn.stat(path);
+        const body = await conn.get(path, stat.size);
+        answer = body?.toString() === `${dir}\n` ? "ok" : `wrong content ${String(body)}`;
+      } catch (error) {
+        answer = error instanceof Error ? error.message : String(error);
+      }
+      answers.push(`client${n} ${dir}: ${answer}`);
+    }
+    conn.close();
+  }
+  await daemon.stop();
+  const names: Array<[string, string]> = [
+    [server.data, "DATA"],
+    ...clients.map((c, n): [string, string] => [c.address, `CLIENT${n}`]),
+  ];
+  const log = daemon.log
+    .split("\n")
+    .filter((line) => /everse|[Dd]enied|[Gg]ranted/.test(line))
+    .map((line) => {
+      let out = line.replace(/^\s*info: /, "");
+      for (const [value, name] of names) out = out.split(value).join(name);
+      return out.trim();
+    });
+  return { answers, log };
+}
+
+test("admit and deny by host name, $(connection.hostname): tend serverd as cf-serverd", {
+  skip: reason,
+  timeout: 120_000,
+}, async (t) => {
+  const clients = [await lab.host("named-client"), await lab.host("unnamed-client")];
+  const theirs = await serveBoth(t, "cf", clients);
+  const ours = await serveBoth(t, "tend", clients);
+  t.diagnostic(theirs.answers.join("\n"));
+  t.diagnostic(theirs.log.join("\n"));
+  // What 3.21 does, so that a change in the reference shows.
+  assert.ok(theirs.answers.includes("client0 byname: ok"), theirs.answers.join("\n"));
+  assert.ok(theirs.answers.includes(`client0 perhost/${NAMED}: ok`), theirs.answers.join("\n"));
+  assert.ok(!theirs.answers.includes("client1 byname: ok"), theirs.answers.join("\n"));
+  assert.ok(!theirs.answers.includes("client0 denied: ok"), theirs.answers.join("\n"));
+  assert.ok(theirs.answers.includes("client1 denied: ok"), theirs.answers.join("\n"));
+  assert.deepEqual(ours.answers, theirs.answers);
+  assert.deepEqual(ours.log, theirs.log);
+});
