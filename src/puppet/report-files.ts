@@ -11,9 +11,10 @@ import type { ReportEvent, ReportLog, ResourceStatus, RunReport } from "../catal
 import { finalizeReport, labelize, reportTime } from "../catalog/report.js";
 import {
   dumpYaml,
+  RepeatedEntry,
+  RepeatedStrings,
   scalar,
   scalarEntry,
-  stringsEntry,
   writeMapping,
   writeSequence,
   type YamlOut,
@@ -90,76 +91,103 @@ export function puppetShapedReport(report: RunReport, times: Readonly<Record<str
   return { report: copy, implicit };
 }
 
-/** A log as an item of the report's `logs` (what writeSequence makes of the log's mapping). */
-function logText(log: ReportLog): string {
-  return (
-    scalarEntry(2, "level", log.level, "- ") +
-    scalarEntry(2, "message", log.message) +
-    scalarEntry(2, "source", log.source) +
-    stringsEntry(2, "tags", log.tags) +
-    scalarEntry(2, "time", log.time) +
-    scalarEntry(2, "file", log.file) +
-    scalarEntry(2, "line", log.line)
-  );
-}
+/**
+ * The writers of the report's records, one per document: the lines of
+ * keys whose values repeat from one record to the next are made once
+ * (RepeatedEntry). A first run of a thousand files writes a thousand
+ * logs, statuses and events, alike but for a few keys.
+ */
+class RecordLines {
+  readonly logLevel = new RepeatedEntry(2, "level", "- ");
+  readonly logTags = new RepeatedStrings(2, "tags");
+  readonly logTime = new RepeatedEntry(2, "time");
+  readonly logFile = new RepeatedEntry(2, "file");
+  readonly file = new RepeatedEntry(4, "file");
+  readonly resourceType = new RepeatedEntry(4, "resource_type");
+  readonly provider = new RepeatedEntry(4, "provider_used");
+  readonly containment = new RepeatedStrings(4, "containment_path");
+  readonly tags = new RepeatedStrings(4, "tags");
+  readonly time = new RepeatedEntry(4, "time");
+  readonly property = new RepeatedEntry(6, "property");
+  readonly previous = new RepeatedEntry(6, "previous_value");
+  readonly desired = new RepeatedEntry(6, "desired_value");
+  readonly historical = new RepeatedEntry(6, "historical_value");
+  readonly name = new RepeatedEntry(6, "name");
+  readonly status = new RepeatedEntry(6, "status");
+  readonly eventTime = new RepeatedEntry(6, "time");
+  readonly redacted = new RepeatedEntry(6, "redacted");
 
-/** A status under `resource_statuses` (what writeMapping makes of `{ [ref]: status }` at indent 2). */
-function writeStatus(ref: string, status: ResourceStatus, out: YamlOut): void {
-  out(
-    `  ${scalar(ref, 2, 2)}:\n` +
-      scalarEntry(4, "title", status.title) +
-      scalarEntry(4, "file", status.file) +
-      scalarEntry(4, "line", status.line) +
-      scalarEntry(4, "resource", status.resource) +
-      scalarEntry(4, "resource_type", status.resource_type) +
-      scalarEntry(4, "provider_used", status.provider_used) +
-      stringsEntry(4, "containment_path", status.containment_path) +
-      scalarEntry(4, "evaluation_time", status.evaluation_time) +
-      stringsEntry(4, "tags", status.tags) +
-      scalarEntry(4, "time", status.time) +
-      scalarEntry(4, "failed", status.failed) +
-      scalarEntry(4, "failed_to_restart", status.failed_to_restart) +
-      scalarEntry(4, "changed", status.changed) +
-      scalarEntry(4, "out_of_sync", status.out_of_sync) +
-      scalarEntry(4, "skipped", status.skipped) +
-      scalarEntry(4, "change_count", status.change_count) +
-      scalarEntry(4, "out_of_sync_count", status.out_of_sync_count),
-  );
-  if (status.events.length === 0) out("    events: []\n");
-  else {
-    out("    events:\n");
-    for (const event of status.events) writeEvent(event, out);
+  /** A log as an item of the report's `logs` (what writeSequence makes of the log's mapping). */
+  log(log: ReportLog): string {
+    return (
+      this.logLevel.line(log.level) +
+      scalarEntry(2, "message", log.message) +
+      scalarEntry(2, "source", log.source) +
+      this.logTags.entry(log.tags) +
+      this.logTime.line(log.time) +
+      this.logFile.line(log.file) +
+      scalarEntry(2, "line", log.line)
+    );
   }
-  out(scalarEntry(4, "corrective_change", status.corrective_change));
+
+  /** A status under `resource_statuses` (what writeMapping makes of `{ [ref]: status }` at indent 2). */
+  writeStatus(ref: string, status: ResourceStatus, out: YamlOut): void {
+    out(
+      `  ${scalar(ref, 2, 2)}:\n` +
+        scalarEntry(4, "title", status.title) +
+        this.file.line(status.file) +
+        scalarEntry(4, "line", status.line) +
+        scalarEntry(4, "resource", status.resource) +
+        this.resourceType.line(status.resource_type) +
+        this.provider.line(status.provider_used) +
+        this.containment.entry(status.containment_path) +
+        scalarEntry(4, "evaluation_time", status.evaluation_time) +
+        this.tags.entry(status.tags) +
+        this.time.line(status.time) +
+        scalarEntry(4, "failed", status.failed) +
+        scalarEntry(4, "failed_to_restart", status.failed_to_restart) +
+        scalarEntry(4, "changed", status.changed) +
+        scalarEntry(4, "out_of_sync", status.out_of_sync) +
+        scalarEntry(4, "skipped", status.skipped) +
+        scalarEntry(4, "change_count", status.change_count) +
+        scalarEntry(4, "out_of_sync_count", status.out_of_sync_count),
+    );
+    if (status.events.length === 0) out("    events: []\n");
+    else {
+      out("    events:\n");
+      for (const event of status.events) this.writeEvent(event, out);
+    }
+    out(scalarEntry(4, "corrective_change", status.corrective_change));
+  }
+
+  /**
+   * An event as an item of its status's `events` (what writeSequence makes
+   * of eventYaml's mapping at indent 4), made line by line when its values
+   * are scalars, as nearly all are: a first run has an event per resource.
+   */
+  private writeEvent(e: ReportEvent, out: YamlOut): void {
+    if (!isScalar(e.previous_value) || !isScalar(e.desired_value) || !isScalar(e.historical_value)) {
+      writeSequence([eventYaml(e)], 4, out);
+      return;
+    }
+    out(
+      scalarEntry(6, "audited", e.audited, "    - ") +
+        this.property.line(e.property) +
+        this.previous.line(e.previous_value) +
+        this.desired.line(e.desired_value) +
+        this.historical.line(e.historical_value) +
+        scalarEntry(6, "message", e.message) +
+        this.name.line(e.name) +
+        this.status.line(e.status) +
+        this.eventTime.line(e.time) +
+        this.redacted.line(e.redacted) +
+        scalarEntry(6, "corrective_change", e.corrective_change),
+    );
+  }
 }
 
 function isScalar(value: unknown): value is YamlScalar {
   return value === null || value === undefined || typeof value !== "object";
-}
-
-/**
- * An event as an item of its status's `events` (what writeSequence makes
- * of eventYaml's mapping at indent 4), made line by line when its values
- * are scalars, as nearly all are: a first run has an event per resource.
- */
-function writeEvent(e: ReportEvent, out: YamlOut): void {
-  if (!isScalar(e.previous_value) || !isScalar(e.desired_value) || !isScalar(e.historical_value)) {
-    writeSequence([eventYaml(e)], 4, out);
-    return;
-  }
-  out(
-    scalarEntry(6, "audited", e.audited, "    - ") +
-      scalarEntry(6, "property", e.property) +
-      scalarEntry(6, "previous_value", e.previous_value) +
-      scalarEntry(6, "desired_value", e.desired_value) +
-      scalarEntry(6, "historical_value", e.historical_value) +
-      scalarEntry(6, "message", e.message) +
-      scalarEntry(6, "name", e.name) +
-      scalarEntry(6, "status", e.status) +
-      scalarEntry(6, "time", e.time) +
-      scalarEntry(6, "redacted", e.redacted) +
-      scalarEntry(6, "corrective_change", e.corrective_change),
-  );
 }
 
 function eventYaml(e: ReportEvent): YamlValue {
@@ -226,10 +254,11 @@ export function writeReportYaml(
     0,
     out,
   );
+  const lines = new RecordLines();
   if (report.logs.length === 0) out("logs: []\n");
   else {
     out("logs:\n");
-    for (const log of report.logs) out(logText(log));
+    for (const log of report.logs) out(lines.log(log));
   }
   writeMapping(
     {
@@ -249,8 +278,8 @@ export function writeReportYaml(
   if (refs.length === 0 && more.length === 0) out("resource_statuses: {}\n");
   else {
     out("resource_statuses:\n");
-    for (const ref of refs) writeStatus(ref, statuses[ref] as ResourceStatus, out);
-    for (const ref of more) writeStatus(ref, implicit[ref] as ResourceStatus, out);
+    for (const ref of refs) lines.writeStatus(ref, statuses[ref] as ResourceStatus, out);
+    for (const ref of more) lines.writeStatus(ref, implicit[ref] as ResourceStatus, out);
   }
   writeMapping(
     {

@@ -134,7 +134,71 @@ export type YamlScalar = string | number | boolean | null | undefined;
  */
 export function scalarEntry(indent: number, key: string, value: YamlScalar, lead = pad(indent)): string {
   if (value === null || value === undefined) return `${lead}${key}:\n`;
-  return `${lead}${key}: ${scalar(value, indent + key.length + 2, indent + 2)}\n`;
+  if (typeof value === "boolean") return value ? `${lead}${key}: true\n` : `${lead}${key}: false\n`;
+  if (typeof value === "number") return `${lead}${key}: ${rubyNumber(value)}\n`;
+  return `${lead}${key}: ${stringScalar(value, indent + key.length + 2, indent + 2)}\n`;
+}
+
+/**
+ * The `key: value` line of scalarEntry for a key whose value often stays
+ * the same from one record to the next (a type, a provider, a time to the
+ * millisecond, the manifest's path): the last line is kept and given
+ * again while the value does not change. One per key and document.
+ */
+export class RepeatedEntry {
+  private last: YamlScalar = undefined;
+  private lastLine: string;
+
+  constructor(
+    private readonly indent: number,
+    private readonly key: string,
+    private readonly lead = pad(indent),
+  ) {
+    this.lastLine = `${lead}${key}:\n`;
+  }
+
+  line(value: YamlScalar): string {
+    if (value === this.last) return this.lastLine;
+    this.last = value;
+    this.lastLine = scalarEntry(this.indent, this.key, value, this.lead);
+    return this.lastLine;
+  }
+}
+
+/**
+ * stringsEntry for a key whose items often stay the same from one record
+ * to the next (tags, the containment path but its last item): each
+ * position keeps its last item's line.
+ */
+export class RepeatedStrings {
+  private readonly items: string[] = [];
+  private readonly lines: string[] = [];
+  private readonly lead: string;
+  private readonly head: string;
+  private readonly empty: string;
+
+  constructor(
+    private readonly indent: number,
+    key: string,
+  ) {
+    this.lead = pad(indent);
+    this.head = `${this.lead}${key}:\n`;
+    this.empty = `${this.lead}${key}: []\n`;
+  }
+
+  entry(items: readonly string[]): string {
+    if (items.length === 0) return this.empty;
+    let text = this.head;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as string;
+      if (this.items[i] !== item) {
+        this.items[i] = item;
+        this.lines[i] = `${this.lead}- ${stringScalar(item, this.indent + 2, this.indent + 2)}\n`;
+      }
+      text += this.lines[i];
+    }
+    return text;
+  }
 }
 
 /** `key:` and a sequence of strings under it at `indent` (`key: []` when empty), as writeMapping writes it. */
@@ -175,6 +239,11 @@ export function rubyNumber(value: number): string {
 type Style = "plain" | "single" | "double" | "literal";
 
 function stringScalar(text: string, column: number, indent: number): string {
+  // Messages: plain, and written as they are (no character outside ASCII to count as one column).
+  if (isPlainAscii(text))
+    return text.indexOf(" ") === -1 || column + text.length <= BEST_WIDTH
+      ? text
+      : foldAsIs(text, column, indent);
   const style = styleOf(text);
   if (style === "literal") return literal(text, indent);
   // Most scalars are short or have no space: nothing to fold, nothing to escape.
@@ -198,11 +267,30 @@ const STYLES_KEPT = 4096;
 /** Longer than five characters, a word start, no space, colon, quote or indicator: plain, as chooseStyle says. */
 const PLAIN_WORDS = /^[A-Za-z_][\w[\]/.-]{5,}$/;
 
+/**
+ * Text chooseStyle finds plain without looking further: more than five
+ * characters, the first an ASCII letter (no other type reads so), all
+ * printable ASCII (nothing libyaml escapes, no tab), with no `: `, `:` at
+ * the end, ` #` or space at the end (what libyaml's analysis refuses).
+ * Log and event messages are such, one of each per resource in a first run.
+ */
+const PLAIN_ASCII = /^[A-Za-z][ -~]{5,}$/;
+const NOT_PLAIN = /: |:$| #| $/;
+
+export function isPlainAscii(text: string): boolean {
+  return PLAIN_ASCII.test(text) && !NOT_PLAIN.test(text);
+}
+
+/** A time as the report writes them (`2026-11-27T00:40:16.733011005+00:00`): one form of readsAsOtherType's timestamps. */
+export const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+[-+]\d\d:\d\d$/;
+
 function styleOf(text: string): Style {
   // Paths and references, unique in each record, skip the analysis (and the cache):
   // a word that cannot read as another type is plain, a path is double-quoted.
   if (PLAIN_WORDS.test(text)) return "plain";
   if (text.charCodeAt(0) === 0x2f && !text.includes("\n") && !text.includes('"')) return "double";
+  // The report's times (new every millisecond) read as timestamps: single-quoted, as chooseStyle says.
+  if (ISO_TIME.test(text)) return "single";
   let style = STYLES.get(text);
   if (style === undefined) {
     style = chooseStyle(text);
@@ -212,8 +300,8 @@ function styleOf(text: string): Style {
   return style;
 }
 
-/** Psych's choice of style, then libyaml's veto of plain text it could not read back. */
-function chooseStyle(text: string): Style {
+/** Psych's choice of style, then libyaml's veto of plain text it could not read back (exported for the tests). */
+export function chooseStyle(text: string): Style {
   if (/\n(?!$)/.test(text)) return "literal";
   if (text === "y" || text === "n") return "double";
   if (/^[^\p{L}\p{N}_][^"]*$/u.test(text)) return "double";

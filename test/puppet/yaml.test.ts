@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { dumpYaml, rubyNumber } from "../../src/puppet/yaml.js";
+import { chooseStyle, dumpYaml, ISO_TIME, isPlainAscii, rubyNumber } from "../../src/puppet/yaml.js";
 
 const dir = fileURLToPath(new URL("../../../test/fixtures/puppet-yaml/", import.meta.url));
 
@@ -46,4 +46,32 @@ test("numbers are written as Ruby writes them", () => {
   assert.equal(rubyNumber(0.000770302), "0.000770302");
   assert.equal(rubyNumber(2), "2");
   assert.equal(rubyNumber(1e20), "1.0e+20");
+});
+
+test("the shortcuts to a style choose what Psych's analysis chooses", () => {
+  // Printable ASCII with what makes a difference: indicators, colons, hashes, quotes, digits, spaces.
+  const alphabet = "abcXYZ019 :#'\"-?,[]{}&*!|>%@`.~/_=";
+  let seed = 13;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  let plain = 0;
+  for (let i = 0; i < 50_000; i++) {
+    let text = "";
+    const length = 1 + random(14);
+    for (let j = 0; j < length; j++) text += alphabet[random(alphabet.length)];
+    if (isPlainAscii(text)) {
+      plain += 1;
+      assert.equal(chooseStyle(text), "plain", JSON.stringify(text));
+    }
+  }
+  assert.ok(plain > 1000, `only ${plain} texts took the shortcut`);
+  for (const time of ["2026-11-27T00:40:16.733011005+00:00", "2026-01-02T03:04:05.000000000-05:30"]) {
+    assert.ok(ISO_TIME.test(time));
+    assert.equal(chooseStyle(time), "single");
+  }
+  assert.equal(isPlainAscii("defined content as '{sha256}41b3fbbe'"), true);
+  assert.equal(isPlainAscii("key: value"), false);
+  assert.equal(isPlainAscii("trailing "), false);
 });
