@@ -23,7 +23,7 @@ import { Executor } from "../../src/execd/daemon.js";
 import { Logger } from "../../src/system/logger.js";
 import { main } from "../../src/cli/app.js";
 import type { CliIo } from "../../src/cli/io.js";
-import { runInHost, skipReason, spawnInHost } from "../net/scratch-host.js";
+import { runInHost, skipReason, spawnInHost } from "../net/hosts.js";
 import { scratchDirectory } from "../scratch.js";
 
 function workdir(policy: string): string {

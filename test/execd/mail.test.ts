@@ -13,7 +13,7 @@ import { main } from "../../src/cli/app.js";
 import type { CliIo } from "../../src/cli/io.js";
 import { Executor } from "../../src/execd/daemon.js";
 import { Logger } from "../../src/system/logger.js";
-import { freePort, runInHost, skipReason } from "../net/scratch-host.js";
+import { freePort, runInHost, skipReason } from "../net/hosts.js";
 import { scratchDirectory } from "../scratch.js";
 
 function workdir(body: string): string {

@@ -16,7 +16,7 @@ import { type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { openRunagentSocket } from "../../src/execd/runagent-socket.js";
 import { Logger } from "../../src/system/logger.js";
-import { scratchHost, skipReason, spawnInHost } from "../net/scratch-host.js";
+import { scratchHost, skipReason, spawnInHost } from "../net/hosts.js";
 
 const TEND = fileURLToPath(new URL("../../../bin/tend.js", import.meta.url));
 

@@ -20,7 +20,7 @@ import {
   serverPolicy,
   skipReason,
   startCfServerd,
-} from "../net/scratch-host.js";
+} from "../net/hosts.js";
 
 const reason = skipReason("cf-serverd", "cf-promises", "cf-net");
 

@@ -18,7 +18,7 @@ import {
   serverPolicy,
   skipReason,
   startCfServerd,
-} from "../net/scratch-host.js";
+} from "../net/hosts.js";
 import { scratchDirectory } from "../scratch.js";
 import { runTendIn } from "./run.js";
 

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { createEvalContext } from "../../src/eval/setup.js";
 import { generateKeyPair, keyDigest, writeKeyPair } from "../../src/net/keys.js";
 import { scratchDirectory } from "../scratch.js";
-import { cfengineTool, runInHost, skipReason } from "./scratch-host.js";
+import { cfengineTool, runInHost, skipReason } from "./hosts.js";
 
 const ref = (name: string) => ({ ns: null, scope: "sys", name, indices: [] });
 

@@ -1,27 +1,45 @@
 /**
  * Scratch CFEngine "hosts" on one machine, for tests that make real
- * cf-serverd / cf-agent / cf-net / cf-runagent 3.21 and tend talk to each
- * other over loopback.
+ * cf-serverd / cf-agent / cf-net / cf-runagent / cf-execd 3.21 and tend
+ * talk to each other over loopback: the one helper of the server, copy,
+ * CLI, execd and interop tests (keep it general).
  *
  * A host is a temporary work directory (`inputs/`, `ppkeys/` holding a key
- * pair, `state/`, `bin/` with links to the installed cf-* programs, `data/`
- * for files to serve), a loopback address 127.0.X.Y and a free high port.
- * Every program runs with `CFENGINE_TEST_OVERRIDE_WORKDIR` set to the host's
- * directory; the real programs also run in a private mount namespace with
- * that directory bound over their compiled-in /var/lib/cfengine3, so
- * nothing they do reaches the machine's own CFEngine. tend never looks at
- * /var/lib/tend while the override is set. The machine's own work
- * directories are never touched.
+ * pair, `state/`, `bin/`...), a loopback address and a free high port.
+ * The real programs run in a private mount namespace with that directory
+ * bound over their compiled-in /var/lib/cfengine3 (`hostArgv`), so nothing
+ * they do reaches the machine's own CFEngine; tend is pointed at it with
+ * `CFENGINE_TEST_OVERRIDE_WORKDIR` (and never looks at /var/lib/tend while
+ * the override is set). The machine's own work directories are never
+ * touched.
  *
- * A `Lab` owns the hosts and every daemon they start; `lab.close()` (given to
- * `t.after`, so it also runs when a test fails) kills the daemons and
- * removes the directories. Daemons run in the foreground (`-F`) so their
- * process id is known; a server is only handed back once its port accepts
- * connections, and a real cf-serverd whose policy cf-promises rejects is
- * never started (it would fall back to failsafe.cf and listen on 5308).
+ * Two ways to make one, on the same primitives (`cfengineTool`,
+ * `skipReason`, `freePort`, `hostArgv`, `canConnect`):
+ *
+ * - A `Lab` owns its `Host`s (127.S.N.1, `bin/` linking the installed cf-*
+ *   programs, `data/` for files to serve) and every daemon they start;
+ *   `lab.close()` (given to `t.after`, so it also runs when a test fails)
+ *   kills the daemons and removes the directories. Daemons run in the
+ *   foreground (`-F`) so their process id is known; a server is only handed
+ *   back once its port accepts connections, and a real cf-serverd whose
+ *   policy cf-promises rejects is never started (it would fall back to
+ *   failsafe.cf and listen on 5308).
+ * - `scratchHost()` is a bare host (a random 127.x.y.z from
+ *   `loopbackAddress()`, tend's KeyPair), its directory removed when the
+ *   test process ends; `runInHost`/`spawnInHost` run programs as it and
+ *   `startCfServerd` starts a real cf-serverd on a `serverPolicy`.
  */
-import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
-import { generateKeyPair, keyDigest, privateKeyPem, publicKeyPem } from "../../src/net/keys.js";
+import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
+import type { TestContext } from "node:test";
+import {
+  generateKeyPair,
+  type KeyPair,
+  keyDigest,
+  privateKeyPem,
+  publicKeyPem,
+  trustKey,
+  writeKeyPair,
+} from "../../src/net/keys.js";
 import {
   chmodSync,
   existsSync,
@@ -37,6 +55,7 @@ import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { scratchDirectory } from "../scratch.js";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 export const TEND = join(REPO, "bin", "tend.js");
@@ -60,14 +79,55 @@ export interface RunResult {
   readonly stderr: string;
 }
 
-/** Why the reference tools cannot run here, or undefined when they can. */
-export function whyNoReference(): string | undefined {
-  if (process.getuid?.() !== 0) return "needs root (a private mount namespace per host)";
-  for (const tool of ["cf-agent", "cf-serverd", "cf-net", "cf-runagent", "cf-promises"])
-    if (!existsSync(join(CF_BIN, tool))) return `${tool} 3.21 is not installed (apt-get install cfengine3)`;
-  if (spawnSync("unshare", ["--version"], { stdio: "ignore" }).status !== 0)
-    return "unshare (util-linux) is absent";
+/** The path of a CFEngine 3.21 tool, or undefined when it is not installed. */
+export function cfengineTool(name: string): string | undefined {
+  for (const dir of [CF_BIN, "/usr/sbin", "/var/lib/cfengine3/bin", "/usr/local/bin"]) {
+    const path = join(dir, name);
+    if (existsSync(path)) return path;
+  }
   return undefined;
+}
+
+let namespacesChecked: string | undefined | null = null;
+
+/**
+ * Why scratch hosts cannot run here (not root, no unshare, mount namespaces
+ * refused, nothing to bind a work directory over), or undefined when they can.
+ */
+export function namespaceProblem(): string | undefined {
+  if (namespacesChecked !== null) return namespacesChecked;
+  if (process.getuid?.() !== 0) namespacesChecked = "scratch hosts need root (a private mount namespace)";
+  else if (!existsSync("/usr/bin/unshare") && !existsSync("/bin/unshare"))
+    namespacesChecked = "unshare (util-linux) is not installed";
+  else if (!existsSync(COMPILED_WORKDIR))
+    namespacesChecked = `${COMPILED_WORKDIR} is missing (nothing to bind a scratch work directory over)`;
+  else {
+    const probe = spawnSync("unshare", ["-m", "true"], { stdio: "ignore" });
+    namespacesChecked = probe.status === 0 ? undefined : "unshare -m fails here (no mount namespaces)";
+  }
+  return namespacesChecked;
+}
+
+/** Why a test needing `tools` (cf-serverd...) and namespaces must skip, or undefined. */
+export function skipReason(...tools: string[]): string | undefined {
+  for (const tool of tools)
+    if (!cfengineTool(tool)) return `${tool} (CFEngine 3.21) is not installed (apt-get install cfengine3)`;
+  return namespaceProblem();
+}
+
+/** The programs a `Lab`'s hosts run from CF_BIN. */
+const LAB_TOOLS = ["cf-agent", "cf-serverd", "cf-net", "cf-runagent", "cf-promises"];
+
+/** Why a `Lab` cannot run the reference tools here, or undefined when it can. */
+export function whyNoReference(): string | undefined {
+  for (const tool of LAB_TOOLS)
+    if (!existsSync(join(CF_BIN, tool))) return `${tool} 3.21 is not installed (apt-get install cfengine3)`;
+  return namespaceProblem();
+}
+
+/** The argv running `argv` in a private mount namespace with `dir` bound over /var/lib/cfengine3. */
+export function hostArgv(dir: string, argv: readonly string[]): string[] {
+  return ["unshare", "-m", "sh", "-c", `mount --bind "$0" ${COMPILED_WORKDIR} && exec "$@"`, dir, ...argv];
 }
 
 const tendCommands = new Map<string, boolean>();
@@ -113,19 +173,29 @@ function makeKeys(): HostKeys {
   };
 }
 
-/** A free TCP port on `address` (bound, then released). */
-export function freePort(address: string): Promise<number> {
+/** A TCP port free on `address` now (bound, then released; high, never 5308). */
+export function freePort(address = "127.0.0.1"): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
-    server.listen(0, address, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+    server.listen({ host: address, port: 0 }, () => {
+      const info = server.address();
+      const port = typeof info === "object" && info ? info.port : 0;
+      server.close(() =>
+        port > 1024 && port !== 5308 ? resolve(port) : freePort(address).then(resolve, reject),
+      );
     });
   });
 }
 
-function canConnect(address: string, port: number): Promise<boolean> {
+/** A random loopback address 127.x.y.z (x ≥ 2, clear of the usual 127.0.0.1/127.0.1.1). */
+export function loopbackAddress(): string {
+  const byte = (lo: number, hi: number): number => lo + Math.floor(Math.random() * (hi - lo + 1));
+  return `127.${byte(2, 250)}.${byte(1, 250)}.${byte(2, 250)}`;
+}
+
+/** Whether something accepts TCP connections on address:port now. */
+export function canConnect(address: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: address, port });
     socket.once("connect", () => {
@@ -301,16 +371,7 @@ export class Host {
 
   /** The argv that runs reference `tool` as this host (inside its mount namespace). */
   cfArgv(tool: CfTool, args: readonly string[]): string[] {
-    return [
-      "unshare",
-      "-m",
-      "sh",
-      "-c",
-      `mount --bind "$0" ${COMPILED_WORKDIR} && exec "$@"`,
-      this.dir,
-      join(CF_BIN, tool),
-      ...args,
-    ];
+    return hostArgv(this.dir, [join(CF_BIN, tool), ...args]);
   }
 
   /**
@@ -494,4 +555,182 @@ body classes outcome(p)
   repair_timeout => { "$(p)_timeout" };
 }
 `;
+}
+
+// ---------------------------------------------------------------------------
+// Bare hosts: one work directory each, no Lab.
+
+export interface ScratchHost {
+  /** The work directory (bound over /var/lib/cfengine3 for real tools). */
+  readonly dir: string;
+  readonly ppkeys: string;
+  readonly inputs: string;
+  readonly keys: KeyPair;
+  readonly digest: string;
+  /** Trusts another host's key for `user` (root by default) in this host's ppkeys. */
+  trust(other: { keys: KeyPair }, user?: string): string;
+}
+
+/**
+ * A new work directory (0700) with inputs/, ppkeys/ and a key pair written
+ * by tend (or given), removed when the test process ends.
+ */
+export function scratchHost(prefix = "tend-net-host-", keys: KeyPair = generateKeyPair()): ScratchHost {
+  const dir = scratchDirectory(prefix);
+  const ppkeys = join(dir, "ppkeys");
+  const inputs = join(dir, "inputs");
+  for (const sub of ["inputs", "outputs", "state", "modules", "bin"])
+    mkdirSync(join(dir, sub), { mode: 0o700 });
+  writeKeyPair(ppkeys, keys);
+  return {
+    dir,
+    ppkeys,
+    inputs,
+    keys,
+    digest: keyDigest(keys.publicKey),
+    trust: (other, user = "root") => trustKey(ppkeys, user, other.keys.publicKey),
+  };
+}
+
+/** Runs `argv` as the host in `dir` (its mount namespace), synchronously. */
+export function runInHost(dir: string, argv: readonly string[], input?: string) {
+  const [command, ...args] = hostArgv(dir, argv);
+  return spawnSync(command as string, args, { encoding: "utf8", input, timeout: 120_000 });
+}
+
+/** Starts `argv` as the host in `dir` (its mount namespace); killed (SIGKILL) when the test ends. */
+export function spawnInHost(t: TestContext, dir: string, argv: readonly string[]): ChildProcess {
+  const [command, ...args] = hostArgv(dir, argv);
+  const child = spawn(command as string, args, { stdio: ["ignore", "pipe", "pipe"] });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  return child;
+}
+
+export interface ServerPolicyOptions {
+  readonly address: string;
+  readonly port: number;
+  /** Paths admitted to 127.0.0.0/8 (directories end in "/" or not, as written). */
+  readonly admit?: readonly string[];
+  /** Paths denied (deny_ips 127.0.0.0/8). */
+  readonly deny?: readonly string[];
+  /** trustkeysfrom (default: none: keys must be in ppkeys). */
+  readonly trustKeysFrom?: readonly string[];
+  /** allowusers (default: root). */
+  readonly allowUsers?: readonly string[];
+  /** Extra lines for body server control. */
+  readonly control?: readonly string[];
+  /** Extra text appended to the policy (more bundles, access promises in a `bundle server` …). */
+  readonly extra?: string;
+}
+
+function quotedList(items: readonly string[]): string {
+  return `{ ${items.map((s) => JSON.stringify(s)).join(", ")} }`;
+}
+
+/** A cf-serverd 3.21 policy that passes cf-promises (it has a main bundle). */
+export function serverPolicy(options: ServerPolicyOptions): string {
+  const access = [
+    ...(options.admit ?? []).map((p) => `    ${JSON.stringify(p)} admit_ips => { "127.0.0.0/8" };`),
+    ...(options.deny ?? []).map((p) => `    ${JSON.stringify(p)} deny_ips => { "127.0.0.0/8" };`),
+  ];
+  return `body common control
+{
+  bundlesequence => { "main" };
+}
+
+bundle agent main
+{
+}
+
+body server control
+{
+  port => "${options.port}";
+  bindtointerface => "${options.address}";
+  allowconnects => { "127.0.0.0/8" };
+  allowallconnects => { "127.0.0.0/8" };
+  allowusers => ${quotedList(options.allowUsers ?? ["root"])};
+  maxconnections => "200";
+  trustkeysfrom => ${quotedList(options.trustKeysFrom ?? [])};
+${(options.control ?? []).map((line) => `  ${line}`).join("\n")}
+}
+
+bundle server access_rules
+{
+  access:
+${access.join("\n")}
+}
+${options.extra ?? ""}
+`;
+}
+
+export interface RunningServer {
+  readonly host: ScratchHost;
+  readonly address: string;
+  readonly port: number;
+  readonly process: ChildProcess;
+  /** Everything the server printed so far. */
+  output(): string;
+}
+
+/** Waits until something accepts TCP connections on address:port (or the child exits). */
+export async function waitForPort(
+  address: string,
+  port: number,
+  child?: ChildProcess,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child && (child.exitCode !== null || child.signalCode !== null))
+      throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before listening`);
+    if (await canConnect(address, port)) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on ${address}:${port} after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+/**
+ * Starts a real cf-serverd 3.21 on `host` with `policy` (written to
+ * inputs/promises.cf; it must pass cf-promises or cf-serverd falls back to
+ * failsafe.cf on port 5308), in the foreground, killed when the test ends.
+ * Resolves once it listens.
+ */
+export async function startCfServerd(
+  t: TestContext,
+  host: ScratchHost,
+  options: { address: string; port: number; policy: string; args?: readonly string[] },
+): Promise<RunningServer> {
+  const file = join(host.inputs, "promises.cf");
+  writeFileSync(file, options.policy, { mode: 0o600 });
+  const check = runInHost(host.dir, [
+    cfengineTool("cf-promises") ?? "cf-promises",
+    "-c",
+    "-f",
+    `${COMPILED_WORKDIR}/inputs/promises.cf`,
+  ]);
+  if (check.status !== 0)
+    throw new Error(`cf-promises rejects the server policy:\n${check.stdout}${check.stderr}`);
+  const child = spawnInHost(t, host.dir, [
+    cfengineTool("cf-serverd") ?? "cf-serverd",
+    "-F",
+    "-K",
+    "-f",
+    `${COMPILED_WORKDIR}/inputs/promises.cf`,
+    ...(options.args ?? []),
+  ]);
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  try {
+    await waitForPort(options.address, options.port, child);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${output}`);
+  }
+  return { host, address: options.address, port: options.port, process: child, output: () => output };
 }

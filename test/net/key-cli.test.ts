@@ -8,7 +8,7 @@ import type { CliIo } from "../../src/cli/io.js";
 import { parseKeyArgument } from "../../src/cli/key.js";
 import { generateKeyPair, keyDigest, publicKeyPem, readKeyPair, writeKeyPair } from "../../src/net/keys.js";
 import { scratchDirectory } from "../scratch.js";
-import { cfengineTool, runInHost, skipReason } from "./scratch-host.js";
+import { cfengineTool, runInHost, skipReason } from "./hosts.js";
 
 async function tendKey(args: string[], env: NodeJS.ProcessEnv = {}) {
   let stdout = "";

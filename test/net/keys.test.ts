@@ -19,7 +19,7 @@ import {
   writeKeyPair,
 } from "../../src/net/keys.js";
 import { scratchDirectory } from "../scratch.js";
-import { cfengineTool, runInHost, skipReason } from "./scratch-host.js";
+import { cfengineTool, runInHost, skipReason } from "./hosts.js";
 
 const pair = generateKeyPair();
 

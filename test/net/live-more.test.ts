@@ -19,7 +19,7 @@ import {
   serverPolicy,
   skipReason,
   startCfServerd,
-} from "./scratch-host.js";
+} from "./hosts.js";
 
 const reason = skipReason("cf-serverd", "cf-promises", "cf-agent");
 

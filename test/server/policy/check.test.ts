@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { checkPolicy } from "../../../src/check/check.js";
-import { cfengineTool, runInHost, scratchHost, skipReason } from "../../net/scratch-host.js";
+import { cfengineTool, runInHost, scratchHost, skipReason } from "../../net/hosts.js";
 
 const HEAD = 'body common control { bundlesequence => { "main" }; }\nbundle agent main {}\n';
 

@@ -23,7 +23,7 @@ import {
   serverPolicy,
   skipReason,
   startCfServerd,
-} from "../../net/scratch-host.js";
+} from "../../net/hosts.js";
 
 function rules(d: string, client: string, host: string): string {
   return `
