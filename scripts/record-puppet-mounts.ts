@@ -3,7 +3,7 @@
  * puppet-mounts/ (see test/puppet/mounts/sandbox.ts) in a private mount
  * namespace: the catalog (catalog.json, volatile keys dropped) and, per
  * run, the exit code, resource statuses and events, log lines, the arena's
- * mounts and /etc/fstab (expected.json).
+ * mounts, /etc/fstab and the filebucket (expected.json).
  *
  *   npx tsc -p . && node dist/scripts/record-puppet-mounts.js
  *
@@ -37,6 +37,7 @@ function record(scenario: MountScenario): void {
     const args = ["puppet", "apply", "--confdir", CONFDIR, "--facts_terminus", "json", "--certname", NODE];
     args.push("--detailed-exitcodes", "--color", "false");
     if (run.noop) args.push("--noop");
+    if (run.verbose) args.push("--verbose");
     return [...args, "-e", ""];
   });
   const session = runInMountSandbox(scenario, files, [compile, ...applies], { LANG: "C.UTF-8" });
@@ -47,7 +48,7 @@ function record(scenario: MountScenario): void {
     writeFileSync(join(scenario.dir, "catalog.json"), `${JSON.stringify(catalog, null, 1)}\n`);
     const outcomes = runs.map((run) => {
       const { tree: _tree, ...outcome } = readOutcome(run.reportFile, run.exitCode, join(INSIDE, "none"), []);
-      return { ...outcome, mounts: run.mounts, fstab: run.fstab };
+      return { ...outcome, mounts: run.mounts, fstab: run.fstab, bucket: run.bucket };
     });
     const expected = { puppetVersion: "7.23.0", runs: outcomes };
     writeFileSync(join(scenario.dir, "expected.json"), `${JSON.stringify(expected, null, 1)}\n`);

@@ -41,6 +41,12 @@ export interface ResourceResult {
   readonly failed?: string;
   /** The provider the type used (`posix`, `apt`, `systemd`...), for the report. */
   readonly provider?: string;
+  /**
+   * Called by the applier once the events are logged: for messages a
+   * provider gives after its properties changed (Puppet's flush: a parsed
+   * file's backup is logged after the changes that caused it).
+   */
+  readonly afterEvents?: () => void;
 }
 
 /** What the applier hands a type for one resource. */

@@ -238,6 +238,7 @@ export class Transaction {
       const source = `${this.pathOf(vertex)}/${event.property}`;
       this.s.log.resource(event.status === "failure" ? "err" : level, event.message, source, vertex.resource);
     }
+    result.afterEvents?.();
     if (result.failed !== undefined && !status.failed) this.failResource(v, vertex, status, result.failed);
     else if (status.failed) this.markFailed(v, vertex);
     if (this.state(v).failed || result.events.length === 0) return;

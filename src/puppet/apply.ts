@@ -99,6 +99,13 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
     return { exitCode: 1 };
   }
   const { settings } = options;
+  // Puppet makes its settings' directories before a run, the local
+  // filebucket among them (0750), whether or not anything is backed up.
+  try {
+    makeDirectoriesSync(settings.clientbucketdir, 0o750);
+  } catch {
+    // A bucket that cannot be made fails the backups that need it, as in Puppet.
+  }
   const retrieval = (monotonicMs() - started) / 1000;
   const run: PuppetRunSettings = {
     modulePath: settings.modulepath.split(":").filter((p) => p !== ""),
@@ -106,6 +113,7 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
     vardir: settings.vardir,
     certname: settings.certname,
     environment: settings.environment,
+    parsedFileBackups: new Set(),
   };
   const modules = new PromiseModules(
     options.promiseModules?.named ?? new Map(),

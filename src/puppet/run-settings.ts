@@ -10,6 +10,8 @@ export interface PuppetRunSettings extends RunSettings {
   readonly vardir?: string;
   readonly certname?: string;
   readonly environment?: string;
+  /** The files the parsed-file providers backed up this run (`provider\0path`): once each. */
+  readonly parsedFileBackups?: Set<string>;
 }
 
 /** Puppet's `loglevel` metaparameter as tend's level (`err` is error, `alert`/`emerg`/`crit` critical). */

@@ -26,6 +26,8 @@ export interface HostOptions {
   readonly dryRun: boolean;
   /** When the header note says the file was written (tests fix it). */
   readonly now?: () => Date;
+  /** Called just before the file is rewritten (a backup); throwing fails the change with its message. */
+  readonly beforeWrite?: (target: string) => void;
 }
 
 /** The provider's answer, with the entry as it was found (for the front end's messages). */
@@ -109,6 +111,16 @@ export function ensureHost(spec: HostSpec, options: HostOptions): HostResult {
   if (options.dryRun) return { status: "changed", changes, found };
   const next = plan(spec, lines, index);
   if (typeof next === "string") return { status: "failed", changes, found, error: next };
+  try {
+    options.beforeWrite?.(spec.target);
+  } catch (error) {
+    return {
+      status: "failed",
+      changes,
+      found,
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
   try {
     write(spec.target, next, options);
   } catch (error) {

@@ -82,6 +82,11 @@ export interface RecordOptions {
   readonly dryRun: boolean;
   /** When the header note says the file was written (tests fix it). */
   readonly now?: () => Date;
+  /**
+   * Called just before the file is rewritten (Puppet backs the old file up
+   * to its filebucket); throwing fails the change with the error's message.
+   */
+  readonly beforeWrite?: (target: string) => void;
 }
 
 export interface RecordResult<R> extends ProviderResult {
@@ -132,6 +137,11 @@ export function ensureRecord<R>(request: RecordRequest<R>, options: RecordOption
       index >= 0
         ? lines.map((l, i) => (i === index ? { kind: "record", record } : l))
         : [...lines, { kind: "record", record }];
+  }
+  try {
+    options.beforeWrite?.(target);
+  } catch (error) {
+    return { status: "failed", changes, found, error: errorText(error) };
   }
   try {
     write(request, next, options);

@@ -14,6 +14,7 @@ import type {
 import type { Change } from "../../providers/change.js";
 import { ensureHost, type HostEntry, type HostSpec } from "../../providers/hosts/index.js";
 import { ensureEvent, listParam, type PropertyDiff, propertyEvent, textParam } from "./property-change.js";
+import { type BeforeWrite, withFileBackup } from "./parsed-record.js";
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 const HOST_PART = /^([\w]+|[\w][\w-]+[\w])$/;
@@ -99,9 +100,13 @@ function events(result: ReturnType<typeof ensureHost>, spec: HostSpec, noop: boo
   });
 }
 
-async function applyHost(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
+async function applyHost(
+  resource: CatalogResource,
+  context: ApplyContext,
+  beforeWrite?: BeforeWrite,
+): Promise<ResourceResult> {
   const spec = hostSpec(resource);
-  const result = ensureHost(spec, { dryRun: context.noop });
+  const result = ensureHost(spec, { dryRun: context.noop, beforeWrite: beforeWrite });
   const failed = result.status === "failed" ? (result.error ?? "failed") : undefined;
   if (failed && result.changes.length === 0) context.logger.error(failed);
   return { events: events(result, spec, context.noop), failed, provider: "parsed" };
@@ -110,5 +115,5 @@ async function applyHost(resource: CatalogResource, context: ApplyContext): Prom
 export const hostType: ResourceType = {
   name: "host",
   validate: validateHost,
-  apply: applyHost,
+  apply: withFileBackup("host", applyHost),
 };

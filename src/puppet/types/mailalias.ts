@@ -11,7 +11,7 @@ import type { Change } from "../../providers/change.js";
 import { type MailAlias, mailAliasesFormat } from "../../providers/mailaliases/index.js";
 import { ensureRecord, propertyChange } from "../../providers/parsed-file/index.js";
 import { listParam, textParam } from "./property-change.js";
-import { recordResult } from "./parsed-record.js";
+import { type BeforeWrite, withFileBackup, recordResult } from "./parsed-record.js";
 
 interface AliasSpec {
   readonly name: string;
@@ -55,7 +55,11 @@ function differences(s: AliasSpec, found: MailAlias): Change[] {
   return changes;
 }
 
-async function apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
+async function apply(
+  resource: CatalogResource,
+  context: ApplyContext,
+  beforeWrite?: BeforeWrite,
+): Promise<ResourceResult> {
   const s = spec(resource);
   const result = ensureRecord<MailAlias>(
     {
@@ -72,7 +76,7 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
       // Puppet's aliases provider creates the file 0600 (sshkey's says 0644).
       fileMode: 0o600,
     },
-    { dryRun: context.noop },
+    { dryRun: context.noop, beforeWrite: beforeWrite },
   );
   const found = result.found;
   const values = (property: string) => {
@@ -87,4 +91,8 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
   );
 }
 
-export const mailaliasType: ResourceType = { name: "mailalias", validate, apply };
+export const mailaliasType: ResourceType = {
+  name: "mailalias",
+  validate,
+  apply: withFileBackup("mailalias", apply),
+};

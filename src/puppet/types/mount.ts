@@ -28,6 +28,7 @@ import {
 import { ensureRecord, parseRecords, propertyChange } from "../../providers/parsed-file/index.js";
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { propertyEvent, textParam } from "./property-change.js";
+import { type BeforeWrite, withFileBackup } from "./parsed-record.js";
 
 type Ensure = "defined" | "unmounted" | "mounted" | "absent";
 type Current = "absent" | "unmounted" | "mounted" | "ghost";
@@ -162,7 +163,11 @@ function mountArgs(s: MountSpec): string[] {
   return [program("mount", MOUNT_COMMAND), ...tableArgs(s), s.name];
 }
 
-async function apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
+async function apply(
+  resource: CatalogResource,
+  context: ApplyContext,
+  beforeWrite?: BeforeWrite,
+): Promise<ResourceResult> {
   const s = spec(resource);
   const found = inTable(s);
   const isMounted = mounted(s.name);
@@ -187,7 +192,7 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
         desired: (f) => recordOf(s, f),
         fileMode: 0o600,
       },
-      { dryRun: noop },
+      { dryRun: noop, beforeWrite: beforeWrite },
     );
   // ensure first, as Puppet syncs it before the other properties.
   const inSync =
@@ -268,4 +273,10 @@ async function refresh(resource: CatalogResource, context: ApplyContext): Promis
   return problem ? { events: [], failed: problem, provider: "parsed" } : { events: [], provider: "parsed" };
 }
 
-export const mountType: ResourceType = { name: "mount", validate, apply, refresh, selfRefresh };
+export const mountType: ResourceType = {
+  name: "mount",
+  validate,
+  apply: withFileBackup("mount", apply),
+  refresh,
+  selfRefresh,
+};

@@ -13,7 +13,7 @@ import { findUser } from "../../providers/commands/user-lookup.js";
 import { ensureRecord, propertyChange } from "../../providers/parsed-file/index.js";
 import { type AuthorizedKey, authorizedKeysFormat } from "../../providers/ssh/index.js";
 import { listParam, textParam } from "./property-change.js";
-import { recordResult } from "./parsed-record.js";
+import { type BeforeWrite, withFileBackup, recordResult } from "./parsed-record.js";
 import { SSH_KEY_TYPE_ALIASES } from "./ssh-key-types.js";
 
 const TYPES = new Set([
@@ -88,7 +88,11 @@ function differences(s: KeySpec, found: AuthorizedKey): Change[] {
   return changes;
 }
 
-async function apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
+async function apply(
+  resource: CatalogResource,
+  context: ApplyContext,
+  beforeWrite?: BeforeWrite,
+): Promise<ResourceResult> {
   const s = spec(resource);
   const fail = (message: string): ResourceResult => {
     context.logger.error(message);
@@ -122,7 +126,7 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
       createDirMode: 0o700,
       ...(account ? { owner: { uid: account.uid, gid: account.gid } } : {}),
     },
-    { dryRun: context.noop },
+    { dryRun: context.noop, beforeWrite: beforeWrite },
   );
   const found = result.found;
   const values = (property: string) => {
@@ -142,7 +146,7 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
 export const sshAuthorizedKeyType: ResourceType = {
   name: "ssh_authorized_key",
   validate,
-  apply,
+  apply: withFileBackup("ssh_authorized_key", apply),
   autorequire: (resource) => {
     const user = textParam(resource.parameters.user);
     return user === undefined ? [] : [`User[${user}]`];

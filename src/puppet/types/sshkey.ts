@@ -11,7 +11,7 @@ import type { Change } from "../../providers/change.js";
 import { ensureRecord, propertyChange } from "../../providers/parsed-file/index.js";
 import { type KnownHost, knownHostsFormat } from "../../providers/ssh/index.js";
 import { listParam, textParam } from "./property-change.js";
-import { recordResult } from "./parsed-record.js";
+import { type BeforeWrite, withFileBackup, recordResult } from "./parsed-record.js";
 import { SSH_KEY_TYPE_ALIASES } from "./ssh-key-types.js";
 
 const TYPES = new Set([
@@ -77,7 +77,11 @@ function differences(s: SshkeySpec, found: KnownHost): Change[] {
   return changes;
 }
 
-async function apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
+async function apply(
+  resource: CatalogResource,
+  context: ApplyContext,
+  beforeWrite?: BeforeWrite,
+): Promise<ResourceResult> {
   const s = spec(resource);
   const result = ensureRecord<KnownHost>(
     {
@@ -93,7 +97,7 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
       },
       fileMode: 0o644,
     },
-    { dryRun: context.noop },
+    { dryRun: context.noop, beforeWrite: beforeWrite },
   );
   const values = (property: string) => {
     if (property === "host_aliases")
@@ -105,4 +109,4 @@ async function apply(resource: CatalogResource, context: ApplyContext): Promise<
   );
 }
 
-export const sshkeyType: ResourceType = { name: "sshkey", validate, apply };
+export const sshkeyType: ResourceType = { name: "sshkey", validate, apply: withFileBackup("sshkey", apply) };
