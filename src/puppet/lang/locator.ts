@@ -12,12 +12,17 @@ export interface Position {
 
 export class Locator {
   private starts: number[] | undefined;
+  /** The index in `starts` of the line last found. */
+  private last: number;
 
   /** `file` is "" for a string given on the command line (`-e`). */
   constructor(
     readonly text: string,
     readonly file: string,
-  ) {}
+  ) {
+    this.starts = undefined;
+    this.last = 0;
+  }
 
   private lineStarts(): number[] {
     if (this.starts) return this.starts;
@@ -31,6 +36,22 @@ export class Locator {
   /** The 1-based line of an offset. */
   line(offset: number): number {
     const starts = this.lineStarts();
+    // The compiler asks in source order: the line last found, or one of the
+    // next two, answers most questions without a search.
+    const last = this.last;
+    if ((starts[last] as number) <= offset) {
+      const end = Math.min(last + 3, starts.length);
+      for (let i = last + 1; i < end; i++) {
+        if ((starts[i] as number) > offset) {
+          this.last = i - 1;
+          return i;
+        }
+      }
+      if (end === starts.length) {
+        this.last = end - 1;
+        return end;
+      }
+    }
     let low = 0;
     let high = starts.length - 1;
     while (low < high) {
@@ -38,6 +59,7 @@ export class Locator {
       if ((starts[mid] as number) <= offset) low = mid;
       else high = mid - 1;
     }
+    this.last = low;
     return low + 1;
   }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { lex } from "../../../src/puppet/lang/lexer.js";
-import { formatDiagnosticLine, parsePuppet, renderPnJson, toPn } from "../../../src/puppet/lang/index.js";
+import { Locator, formatDiagnosticLine, parsePuppet, renderPnJson, toPn } from "../../../src/puppet/lang/index.js";
 import type { Expression, Program } from "../../../src/puppet/lang/index.js";
 
 const kinds = (code: string) => lex(code).tokens.map((t) => t.kind);
@@ -144,4 +144,17 @@ test("parser: nesting too deep for the stack is a diagnostic, not a crash", () =
   assert.equal(r.ok, false);
   if (!r.ok) assert.match(r.error.message, /nested too deeply/);
   assert.ok(parsePuppet(`$x = ${"[".repeat(200)}${"]".repeat(200)}`).ok);
+});
+
+test("locator: lines and columns of offsets asked in any order", () => {
+  const text = "a\n\nbc\ndef\n\n\nlast";
+  const locator = new Locator(text, "x.pp");
+  const expected = (offset: number) => text.slice(0, offset).split("\n").length;
+  const offsets = [...Array(text.length + 1).keys()];
+  // In order (the compiler's way), backwards, then jumping about.
+  const orders = [offsets, [...offsets].reverse(), offsets.map((_, i) => (i * 7) % offsets.length)];
+  for (const order of orders) {
+    for (const offset of order) assert.equal(locator.line(offset), expected(offset), `offset ${offset}`);
+  }
+  assert.deepEqual(locator.position(8), { line: 4, column: 3 });
 });
