@@ -184,6 +184,8 @@ export class Compiler implements ScopeHost {
   private readonly warnedOnce = new Set<string>();
   /** `File`, `Package`...: the type values of built-in resource types, by lower-case name. */
   private readonly builtinTypeRefs = new Map<string, PValue>();
+  /** The names of all files parsed, one string each (ParseOptions.names). */
+  private readonly names = new Map<string, string>();
 
   constructor(readonly input: CompileInput) {
     this.nodeName = input.node.name.toLowerCase();
@@ -199,7 +201,7 @@ export class Compiler implements ScopeHost {
 
   /** Parses `text` as `file` and registers its definitions; syntax errors are compile errors. */
   loadProgram(text: string, file: string, moduleName?: string): A.Program {
-    const result = parsePuppet(text, { file });
+    const result = parsePuppet(text, { file, names: this.names });
     if (!result.ok) {
       const d = result.error;
       const pos = d.offset === undefined ? undefined : result.locator.position(d.offset);

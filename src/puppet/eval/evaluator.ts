@@ -252,9 +252,13 @@ export class Evaluator {
       case "Variable":
         return this.variable(e, scope);
       case "ConcatenatedString": {
-        let s = "";
-        for (const seg of e.segments) s += interpolate(this.evaluate(seg, scope));
-        return s;
+        // Joined, the text is one flat string: `+=` would make a chain of
+        // concatenations (an object per piece) that the catalog then keeps.
+        const segments = e.segments;
+        const parts: string[] = [];
+        for (let i = 0; i < segments.length; i++)
+          parts.push(interpolate(this.evaluate(segments[i] as A.Expression, scope)));
+        return parts.join("");
       }
       case "TextExpression":
         if (e.expr.kind === "QualifiedName") return interpolate(this.getVariable(e.expr.value, e, scope));

@@ -8,11 +8,22 @@ import { PClassType, PResourceType, type PType } from "./types.js";
 import type { PValue } from "./values.js";
 
 /** `foo::bar` → `Foo::Bar`: Puppet's capitalisation of a resource type name. */
+/** Capitalised one-segment names (`file` → `File`), a thousand at most. */
+const CAPITALIZED = new Map<string, string>();
+
 export function capitalizeTypeName(name: string): string {
   // The common case, one segment (`file`, `File`): no split, no join.
   if (name.indexOf("::") === -1) {
     const c = name.charCodeAt(0);
-    if (c >= 97 && c <= 122) return String.fromCharCode(c - 32) + name.slice(1);
+    if (c >= 97 && c <= 122) {
+      // One string per type name, not one per resource (kept in the catalog).
+      let capitalized = CAPITALIZED.get(name);
+      if (capitalized === undefined) {
+        capitalized = String.fromCharCode(c - 32) + name.slice(1);
+        if (CAPITALIZED.size < 1000) CAPITALIZED.set(name, capitalized);
+      }
+      return capitalized;
+    }
     if (c < 128 || Number.isNaN(c)) return name;
   }
   return name

@@ -6,6 +6,7 @@
 import { isArr } from "./arr.js";
 import type { Definition } from "./definitions.js";
 import { JsonFloat } from "./json-float.js";
+import { lowerCaseName } from "./lower-case.js";
 import type { Scope } from "./scope.js";
 import { ResourceRef, asResourceRef, formatFloat, formatValue } from "./typing.js";
 import {
@@ -45,7 +46,7 @@ export class TagSet {
   }
   /** Adds a tag (lower-cased; `a::b` also adds `a` and `b`); false when invalid. */
   add(tag: string): boolean {
-    const name = tag.toLowerCase();
+    const name = lowerCaseName(tag);
     if (this.tags.has(name)) return true;
     if (!isValidTag(name)) return false;
     this.tags.add(name);

@@ -130,7 +130,22 @@ export class Lexer {
     readonly text: string,
     private readonly map: OffsetMap | undefined,
     private readonly epp: boolean,
+    /**
+     * Names and short single-quoted strings already seen (ParseOptions.names):
+     * one string for each spelling, whichever file it was in.
+     */
+    private readonly names?: Map<string, string>,
   ) {}
+
+  /** `value` itself, or the same text seen before (when the lexer keeps names). */
+  intern(value: string): string {
+    const names = this.names;
+    if (names === undefined) return value;
+    const known = names.get(value);
+    if (known !== undefined) return known;
+    names.set(value, value);
+    return value;
+  }
 
   /**
    * Lexes on demand (the parser pulls tokens, so that each dies young):
@@ -449,7 +464,7 @@ export class Lexer {
     const stop = text.charCodeAt(p);
     if (stop !== 45 && stop !== 58) {
       // One segment without `-` (most names): a NAME unless it starts with `_`.
-      const value = text.slice(before, p);
+      const value = this.intern(text.slice(before, p));
       this.pos = p;
       this.matched = value;
       if (text.charCodeAt(before) === 95) return this.push("WORD", value, before, p - before);
@@ -637,7 +652,8 @@ export class Lexer {
     const raw = text.slice(before + 1, p);
     this.pos = p + 1;
     const value = raw.includes("\\") ? raw.replace(/\\([\\'])/g, "$1") : raw;
-    this.push("STRING", value, before, this.pos - before);
+    // Short strings repeat (`'0644'`, `'root'`); titles and the like do not.
+    this.push("STRING", value.length <= 12 ? this.intern(value) : value, before, this.pos - before);
   }
 
   /**
@@ -955,7 +971,7 @@ export class Lexer {
           : (lineStarts[i] as number) + (margins[i] as number) + offset - (starts[i] as number);
       return outer ? outer(local) : local;
     };
-    const sub = new Lexer(str, map, false);
+    const sub = new Lexer(str, map, false, this.names);
     sub.escapes = escapes;
     sub.slurpMode = interpolating ? (escapes.includes("$") ? "uq" : "uqne") : "all";
     sub.after = this.after;

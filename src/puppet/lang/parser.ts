@@ -20,6 +20,13 @@ export interface ParseOptions {
   file?: string;
   /** Parse an EPP template instead of a manifest. */
   epp?: boolean;
+  /**
+   * Names (and short single-quoted strings) met so far, by their text: a
+   * compile passes one table for all its files, so that what its catalog
+   * keeps (attribute names, `'0644'`...) is one string per spelling, not
+   * one per occurrence. The parser adds to it.
+   */
+  names?: Map<string, string>;
 }
 
 export type ParseResult =
@@ -29,7 +36,7 @@ export type ParseResult =
 /** Parses a manifest (or, with `epp`, a template). Never throws on bad input. */
 export function parsePuppet(text: string, options: ParseOptions = {}): ParseResult {
   const locator = new Locator(text, options.file ?? "");
-  const lexer = new Lexer(text, undefined, options.epp === true);
+  const lexer = new Lexer(text, undefined, options.epp === true, options.names);
   const warnings = lexer.warnings;
   let parser: Parser | undefined;
   try {
@@ -835,7 +842,7 @@ class Parser {
         return { kind: "LiteralString", value: t.value, offset: t.offset, length: t.length };
       case "CLASSREF":
         this.advance();
-        return qref(t);
+        return qref(t, this.lexer);
       case "NUMBER":
         this.advance();
         return numberLiteral(t);
@@ -1082,7 +1089,7 @@ class Parser {
   private optionalReturnType(): A.Expression | undefined {
     if (this.kind() !== "RSHIFT") return undefined;
     this.advance();
-    const type = qref(this.expect("CLASSREF"));
+    const type = qref(this.expect("CLASSREF"), this.lexer);
     if (this.kind() !== "LBRACK") return type;
     this.advance();
     const keys = this.accessArgs(false);
@@ -1115,7 +1122,7 @@ class Parser {
   private parameter(): A.Parameter {
     let typeExpr: A.Expression | undefined;
     if (this.kind() === "CLASSREF") {
-      const type = qref(this.advance());
+      const type = qref(this.advance(), this.lexer);
       typeExpr = type;
       if (this.kind() === "LBRACK") {
         this.advance();
@@ -1293,7 +1300,7 @@ class Parser {
       return functor;
     }
     const nameToken = this.expect("CLASSREF");
-    const name = qref(nameToken);
+    const name = qref(nameToken, this.lexer);
     if (this.kind() === "LBRACE" || this.kind() === "INHERITS") {
       let parent: string | undefined;
       if (this.accept("INHERITS")) parent = this.expect("CLASSREF").value;
@@ -1345,7 +1352,7 @@ class Parser {
     const k = this.kind();
     if (k === "LBRACE") return this.hash();
     if (k === "LISTSTART" || k === "LBRACK") return this.array();
-    const type = qref(this.expect("CLASSREF"));
+    const type = qref(this.expect("CLASSREF"), this.lexer);
     if (this.kind() === "LBRACE") {
       const hash = this.hash();
       return { kind: "KeyedEntry", key: type, value: hash, offset: type.offset, length: extent(type, hash) };
@@ -1456,10 +1463,10 @@ function literal(segments: A.Expression[], t: Token): void {
     segments.push({ kind: "LiteralString", value: t.value, offset: t.offset, length: t.length });
 }
 
-function qref(t: Token): A.QualifiedReference {
+function qref(t: Token, lexer: Lexer): A.QualifiedReference {
   return {
     kind: "QualifiedReference",
-    value: t.value.toLowerCase(),
+    value: lexer.intern(t.value.toLowerCase()),
     cased: t.value,
     offset: t.offset,
     length: t.length,

@@ -4,6 +4,7 @@
  * base.ts, each class answers `assignableFrom` for its own kind.
  */
 import { bmax, bmin } from "./quote.js";
+import { lowerCaseName } from "../lower-case.js";
 import { rubyRegExp } from "../../types/ruby-regexp.js";
 import {
   DEFAULT,
@@ -1368,7 +1369,7 @@ export class PResourceType extends PCatalogEntryType {
     super();
     this.typeName = typeName;
     this.title = title;
-    this.downcasedName = typeName?.toLowerCase();
+    this.downcasedName = typeName === undefined ? undefined : lowerCaseName(typeName);
   }
   override get name(): string {
     return "Resource";
