@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { lex } from "../../../src/puppet/lang/lexer.js";
-import { Locator, formatDiagnosticLine, parsePuppet, renderPnJson, toPn } from "../../../src/puppet/lang/index.js";
+import {
+  Locator,
+  formatDiagnosticLine,
+  parsePuppet,
+  renderPnJson,
+  toPn,
+} from "../../../src/puppet/lang/index.js";
 import type { Expression, Program } from "../../../src/puppet/lang/index.js";
 
 const kinds = (code: string) => lex(code).tokens.map((t) => t.kind);
