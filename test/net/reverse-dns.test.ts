@@ -10,6 +10,9 @@
  * (client-a.example.test), another from one it does not name. Both ask
  * both servers, under the same policy, for the same paths; what each server
  * grants and refuses, and what it logs about the lookups, must be the same.
+ * Then real cf-agent and tend agent copy from each server as each client
+ * (`bindtointerface` in body agent control picks the address they connect
+ * from).
  *
  * Skipped with the reason when cfengine3 or namespaces are missing.
  */
@@ -20,7 +23,16 @@ import { join } from "node:path";
 import { after, type TestContext, test } from "node:test";
 import { ServerConnection } from "../../src/net/client.js";
 import { readKeyPair } from "../../src/net/keys.js";
-import { CF_BIN, Daemon, type Host, type Impl, Lab, serverControl, whyNoReference } from "./hosts.js";
+import {
+  CF_BIN,
+  copyPolicy,
+  Daemon,
+  type Host,
+  type Impl,
+  Lab,
+  serverControl,
+  whyNoReference,
+} from "./hosts.js";
 
 const reason = whyNoReference();
 const lab = new Lab("tend-revdns-");
@@ -149,6 +161,18 @@ async function serveBoth(t: TestContext, impl: Impl, clients: readonly Host[]): 
     }
     conn.close();
   }
+  // Real cf-agent and tend agent, each with `bindtointerface` set to a
+  // client's address, copying from this server as that client.
+  for (const agent of ["cf", "tend"] as const)
+    for (const [n, client] of clients.entries()) {
+      const promiser = `got-${impl}-${agent}`;
+      const text = `${copyPolicy(client, server, promiser, `source => "${server.data}/byname/f";`)}
+body agent control { bindtointerface => "${client.address}"; }
+`;
+      const run = client.runAgent(agent, client.writePolicy(`${promiser}.cf`, text));
+      const outcome = /outcome: (\S*)/.exec(run.stdout)?.[1] ?? `no outcome:\n${run.stdout}${run.stderr}`;
+      answers.push(`${agent}-agent client${n} byname: ${outcome}`);
+    }
   await daemon.stop();
   const names: Array<[string, string]> = [
     [server.data, "DATA"],
@@ -180,6 +204,11 @@ test("admit and deny by host name, $(connection.hostname): tend serverd as cf-se
   assert.ok(!theirs.answers.includes("client1 byname: ok"), theirs.answers.join("\n"));
   assert.ok(!theirs.answers.includes("client0 denied: ok"), theirs.answers.join("\n"));
   assert.ok(theirs.answers.includes("client1 denied: ok"), theirs.answers.join("\n"));
+  assert.ok(
+    theirs.answers.includes("cf-agent client0 byname: copy_kept,copy_repaired"),
+    theirs.answers.join("\n"),
+  );
+  assert.ok(theirs.answers.includes("cf-agent client1 byname: copy_failed"), theirs.answers.join("\n"));
   assert.deepEqual(ours.answers, theirs.answers);
   assert.deepEqual(ours.log, theirs.log);
 });

@@ -29,9 +29,9 @@ import {
   SGET_BLOCK,
 } from "./session.js";
 
-function openTcp(host: string, port: number, timeoutMs: number): Promise<Socket> {
+function openTcp(host: string, port: number, timeoutMs: number, localAddress?: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = tcpConnect({ host, port });
+    const socket = tcpConnect({ host, port, ...(localAddress ? { localAddress } : {}) });
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new NetError("timeout", `connect to ${host}:${port} timed out`));
@@ -82,7 +82,7 @@ export async function connectClassic(options: ConnectOptions): Promise<ServerCon
   const user = options.user ?? userInfo().username;
   const address = `${options.host}:${port}`;
   const log = options.logger;
-  const socket = await openTcp(options.host, port, timeoutMs);
+  const socket = await openTcp(options.host, port, timeoutMs, options.localAddress);
   try {
     const reader = new FrameReader(socket, { timeoutMs });
     const next = async (what: string): Promise<Buffer> => {

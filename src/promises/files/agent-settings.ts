@@ -4,6 +4,7 @@
  * (`default_repository`), and the files copied once per run
  * (`files_single_copy`) or defining `auto_` classes (`files_auto_define`).
  */
+import { isIP } from "node:net";
 import type { PromiseEnvironment } from "../contract.js";
 import { asStrings } from "../values.js";
 
@@ -36,6 +37,17 @@ export function copyfromRestrictKeys(env: PromiseEnvironment): readonly string[]
 export function agentTimeout(env: PromiseEnvironment): number | undefined {
   const n = Number.parseInt(list(env, "timeout")[0] ?? "", 10);
   return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * `bindtointerface` of body agent control: the local address outgoing
+ * connections to servers are made from (cf-agent's SetBindInterface);
+ * undefined when unset or not an IP address (tend does not look names up
+ * here; 3.21 would, and binds to what getaddrinfo gives).
+ */
+export function bindToInterface(env: PromiseEnvironment): string | undefined {
+  const value = list(env, "bindtointerface")[0];
+  return value && isIP(value) !== 0 ? value : undefined;
 }
 
 /** `protocol_version` of body common control. */

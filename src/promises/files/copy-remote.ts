@@ -23,6 +23,7 @@ import type { RunSlot } from "../run-state.js";
 import {
   agentTimeout,
   commonProtocolVersion,
+  bindToInterface,
   commonTlsSettings,
   copyfromRestrictKeys,
 } from "./agent-settings.js";
@@ -212,9 +213,11 @@ function connect(
   }
   const restrictKeys = copyfromRestrictKeys(env);
   try {
+    const localAddress = bindToInterface(env);
     const connection = SyncServerConnection.connect({
       host: server,
       port,
+      ...(localAddress ? { localAddress } : {}),
       keys: state.keys,
       ppkeys: posix.join(workdirOf(env), "ppkeys"),
       lastSeen: posix.join(workdirOf(env), "state"),
