@@ -140,6 +140,7 @@ async function execute(
     tendCommand: [process.execPath, ...process.execArgv, script],
     maxOutputs,
     env: io.env,
+    onControl: (control) => syslog.setFacility(control.executorFacility),
   });
   const loaded = executor.start();
   if (!loaded.ok) {
@@ -149,7 +150,6 @@ async function execute(
     await syslog.close();
     return EXIT_FAILURE;
   }
-  if (executor.executorControl) syslog.setFacility(executor.executorControl.executorFacility);
   logger.verbose("----------------------------------------------------------------");
   logger.verbose(" Starting executor ");
   logger.verbose("----------------------------------------------------------------");

@@ -37,6 +37,11 @@ export interface ExecutorOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The SMTP port (25; tests). */
   readonly smtpPort?: number;
+  /**
+   * Called with each policy accepted, at start and at each reload (where
+   * cf-execd 3.21 applies `executorfacility`, LOG_USER when absent).
+   */
+  readonly onControl?: (control: ExecutorControl) => void;
 }
 
 /** `sys.fqhost`, as the evaluation computes it. */
@@ -106,6 +111,7 @@ export class Executor {
     this.runCommand = loaded.localRunCommand;
     this.stamp = policyStamp(loaded.sources);
     this.options.logger.verbose(`SET Syslog FACILITY = ${loaded.control.executorFacility}`);
+    this.options.onControl?.(loaded.control);
   }
 
   /** `cfruncommand` of the policy last read, for local runagent requests. */

@@ -217,6 +217,23 @@ test("a reload can be asked for (SIGHUP)", async (t) => {
   assert.ok(log.includes("verbose: Force reload of inputs files..."));
 });
 
+test("executorfacility is applied at start and at each reload, LOG_USER when absent (as cf-execd)", async (t) => {
+  const dir = workdir(control(`schedule => { "Min01" }; executorfacility => "LOG_LOCAL6";`));
+  const file = join(dir, "inputs", "promises.cf");
+  const facilities: string[] = [];
+  const { executor } = fakeExecutor(t, dir, new Date(2026, 0, 5, 12, 0, 0), () => undefined, {
+    onControl: (c) => facilities.push(c.executorFacility),
+  });
+  assert.ok(executor.start().ok);
+  writeFileSync(file, control(`schedule => { "Min01" }; executorfacility => "LOG_DAEMON";`));
+  executor.requestReload();
+  executor.scheduleRun();
+  writeFileSync(file, control(`schedule => { "Min01" };`));
+  executor.requestReload();
+  executor.scheduleRun();
+  assert.deepEqual(facilities, ["LOG_LOCAL6", "LOG_DAEMON", "LOG_USER"]);
+});
+
 function cliIo(dir: string): { io: CliIo; out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
