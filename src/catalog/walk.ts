@@ -27,6 +27,14 @@ export class Walk {
   private readonly blockers: number[] = [];
   private readonly done: boolean[] = [];
   private readonly heap: number[] = [];
+  /**
+   * Ready vertices that came in priority order (a container's thousand
+   * resources, readied at once in catalog order), from `head` on: taken
+   * from the front without the heap's sifting. The rest go to the heap;
+   * the next vertex is the lower of the two fronts.
+   */
+  private readonly inOrder: number[] = [];
+  private head = 0;
 
   constructor(private readonly graph: RelationshipGraph) {
     for (let v = 0; v < graph.size; v++) this.track(v);
@@ -56,8 +64,8 @@ export class Walk {
 
   /** The next vertex to apply, or undefined when none is ready. */
   next(): number | undefined {
-    while (this.heap.length > 0) {
-      const v = this.pop();
+    while (this.heap.length > 0 || this.head < this.inOrder.length) {
+      const v = this.take();
       // Stale entries: finished already, or blocked again since it was queued.
       if (!this.done[v] && this.blockers[v] === 0) return v;
     }
@@ -93,15 +101,39 @@ export class Walk {
   }
 
   private push(v: number): void {
+    const inOrder = this.inOrder;
+    if (this.head === inOrder.length) {
+      inOrder.length = 0;
+      this.head = 0;
+    }
+    if (inOrder.length === 0 || !this.less(v, inOrder[inOrder.length - 1] as number)) {
+      inOrder.push(v);
+      return;
+    }
     const heap = this.heap;
     heap.push(v);
     let i = heap.length - 1;
     while (i > 0) {
       const up = (i - 1) >> 1;
-      if (!this.less(heap[i] as number, heap[up] as number)) break;
-      [heap[i], heap[up]] = [heap[up] as number, heap[i] as number];
+      const child = heap[i] as number;
+      const parent = heap[up] as number;
+      if (!this.less(child, parent)) break;
+      heap[i] = parent;
+      heap[up] = child;
       i = up;
     }
+  }
+
+  /** The lowest ready vertex, from the ordered run or the heap. */
+  private take(): number {
+    if (this.head < this.inOrder.length) {
+      const first = this.inOrder[this.head] as number;
+      if (this.heap.length === 0 || !this.less(this.heap[0] as number, first)) {
+        this.head += 1;
+        return first;
+      }
+    }
+    return this.pop();
   }
 
   private pop(): number {
@@ -118,7 +150,9 @@ export class Walk {
       if (l < heap.length && this.less(heap[l] as number, heap[m] as number)) m = l;
       if (r < heap.length && this.less(heap[r] as number, heap[m] as number)) m = r;
       if (m === i) return top;
-      [heap[i], heap[m]] = [heap[m] as number, heap[i] as number];
+      const moved = heap[i] as number;
+      heap[i] = heap[m] as number;
+      heap[m] = moved;
       i = m;
     }
   }
