@@ -60,20 +60,33 @@ export interface PuppetApplyResult {
   readonly runReport?: RunReport;
 }
 
+/** A report log as a console line; its time is made only when read (the console shows none). */
+class ReportLine implements PuppetLogLine {
+  readonly level: PuppetLogLine["level"];
+  readonly message: string;
+  readonly source: string;
+  readonly tags: readonly string[];
+  readonly file?: string;
+  readonly line?: number;
+  readonly #stamp: string;
+
+  constructor(log: ReportLog) {
+    this.level = log.level;
+    this.message = log.message;
+    this.source = log.source;
+    this.tags = log.tags;
+    if (log.file !== null) this.file = log.file;
+    if (log.line !== null) this.line = log.line;
+    this.#stamp = log.time;
+  }
+
+  get time(): Date {
+    return new Date(`${this.#stamp.slice(0, 23)}Z`);
+  }
+}
+
 function toLine(log: ReportLog): PuppetLogLine {
-  const line: { -readonly [K in keyof PuppetLogLine]: PuppetLogLine[K] } = {
-    level: log.level,
-    message: log.message,
-    source: log.source,
-    tags: log.tags,
-    // Made only when read: the console shows no time.
-    get time(): Date {
-      return new Date(`${log.time.slice(0, 23)}Z`);
-    },
-  };
-  if (log.file !== null) line.file = log.file;
-  if (log.line !== null) line.line = log.line;
-  return line;
+  return new ReportLine(log);
 }
 
 function runError(message: string): PuppetLogLine {
