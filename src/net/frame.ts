@@ -40,31 +40,70 @@ export function encodeFrame(payload: Buffer | string, more = false): Buffer {
 }
 
 /**
+ * Writes the 8-byte header of a frame at `offset`: the status, a blank,
+ * the length in decimal (at most 4 digits), NULs to the end.
+ */
+function writeHeader(out: Buffer, offset: number, more: boolean, length: number): void {
+  out[offset] = more ? 0x6d : 0x74;
+  out[offset + 1] = 0x20;
+  let i = offset + 2;
+  if (length >= 1000) out[i++] = 0x30 + Math.floor(length / 1000);
+  if (length >= 100) out[i++] = 0x30 + (Math.floor(length / 100) % 10);
+  if (length >= 10) out[i++] = 0x30 + (Math.floor(length / 10) % 10);
+  out[i++] = 0x30 + (length % 10);
+  while (i < offset + HEADER_SIZE) out[i++] = 0;
+}
+
+/**
+ * One frame as the server sends it (a reply of one frame is most of
+ * them): the payload (a string as UTF-8) cut to MAX_FRAME_PAYLOAD bytes,
+ * marked `m` when `more`. Throws RangeError on an empty payload.
+ */
+export function serverFrame(payload: string | Buffer, more = false): Buffer {
+  if (typeof payload !== "string") {
+    const length = Math.min(payload.length, MAX_FRAME_PAYLOAD);
+    if (length < 1) throw new RangeError("frame payload of 0 bytes (1..4088 allowed)");
+    const out = Buffer.allocUnsafe(HEADER_SIZE + length);
+    payload.copy(out, HEADER_SIZE, 0, length);
+    writeHeader(out, 0, more, length);
+    return out;
+  }
+  const room = Math.min(Buffer.byteLength(payload), MAX_FRAME_PAYLOAD);
+  const out = Buffer.allocUnsafe(HEADER_SIZE + room);
+  // A string cut short loses whole characters only, so it may come out shorter than counted.
+  const length = out.write(payload, HEADER_SIZE, room, "utf8");
+  if (length < 1) throw new RangeError("frame payload of 0 bytes (1..4088 allowed)");
+  writeHeader(out, 0, more, length);
+  return length === room ? out : out.subarray(0, HEADER_SIZE + length);
+}
+
+/**
  * Frames as the server sends them, in one buffer (one allocation, one
  * write): each payload (a string as UTF-8) cut to MAX_FRAME_PAYLOAD bytes,
  * each frame marked done (`t`) except the last when `more` is set. Throws
  * RangeError on an empty payload.
  */
 export function serverFrames(payloads: readonly (string | Buffer)[], more = false): Buffer {
-  const lengths = payloads.map((p) =>
-    Math.min(typeof p === "string" ? Buffer.byteLength(p) : p.length, MAX_FRAME_PAYLOAD),
-  );
+  if (payloads.length === 1) return serverFrame(payloads[0] as string | Buffer, more);
   let total = 0;
-  for (const length of lengths) total += HEADER_SIZE + length;
+  for (const p of payloads)
+    total +=
+      HEADER_SIZE + Math.min(typeof p === "string" ? Buffer.byteLength(p) : p.length, MAX_FRAME_PAYLOAD);
   const out = Buffer.allocUnsafe(total);
   let offset = 0;
   for (let i = 0; i < payloads.length; i++) {
     const start = offset + HEADER_SIZE;
     const payload = payloads[i] as string | Buffer;
-    const room = lengths[i] as number;
-    // A string cut short loses whole characters only, so it may come out shorter than counted.
+    const room = Math.min(
+      typeof payload === "string" ? Buffer.byteLength(payload) : payload.length,
+      MAX_FRAME_PAYLOAD,
+    );
     const length =
       typeof payload === "string"
         ? out.write(payload, start, room, "utf8")
         : payload.copy(out, start, 0, room);
     if (length < 1) throw new RangeError("frame payload of 0 bytes (1..4088 allowed)");
-    out.fill(0, offset, start);
-    out.write(`${more && i === payloads.length - 1 ? "m" : "t"} ${length}`, offset, "latin1");
+    writeHeader(out, offset, more && i === payloads.length - 1, length);
     offset = start + length;
   }
   return offset === total ? out : out.subarray(0, offset);

@@ -8,6 +8,7 @@ import {
   FrameReader,
   MAX_FRAME_PAYLOAD,
   parseHeader,
+  serverFrame,
   serverFrames,
 } from "../../src/net/frame.js";
 import { classifyStart, parseIdentity, tlsServerOptions, tlsVersionName } from "../../src/net/server-side.js";
@@ -181,4 +182,23 @@ test("serverFrames: the frames encodeFrame makes, in one buffer, payloads cut to
   assert.equal(long.length, 2 * (MAX_FRAME_PAYLOAD + 8));
   assert.equal(long.subarray(0, 8).toString("latin1"), "t 4088\0\0");
   assert.throws(() => serverFrames([""]), RangeError);
+});
+
+test("serverFrame: the frame encodeFrame makes, for every width of the length", () => {
+  for (const length of [1, 9, 10, 99, 100, 999, 1000, 4087, MAX_FRAME_PAYLOAD])
+    for (const more of [false, true]) {
+      const text = "ab".repeat(length).slice(0, length);
+      assert.deepEqual(serverFrame(text, more), encodeFrame(text, more), `${length} ${more}`);
+      assert.deepEqual(serverFrame(Buffer.from(text), more), encodeFrame(text, more), `${length} ${more}`);
+    }
+  assert.deepEqual(
+    serverFrame("x".repeat(MAX_FRAME_PAYLOAD + 5)),
+    encodeFrame("x".repeat(MAX_FRAME_PAYLOAD)),
+  );
+  // Cut at a whole character: 4087 bytes, not 4088.
+  const cut = serverFrame(`a${"é".repeat(MAX_FRAME_PAYLOAD)}`);
+  assert.equal(cut.subarray(0, 8).toString("latin1"), "t 4087\0\0");
+  assert.equal(cut.length, 8 + 4087);
+  assert.throws(() => serverFrame(""), RangeError);
+  assert.throws(() => serverFrame(Buffer.alloc(0)), RangeError);
 });

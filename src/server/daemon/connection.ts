@@ -15,7 +15,7 @@ import { lookupService } from "node:dns/promises";
 import type { Socket } from "node:net";
 import tls from "node:tls";
 import { isNetError, NetError } from "../../net/errors.js";
-import { FrameReader, MAX_FRAME_PAYLOAD, serverFrames } from "../../net/frame.js";
+import { FrameReader, MAX_FRAME_PAYLOAD, serverFrame, serverFrames } from "../../net/frame.js";
 import { type KeyPair, readTrustedKey, sameKey, trustKey } from "../../net/keys.js";
 import type { LastSeenLog } from "../../net/lastseen.js";
 import { type PeerIdentity, peekConnectionStart, sendWelcome, serverDialog } from "../../net/server-side.js";
@@ -314,7 +314,7 @@ function channel(secure: tls.TLSSocket, reader: FrameReader, limits: ConnectionL
     });
   };
   return {
-    send: (payload, more = false) => write(serverFrames([payload], more)),
+    send: (payload, more = false) => write(serverFrame(payload, more)),
     sendFrames: (payloads) => write(serverFrames(payloads)),
     sendRaw: (bytes) => write(bytes),
     sendData: data,

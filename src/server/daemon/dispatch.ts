@@ -5,6 +5,7 @@
  * requests get "BAD: Request denied" and close it.
  */
 import { PersistentClasses } from "../../eval/persistent-classes.js";
+import { serverFrame } from "../../net/frame.js";
 import { matchesFully } from "../../eval/regex/match.js";
 import { doExec, type KeepOpen } from "./exec.js";
 import { replyGet, replyMd5, replyOpendir, replyStat } from "./file-commands.js";
@@ -22,6 +23,9 @@ import type { PathDecision } from "../policy/model.js";
 /** The version VERSION replies and the dialog announces. */
 export const SERVER_VERSION = "3.21.0";
 
+/** VERSION's reply, framed once. */
+const VERSION_FRAME = serverFrame(`OK: ${SERVER_VERSION}`);
+
 /** Answers one request frame; false when the connection is to be closed. */
 export async function dispatch(
   session: Session,
@@ -34,7 +38,7 @@ export async function dispatch(
       session.log.warning(`Got NULL transmission (of size ${payload.length})`);
       return true;
     case "version":
-      await session.channel.send(`OK: ${SERVER_VERSION}`);
+      await session.channel.sendRaw(VERSION_FRAME);
       return true;
     case "exec": {
       session.log.verbose(`${"Received:".padStart(14)} ${"EXEC".padStart(7)} ${request.args}`);

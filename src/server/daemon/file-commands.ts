@@ -30,6 +30,7 @@ import {
 } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename } from "node:path";
+import { serverFrame } from "../../net/frame.js";
 import { CFD_FALSE, CFD_TRUE, CHANGED, FAILED, GET_BLOCK, TERMINATOR } from "./protocol.js";
 import type { Session } from "./channel.js";
 import type { DigestCache } from "./digests.js";
@@ -63,7 +64,8 @@ export function statLine(own: Stats, target: Stats | undefined): string {
 /** SYNCH … STAT: two frames, the stat line and `OK:<link target>`. */
 export async function replyStat(session: Session, path: string, known?: Stats): Promise<void> {
   const { channel, log } = session;
-  if (Buffer.byteLength(basename(path)) > 256) {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: a name of up to 85 cannot be too long.
+  if (path.length - path.lastIndexOf("/") > 86 && Buffer.byteLength(basename(path)) > 256) {
     const text = `BAD: Filename suspiciously long [${path}]`;
     log.error(text);
     return channel.send(text);
@@ -110,8 +112,9 @@ function padded(text: string, size: number): Buffer {
 /**
  * GET: the file's bytes, raw, as blocks of 2048 bytes would give them. The
  * size is checked again after each read (3.21 checks it every third
- * block); a change ends the transfer with `BAD: File changed while
- * copying: <path>` in place of the next block.
+ * block): by fstat, and at the end by asking one byte more than is left;
+ * a change ends the transfer with `BAD: File changed while copying:
+ * <path>` in place of the next block.
  */
 export async function replyGet(
   session: Session,
@@ -157,21 +160,23 @@ async function sendBlocks(session: Session, fd: number, path: string, expected: 
   let sent = 0;
   while (sent < expected) {
     const want = Math.min(GET_CHUNK, expected - sent);
-    const chunk = Buffer.allocUnsafe(want);
+    const last = sent + want === expected;
+    // The last read asks one byte more: a file that grew gives it (in place of an fstat).
+    const chunk = Buffer.allocUnsafe(last ? want + 1 : want);
     let bytesRead: number;
     try {
-      bytesRead = readSync(fd, chunk, 0, want, sent);
+      bytesRead = readSync(fd, chunk, 0, chunk.length, sent);
     } catch (error) {
       session.log.error(`Read failed in GetFile. (read: ${errnoText(error)})`);
       bytesRead = 0;
     }
     // The open file's size: a file replaced by a new one (renamed over it)
     // is still sent whole as it was opened; one growing or shrinking is not.
-    if (sizeOf(fd) !== expected || bytesRead < want) {
+    if (bytesRead !== want || (!last && sizeOf(fd) !== expected)) {
       session.log.verbose("Aborting transfer of file due to source changes");
       return session.channel.sendRaw(padded(`${CHANGED}: ${path}`, GET_BLOCK));
     }
-    await session.channel.sendData(chunk);
+    await session.channel.sendData(last ? chunk.subarray(0, want) : chunk);
     sent += want;
   }
 }
@@ -264,8 +269,12 @@ export async function replyMd5(session: Session, path: string, digest: Buffer): 
     session.log.error(`Cannot open file for hashing '${path}'. (fopen: ${errnoText(error)})`);
     ours = Buffer.alloc(16);
   }
-  await session.channel.send(ours.equals(digest) ? CFD_FALSE : CFD_TRUE);
+  await session.channel.sendRaw(ours.equals(digest) ? SAME_FRAME : DIFFERS_FRAME);
 }
+
+/** MD5's two replies, framed once. */
+const SAME_FRAME = serverFrame(CFD_FALSE);
+const DIFFERS_FRAME = serverFrame(CFD_TRUE);
 
 /** A file's stat, or undefined when it cannot be had. */
 function statOrNothing(path: string): Stats | undefined {

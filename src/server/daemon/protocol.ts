@@ -78,18 +78,42 @@ function commandOf(text: string): Command | undefined {
   return COMMANDS.find((c) => text.startsWith(c) && (text.length === c.length || text[c.length] === " "));
 }
 
+/** isspace() in the C locale: blank, \t, \n, \v, \f, \r. */
+function isBlank(code: number): boolean {
+  return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+}
+
+/** Where the blanks from `from` end. */
+function skipBlanks(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+  return i;
+}
+
 /** sscanf's `%[^\n]` after blanks: the rest up to a newline, blanks skipped first; undefined when empty. */
 function restOfLine(text: string, from: number, max = Number.POSITIVE_INFINITY): string | undefined {
-  const rest = text.slice(from).replace(/^[ \t\n\r\f\v]+/, "");
-  const line = rest.split("\n", 1)[0] ?? "";
-  return line.length > 0 ? line.slice(0, max) : undefined;
+  const start = skipBlanks(text, from);
+  if (start >= text.length) return undefined;
+  // Not empty: the first character is no blank, so no newline either.
+  let end = text.indexOf("\n", start);
+  if (end < 0) end = text.length;
+  return text.slice(start, Math.min(end, start + max));
 }
 
 /** sscanf's `%d`/`%ld`: blanks, a sign, digits; the value and where it ends. */
 function integerAt(text: string, from: number): { value: number; end: number } | undefined {
-  const match = /^[ \t\n\r\f\v]*([+-]?\d+)/.exec(text.slice(from));
-  if (!match) return undefined;
-  return { value: Number(match[1]), end: from + match[0].length };
+  const start = skipBlanks(text, from);
+  let i = start;
+  const sign = text.charCodeAt(i);
+  if (sign === 0x2b || sign === 0x2d) i++;
+  const digits = i;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) break;
+    i++;
+  }
+  if (i === digits) return undefined;
+  return { value: Number(text.slice(start, i)), end: i };
 }
 
 /** Parses one request frame as 3.21 does. */
@@ -157,8 +181,8 @@ function parseGet(text: string): Request | undefined {
 function parseSynch(text: string): Request | undefined {
   const time = integerAt(text, 5);
   if (!time) return undefined;
-  const match = /^[ \t\n\r\f\v]*STAT/.exec(text.slice(time.end));
-  if (!match) return undefined;
-  const path = restOfLine(text, time.end + match[0].length);
+  const stat = skipBlanks(text, time.end);
+  if (!text.startsWith("STAT", stat)) return undefined;
+  const path = restOfLine(text, stat + 4);
   return path === undefined ? undefined : { kind: "synch", clientTime: time.value, path };
 }
