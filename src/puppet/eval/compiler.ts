@@ -53,7 +53,14 @@ import {
   PTypeAliasType,
   PTypeReferenceType,
 } from "./types.js";
-import { isTypeSetExpression, nameDefinedType, typeSetMember } from "./types/user-objects.js";
+import {
+  createObjectType,
+  isTypeSetExpression,
+  nameDefinedType,
+  objectTypeExpression,
+  typeNameError,
+  typeSetMember,
+} from "./types/user-objects.js";
 import { DEFAULT, type PCallable, PDeferred, PHash, PSensitive, type PValue, isType } from "./values.js";
 
 /** Puppet's built-in resource types (those Debian's puppet and its -core modules ship). */
@@ -401,7 +408,9 @@ export class Compiler implements ScopeHost {
         const typeSet = isTypeSetExpression(entry.ast.typeExpr);
         if (typeSet) this.typeSetDepth++;
         try {
-          const t = this.ev.evaluate(entry.ast.typeExpr, scope);
+          const t = objectTypeExpression(entry.ast.typeExpr)
+            ? this.evaluateObjectAlias(entry.ast.typeExpr, entry.ast.name, scope)
+            : this.ev.evaluate(entry.ast.typeExpr, scope);
           if (!isType(t))
             throw new PuppetEvalError(`The type alias ${entry.ast.name} does not resolve to a type`);
           nameDefinedType(t, entry.ast.name);
@@ -413,6 +422,24 @@ export class Compiler implements ScopeHost {
       });
     }
     return a.type;
+  }
+
+  /**
+   * `type X = Object[{...}]`: the Object type made from its evaluated hash,
+   * with errors in the definition reported as Puppet does, naming X.
+   */
+  private evaluateObjectAlias(e: A.Expression, name: string, scope: Scope): PValue {
+    const keys = (e as A.Access).keys;
+    const init = keys.length === 1 ? this.ev.evaluate(keys[0], scope) : undefined;
+    if (init === undefined) return this.ev.evaluate(e, scope);
+    try {
+      const t = createObjectType(init);
+      nameDefinedType(t, name);
+      return t;
+    } catch (error) {
+      const message = typeNameError(error, name);
+      throw message === undefined ? error : evalError(message, e, scope.locator);
+    }
   }
 
   /** Whether `name` (lower case) is a resource type: built in, a module's Ruby type, or a define. */

@@ -892,7 +892,15 @@ export class Evaluator {
     const name = e.functor.right.value;
     const rest = this.unfold(e.args, scope);
     if (receiver[0] instanceof PObject && receiver.length === 1) {
-      const member = objectMember(receiver[0], name, rest);
+      let member: { value: PValue } | undefined;
+      try {
+        member = objectMember(receiver[0], name, rest);
+      } catch (err) {
+        // Puppet calls the member as a method: its errors are the call's.
+        if (err instanceof TypeSystemError)
+          this.fail(`Error while evaluating a Method call, ${err.message}`, e, scope);
+        throw err;
+      }
       if (member) return member.value;
     }
     const args = [...receiver, ...rest];

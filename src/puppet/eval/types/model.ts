@@ -1659,6 +1659,7 @@ export class PInitType extends PAnyType {
   /** The other parameter tuples of `new` (without init args). */
   #other?: PType;
   #optionalSingle = false;
+  #busy = false;
   constructor(
     readonly type?: PType,
     readonly initArgs: readonly PValue[] = [],
@@ -1726,18 +1727,35 @@ export class PInitType extends PAnyType {
   override isInstance(v: PValue, guard?: RecursionGuard): boolean {
     if (!this.type) return RICH_DATA().isInstance(v, guard);
     const { single, other, optionalSingle } = this.initialized();
-    if (this.type.isInstance(v, guard) || single.isInstance(v, guard)) return true;
-    if (!other) return false;
-    return other.isInstance(v, guard) || (optionalSingle && other.isInstance([v], guard));
+    // A type whose `new` takes this Init again (`Object[attributes => {x =>
+    // Variant[Init[Self], String]}]`): the inner check answers no, as
+    // Puppet's recursion guard does.
+    if (this.#busy) return false;
+    this.#busy = true;
+    try {
+      if (this.type.isInstance(v, guard) || single.isInstance(v, guard)) return true;
+      if (!other) return false;
+      return other.isInstance(v, guard) || (optionalSingle && other.isInstance([v], guard));
+    } finally {
+      this.#busy = false;
+    }
   }
   protected override assignableFrom(o: PType, guard?: RecursionGuard): boolean {
     if (this.type) this.initialized();
     if (o instanceof PInitType) return !this.type || (!!o.type && this.type.isAssignable(o.type, guard));
     if (!this.type) return RICH_DATA().isAssignable(o, guard);
     const { single, other, optionalSingle } = this.initialized();
-    if (this.type.isAssignable(o, guard) || single.isAssignable(o, guard)) return true;
-    if (!other) return false;
-    return other.isAssignable(o, guard) || (optionalSingle && other.isAssignable(new PTupleType([o]), guard));
+    if (this.#busy) return false;
+    this.#busy = true;
+    try {
+      if (this.type.isAssignable(o, guard) || single.isAssignable(o, guard)) return true;
+      if (!other) return false;
+      return (
+        other.isAssignable(o, guard) || (optionalSingle && other.isAssignable(new PTupleType([o]), guard))
+      );
+    } finally {
+      this.#busy = false;
+    }
   }
   override toString(): string {
     if (!this.type) return "Init";

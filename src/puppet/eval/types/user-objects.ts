@@ -21,6 +21,7 @@ import { inferType } from "./infer.js";
 import { describeMismatch } from "./mismatch.js";
 import {
   PAnyType,
+  PCallableType,
   PObjectType,
   POptionalType,
   PStringType,
@@ -83,8 +84,37 @@ export class PUserObjectType extends PObjectType {
     readonly equalityIncludeType: boolean,
     readonly declaredAnnotations: PHash | undefined,
     readonly checks: PValue,
+    /** Functions declared `final` or `override` (their hash form). */
+    readonly functionFlags: ReadonlyMap<string, { final: boolean; override: boolean }> = new Map(),
   ) {
     super(name);
+  }
+
+  /**
+   * The checks Puppet makes when it resolves the type by name (so its
+   * messages name it): a function overriding an inherited one must say
+   * `override => true`.
+   */
+  validate(): void {
+    const parent = this.parentObject();
+    if (!parent) return;
+    for (const [name, t] of this.ownFunctions) {
+      const inherited = parent.member(name);
+      if (inherited === undefined || !isType(inherited)) continue;
+      if (this.functionFlags.get(name)?.override !== true) {
+        const owner = parent.functionOwner(name) ?? parent;
+        throw errorOf(
+          `function ${this.label}[${name}] attempts to override function ${owner.label}[${name}] without having override => true`,
+        );
+      }
+      void t;
+    }
+  }
+
+  /** The Object type (this or an ancestor) declaring function `name`. */
+  functionOwner(name: string): PUserObjectType | undefined {
+    if (this.ownFunctions.has(name)) return this;
+    return this.parentObject()?.functionOwner(name);
   }
 
   /** Gives a type alias's name to the Object type it defines. */
@@ -212,7 +242,18 @@ export class PUserObjectType extends PObjectType {
       if (consts.length > 0) parts.push(`constants => {${consts.join(", ")}}`);
       if (this.ownFunctions.size > 0)
         parts.push(
-          `functions => {${[...this.ownFunctions].map(([k, t]) => `${puppetQuote(k)} => ${typeLabel(t)}`).join(", ")}}`,
+          `functions => {${[...this.ownFunctions]
+            .map(([k, t]) => {
+              const flags = this.functionFlags.get(k);
+              const extra = [
+                ...(flags?.final ? ["final => true"] : []),
+                ...(flags?.override ? ["override => true"] : []),
+              ];
+              const text =
+                extra.length === 0 ? typeLabel(t) : `{${[`type => ${typeLabel(t)}`, ...extra].join(", ")}}`;
+              return `${puppetQuote(k)} => ${text}`;
+            })
+            .join(", ")}}`,
         );
       if (this.equality !== undefined)
         parts.push(`equality => [${this.equality.map(puppetQuote).join(", ")}]`);
@@ -346,6 +387,21 @@ export class PTypeSetType extends PAnyType {
   override get kind(): string {
     return "TypeSet";
   }
+  /** Whether the TypeSet names other TypeSets it refers to (`references`). */
+  hasReferences(): boolean {
+    const refs = this.init.get("references");
+    return isHash(refs) && refs.size > 0;
+  }
+  /** Whether an attribute of its Object types names a type neither built in nor of the set (Puppet cannot load the set). */
+  hasUnresolved(): boolean {
+    for (const t of this.types.values()) {
+      if (!(t instanceof PUserObjectType)) continue;
+      for (const a of t.ownAttributes.values())
+        if (a.type instanceof PTypeReferenceType && this.localType(a.type.typeString) === undefined)
+          return true;
+    }
+    return false;
+  }
   localType(name: string): PType | undefined {
     return this.types.get(name);
   }
@@ -385,7 +441,8 @@ export class PTypeSetType extends PAnyType {
     const refs = this.init.get("references");
     if (isHash(refs) && refs.size > 0) {
       const rs: string[] = [];
-      for (const [k, r] of refs) rs.push(`${String(k)} => ${formatTypeArg(r)}`);
+      for (const [k, r] of refs)
+        rs.push(`${k instanceof PTypeReferenceType ? k.typeString : String(k)} => ${formatTypeArg(r)}`);
       parts.push(`references => {${rs.join(", ")}}`);
     }
     return `TypeSet[{${parts.join(", ")}}]`;
@@ -504,14 +561,24 @@ export function createObjectType(init: PValue): PType {
       });
     }
   const functions = new Map<string, PType>();
+  const functionFlags = new Map<string, { final: boolean; override: boolean }>();
   const fspecs = init.get("functions");
   if (isHash(fspecs))
     for (const [k, s] of fspecs) {
       const t = isHash(s) ? s.get("type") : s;
       if (!isType(t)) throw errorOf(`function ${label}[${String(k)}] has wrong type, expects a Type value`);
+      if (!(resolveQuiet(t) instanceof PCallableType))
+        throw errorOf(
+          `function ${label}[${String(k)}] has wrong type, expects a Type[Callable] value, got ${inferType(t).toString()}`,
+        );
       if (attrs.has(String(k)))
         throw errorOf(`function ${label}[${String(k)}] conflicts with attribute with the same name`);
       functions.set(String(k), t);
+      if (isHash(s) && (s.get("final") === true || s.get("override") === true))
+        functionFlags.set(String(k), {
+          final: s.get("final") === true,
+          override: s.get("override") === true,
+        });
     }
   const includeType = init.get("equality_include_type");
   let equality: string[] | undefined;
@@ -539,6 +606,7 @@ export function createObjectType(init: PValue): PType {
     includeType !== false,
     isHash(annotations) ? annotations : undefined,
     init.get("checks"),
+    functionFlags,
   );
 }
 
@@ -554,6 +622,20 @@ export function nameDefinedType(t: PType, name: string): void {
   if (t instanceof PUserObjectType && t.typeName === undefined) t.assignName(name);
   else if (t instanceof PUserObjectType && t.typeName !== name && !t.typeSet) t.assignName(name);
   else if (t instanceof PTypeSetType) t.typeSetName = name;
+  if (t instanceof PUserObjectType) t.validate();
+}
+
+/**
+ * The message of an error in the definition of the Object type alias
+ * `name` as Puppet reports it when the alias is first resolved ("Error
+ * while evaluating a Type-Name"), naming the type by the alias (`function
+ * Pt[x] ...` where the definition alone says `Object[x]`); undefined for
+ * other errors.
+ */
+export function typeNameError(error: unknown, name: string): string | undefined {
+  if (!(error instanceof TypeSystemError)) return undefined;
+  const message = error.message.replace(/^((?:function|attribute) )Object\[/, `$1${name}[`);
+  return `Error while evaluating a Type-Name, ${message}`;
 }
 
 /* -------------------------------------------------------------- new */
@@ -643,8 +725,9 @@ export function objectMember(
   if (!(receiver instanceof PUserObject)) return undefined;
   const m = receiver.type.member(name);
   if (m === undefined) return undefined;
-  if (isType(m))
-    throw errorOf(`function ${receiver.type.label}[${name}] has no implementation in tend (Ruby only)`);
+  // Puppet only declares an Object's functions: their implementations are
+  // Ruby methods of a class written for the type, which Puppet code cannot give.
+  if (isType(m)) throw errorOf(`no method is implemented for function ${receiver.type.label}[${name}]`);
   if (args.length > 0)
     throw errorOf(`'${receiver.type.label}[${name}]' expects no arguments, got ${args.length}`);
   return { value: receiver.values.get(name) };
@@ -782,7 +865,22 @@ function labelOf(v: PValue | PType): string {
 /** `MyTS::Car`: an Object type of the TypeSet `set` stands for (Puppet resolves only those). */
 export function typeSetMember(set: PType, name: string): PType | undefined {
   const r = resolveQuiet(set);
+  // Puppet 7.23 resolves no type of a TypeSet declared in Puppet code that
+  // has `references` (its loader cannot bind the referenced sets): such a
+  // name is not found, whatever it refers to.
+  if (r instanceof PTypeSetType && (r.hasReferences() || r.hasUnresolved())) return undefined;
   return r instanceof PTypeSetType ? r.objectType(name) : undefined;
+}
+
+/** Whether a type alias's expression is `Object[...]` with one argument (the definition hash). */
+export function objectTypeExpression(e: { kind: string; left?: unknown; keys?: unknown[] }): boolean {
+  const left = e.left as { kind?: string; value?: string } | undefined;
+  return (
+    e.kind === "Access" &&
+    left?.kind === "QualifiedReference" &&
+    left.value?.toLowerCase() === "object" &&
+    e.keys?.length === 1
+  );
 }
 
 /** Whether a type alias's expression is `TypeSet[...]` (its body refers to its own types by name). */
