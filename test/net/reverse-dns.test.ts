@@ -12,12 +12,13 @@
  * grants and refuses, and what it logs about the lookups, must be the same.
  * Then real cf-agent and tend agent copy from each server as each client
  * (`bindtointerface` in body agent control picks the address they connect
- * from).
+ * from), with the latest protocol and the classic one (where the client
+ * names itself, by the same /etc/hosts).
  *
  * Skipped with the reason when cfengine3 or namespaces are missing.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, type TestContext, test } from "node:test";
@@ -68,7 +69,7 @@ function policy(server: Host): string {
   const d = server.data;
   return `body common control { bundlesequence => { "main" }; }
 bundle agent main { }
-${serverControl(server, { allowusers: ["root"] })}
+${serverControl(server, { allowusers: ["root"], more: ['allowlegacyconnects => { "127.0.0.0/8" };'] })}
 bundle server access_rules
 {
   access:
@@ -162,17 +163,29 @@ async function serveBoth(t: TestContext, impl: Impl, clients: readonly Host[]): 
     conn.close();
   }
   // Real cf-agent and tend agent, each with `bindtointerface` set to a
-  // client's address, copying from this server as that client.
-  for (const agent of ["cf", "tend"] as const)
-    for (const [n, client] of clients.entries()) {
-      const promiser = `got-${impl}-${agent}`;
-      const text = `${copyPolicy(client, server, promiser, `source => "${server.data}/byname/f";`)}
+  // client's address, copying from this server as that client, under the
+  // same /etc/hosts (a classic client names itself with it).
+  for (const protocol of ["latest", "classic"])
+    for (const agent of ["cf", "tend"] as const)
+      for (const [n, client] of clients.entries())
+        for (const dir of protocol === "classic" ? ["legacy", "byname"] : ["byname"]) {
+          const promiser = `got-${impl}-${agent}-${protocol}-${dir}`;
+          const body = `source => "${server.data}/${dir}/f";\n  protocol_version => "${protocol}";`;
+          const text = `${copyPolicy(client, server, promiser, body)}
 body agent control { bindtointerface => "${client.address}"; }
 `;
-      const run = client.runAgent(agent, client.writePolicy(`${promiser}.cf`, text));
-      const outcome = /outcome: (\S*)/.exec(run.stdout)?.[1] ?? `no outcome:\n${run.stdout}${run.stderr}`;
-      answers.push(`${agent}-agent client${n} byname: ${outcome}`);
-    }
+          const policyFile = client.writePolicy(`${promiser}.cf`, text);
+          const args = ["-K", "-I", "-f", policyFile];
+          const argv = agent === "cf" ? [join(CF_BIN, "cf-agent"), ...args] : client.tendArgv("agent", args);
+          const nsArgv = ["-m", "sh", "-c", NAMESPACE, "ns", join(etc, "hosts"), join(etc, "nsswitch.conf")];
+          const run = spawnSync("unshare", [...nsArgv, agent === "cf" ? client.dir : "", ...argv], {
+            env: client.env(),
+            encoding: "utf8",
+            timeout: 60_000,
+          });
+          const outcome = /outcome: (\S*)/.exec(run.stdout)?.[1] ?? `no outcome:\n${run.stdout}${run.stderr}`;
+          answers.push(`${agent}-agent ${protocol} client${n} ${dir}: ${outcome}`);
+        }
   await daemon.stop();
   const names: Array<[string, string]> = [
     [server.data, "DATA"],
@@ -205,10 +218,13 @@ test("admit and deny by host name, $(connection.hostname): tend serverd as cf-se
   assert.ok(!theirs.answers.includes("client0 denied: ok"), theirs.answers.join("\n"));
   assert.ok(theirs.answers.includes("client1 denied: ok"), theirs.answers.join("\n"));
   assert.ok(
-    theirs.answers.includes("cf-agent client0 byname: copy_kept,copy_repaired"),
+    theirs.answers.includes("cf-agent latest client0 byname: copy_kept,copy_repaired"),
     theirs.answers.join("\n"),
   );
-  assert.ok(theirs.answers.includes("cf-agent client1 byname: copy_failed"), theirs.answers.join("\n"));
+  assert.ok(
+    theirs.answers.includes("cf-agent latest client1 byname: copy_failed"),
+    theirs.answers.join("\n"),
+  );
   assert.deepEqual(ours.answers, theirs.answers);
   assert.deepEqual(ours.log, theirs.log);
 });

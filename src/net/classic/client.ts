@@ -9,7 +9,7 @@
  * Blowfish under the session key.
  */
 import { createHash, type KeyObject, randomBytes } from "node:crypto";
-import { reverse } from "node:dns/promises";
+import { lookupService } from "node:dns/promises";
 import { readdirSync } from "node:fs";
 import { connect as tcpConnect, type Socket } from "node:net";
 import { userInfo } from "node:os";
@@ -65,11 +65,15 @@ function send(socket: Socket, payload: Buffer | string): Promise<void> {
   );
 }
 
-/** Our name as the server is to see it: the bound address's reverse name, else the address. */
+/**
+ * Our name as the server is to see it (3.21's IdentifyAgent): the bound
+ * address's name by getnameinfo(3), so /etc/hosts counts as it does for
+ * cf-agent, else the address itself. (3.21 also appends its domain to a
+ * name without a dot; tend does not know the domain here.)
+ */
 async function localName(ip: string): Promise<string> {
-  if (ip === "127.0.0.1" || ip === "::1") return "localhost";
   try {
-    return (await reverse(ip))[0] ?? ip;
+    return (await lookupService(ip, 0)).hostname || ip;
   } catch {
     return ip;
   }

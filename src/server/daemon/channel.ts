@@ -48,6 +48,8 @@ export interface Session {
   readonly execTimeoutMs: number;
   /** The server's digests of unchanged files (MD5), shared by its connections. */
   readonly digests?: DigestCache;
+  /** A classic-protocol session: refusals are logged as 3.21's server_classic.c logs them. */
+  readonly classic?: boolean;
   /** The last path the ACL judged for this connection, and its decision. */
   lastDecision?: { readonly path: string; readonly decision: PathDecision };
 }

@@ -247,6 +247,7 @@ async function authenticate(
     log,
     statedir: context.statedir,
     execTimeoutMs: context.execMs,
+    classic: true,
     ...(context.digests ? { digests: context.digests } : {}),
   };
   return { session, key: sessionKey };
@@ -412,7 +413,8 @@ function accessForGet(session: Session, requested: string): { refused: boolean; 
   const path = withoutTrailingSlash(resolved);
   const decision = policy.checkPath(path, peer);
   if (!decision.admitted) {
-    log.info(`access denied to GET: ${path}`);
+    log.info(`Host ${peer.hostname ?? ""} denied access to ${path}`);
+    log.info("Access control error");
     return { refused: true, path };
   }
   let stats: Stats;

@@ -109,6 +109,15 @@ const NAMES: Readonly<Record<FileRequest["kind"], string>> = {
   md5: "MD5",
 };
 
+/** A classic request's refusal by the ACL, in 3.21's words (AccessControl, then the command's). */
+function logClassicDenial(session: Session, kind: FileRequest["kind"], path: string): void {
+  const { log, peer } = session;
+  log.info(`Host ${peer.hostname ?? ""} denied access to ${path}`);
+  if (kind === "synch") log.info("Access control in sync");
+  else if (kind === "opendir") log.info(peer.encrypted ? "Access error" : "DIR access error");
+  else log.info("Access denied to get object");
+}
+
 /** GET, OPENDIR, STAT and MD5: shortcut, realpath, slash, ACL, then the command. */
 async function filePath(session: Session, request: FileRequest, now: () => number): Promise<KeepOpen> {
   const { log, policy, peer } = session;
@@ -125,7 +134,8 @@ async function filePath(session: Session, request: FileRequest, now: () => numbe
   if (verbose) log.verbose(`${"Translated to:".padStart(14)} ${name.padStart(7)} ${path}`);
   const decision = decide(session, path);
   if (!decision.admitted) {
-    log.info(`access denied to ${request.kind === "md5" ? "file" : name}: ${path}`);
+    if (session.classic) logClassicDenial(session, request.kind, path);
+    else log.info(`access denied to ${request.kind === "md5" ? "file" : name}: ${path}`);
     return refuse(session, refusedLine(name, request));
   }
   switch (request.kind) {
