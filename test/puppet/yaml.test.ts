@@ -73,5 +73,11 @@ test("the shortcuts to a style choose what Psych's analysis chooses", () => {
   }
   assert.equal(isPlainAscii("defined content as '{sha256}41b3fbbe'"), true);
   assert.equal(isPlainAscii("key: value"), false);
+  for (const word of ["a", "Total", "user", "t1", "off_", "7.23.0", "10.0.1.2"]) {
+    assert.equal(isPlainAscii(word), true, word);
+    assert.equal(chooseStyle(word), "plain", word);
+  }
+  for (const word of ["y", "No", "true", "null", "1.5", "08.1.2", "0.1.2"])
+    assert.equal(isPlainAscii(word), false, word);
   assert.equal(isPlainAscii("trailing "), false);
 });
