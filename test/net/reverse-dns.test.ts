@@ -86,6 +86,10 @@ bundle server access_rules
       # Any loopback peer, but 3.21 checks the magic path against the magic strings: refused.
       "${d}/perhostips/$(connection.hostname)/" admit_ips => { "127.0.0.0/8" };
       "${d}/byip/" admit_ips => { "127.0.0.0/8" };
+      # A shortcut to a file of the peer's own: "mine".
+      "${d}/short/$(connection.hostname).txt"
+        admit_hostnames => { "$(connection.hostname)" },
+        shortcut => "mine";
 }
 `;
 }
@@ -100,6 +104,7 @@ interface Outcome {
 async function serveBoth(t: TestContext, impl: Impl, clients: readonly Host[]): Promise<Outcome> {
   const server = await lab.host(`${impl}-server`);
   for (const dir of DIRS) server.writeData(`${dir}/f`, `${dir}\n`);
+  server.writeData(`short/${NAMED}.txt`, `${NAMED} only\n`);
   const etc = join(server.dir, "etc");
   mkdirSync(etc);
   writeFileSync(join(etc, "hosts"), `127.0.0.1 localhost\n${clients[0]!.address} ${NAMED} client-a\n`);
@@ -148,13 +153,15 @@ async function serveBoth(t: TestContext, impl: Impl, clients: readonly Host[]): 
       trustServer: false,
       timeoutMs: 20_000,
     });
-    for (const dir of DIRS) {
-      const path = `${server.data}/${dir}/f`;
+    // Each directory's f, and the per-host file through its shortcut.
+    for (const dir of [...DIRS, "mine"]) {
+      const path = dir === "mine" ? "mine" : `${server.data}/${dir}/f`;
+      const expected = dir === "mine" ? `${NAMED} only\n` : `${dir}\n`;
       let answer: string;
       try {
         const stat = await conn.stat(path);
         const body = await conn.get(path, stat.size);
-        answer = body?.toString() === `${dir}\n` ? "ok" : `wrong content ${String(body)}`;
+        answer = body?.toString() === expected ? "ok" : `wrong content ${String(body)}`;
       } catch (error) {
         answer = error instanceof Error ? error.message : String(error);
       }
@@ -214,6 +221,7 @@ test("admit and deny by host name, $(connection.hostname): tend serverd as cf-se
   // What 3.21 does, so that a change in the reference shows.
   assert.ok(theirs.answers.includes("client0 byname: ok"), theirs.answers.join("\n"));
   assert.ok(theirs.answers.includes(`client0 perhost/${NAMED}: ok`), theirs.answers.join("\n"));
+  assert.ok(theirs.answers.includes("client0 mine: ok"), theirs.answers.join("\n"));
   assert.ok(!theirs.answers.includes("client1 byname: ok"), theirs.answers.join("\n"));
   assert.ok(!theirs.answers.includes("client0 denied: ok"), theirs.answers.join("\n"));
   assert.ok(theirs.answers.includes("client1 denied: ok"), theirs.answers.join("\n"));
