@@ -107,6 +107,12 @@ export interface ResourceType {
    */
   generate?(resource: CatalogResource, context: ApplyContext): Promise<readonly CatalogResource[]>;
   /**
+   * False when `generate` would make nothing for this resource (a file
+   * that does not recurse): the applier then does not call it. Absent:
+   * generate is called for every resource of the type.
+   */
+  generates?(resource: CatalogResource): boolean;
+  /**
    * Runs the resource's refresh (an exec's command, a service's restart)
    * once, when it received events. Types without it ignore refresh events.
    */

@@ -204,10 +204,12 @@ export class Transaction {
       }
       const applyContext = resource === vertex.resource ? context : this.context(vertex, resource);
       if (this.notifications.hasBefore(resource)) await this.notifyBefore(v, type, resource, applyContext);
-      if (type.generate) await this.generate(v, vertex, type, resource, applyContext);
+      if (type.generate && type.generates?.(resource) !== false)
+        await this.generate(v, vertex, type, resource, applyContext);
       const result = await type.apply(resource, applyContext);
       this.record(v, vertex, status, result);
-      if (!this.state(v).failed) {
+      // No await without notifications (a Puppet run has none): a turn of the microtask queue per resource.
+      if (this.notifications.active && !this.state(v).failed) {
         const changed = result.events.some((e) => e.status === "success" || e.status === "noop");
         await this.notifications.afterApply(v, resource, changed, applyContext.noop);
       }

@@ -36,6 +36,10 @@ export const fileType: ResourceType = {
     // Read lazily: only a resource naming an owner or group opens passwd and group.
     return applyFile(resource, spec, context, new AccountDatabase());
   },
+  generates(resource: CatalogResource): boolean {
+    const spec = specOf(resource);
+    return typeof spec !== "string" && Boolean(spec.recurse);
+  },
   async generate(resource: CatalogResource, context: ApplyContext): Promise<readonly CatalogResource[]> {
     const spec = specOf(resource);
     return typeof spec === "string" ? [] : fileChildren(resource, spec, context);
