@@ -66,6 +66,8 @@ export interface ConnectOptions {
   classic?: boolean;
   /** Under the classic protocol: the S* commands, encrypted with the session key. */
   encrypt?: boolean;
+  /** Under the classic protocol: the domain appended to a short name of ours (3.21's VDOMAIN). */
+  domain?: string | undefined;
   /**
    * The state directory whose lastseen database records the server as an
    * outgoing peer once trusted and identified (3.21's LastSaw1); absent, the

@@ -68,15 +68,18 @@ function send(socket: Socket, payload: Buffer | string): Promise<void> {
 /**
  * Our name as the server is to see it (3.21's IdentifyAgent): the bound
  * address's name by getnameinfo(3), so /etc/hosts counts as it does for
- * cf-agent, else the address itself. (3.21 also appends its domain to a
- * name without a dot; tend does not know the domain here.)
+ * cf-agent, else the address itself; `domain` appended to a name with no
+ * dot (not to "localhost" or an IPv6 address).
  */
-async function localName(ip: string): Promise<string> {
+async function localName(ip: string, domain: string | undefined): Promise<string> {
+  let name: string;
   try {
-    return (await lookupService(ip, 0)).hostname || ip;
+    name = (await lookupService(ip, 0)).hostname || ip;
   } catch {
-    return ip;
+    name = ip;
   }
+  if (domain && !name.includes(".") && !name.includes(":") && name !== "localhost") name += `.${domain}`;
+  return name;
 }
 
 /** Connects with the classic protocol; the connection speaks the plain or the encrypted commands. */
@@ -101,7 +104,7 @@ export async function connectClassic(options: ConnectOptions): Promise<ServerCon
     // make its key trusted (3.21 decides before SAUTH, test 16/006).
     const knownBefore = knownKeyFiles(options.ppkeys);
     const localIp = (socket.localAddress ?? "").replace(/^::ffff:(?=\d+\.)/, "");
-    await send(socket, `CAUTH ${localIp} ${await localName(localIp)} ${user} 0`);
+    await send(socket, `CAUTH ${localIp} ${await localName(localIp, options.domain)} ${user} 0`);
     // Asking for the server's key always ('n'): its trust is checked below
     // by digest, the way the TLS client checks the certificate's key.
     const challenge = randomChallenge(NONCE_BITS);

@@ -83,6 +83,12 @@ function workdirOf(env: PromiseEnvironment): string {
   return value?.type === "string" ? value.value : "/var/lib/cfengine3";
 }
 
+/** `$(sys.domain)`: what a classic client appends to a short name of its own (IdentifyAgent). */
+function domainOf(env: PromiseEnvironment): string | undefined {
+  const value = env.ctx.getVariable({ ns: null, scope: "sys", name: "domain", indices: [] });
+  return value?.type === "string" && value.value !== "" ? value.value : undefined;
+}
+
 function portOf(text: string | undefined): number | undefined {
   if (text === undefined || text === "") return DEFAULT_PORT;
   if (/^\d+$/.test(text)) return Number(text);
@@ -225,7 +231,7 @@ function connect(
       restrictKeys: restrictKeys.length > 0 ? restrictKeys : undefined,
       timeoutMs: timeoutS * 1000,
       ...(protocol === "classic"
-        ? { classic: true, encrypt: attrs.encrypt }
+        ? { classic: true, encrypt: attrs.encrypt, domain: domainOf(env) }
         : { protocolVersion: protocol, ...commonTlsSettings(env) }),
       logger: log,
     });
