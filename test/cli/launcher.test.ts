@@ -171,3 +171,50 @@ test("through the bundle, `puppet apply FILE.pp` compiles and applies (an import
   assert.equal(run.status, 2, run.stderr);
   assert.equal(readFileSync(join(dir, "out"), "utf8"), "hi\n");
 });
+
+test("`puppet apply --json` into a pipe read late: all of it arrives before the process ends", () => {
+  // The command ends at once when its output is out (src/cli/main.ts); a
+  // pipe that is full holds the rest, which Node's own exit then waits for.
+  const dir = scratchDirectory("tend-launcher-pipe-");
+  writeFileSync(join(dir, "puppet.conf"), `[main]\nvardir = ${dir}/var\ncodedir = ${dir}/code\n`);
+  mkdirSync(join(dir, "files"));
+  const files = Array.from({ length: 300 }, (_, i) => ({
+    type: "File",
+    title: `${dir}/files/f${i}`,
+    tags: ["file", "class"],
+    exported: false,
+    parameters: { ensure: "file", content: `file ${i}\n` },
+  }));
+  const catalog = {
+    name: "n1",
+    version: 1,
+    environment: "production",
+    resources: [
+      { type: "Stage", title: "main", tags: ["stage"], exported: false, parameters: { name: "main" } },
+      { type: "Class", title: "main", tags: ["class"], exported: false, parameters: { name: "main" } },
+      ...files,
+    ],
+    edges: [
+      { source: "Stage[main]", target: "Class[main]" },
+      ...files.map((f) => ({ source: "Class[main]", target: `File[${f.title}]` })),
+    ],
+    classes: ["main"],
+  };
+  writeFileSync(join(dir, "catalog.json"), JSON.stringify(catalog));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
+  };
+  const command = `'${launcher}' puppet apply --json --confdir '${dir}' --catalog '${dir}/catalog.json' 2>/dev/null`;
+  const late = spawnSync("sh", ["-c", `${command} | (sleep 1; cat)`], {
+    env,
+    encoding: "utf8",
+    timeout: 30_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  assert.equal(late.status, 0, late.stderr);
+  // Far more than a pipe holds (64 KiB): cut at a pipe's worth when the process ends too soon.
+  assert.ok(late.stdout.length > 200_000, `${late.stdout.length} bytes arrived: the output was cut`);
+  const report = JSON.parse(late.stdout) as { resource_statuses: Record<string, unknown> };
+  assert.equal(Object.keys(report.resource_statuses).length, 300);
+});
