@@ -60,7 +60,22 @@ import {
 } from "./model.js";
 import { rubyFloat } from "./quote.js";
 import { parseSemVerRange, parseTimespanArg, parseTimestampArg } from "./objects.js";
-import { ANNOTATION_TYPE, createObjectType, createTypeSet, PPcoreType } from "./user-objects.js";
+import {
+  ANNOTATION_TYPE,
+  createObjectType,
+  createTypeSet,
+  PPcoreType,
+  PUserObjectType,
+  parameterizeObject,
+} from "./user-objects.js";
+
+function resolvedQuietly(t: PTypeAliasType): PType | undefined {
+  try {
+    return t.resolvedType();
+  } catch {
+    return undefined;
+  }
+}
 
 const BUILTINS: Record<string, () => PType> = {
   any: () => new PAnyType(),
@@ -234,6 +249,8 @@ function assertKeys(
 
 /** `T[args]`: parameterise a type. Resource and Class with several titles give several types. */
 export function parameterize(t: PType, args: readonly PValue[]): PType | PType[] {
+  const object = t instanceof PTypeAliasType ? resolvedQuietly(t) : t;
+  if (object instanceof PUserObjectType) return parameterizeObject(object, args);
   if (t instanceof PTypeAliasType || t instanceof PTypeReferenceType) {
     if (t instanceof PTypeReferenceType)
       throw new TypeSystemError(`Resource type not found: ${t.typeString}`);

@@ -103,6 +103,8 @@ function inferOther(v: PValue): PType {
       case "URI":
         return new PURIType(v.toString());
     }
+    const inferred = (v as { inferredType?: () => PType }).inferredType?.();
+    if (inferred) return inferred;
     const own = (v as { type?: PValue }).type;
     if (isType(own)) return own;
     if (v.typeName === "Error") return ERROR_TYPE;

@@ -1864,7 +1864,10 @@ export class PTypeAliasType extends PAnyType {
     return aliasPrinter?.(this) ?? this.aliasName;
   }
   override equals(other: PType): boolean {
-    return other instanceof PTypeAliasType && other.aliasName === this.aliasName;
+    if (other instanceof PTypeAliasType) return other.aliasName === this.aliasName;
+    // `type T = Object[...]` defines the Object type T itself, as in Puppet.
+    const r = this.#resolved;
+    return r !== undefined && r.kind === "Object" && r.name === this.aliasName && r.equals(other);
   }
   override isIterable(): boolean {
     return this.resolvedType().isIterable();

@@ -14,6 +14,7 @@ import {
   isType,
   PHash,
   PObject,
+  PRegexp,
   type PValue,
 } from "../values.js";
 import { type PType, type RecursionGuard, TypeSystemError } from "./base.js";
@@ -86,8 +87,17 @@ export class PUserObjectType extends PObjectType {
     readonly checks: PValue,
     /** Functions declared `final` or `override` (their hash form). */
     readonly functionFlags: ReadonlyMap<string, { final: boolean; override: boolean }> = new Map(),
+    /** `type_parameters`: what `T[...]` may constrain, by name. */
+    readonly ownTypeParameters: ReadonlyMap<string, PType> = new Map(),
   ) {
     super(name);
+  }
+
+  /** Every type parameter, the parent's first. */
+  typeParameters(): Map<string, PType> {
+    const all = this.parentObject()?.typeParameters() ?? new Map<string, PType>();
+    for (const [k, t] of this.ownTypeParameters) all.set(k, t);
+    return all;
   }
 
   /**
@@ -201,13 +211,22 @@ export class PUserObjectType extends PObjectType {
     return v instanceof PUserObject && this.isAssignable(v.type);
   }
   protected override assignableFrom(o: PType, _guard?: RecursionGuard): boolean {
-    for (let t: PType | undefined = o; t; t = t instanceof PUserObjectType ? t.parentObject() : undefined) {
+    const from = o instanceof PParameterizedObjectType ? o.base : o;
+    for (
+      let t: PType | undefined = from;
+      t;
+      t = t instanceof PUserObjectType ? t.parentObject() : undefined
+    ) {
       if (t === this || (t instanceof PUserObjectType && this.equals(t))) return true;
     }
     return false;
   }
   override equals(other: PType): boolean {
     if (other === this) return true;
+    if (other instanceof PTypeAliasType) {
+      const r = aliasedObject(other);
+      return r !== undefined && this.equals(r);
+    }
     if (!(other instanceof PUserObjectType)) return false;
     if (this.typeName !== other.typeName) return false;
     return this.definition(true) === other.definition(true);
@@ -221,6 +240,10 @@ export class PUserObjectType extends PObjectType {
       if (includeName && this.typeName !== undefined && !this.typeSet)
         parts.push(`name => ${puppetQuote(this.typeName)}`);
       if (this.parentType) parts.push(`parent => ${typeLabel(this.parentType)}`);
+      if (this.ownTypeParameters.size > 0)
+        parts.push(
+          `type_parameters => {${[...this.ownTypeParameters].map(([k, t]) => `${puppetQuote(k)} => ${typeLabel(t)}`).join(", ")}}`,
+        );
       const attrs: string[] = [];
       const consts: string[] = [];
       for (const a of this.ownAttributes.values()) {
@@ -325,6 +348,16 @@ export class PUserObject extends PObject {
   }
   get(name: string): PValue {
     return this.values.get(name);
+  }
+  /** The type `type()` gives: parameterized by the attribute values when the type has type_parameters. */
+  inferredType(): PType {
+    const params = this.type.typeParameters();
+    if (params.size === 0) return this.type;
+    const attrs = this.type.allAttributes();
+    return parameterizeObject(
+      this.type,
+      [...params.keys()].map((n) => (attrs.has(n) ? this.values.get(n) : undefined)),
+    ) as PType;
   }
   /** The init hash: attributes whose value is not their default (Puppet's extract_init_hash). */
   initHash(): PHash {
@@ -580,6 +613,15 @@ export function createObjectType(init: PValue): PType {
           override: s.get("override") === true,
         });
     }
+  const typeParameters = new Map<string, PType>();
+  const tspecs = init.get("type_parameters");
+  if (isHash(tspecs))
+    for (const [k, spec] of tspecs) {
+      const t = isHash(spec) ? spec.get("type") : spec;
+      if (!isType(t))
+        throw errorOf(`type_parameter ${label}[${String(k)}] has wrong type, expects a Type value`);
+      typeParameters.set(String(k), t);
+    }
   const includeType = init.get("equality_include_type");
   let equality: string[] | undefined;
   const eq = init.get("equality");
@@ -607,6 +649,7 @@ export function createObjectType(init: PValue): PType {
     isHash(annotations) ? annotations : undefined,
     init.get("checks"),
     functionFlags,
+    typeParameters,
   );
 }
 
@@ -889,4 +932,103 @@ export function isTypeSetExpression(e: { kind: string; left?: unknown }): boolea
   return (
     e.kind === "Access" && left?.kind === "QualifiedReference" && left.value?.toLowerCase() === "typeset"
   );
+}
+
+/* ---------------------------------------------------- type_parameters */
+
+/**
+ * Puppet's case-match of a value against a type parameter's value: a type
+ * matches its instances, a regexp the strings it matches, anything else an
+ * equal value.
+ */
+function matches(v: PValue, pattern: PValue): boolean {
+  if (isType(pattern)) return pattern.isInstance(v);
+  if (pattern instanceof PRegexp) return typeof v === "string" && pattern.re.test(v);
+  return pEquals(v, pattern);
+}
+
+/** `MyType['a', 'b']`: an Object type with type_parameters, constrained (Puppet's PObjectTypeExtension). */
+export class PParameterizedObjectType extends PAnyType {
+  constructor(
+    readonly base: PUserObjectType,
+    /** The given parameters by name (unset ones absent). */
+    readonly parameters: ReadonlyMap<string, PValue>,
+  ) {
+    super();
+  }
+  override get name(): string {
+    return this.base.name;
+  }
+  override get kind(): string {
+    return "Object";
+  }
+  override generalize(): PType {
+    return this.base;
+  }
+  override isInstance(v: PValue): boolean {
+    if (!this.base.isInstance(v) || !(v instanceof PUserObject)) return false;
+    const attrs = v.type.allAttributes();
+    for (const [n, p] of this.parameters) if (!attrs.has(n) || !matches(v.get(n), p)) return false;
+    return true;
+  }
+  protected override assignableFrom(o: PType, guard?: RecursionGuard): boolean {
+    const other = o instanceof PParameterizedObjectType ? o : undefined;
+    if (!this.base.isAssignable(other ? other.base : o, guard)) return false;
+    for (const [n, b] of this.parameters) {
+      if (!other?.parameters.has(n)) return false;
+      const a = other.parameters.get(n);
+      if (!(matches(a, b) || (isType(a) && isType(b) && b.isAssignable(a, guard)))) return false;
+    }
+    return true;
+  }
+  override equals(other: PType): boolean {
+    if (!(other instanceof PParameterizedObjectType) || !this.base.equals(other.base)) return false;
+    if (other.parameters.size !== this.parameters.size) return false;
+    for (const [n, v] of this.parameters)
+      if (!other.parameters.has(n) || !pEquals(v, other.parameters.get(n) as PValue)) return false;
+    return true;
+  }
+  override toString(): string {
+    const names = [...this.base.typeParameters().keys()];
+    if (names.length > 2) {
+      const h = new PHash();
+      for (const [n, v] of this.parameters) h.set(n, v);
+      return `${this.base.label}[${formatTypeArg(h)}]`;
+    }
+    const args: PValue[] = names.map((n) => (this.parameters.has(n) ? this.parameters.get(n) : DEFAULT));
+    while (args.length > 0 && args[args.length - 1] === DEFAULT) args.pop();
+    return `${this.base.label}[${args.map(formatTypeArg).join(", ")}]`;
+  }
+}
+
+/** `T[args]` of an Object type: by position, or by name in one hash; Puppet's checks and messages. */
+export function parameterizeObject(base: PUserObjectType, args: readonly PValue[]): PType {
+  const params = base.typeParameters();
+  const fail = (m: string): never => {
+    throw errorOf(`Error while evaluating a '[]' expression, ${m}`);
+  };
+  if (params.size === 0) fail(`The ${base.label}-Type cannot be parameterized using []`);
+  const first = [...params.values()][0] as PType;
+  const byName = new Map<string, PValue>();
+  // A type parameter may always be undef (Puppet makes its type Optional).
+  const check = (n: string, t: PType, v: PValue): void => {
+    const optional = new POptionalType(t);
+    if (!optional.isInstance(v))
+      fail(describeMismatch(`type_parameter ${base.label}[${n}] has wrong type,`, optional, v));
+    byName.set(n, v);
+  };
+  const only = args[0];
+  if (args.length === 1 && isHash(only) && !first.isInstance(only)) {
+    for (const [k, v] of only) {
+      const t = params.get(String(k));
+      if (t === undefined) fail(`'${String(k)}' is not a known type parameter for ${base.label}-Type`);
+      if (v !== DEFAULT) check(String(k), t as PType, v);
+    }
+  } else {
+    [...params].forEach(([n, t], i) => {
+      if (i < args.length && args[i] !== DEFAULT) check(n, t, args[i]);
+    });
+  }
+  if (byName.size === 0) fail(`The ${base.label}-Type cannot be parameterized using an empty parameter list`);
+  return new PParameterizedObjectType(base, byName);
 }
