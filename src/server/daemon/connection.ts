@@ -176,6 +176,8 @@ async function establish(
     return undefined;
   }
   context.lastSeen?.saw("incoming", identity.digest, ip);
+  await sendWelcome(secure, identity.user);
+  // After the welcome, as cf-serverd: the client sends its first request meanwhile.
   const hostname = policy.needReverseLookup ? await reverseName(ip, context.limits.dialogMs, log) : undefined;
   const peer: ConnectionInfo = {
     ip,
@@ -184,7 +186,6 @@ async function establish(
     user: identity.user,
     encrypted: true,
   };
-  await sendWelcome(secure, identity.user);
   const session: Session = {
     channel: channel(secure, reader, context.limits),
     peer,
