@@ -4,6 +4,7 @@
  * `puppet catalog compile --render-as json` prints it (virtual resources
  * left out, edges in Puppet's graph order: by target, then by source).
  */
+import { randomUUID } from "node:crypto";
 import type { PuppetCatalogJson } from "./compile-api.js";
 import { PLAIN_JSON } from "./json-float.js";
 import { CResource, type JsonMarks, TagSet, namevarOf, resourceToData } from "./resource.js";
@@ -165,6 +166,7 @@ function namevarTable(lookup: (type: string) => string | undefined): (type: stri
   };
 }
 
+/** node:crypto's, which loads less than the global `crypto` (Web Crypto). */
 function randomUuid(): string {
-  return globalThis.crypto.randomUUID();
+  return randomUUID();
 }
