@@ -63,6 +63,11 @@ import {
 } from "./types/user-objects.js";
 import { DEFAULT, type PCallable, PDeferred, PHash, PSensitive, type PValue, isType } from "./values.js";
 
+/** Puppet's warnings for exported resources and their collectors without storeconfigs (tend has none). */
+const NO_STORECONFIGS_EXPORT =
+  "You cannot collect exported resources without storeconfigs being set; the export is ignored";
+const NO_STORECONFIGS_COLLECT =
+  "You cannot collect exported resources without storeconfigs being set; the collection will be ignored";
 /** Puppet's built-in resource types (those Debian's puppet and its -core modules ship). */
 export const BUILTIN_TYPES = new Set([
   "augeas",
@@ -1084,6 +1089,8 @@ export class Compiler implements ScopeHost {
   /** Declares the resources of `e`; their references are its value, made when `wanted`. */
   resourceExpression(e: A.Resource, scope: Scope, wanted = true): PValue {
     const ev = this.ev;
+    // tend has no storeconfigs (PuppetDB): Puppet's warning without them.
+    if (e.form === "exported") this.log("warning", NO_STORECONFIGS_EXPORT);
     let typeName: string;
     if (e.typeName.kind === "QualifiedName") typeName = e.typeName.value.toLowerCase();
     else {
@@ -1380,6 +1387,7 @@ export class Compiler implements ScopeHost {
   // --- collectors and relationships ------------------------------------------------
 
   collectExpression(e: A.Collect, scope: Scope): PValue {
+    if (e.query.kind === "ExportedQuery") this.log("warning", NO_STORECONFIGS_COLLECT);
     const t = e.typeExpr;
     const name = t.kind === "QualifiedReference" ? t.value.replace(/^::/, "") : "";
     if (name !== "class" && !this.resourceTypeKind(name))
