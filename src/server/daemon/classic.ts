@@ -138,7 +138,7 @@ export async function serveClassic(socket: Socket, ip: string, context: ClassicC
       const result = await authenticate(payload, text, identity, ip, plain, reader, context);
       if (!result) {
         log.info("Auth dialogue error");
-        await plain.send(FAILED).catch(() => {});
+        await plain.send(FAILED)?.catch(() => {});
         return;
       }
       auth = result;

@@ -21,7 +21,7 @@ import type { LastSeenLog } from "../../net/lastseen.js";
 import { type PeerIdentity, peekConnectionStart, sendWelcome, serverDialog } from "../../net/server-side.js";
 import { Logger } from "../../system/logger.js";
 import type { ConnectionInfo, ServerPolicy } from "../policy/model.js";
-import type { Channel, Session } from "./channel.js";
+import type { Channel, Sent, Session } from "./channel.js";
 import { serveClassic } from "./classic.js";
 import { SERVER_VERSION, dispatch } from "./dispatch.js";
 import type { DigestCache } from "./digests.js";
@@ -293,15 +293,15 @@ function channel(secure: tls.TLSSocket, reader: FrameReader, limits: ConnectionL
       }, limits.writeMs);
       wait(finish);
     });
-  const write = (bytes: Buffer): Promise<void> => {
+  const write = (bytes: Buffer): Sent => {
     if (secure.writableLength === 0 && !secure.destroyed) {
       secure.write(bytes);
-      return Promise.resolve();
+      return undefined;
     }
     return bounded((done) => secure.write(bytes, done));
   };
-  const data = (bytes: Buffer): Promise<void> => {
-    if (secure.write(bytes) || secure.destroyed) return Promise.resolve();
+  const data = (bytes: Buffer): Sent => {
+    if (secure.write(bytes) || secure.destroyed) return undefined;
     return bounded((done) => {
       const finish = (error?: Error | null): void => {
         secure.off("drain", onDrain);
@@ -341,6 +341,8 @@ async function serveRequests(
       }
       throw error;
     }
-    if (!(await dispatch(session, frame.payload, now))) return;
+    // Most requests are answered at once: no promise to wait for.
+    const keep = dispatch(session, frame.payload, now);
+    if (!(typeof keep === "boolean" ? keep : await keep)) return;
   }
 }

@@ -26,13 +26,39 @@ export const SERVER_VERSION = "3.21.0";
 /** VERSION's reply, framed once. */
 const VERSION_FRAME = serverFrame(`OK: ${SERVER_VERSION}`);
 
-/** Answers one request frame; false when the connection is to be closed. */
-export async function dispatch(
+/**
+ * Answers one request frame; false when the connection is to be closed.
+ * The file commands are answered at once when their reply goes at once
+ * (a value, not a promise: most requests of an agent's copy).
+ */
+export function dispatch(
   session: Session,
   payload: Buffer,
   now: () => number = Date.now,
-): Promise<KeepOpen> {
+): KeepOpen | Promise<KeepOpen> {
   const request = parseRequest(payload);
+  switch (request.kind) {
+    case "get":
+    case "opendir":
+    case "synch":
+    case "md5":
+      return filePath(session, request, now);
+    default:
+      return otherRequest(session, request, payload);
+  }
+}
+
+/** Then, when `sent` is done, `keep`. */
+function then(sent: void | Promise<void>, keep: KeepOpen): KeepOpen | Promise<KeepOpen> {
+  return sent ? sent.then(() => keep) : keep;
+}
+
+/** The requests other than the file commands. */
+async function otherRequest(
+  session: Session,
+  request: Exclude<Request, FileRequest>,
+  payload: Buffer,
+): Promise<KeepOpen> {
   switch (request.kind) {
     case "empty":
       session.log.warning(`Got NULL transmission (of size ${payload.length})`);
@@ -46,11 +72,6 @@ export async function dispatch(
       await session.channel.send(Buffer.from(`${TERMINATOR}\0`));
       return keep;
     }
-    case "get":
-    case "opendir":
-    case "synch":
-    case "md5":
-      return filePath(session, request, now);
     case "var":
       return variable(session, request.name, payload);
     case "context":
@@ -119,7 +140,7 @@ function logClassicDenial(session: Session, kind: FileRequest["kind"], path: str
 }
 
 /** GET, OPENDIR, STAT and MD5: shortcut, realpath, slash, ACL, then the command. */
-async function filePath(session: Session, request: FileRequest, now: () => number): Promise<KeepOpen> {
+function filePath(session: Session, request: FileRequest, now: () => number): KeepOpen | Promise<KeepOpen> {
   const { log, policy, peer } = session;
   const name = NAMES[request.kind];
   // Formatting the verbose lines costs more than some requests: only when they are written.
@@ -140,14 +161,11 @@ async function filePath(session: Session, request: FileRequest, now: () => numbe
   }
   switch (request.kind) {
     case "get":
-      await replyGet(session, path, request.bufSize, decision.mapRoot);
-      return true;
+      return then(replyGet(session, path, request.bufSize, decision.mapRoot), true);
     case "opendir":
-      await replyOpendir(session, path);
-      return true;
+      return then(replyOpendir(session, path), true);
     case "md5":
-      await replyMd5(session, path, request.digest);
-      return true;
+      return then(replyMd5(session, path, request.digest), true);
     case "synch":
       return synch(session, path, own, request.clientTime, now);
   }
@@ -179,23 +197,21 @@ function slashed(kind: FileRequest["kind"], path: string, own: Stats | undefined
   return withoutTrailingSlash(path);
 }
 
-async function synch(
+function synch(
   session: Session,
   path: string,
   own: Stats | undefined,
   clientTime: number,
   now: () => number,
-): Promise<KeepOpen> {
+): KeepOpen | Promise<KeepOpen> {
   const serverTime = Math.floor(now() / 1000);
   const drift = serverTime - clientTime;
   if (session.policy.control.denyBadClocks && Math.abs(drift) > CLOCK_DRIFT) {
     const text = `BAD: Clocks are too far unsynchronized ${serverTime}/${clientTime}`;
     session.log.info(`denybadclocks ${text}`);
-    await session.channel.send(text);
-    return true;
+    return then(session.channel.send(text), true);
   }
-  await replyStat(session, path, own);
-  return true;
+  return then(replyStat(session, path, own), true);
 }
 
 /** VAR: literal server data, admitted by `resource_type => "literal"` (3.21 community: always "BAD: Not found"). */

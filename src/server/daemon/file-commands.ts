@@ -32,9 +32,14 @@ import { open } from "node:fs/promises";
 import { basename } from "node:path";
 import { serverFrame } from "../../net/frame.js";
 import { CFD_FALSE, CFD_TRUE, CHANGED, FAILED, GET_BLOCK, TERMINATOR } from "./protocol.js";
-import type { Session } from "./channel.js";
+import type { Sent, Session } from "./channel.js";
 import type { DigestCache } from "./digests.js";
 import { errnoText } from "./request-path.js";
+
+/** `next()` once `sent` is done (at once when it is). */
+function andThen(sent: Sent, next: () => Sent): Sent {
+  return sent ? sent.then(next) : next();
+}
 
 /** stat_cache.h FileType. */
 function fileType(stats: Stats): number | undefined {
@@ -62,7 +67,7 @@ export function statLine(own: Stats, target: Stats | undefined): string {
 }
 
 /** SYNCH … STAT: two frames, the stat line and `OK:<link target>`. */
-export async function replyStat(session: Session, path: string, known?: Stats): Promise<void> {
+export function replyStat(session: Session, path: string, known?: Stats): Sent {
   const { channel, log } = session;
   // A UTF-16 unit is at most 3 bytes of UTF-8: a name of up to 85 cannot be too long.
   if (path.length - path.lastIndexOf("/") > 86 && Buffer.byteLength(basename(path)) > 256) {
@@ -89,7 +94,7 @@ export async function replyStat(session: Session, path: string, known?: Stats): 
     }
     target = statSync(path, { throwIfNoEntry: false });
   }
-  await channel.sendFrames([statLine(own, target), `OK:${linkText}`]);
+  return channel.sendFrames([statLine(own, target), `OK:${linkText}`]);
 }
 
 /** Whether the claimed user may have the file (TransferRights). */
@@ -116,19 +121,13 @@ function padded(text: string, size: number): Buffer {
  * a change ends the transfer with `BAD: File changed while copying:
  * <path>` in place of the next block.
  */
-export async function replyGet(
-  session: Session,
-  path: string,
-  bufSize: number,
-  mapRoot: boolean,
-): Promise<void> {
+export function replyGet(session: Session, path: string, bufSize: number, mapRoot: boolean): Sent {
   const { channel, log } = session;
   const size = bufSize >= 4096 ? GET_BLOCK : bufSize;
   const stats = statOrNothing(path);
   if (stats && !transferRights(session, stats, mapRoot)) {
     log.info(`REFUSE access to file: ${path}`);
-    await channel.send(FAILED);
-    return channel.sendRaw(padded(FAILED, size));
+    return andThen(channel.send(FAILED), () => channel.sendRaw(padded(FAILED, size)));
   }
   let fd: number;
   try {
@@ -138,11 +137,18 @@ export async function replyGet(
     log.error(`Open error of file '${path}'. (open: ${errnoText(error)})`);
     return channel.sendRaw(padded(FAILED, size));
   }
+  let sending: Sent;
   try {
-    await sendBlocks(session, fd, path, stats.size);
-  } finally {
+    sending = sendBlocks(session, fd, path, stats.size, 0);
+  } catch (error) {
     closeSync(fd);
+    throw error;
   }
+  if (!sending) {
+    closeSync(fd);
+    return undefined;
+  }
+  return sending.finally(() => closeSync(fd));
 }
 
 /**
@@ -156,8 +162,8 @@ export async function replyGet(
  */
 const GET_CHUNK = 32 * GET_BLOCK;
 
-async function sendBlocks(session: Session, fd: number, path: string, expected: number): Promise<void> {
-  let sent = 0;
+/** The file from `sent` on; a promise only when TLS made a chunk wait (then the rest follows it). */
+function sendBlocks(session: Session, fd: number, path: string, expected: number, sent: number): Sent {
   while (sent < expected) {
     const want = Math.min(GET_CHUNK, expected - sent);
     const last = sent + want === expected;
@@ -176,9 +182,14 @@ async function sendBlocks(session: Session, fd: number, path: string, expected: 
       session.log.verbose("Aborting transfer of file due to source changes");
       return session.channel.sendRaw(padded(`${CHANGED}: ${path}`, GET_BLOCK));
     }
-    await session.channel.sendData(last ? chunk.subarray(0, want) : chunk);
+    const waiting = session.channel.sendData(last ? chunk.subarray(0, want) : chunk);
     sent += want;
+    if (waiting) {
+      const from = sent;
+      return waiting.then(() => sendBlocks(session, fd, path, expected, from));
+    }
   }
+  return undefined;
 }
 
 function sizeOf(fd: number): number | undefined {
@@ -199,16 +210,28 @@ const LISTING_LIMIT = 4096 - 256;
  * decoded) and in its order, as 3.21's readdir loop sends them (cf-agent
  * copies in that order; readdirSync would sort them).
  */
-export async function replyOpendir(session: Session, path: string): Promise<void> {
-  const { channel, log } = session;
+export function replyOpendir(session: Session, path: string): Sent {
+  const { channel } = session;
   if (!path.startsWith("/")) return channel.send("BAD: request to access a non-absolute filename");
   // Stamped before the names are read: a change while they are read changes the stamp.
   const stats = session.digests ? statOrNothing(path) : undefined;
   const known = stats && session.digests?.listings.get(path, stats);
-  if (known) {
-    for (let i = 0; i < known.length; i++) await channel.send(known[i] as Buffer, i < known.length - 1);
-    return;
+  if (known) return sendInTurn(session, known, 0);
+  return listDirectory(session, path, stats);
+}
+
+/** Listing frames from `from` on, each its own write, the last one ending the reply. */
+function sendInTurn(session: Session, frames: readonly Buffer[], from: number): Sent {
+  for (let i = from; i < frames.length; i++) {
+    const waiting = session.channel.send(frames[i] as Buffer, i < frames.length - 1);
+    if (waiting) return waiting.then(() => sendInTurn(session, frames, i + 1));
   }
+  return undefined;
+}
+
+/** OPENDIR of a directory whose listing is not kept: its names read, sent, and kept when they may be. */
+async function listDirectory(session: Session, path: string, stats: Stats | undefined): Promise<void> {
+  const { channel, log } = session;
   let dir: Dir;
   try {
     // Node reads names as bytes with encoding "buffer"; its types know only string encodings.
@@ -261,15 +284,26 @@ const DOTDOT = Buffer.from("..");
 const TERMINATOR_BYTES = Buffer.concat([Buffer.from(TERMINATOR), Buffer.alloc(2)]);
 
 /** MD5: CFD_FALSE when the file's digest is the client's, else CFD_TRUE. */
-export async function replyMd5(session: Session, path: string, digest: Buffer): Promise<void> {
-  let ours: Buffer;
+export function replyMd5(session: Session, path: string, digest: Buffer): Sent {
+  let ours: Buffer | Promise<Buffer>;
   try {
-    ours = await fileMd5(path, session.digests);
+    ours = fileMd5(path, session.digests);
   } catch (error) {
-    session.log.error(`Cannot open file for hashing '${path}'. (fopen: ${errnoText(error)})`);
-    ours = Buffer.alloc(16);
+    ours = unhashable(session, path, error);
   }
-  await session.channel.sendRaw(ours.equals(digest) ? SAME_FRAME : DIFFERS_FRAME);
+  if (!(ours instanceof Promise)) return answerMd5(session, ours, digest);
+  return ours
+    .catch((error: unknown) => unhashable(session, path, error))
+    .then((found) => answerMd5(session, found, digest));
+}
+
+function unhashable(session: Session, path: string, error: unknown): Buffer {
+  session.log.error(`Cannot open file for hashing '${path}'. (fopen: ${errnoText(error)})`);
+  return Buffer.alloc(16);
+}
+
+function answerMd5(session: Session, ours: Buffer, digest: Buffer): Sent {
+  return session.channel.sendRaw(ours.equals(digest) ? SAME_FRAME : DIFFERS_FRAME);
 }
 
 /** MD5's two replies, framed once. */
@@ -288,25 +322,30 @@ function statOrNothing(path: string): Stats | undefined {
 /** Files up to this size are hashed in one read (no stream to set up). */
 const SMALL_FILE = 1024 * 1024;
 
-async function fileMd5(path: string, digests: DigestCache | undefined): Promise<Buffer> {
+/** The file's digest: at once when it is known or small, a promise for a large file. */
+function fileMd5(path: string, digests: DigestCache | undefined): Buffer | Promise<Buffer> {
   const stats = statSync(path);
   // A FIFO or device would block the server (and never end): hashed as nothing, so it "differs".
   if (!stats.isFile()) throw Object.assign(new Error("not a regular file"), { code: "EINVAL" });
   const known = digests?.get(path, stats);
   if (known) return known;
+  if (stats.size > SMALL_FILE) return largeFileMd5(path, stats, digests);
+  const digest = createHash("md5").update(readFileSync(path)).digest();
+  digests?.set(path, stats, digest);
+  return digest;
+}
+
+async function largeFileMd5(path: string, stats: Stats, digests: DigestCache | undefined): Promise<Buffer> {
+  const file = await open(path, "r");
   let digest: Buffer;
-  if (stats.size <= SMALL_FILE) digest = createHash("md5").update(readFileSync(path)).digest();
-  else {
-    const file = await open(path, "r");
-    try {
-      const hash = createHash("md5");
-      for await (const chunk of file.createReadStream({ highWaterMark: 64 * 1024, autoClose: false })) {
-        hash.update(chunk as Buffer);
-      }
-      digest = hash.digest();
-    } finally {
-      await file.close();
+  try {
+    const hash = createHash("md5");
+    for await (const chunk of file.createReadStream({ highWaterMark: 64 * 1024, autoClose: false })) {
+      hash.update(chunk as Buffer);
     }
+    digest = hash.digest();
+  } finally {
+    await file.close();
   }
   digests?.set(path, stats, digest);
   return digest;
