@@ -150,9 +150,32 @@ if (
 // the flag when it is missing, which would make V8 reject the cache each time).
 if (process.argv[2] === "serverd") V8_FLAGS.push("--expose-gc");
 
+/**
+ * Node compiles its own modules from a code cache made under V8's default
+ * flags: one first loaded after V8_FLAGS are set is compiled from source
+ * instead (node:crypto's twenty modules: ~5 ms more). What a run is sure or
+ * likely to load is loaded before: node:module (runBundle), and for a
+ * catalog apply what it loads (parseArgs, node:os, node:net when stdout is
+ * a pipe or socket, node:crypto for the digests of the files it writes).
+ */
+function preloadBuiltins() {
+  require("node:module");
+  if (!appliesCatalog(process.argv.slice(2))) return;
+  require("node:util").parseArgs;
+  require("node:os");
+  try {
+    const out = fs.fstatSync(1);
+    if (out.isFIFO() || out.isSocket()) require("node:net");
+  } catch {
+    // No stdout: nothing to write to.
+  }
+  require("node:crypto");
+}
+
 function compileBundle(bundle) {
   const vm = require("node:vm");
   const v8 = require("node:v8");
+  preloadBuiltins();
   for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
   // ASCII (scripts/bundle.js asks esbuild for it): latin1 decodes it exactly, and faster than UTF-8.
   const source = fs.readFileSync(bundleFile, "latin1");
