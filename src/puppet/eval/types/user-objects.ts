@@ -108,6 +108,22 @@ export class PUserObjectType extends PObjectType {
   validate(): void {
     const parent = this.parentObject();
     if (!parent) return;
+    const inherited = parent.allAttributes();
+    for (const name of this.ownAttributes.keys()) {
+      if (!inherited.get(name)?.final) continue;
+      const owner = parent.attributeOwner(name) ?? parent;
+      throw errorOf(
+        `attribute ${this.label}[${name}] attempts to override final attribute ${owner.label}[${name}]`,
+      );
+    }
+    const parentEquality = parent.equalityAttributes();
+    for (const name of this.equality ?? []) {
+      if (!parentEquality.includes(name)) continue;
+      const owner = parent.attributeOwner(name) ?? parent;
+      throw errorOf(
+        `${this.label} equality is referencing attribute ${owner.label}[${name}] which is included in equality of ${owner.label}`,
+      );
+    }
     for (const [name, t] of this.ownFunctions) {
       const inherited = parent.member(name);
       if (inherited === undefined || !isType(inherited)) continue;
@@ -119,6 +135,12 @@ export class PUserObjectType extends PObjectType {
       }
       void t;
     }
+  }
+
+  /** The Object type (this or an ancestor) declaring attribute `name`. */
+  attributeOwner(name: string): PUserObjectType | undefined {
+    if (this.ownAttributes.has(name)) return this;
+    return this.parentObject()?.attributeOwner(name);
   }
 
   /** The Object type (this or an ancestor) declaring function `name`. */
@@ -247,12 +269,13 @@ export class PUserObjectType extends PObjectType {
       const attrs: string[] = [];
       const consts: string[] = [];
       for (const a of this.ownAttributes.values()) {
-        if (a.constant) {
+        // Puppet prints every constant (declared either way) under `constants`.
+        if (a.constant || a.kind === "constant") {
           consts.push(`${puppetQuote(a.name)} => ${formatTypeArg(a.value)}`);
           continue;
         }
         const fields: string[] = [`type => ${typeLabel(a.type)}`];
-        if (a.final && a.kind !== "constant") fields.push("final => true");
+        if (a.final) fields.push("final => true");
         if (a.override) fields.push("override => true");
         if (a.kind) fields.push(`kind => ${a.kind}`);
         if (a.hasValue && !(a.bare && a.value === undefined))
@@ -684,7 +707,13 @@ export function typeNameError(error: unknown, name: string): string | undefined 
 /* -------------------------------------------------------------- new */
 
 function plural(n: number): string {
+  if (n === 0) return "no arguments";
   return n === 1 ? "1 argument" : `${n} arguments`;
+}
+
+/** A count of arguments given, as Puppet words it (`none` for zero). */
+function given(n: number): string {
+  return n === 0 ? "none" : String(n);
 }
 
 function signatureText(t: PUserObjectType): string[] {
@@ -732,8 +761,8 @@ export function newUserObject(t: PUserObjectType, args: readonly PValue[]): PUse
   } else {
     posReject =
       info.required === info.names.length
-        ? `expects ${plural(info.names.length)}, got ${args.length}`
-        : `expects between ${info.required} and ${info.names.length} arguments, got ${args.length}`;
+        ? `expects ${plural(info.names.length)}, got ${given(args.length)}`
+        : `expects between ${info.required} and ${info.names.length} arguments, got ${given(args.length)}`;
   }
   // Both signatures reject: Puppet's describer.
   const countOk = (min: number, max: number) => args.length >= min && args.length <= max;
@@ -741,11 +770,11 @@ export function newUserObject(t: PUserObjectType, args: readonly PValue[]): PUse
     const lo = Math.min(1, info.required);
     const hi = Math.max(1, info.names.length);
     const want = lo === hi ? `expects ${plural(lo)}` : `expects between ${lo} and ${hi} arguments`;
-    throw errorOf(`'${fn}' ${want}, got ${args.length}`);
+    throw errorOf(`'${fn}' ${want}, got ${given(args.length)}`);
   }
   const [hs, ps] = signatureText(t);
   throw errorOf(
-    `The function '${fn}' was called with arguments it does not accept. It expects one of:\n  ${hs}\n    rejected: ${hashReject ?? `expects 1 argument, got ${args.length}`}\n  ${ps}\n    rejected: ${posReject}`,
+    `The function '${fn}' was called with arguments it does not accept. It expects one of:\n  ${hs}\n    rejected: ${hashReject ?? `expects 1 argument, got ${given(args.length)}`}\n  ${ps}\n    rejected: ${posReject}`,
   );
 }
 
