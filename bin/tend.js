@@ -154,13 +154,13 @@ if (process.argv[2] === "serverd") V8_FLAGS.push("--expose-gc");
  * Node compiles its own modules from a code cache made under V8's default
  * flags: one first loaded after V8_FLAGS are set is compiled from source
  * instead (node:crypto's twenty modules: ~5 ms more). What a run is sure or
- * likely to load is loaded before: node:module (runBundle), and for a
- * catalog apply what it loads (parseArgs, node:os, node:net when stdout is
- * a pipe or socket, node:crypto for the digests of the files it writes).
+ * likely to load is loaded before: node:module (runBundle), parseArgs and
+ * node:os (every command), node:net when stdout is a pipe or socket (Node's
+ * stream for it), and for a catalog apply node:crypto (the digests of the
+ * files it writes). `tend agent` on a one-line policy: ~3 ms less CPU.
  */
 function preloadBuiltins() {
   require("node:module");
-  if (!appliesCatalog(process.argv.slice(2))) return;
   require("node:util").parseArgs;
   require("node:os");
   try {
@@ -169,7 +169,7 @@ function preloadBuiltins() {
   } catch {
     // No stdout: nothing to write to.
   }
-  require("node:crypto");
+  if (appliesCatalog(process.argv.slice(2))) require("node:crypto");
 }
 
 function compileBundle(bundle) {
