@@ -25,6 +25,7 @@ import type { Channel, Sent, Session } from "./channel.js";
 import { serveClassic } from "./classic.js";
 import { SERVER_VERSION, dispatch } from "./dispatch.js";
 import type { DigestCache } from "./digests.js";
+import type { TrustedKeyCache } from "./trusted-keys.js";
 import { userId } from "./users.js";
 
 /** Time limits of one connection, in ms. */
@@ -61,6 +62,8 @@ export interface ConnectionContext {
   readonly keys?: KeyPair;
   /** Where trusted peers are recorded (the lastseen database). */
   readonly lastSeen?: LastSeenLog;
+  /** The clients' keys as last read from `ppkeys`. */
+  readonly trustedKeys?: TrustedKeyCache;
 }
 
 /** "127.0.0.1>       ": cf-serverd's per-connection log prefix, padded for IPv4 alignment. */
@@ -168,8 +171,8 @@ async function establish(
     reader,
   });
   log.verbose(`Setting IDENTITY: USERNAME=${identity.user}`);
-  const { policy, ppkeys } = context;
-  const stored = storedKey(ppkeys, identity.user, identity.digest, ip);
+  const { policy } = context;
+  const stored = storedKey(context, identity.user, identity.digest, ip);
   if (stored && sameKey(stored, identity.publicKey)) {
     log.verbose(`${identity.digest}: Client is TRUSTED, public key MATCHES stored one.`);
   } else if (!trustNewKey(identity, ip, context, log)) {
@@ -213,9 +216,11 @@ function trustNewKey(identity: PeerIdentity, ip: string, context: ConnectionCont
   return true;
 }
 
-function storedKey(ppkeys: string, user: string, digest: string, ip: string) {
+function storedKey(context: ConnectionContext, user: string, digest: string, ip: string) {
   try {
-    return readTrustedKey(ppkeys, user, digest, ip);
+    return context.trustedKeys
+      ? context.trustedKeys.read(context.ppkeys, user, digest, ip)
+      : readTrustedKey(context.ppkeys, user, digest, ip);
   } catch {
     return undefined;
   }

@@ -26,6 +26,7 @@ import type { LoadedServerPolicy, ServerPolicy } from "../policy/model.js";
 import { type ConnectionLimits, DEFAULT_LIMITS, connectionPrefix, serveConnection } from "./connection.js";
 import { DigestCache } from "./digests.js";
 import { type HelperOptions, HelperPool, type HelperServer } from "./helpers.js";
+import { TrustedKeyCache } from "./trusted-keys.js";
 
 export interface StartServerOptions {
   /** The policy to serve under (built by hand in tests, else loaded). */
@@ -166,6 +167,8 @@ class ServerState {
   pool: HelperPool | undefined;
   /** Digests of unchanged files, for every connection of this process. */
   private readonly digests = new DigestCache();
+  /** The clients' keys as last read, for every connection of this process. */
+  private readonly trustedKeys = new TrustedKeyCache();
   /** The peers this process served, written to the lastseen database now and then. */
   readonly lastSeen: LastSeenLog;
   private secureContext: tls.SecureContext;
@@ -267,6 +270,7 @@ class ServerState {
       digests: this.digests,
       keys: this.keys,
       lastSeen: this.lastSeen,
+      trustedKeys: this.trustedKeys,
     }).finally(() => {
       this.local--;
       this.sockets.delete(socket);
