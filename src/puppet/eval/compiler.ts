@@ -1106,7 +1106,10 @@ export class Compiler implements ScopeHost {
       typeName = ref.typeName.toLowerCase();
     }
     if (typeName.startsWith("::")) typeName = typeName.slice(2);
-    const titlesToBody = new Map<PValue, A.ResourceBody>();
+    // The titles used so far, to find one used twice: made at the second
+    // title (most resource statements have one title and one body).
+    let firstTitle: string | undefined;
+    let titlesUsed: Set<string> | undefined;
     const bodies: { body: A.ResourceBody; titles: string[]; params: Map<string, ParamEntry> }[] = [];
     let defaults: Map<string, ParamEntry> | undefined;
     for (const body of e.bodies) {
@@ -1136,9 +1139,13 @@ export class Compiler implements ScopeHost {
             body.title,
             scope,
           );
-        if (titlesToBody.has(t))
-          ev.fail(`The title '${t}' has already been used in this resource expression`, e, scope);
-        titlesToBody.set(t, body);
+        if (firstTitle === undefined) firstTitle = t as string;
+        else {
+          titlesUsed ??= new Set([firstTitle]);
+          if (titlesUsed.has(t as string))
+            ev.fail(`The title '${t}' has already been used in this resource expression`, e, scope);
+          titlesUsed.add(t as string);
+        }
         strings.push(t as string);
       }
       const params = this.evaluateOperations(body.operations, scope, e);
@@ -1223,10 +1230,16 @@ export class Compiler implements ScopeHost {
       const kind = this.resourceTypeKind(typeName);
       if (!kind) throw new Error(`Unknown resource type: '${typeName}'`);
       const type = capitalizeTypeName(typeName);
-      const r = new CResource(type, title, scope, scope.source, kind, file, line, {
-        virtual: e.form !== "regular",
-        exported: e.form === "exported",
-      });
+      const r = new CResource(
+        type,
+        title,
+        scope,
+        scope.source,
+        kind,
+        file,
+        line,
+        e.form === "regular" ? undefined : { virtual: true, exported: e.form === "exported" },
+      );
       if (kind === "defined_type") r.definition = this.findDefine(typeName);
       const info = kind === "compilable_type" ? resourceTypeInfo(typeName) : undefined;
       for (const p of params) {
@@ -1629,22 +1642,27 @@ export class Compiler implements ScopeHost {
         const p = r.params.get(param);
         if (!p || p.value === undefined) continue;
         const value: PValue = p.value;
-        const values: PValue[] = isArr(value)
-          ? (value.flat(Number.POSITIVE_INFINITY as 1) as PValue[])
-          : [value];
-        for (const v of values) {
-          if (v === undefined) continue;
-          if (this.foundByType(v)) continue;
-          const ref = asResourceRef(v);
-          const text = ref ? ref.refString() : typeof v === "string" ? v : interpolate(v);
-          const found = ref ? this.catalog.findRef(text) : this.findRefString(text);
-          if (!found) {
-            const where =
-              r.file !== undefined && r.file !== "" ? `file: ${r.file}, line: ${r.line}` : `line: ${r.line}`;
-            throw new PuppetEvalError(`Could not find resource '${text}' in parameter '${param}' (${where})`);
-          }
+        // One reference (the usual case) is checked without a list made for it.
+        if (!isArr(value)) {
+          this.checkRelationshipTarget(r, param, value);
+          continue;
         }
+        for (const v of value.flat(Number.POSITIVE_INFINITY as 1) as PValue[])
+          this.checkRelationshipTarget(r, param, v);
       }
+    }
+  }
+
+  private checkRelationshipTarget(r: CResource, param: string, v: PValue): void {
+    if (v === undefined) return;
+    if (this.foundByType(v)) return;
+    const ref = asResourceRef(v);
+    const text = ref ? ref.refString() : typeof v === "string" ? v : interpolate(v);
+    const found = ref ? this.catalog.findRef(text) : this.findRefString(text);
+    if (!found) {
+      const where =
+        r.file !== undefined && r.file !== "" ? `file: ${r.file}, line: ${r.line}` : `line: ${r.line}`;
+      throw new PuppetEvalError(`Could not find resource '${text}' in parameter '${param}' (${where})`);
     }
   }
 

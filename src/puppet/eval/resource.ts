@@ -281,28 +281,61 @@ export function catalogValue(
   return value;
 }
 
-/** The resource as `to_data_hash` gives it in a catalog. */
+/**
+ * The resource as `to_data_hash` gives it in a catalog. Made for each of
+ * ten thousand resources at once, and kept until the JSON is written: the
+ * usual shape is one literal, String values (most of them) skip the
+ * conversion, and no parameter object or sensitive list is made empty.
+ */
 export function resourceToData(r: CResource, namevar: string, marks?: JsonMarks): Record<string, unknown> {
-  const data: Record<string, unknown> = { type: r.type, title: r.title, tags: [...r.tags.tags] };
-  if (r.file !== undefined) data.file = r.file;
-  if (r.line !== undefined) data.line = r.line;
-  data.exported = r.exported;
-  data.kind = r.kind;
-  const params: Record<string, unknown> = {};
-  const sensitive: string[] = [];
-  let any = false;
-  for (const [name, p] of r.params) {
+  const tags = tagArray(r.tags.tags);
+  const data: Record<string, unknown> =
+    r.file !== undefined && r.line !== undefined
+      ? { type: r.type, title: r.title, tags, file: r.file, line: r.line, exported: r.exported, kind: r.kind }
+      : partialData(r, tags);
+  let params: Record<string, unknown> | undefined;
+  let sensitive: string[] | undefined;
+  for (const p of r.params.values()) {
+    const name = p.name;
     let value = p.value;
+    if (typeof value === "string") {
+      // catalogValue's rules for a String: only the namevar equal to the title is left out.
+      if (
+        name === namevar &&
+        value === r.title &&
+        !(r.title === "main" && (r.type === "Stage" || r.type === "Class"))
+      )
+        continue;
+      params ??= {};
+      params[name] = value;
+      continue;
+    }
     if (value instanceof PSensitive) {
-      sensitive.push(name);
+      (sensitive ??= []).push(name);
       value = value.value;
     }
     const kept = catalogValue(r, name, value, namevar);
     if (kept === SKIP_PARAMETER) continue;
+    params ??= {};
     params[name] = toJsonData(kept, marks);
-    any = true;
   }
-  if (any) data.parameters = params;
-  if (sensitive.length > 0) data.sensitive_parameters = sensitive;
+  if (params !== undefined) data.parameters = params;
+  if (sensitive !== undefined) data.sensitive_parameters = sensitive;
+  return data;
+}
+
+function tagArray(set: Set<string>): string[] {
+  const out = new Array<string>(set.size);
+  let i = 0;
+  for (const t of set) out[i++] = t;
+  return out;
+}
+
+function partialData(r: CResource, tags: string[]): Record<string, unknown> {
+  const data: Record<string, unknown> = { type: r.type, title: r.title, tags };
+  if (r.file !== undefined) data.file = r.file;
+  if (r.line !== undefined) data.line = r.line;
+  data.exported = r.exported;
+  data.kind = r.kind;
   return data;
 }
