@@ -311,7 +311,8 @@ export function resourceToData(r: CResource, namevar: string, marks?: JsonMarks)
       continue;
     }
     if (value instanceof PSensitive) {
-      (sensitive ??= []).push(name);
+      sensitive ??= [];
+      sensitive.push(name);
       value = value.value;
     }
     const kept = catalogValue(r, name, value, namevar);
