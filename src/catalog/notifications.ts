@@ -30,12 +30,12 @@ export class Notifications {
     private readonly host: NotificationHost,
   ) {}
 
-  /** Whether this resource sends notifications that must run before it. */
   /** Whether the front end has notifications at all (the recipes' hook). */
   get active(): boolean {
     return this.hooks.notifications !== undefined;
   }
 
+  /** Whether this resource sends notifications that must run before it. */
   hasBefore(resource: CatalogResource): boolean {
     if (!this.hooks.notifications) return false;
     return this.of(resource).some((n) => n.timing === "before");
