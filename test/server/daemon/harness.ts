@@ -150,6 +150,8 @@ export async function startTestServer(
   t.after(async () => {
     for (const c of clients) c.close();
     await server.close();
+    // The server writes its state (lastseen) as it closes: after the removal above.
+    rmSync(dir, { recursive: true, force: true });
   });
   return {
     server,
