@@ -121,33 +121,38 @@ test("the bundle's code cache is accepted by the next runs and grows", (t) => {
   else assert.deepEqual(seen, [1, 2, 3]);
 });
 
+/** A Puppet catalog JSON of `files` (path and content), each in Class[main]. */
+function fileCatalogJson(files: readonly { path: string; content: string }[]): string {
+  const resources = files.map((f) => ({
+    type: "File",
+    title: f.path,
+    tags: ["file", "class"],
+    exported: false,
+    parameters: { ensure: "file", content: f.content },
+  }));
+  return JSON.stringify({
+    name: "n1",
+    version: 1,
+    environment: "production",
+    resources: [
+      { type: "Stage", title: "main", tags: ["stage"], exported: false, parameters: { name: "main" } },
+      { type: "Class", title: "main", tags: ["class"], exported: false, parameters: { name: "main" } },
+      ...resources,
+    ],
+    edges: [
+      { source: "Stage[main]", target: "Class[main]" },
+      ...resources.map((r) => ({ source: "Class[main]", target: `File[${r.title}]` })),
+    ],
+    classes: ["main"],
+  });
+}
+
 test("`puppet apply --catalog` keeps a code cache of its own, made under its own V8 flags", (t) => {
   // It runs with other V8 flags than a compile (bin/tend.js): a cache
   // shared with `puppet apply FILE.pp` would be rejected at every switch.
   const seen = cacheGenerations("puppet-apply", (copy) => {
     writeFileSync(join(copy, "puppet.conf"), `[main]\nvardir = ${copy}/var\ncodedir = ${copy}/code\n`);
-    const catalog = {
-      name: "n1",
-      version: 1,
-      environment: "production",
-      resources: [
-        { type: "Stage", title: "main", tags: ["stage"], exported: false, parameters: { name: "main" } },
-        { type: "Class", title: "main", tags: ["class"], exported: false, parameters: { name: "main" } },
-        {
-          type: "File",
-          title: `${copy}/out`,
-          tags: ["file", "class"],
-          exported: false,
-          parameters: { ensure: "file", content: "hi\n" },
-        },
-      ],
-      edges: [
-        { source: "Stage[main]", target: "Class[main]" },
-        { source: "Class[main]", target: `File[${copy}/out]` },
-      ],
-      classes: ["main"],
-    };
-    writeFileSync(join(copy, "catalog.json"), JSON.stringify(catalog));
+    writeFileSync(join(copy, "catalog.json"), fileCatalogJson([{ path: `${copy}/out`, content: "hi\n" }]));
     return ["puppet", "apply", "--confdir", copy, "--catalog", join(copy, "catalog.json")];
   });
   if (seen === undefined) t.skip("no bundle (npm run build makes it)");
@@ -179,28 +184,10 @@ test("`puppet apply --json` into a pipe read late: all of it arrives before the 
   writeFileSync(join(dir, "puppet.conf"), `[main]\nvardir = ${dir}/var\ncodedir = ${dir}/code\n`);
   mkdirSync(join(dir, "files"));
   const files = Array.from({ length: 300 }, (_, i) => ({
-    type: "File",
-    title: `${dir}/files/f${i}`,
-    tags: ["file", "class"],
-    exported: false,
-    parameters: { ensure: "file", content: `file ${i}\n` },
+    path: `${dir}/files/f${i}`,
+    content: `file ${i}\n`,
   }));
-  const catalog = {
-    name: "n1",
-    version: 1,
-    environment: "production",
-    resources: [
-      { type: "Stage", title: "main", tags: ["stage"], exported: false, parameters: { name: "main" } },
-      { type: "Class", title: "main", tags: ["class"], exported: false, parameters: { name: "main" } },
-      ...files,
-    ],
-    edges: [
-      { source: "Stage[main]", target: "Class[main]" },
-      ...files.map((f) => ({ source: "Class[main]", target: `File[${f.title}]` })),
-    ],
-    classes: ["main"],
-  };
-  writeFileSync(join(dir, "catalog.json"), JSON.stringify(catalog));
+  writeFileSync(join(dir, "catalog.json"), fileCatalogJson(files));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,

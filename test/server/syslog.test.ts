@@ -125,6 +125,45 @@ interface ServeOptions {
 }
 
 /** Runs a server of `impl` to one client and its stop; what it sent to its /dev/log, normalised. */
+/**
+ * Starts `daemon` (cf-… or tend's) on `policy` in the foreground with -I,
+ * in a namespace whose /dev/log is `socket`; its stdout and stderr
+ * gathered, killed at the end of the test if still running.
+ */
+function startInSandbox(
+  t: TestContext,
+  host: Host,
+  socket: string,
+  impl: Impl,
+  daemon: "serverd" | "monitord",
+  policy: string,
+): { child: ChildProcess; output: () => string; exited: Promise<void> } {
+  const devCopy = join(host.dir, "olddev");
+  mkdirSync(devCopy);
+  const args = ["-F", "-I", "-f", policy];
+  const program =
+    impl === "cf"
+      ? [`/usr/bin/cf-${daemon}`, ...args]
+      : [process.execPath, ...launcherNodeFlags(daemon), TEND, daemon, ...args];
+  const child: ChildProcess = spawn(
+    "unshare",
+    ["-m", "sh", "-c", NAMESPACE, "ns", devCopy, socket, impl === "cf" ? host.dir : "", ...program],
+    { env: host.env(), stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    output += c.toString();
+  });
+  child.stderr?.on("data", (c: Buffer) => {
+    output += c.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  return { child, output: () => output, exited };
+}
+
 async function serveOnce(
   t: TestContext,
   impl: Impl,
@@ -139,35 +178,13 @@ async function serveOnce(
   const file = join(host.dir, "state", "cf-serverd_log_facility.dat");
   if (options.remembered) writeFileSync(file, `${options.remembered}\n`);
   const heard = await listener(t, join(host.dir, "syslog"));
-  const devCopy = join(host.dir, "olddev");
-  mkdirSync(devCopy);
   const policy = host.writePolicy("promises.cf", serverPolicy(host, facility));
-  const args = ["-F", "-I", "-f", policy];
-  const program =
-    impl === "cf"
-      ? ["/usr/bin/cf-serverd", ...args]
-      : [process.execPath, ...launcherNodeFlags("serverd"), TEND, "serverd", ...args];
-  const child: ChildProcess = spawn(
-    "unshare",
-    ["-m", "sh", "-c", NAMESPACE, "ns", devCopy, heard.socket, impl === "cf" ? host.dir : "", ...program],
-    { env: host.env(), stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let output = "";
-  child.stdout?.on("data", (c: Buffer) => {
-    output += c.toString();
-  });
-  child.stderr?.on("data", (c: Buffer) => {
-    output += c.toString();
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
-  await waitFor(`${impl} to listen\n${output}`, () => output.includes("Server is starting"));
+  const { child, output: out, exited } = startInSandbox(t, host, heard.socket, impl, "serverd", policy);
+  await waitFor(`${impl} to listen\n${out()}`, () => out().includes("Server is starting"));
   if (options.reloadTo !== undefined) {
     host.writePolicy("promises.cf", serverPolicy(host, options.reloadTo || undefined));
     child.kill("SIGHUP");
-    await waitFor(`${impl} to reload\n${output}`, () => output.includes("Rereading policy file"));
+    await waitFor(`${impl} to reload\n${out()}`, () => out().includes("Rereading policy file"));
   }
   const keys = readKeyPair(client.ppkeys);
   assert.ok(keys);
@@ -182,7 +199,7 @@ async function serveOnce(
   });
   assert.equal(await conn.version(), "3.21.0");
   conn.close();
-  await waitFor("the server to see the client go", () => output.includes("Closing connection"), 5000).catch(
+  await waitFor("the server to see the client go", () => out().includes("Closing connection"), 5000).catch(
     () => {},
   );
   child.kill("SIGTERM");
@@ -291,8 +308,6 @@ async function monitorOnce(
   const file = join(host.dir, "state", "cf-monitord_log_facility.dat");
   if (options.remembered) writeFileSync(file, `${options.remembered}\n`);
   const heard = await listener(t, join(host.dir, "syslog"));
-  const devCopy = join(host.dir, "olddev");
-  mkdirSync(devCopy);
   const control = options.facility
     ? `body monitor control\n{\n  monitorfacility => "${options.facility}";\n}\n`
     : "";
@@ -300,28 +315,8 @@ async function monitorOnce(
     "promises.cf",
     `body common control { bundlesequence => { "main" }; }\nbundle agent main { }\n${control}`,
   );
-  const args = ["-F", "-I", "-f", policy];
-  const program =
-    impl === "cf"
-      ? ["/usr/bin/cf-monitord", ...args]
-      : [process.execPath, ...launcherNodeFlags("monitord"), TEND, "monitord", ...args];
-  const child: ChildProcess = spawn(
-    "unshare",
-    ["-m", "sh", "-c", NAMESPACE, "ns", devCopy, heard.socket, impl === "cf" ? host.dir : "", ...program],
-    { env: host.env(), stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let output = "";
-  child.stdout?.on("data", (c: Buffer) => {
-    output += c.toString();
-  });
-  child.stderr?.on("data", (c: Buffer) => {
-    output += c.toString();
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
-  await waitFor(`${impl} monitord's first sample\n${output}`, () => output.includes("Updated averages"));
+  const { child, output: out, exited } = startInSandbox(t, host, heard.socket, impl, "monitord", policy);
+  await waitFor(`${impl} monitord's first sample\n${out()}`, () => out().includes("Updated averages"));
   await waitFor("its datagram", () => heard.heard().some((l) => l.includes("Updated averages")), 5000);
   // cf-monitord heeds a stop between samples only after its 2.5 min sleep
   // when the stop came while it was still sampling: killed after a while.
