@@ -14,6 +14,7 @@ import type { Socket } from "node:net";
 import { userInfo } from "node:os";
 import tls from "node:tls";
 import type { Logger } from "../system/logger.js";
+import { isBindFailure, logBindFailure, resolveBindAddress } from "./bind-address.js";
 import { selfSignedCertificate } from "./certificate.js";
 import { NetError } from "./errors.js";
 import {
@@ -43,7 +44,10 @@ const CHANGED = "BAD: File changed while copying";
 export interface ConnectOptions {
   host: string;
   port?: number;
-  /** The local address to connect from (cf-agent's `bindtointerface`); the kernel's choice when absent. */
+  /**
+   * The local address to connect from, or a name to look up (cf-agent's
+   * `bindtointerface`); the kernel's choice when absent or when it cannot be bound.
+   */
   localAddress?: string;
   keys: KeyPair;
   ppkeys: string;
@@ -619,13 +623,36 @@ function clientContext(options: ConnectOptions): tls.SecureContext {
   return context;
 }
 
-/** Opens the TLS connection: any certificate accepted here, the key checked by the caller. */
-function openTls(options: ConnectOptions, port: number, timeoutMs: number): Promise<tls.TLSSocket> {
+/**
+ * Opens the TLS connection: any certificate accepted here, the key checked
+ * by the caller. From `localAddress` when given (looked up when a name), or
+ * from the kernel's choice when that address cannot be bound, as 3.21 does.
+ */
+async function openTls(options: ConnectOptions, port: number, timeoutMs: number): Promise<tls.TLSSocket> {
+  const bind = options.localAddress;
+  if (!bind) return connectTls(options, port, timeoutMs, undefined);
+  const local = await resolveBindAddress(bind, options.host);
+  try {
+    return await connectTls(options, port, timeoutMs, local);
+  } catch (error) {
+    const cause = error instanceof NetError ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
+    if (!cause || !isBindFailure(cause)) throw error;
+    logBindFailure(options.logger, bind, cause);
+    return connectTls(options, port, timeoutMs, undefined);
+  }
+}
+
+function connectTls(
+  options: ConnectOptions,
+  port: number,
+  timeoutMs: number,
+  localAddress: string | undefined,
+): Promise<tls.TLSSocket> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({
       host: options.host,
       port,
-      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      ...(localAddress ? { localAddress } : {}),
       secureContext: clientContext(options),
       rejectUnauthorized: false,
       checkServerIdentity: () => undefined,

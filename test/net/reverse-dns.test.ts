@@ -10,9 +10,12 @@
  * (client-a.example.test), another from one it does not name. Both ask
  * both servers, under the same policy, for the same paths; what each server
  * grants and refuses, and what it logs about the lookups, must be the same.
- * Then real cf-agent and tend agent copy from each server as each client
- * (`bindtointerface` in body agent control picks the address they connect
- * from), with the latest protocol and the classic one (where the client
+ * Each client also asks to run remote bundles (cf-runagent's EXEC -b)
+ * admitted by host name (`resource_type => "bundle"`). Then real cf-agent
+ * and tend agent copy from each server as each client (`bindtointerface`
+ * in body agent control picks the address they connect from: an address,
+ * a name in the same /etc/hosts, a name it lacks, an address not this
+ * host's), with the latest protocol and the classic one (where the client
  * names itself, by the same /etc/hosts).
  *
  * Skipped with the reason when cfengine3 or namespaces are missing.
@@ -65,14 +68,25 @@ const DIRS = [
   "byip",
 ];
 
-function policy(server: Host): string {
+/** Remote bundles (cf-runagent -b) admitted by host name: what each client may run. */
+const BUNDLES = ["named_bundle", "domain_bundle", "other_bundle"];
+
+function policy(server: Host, runCommand: string): string {
   const d = server.data;
   return `body common control { bundlesequence => { "main" }; }
 bundle agent main { }
-${serverControl(server, { allowusers: ["root"], more: ['allowlegacyconnects => { "127.0.0.0/8" };'] })}
+${serverControl(server, {
+  allowusers: ["root"],
+  cfruncommand: runCommand,
+  more: ['allowlegacyconnects => { "127.0.0.0/8" };'],
+})}
 bundle server access_rules
 {
   access:
+      "${runCommand}" admit_ips => { "127.0.0.0/8" };
+      "named_bundle" resource_type => "bundle", admit_hostnames => { "${NAMED}" };
+      "domain_bundle" resource_type => "bundle", admit_hostnames => { ".example.test" };
+      "other_bundle" resource_type => "bundle", admit_hostnames => { "nobody.example.test" };
       "${d}/byname/" admit_hostnames => { "${NAMED}" };
       "${d}/bydomain/" admit_hostnames => { ".example.test" };
       "${d}/byregex/" admit_hostnames => { "client-.*" };
@@ -90,6 +104,8 @@ bundle server access_rules
       "${d}/short/$(connection.hostname).txt"
         admit_hostnames => { "$(connection.hostname)" },
         shortcut => "mine";
+  roles:
+      ".*" authorize => { "root" };
 }
 `;
 }
@@ -113,7 +129,9 @@ async function serveBoth(t: TestContext, impl: Impl, clients: readonly Host[]): 
     server.trust(client);
     client.trust(server);
   }
-  const file = server.writePolicy("promises.cf", policy(server));
+  const runCommand = join(server.dir, "run.sh");
+  writeFileSync(runCommand, '#!/bin/sh\necho "ran: $*"\n', { mode: 0o755 });
+  const file = server.writePolicy("promises.cf", policy(server, runCommand));
   if (impl === "cf") {
     const check = server.runCf("cf-promises", ["-c", "-f", file]);
     assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
@@ -140,10 +158,10 @@ async function serveBoth(t: TestContext, impl: Impl, clients: readonly Host[]): 
   t.after(() => daemon.stop());
   await daemon.waitListening();
   const answers: string[] = [];
-  for (const [n, client] of clients.entries()) {
+  const connect = (client: Host) => {
     const keys = readKeyPair(client.ppkeys);
     assert.ok(keys);
-    const conn = await ServerConnection.connect({
+    return ServerConnection.connect({
       host: server.address,
       port: server.port,
       localAddress: client.address,
@@ -153,6 +171,9 @@ async function serveBoth(t: TestContext, impl: Impl, clients: readonly Host[]): 
       trustServer: false,
       timeoutMs: 20_000,
     });
+  };
+  for (const [n, client] of clients.entries()) {
+    const conn = await connect(client);
     // Each directory's f, and the per-host file through its shortcut.
     for (const dir of [...DIRS, "mine"]) {
       const path = dir === "mine" ? "mine" : `${server.data}/${dir}/f`;
@@ -168,6 +189,16 @@ async function serveBoth(t: TestContext, impl: Impl, clients: readonly Host[]): 
       answers.push(`client${n} ${dir}: ${answer}`);
     }
     conn.close();
+    // A remote bundle is run only for the clients its access promise names
+    // (cf-runagent -b; each EXEC ends its connection).
+    for (const bundle of BUNDLES) {
+      const lines: string[] = [];
+      const exec = await connect(client);
+      const code = await exec.exec({ bundles: [bundle] }, (line) => lines.push(line.trim()));
+      exec.close();
+      const said = lines.join(" | ").split(server.dir).join("SERVER");
+      answers.push(`client${n} exec ${bundle}: ${said} (code ${String(code)})`);
+    }
   }
   // Real cf-agent and tend agent, each with `bindtointerface` set to a
   // client's address, copying from this server as that client, under the
@@ -193,6 +224,41 @@ body agent control { bindtointerface => "${client.address}"; }
           const outcome = /outcome: (\S*)/.exec(run.stdout)?.[1] ?? `no outcome:\n${run.stdout}${run.stderr}`;
           answers.push(`${agent}-agent ${protocol} client${n} ${dir}: ${outcome}`);
         }
+  // `bindtointerface` given as a name is looked up (here in the test's
+  // /etc/hosts); a name that does not resolve fails the connection; an
+  // address that is not this host's is logged and the connection made
+  // from the kernel's choice.
+  const binds: Array<[string, string]> = [
+    [NAMED, "byname"],
+    ["no-such-iface.example.test", "byip"],
+    ["192.0.2.1", "byip"],
+  ];
+  for (const protocol of ["latest", "classic"])
+    for (const agent of ["cf", "tend"] as const)
+      for (const [bind, dir] of binds) {
+        const client = clients[0] as Host;
+        const promiser = `bound-${impl}-${agent}-${protocol}-${bind}`;
+        const body = `source => "${server.data}/${dir}/f";\n  protocol_version => "${protocol}";`;
+        const text = `${copyPolicy(client, server, promiser, body)}
+body agent control { bindtointerface => "${bind}"; }
+`;
+        const policyFile = client.writePolicy(`${promiser}.cf`, text);
+        const args = ["-K", "-I", "-f", policyFile];
+        const argv = agent === "cf" ? [join(CF_BIN, "cf-agent"), ...args] : client.tendArgv("agent", args);
+        const nsArgv = ["-m", "sh", "-c", NAMESPACE, "ns", join(etc, "hosts"), join(etc, "nsswitch.conf")];
+        const run = spawnSync("unshare", [...nsArgv, agent === "cf" ? client.dir : "", ...argv], {
+          env: client.env(),
+          encoding: "utf8",
+          timeout: 60_000,
+        });
+        const outcome = /outcome: (\S*)/.exec(run.stdout)?.[1] ?? `no outcome:\n${run.stdout}${run.stderr}`;
+        const errors = run.stdout
+          .split("\n")
+          .filter((line) => /Unable to (lookup|bind)|No server is responding/.test(line))
+          .map((line) => line.trim());
+        const said = errors.join(" | ").replace(`port: ${server.port}`, "port: PORT");
+        answers.push(`${agent}-agent ${protocol} bind ${bind} ${dir}: ${outcome} ${said}`);
+      }
   await daemon.stop();
   const names: Array<[string, string]> = [
     [server.data, "DATA"],
@@ -233,6 +299,14 @@ test("admit and deny by host name, $(connection.hostname): tend serverd as cf-se
     theirs.answers.includes("cf-agent latest client1 byname: copy_failed"),
     theirs.answers.join("\n"),
   );
+  const said = (prefix: string) => theirs.answers.find((a) => a.startsWith(prefix)) ?? "";
+  assert.match(said("client0 exec named_bundle:"), /> ran: --bundlesequence named_bundle/);
+  assert.match(said("client0 exec domain_bundle:"), /> ran: --bundlesequence domain_bundle/);
+  assert.match(said("client0 exec other_bundle:"), /EXEC denied bundle activation/);
+  assert.match(said("client1 exec named_bundle:"), /EXEC denied bundle activation/);
+  assert.match(said(`cf-agent latest bind ${NAMED} byname:`), /copy_repaired/);
+  assert.match(said("cf-agent latest bind no-such-iface"), /copy_failed error: Unable to lookup interface/);
+  assert.match(said("cf-agent latest bind 192.0.2.1"), /copy_repaired error: Unable to bind to interface/);
   assert.deepEqual(ours.answers, theirs.answers);
   assert.deepEqual(ours.log, theirs.log);
 });

@@ -4,7 +4,6 @@
  * (`default_repository`), and the files copied once per run
  * (`files_single_copy`) or defining `auto_` classes (`files_auto_define`).
  */
-import { isIP } from "node:net";
 import type { PromiseEnvironment } from "../contract.js";
 import { asStrings } from "../values.js";
 
@@ -41,13 +40,11 @@ export function agentTimeout(env: PromiseEnvironment): number | undefined {
 
 /**
  * `bindtointerface` of body agent control: the local address outgoing
- * connections to servers are made from (cf-agent's SetBindInterface);
- * undefined when unset or not an IP address (tend does not look names up
- * here; 3.21 would, and binds to what getaddrinfo gives).
+ * connections to servers are made from (cf-agent's SetBindInterface), or a
+ * name the connection looks up (src/net/bind-address.ts); undefined when unset.
  */
 export function bindToInterface(env: PromiseEnvironment): string | undefined {
-  const value = list(env, "bindtointerface")[0];
-  return value && isIP(value) !== 0 ? value : undefined;
+  return list(env, "bindtointerface")[0] || undefined;
 }
 
 /** `protocol_version` of body common control. */

@@ -264,7 +264,9 @@ function logConnectFailure(env: PromiseEnvironment, error: unknown, server: stri
   const message = error instanceof Error ? error.message : String(error);
   const kind = error instanceof NetError ? error.kind : "protocol";
   if (kind === "connect" || kind === "timeout") {
-    if (/ENOTFOUND|EAI_AGAIN/.test(message))
+    // bindtointerface names nothing getaddrinfo knows: 3.21 says so as an error.
+    if (message.startsWith("Unable to lookup interface")) log.error(message);
+    else if (/ENOTFOUND|EAI_AGAIN/.test(message))
       log.info(`Unable to find host '${server}' service '${port}' (Name or service not known)`);
     else log.info(`Failed to connect to server: ${connectError(message, kind)}`);
     log.info(`No server is responding on port: ${port}`);
