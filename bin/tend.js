@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // Starts tend: the bundle dist/bundle/tend.cjs (`npm run build` makes it after
 // the compiled sources), else, when it is missing or stale, dist/src itself.
+// The commands whose startup counts have a bundle of their own beside it,
+// tend-COMMAND.cjs, without the other commands' code (scripts/bundle.js):
+// run when it is there, else tend.cjs.
 //
 // This file is CommonJS (bin/package.json says so): an ES module entry would
 // make Node set up its ES module loader, which costs startup time for nothing.
@@ -21,7 +24,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 
 const root = path.join(__dirname, "..");
-const bundleFile = path.join(root, "dist", "bundle", "tend.cjs");
+const bundleDir = path.join(root, "dist", "bundle");
 const sourcesEntry = path.join(root, "dist", "src", "cli", "main.js");
 
 function statOf(file) {
@@ -46,24 +49,40 @@ function appliesCatalog(args) {
 const GROWING_RUNS = 3;
 
 /**
+ * The name of this run's code cache: the subcommand, but that `tend puppet
+ * apply --catalog`, `tend puppet apply` of a manifest and `tend puppet
+ * catalog` run different code (and flags): a cache each.
+ */
+function runName() {
+  const name = process.argv[2] ?? "";
+  if (!/^(agent|check|parse|monitord|serverd|puppet)$/.test(name)) return "other";
+  if (name !== "puppet" || process.argv[3] !== "apply") return name;
+  return appliesCatalog(process.argv.slice(2)) ? "puppet-apply" : "puppet-compile-apply";
+}
+
+/**
+ * The bundle this run compiles and its stat: the command's own bundle
+ * (`tend puppet apply` of a manifest compiles it: `tend puppet`'s), else,
+ * missing (a build of before), the whole CLI.
+ */
+function bundleOf(name) {
+  const own = name === "other" ? undefined : name === "puppet-compile-apply" ? "puppet" : name;
+  const file = own && path.join(bundleDir, `tend-${own}.cjs`);
+  const stat = file && statOf(file);
+  if (stat) return { file, stat };
+  const whole = path.join(bundleDir, "tend.cjs");
+  return { file: whole, stat: statOf(whole) };
+}
+
+/**
  * The cache of the runs of one subcommand under this V8 (one file per V8, so
  * that two Node versions do not overwrite each other's), and the stamp that
  * ties it to this very bundle; the header line ends with the cache's generation.
  */
 function cacheOf(bundle) {
-  const name = process.argv[2] ?? "";
-  // `tend puppet apply --catalog`, `tend puppet apply` of a manifest and
-  // `tend puppet catalog` run different code (and flags): a cache each.
-  const command = /^(agent|check|parse|monitord|serverd|puppet)$/.test(name)
-    ? name === "puppet" && process.argv[3] === "apply"
-      ? appliesCatalog(process.argv.slice(2))
-        ? "puppet-apply"
-        : "puppet-compile-apply"
-      : name
-    : "other";
   return {
-    file: `${bundleFile}.${command}.v8-${process.versions.v8}.cache`,
-    stamp: `${process.versions.v8} ${process.arch} ${bundle.size} ${bundle.mtimeMs} `,
+    file: `${bundle.file}.${run}.v8-${process.versions.v8}.cache`,
+    stamp: `${process.versions.v8} ${process.arch} ${bundle.stat.size} ${bundle.stat.mtimeMs} `,
   };
 }
 
@@ -178,14 +197,14 @@ function compileBundle(bundle) {
   preloadBuiltins();
   for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
   // ASCII (scripts/bundle.js asks esbuild for it): latin1 decodes it exactly, and faster than UTF-8.
-  const source = fs.readFileSync(bundleFile, "latin1");
+  const source = fs.readFileSync(bundle.file, "latin1");
   const cache = cacheOf(bundle);
   const found = readCache(cache);
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
   // An `import()` esbuild leaves in the bundle (a built-in, or a user's file
   // such as a cookbook) goes to Node's own loader, as in a module.
   const script = new vm.Script(wrapped, {
-    filename: bundleFile,
+    filename: bundle.file,
     cachedData: found?.data,
     importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
@@ -237,19 +256,12 @@ function runBundle(bundle) {
   } catch (error) {
     // A damaged bundle: the compiled sources can still do the work.
     if (statOf(sourcesEntry)) return runSources();
-    return fail(`cannot load ${bundleFile}: ${error instanceof Error ? error.message : error}`);
+    return fail(`cannot load ${bundle.file}: ${error instanceof Error ? error.message : error}`);
   }
   const module = { exports: {} };
-  const requireFromBundle = requireLazily(require("node:module").createRequire(bundleFile));
+  const requireFromBundle = requireLazily(require("node:module").createRequire(bundle.file));
   try {
-    start.call(
-      module.exports,
-      module.exports,
-      requireFromBundle,
-      module,
-      bundleFile,
-      path.dirname(bundleFile),
-    );
+    start.call(module.exports, module.exports, requireFromBundle, module, bundle.file, bundleDir);
   } catch (error) {
     fail(`internal error: ${error instanceof Error ? error.message : error}`);
   }
@@ -275,6 +287,7 @@ function isStale(bundle) {
   return statOf(path.join(root, "tsconfig.json")) !== undefined;
 }
 
-const bundle = statOf(bundleFile);
-if (bundle && !isStale(bundle)) runBundle(bundle);
+const run = runName();
+const bundle = bundleOf(run);
+if (bundle.stat && !isStale(bundle.stat)) runBundle(bundle);
 else runSources();

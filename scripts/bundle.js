@@ -6,8 +6,15 @@
 // through node:vm with a V8 code cache, which ES modules cannot use on Node 20,
 // and CommonJS spares the ES module loader's work for every built-in import.
 // Subcommands stay lazy: esbuild turns `import("./check.js")` into a module
-// initialised on first use. The two worker threads' scripts are ES modules of
+// initialised on first use. The worker threads' scripts are ES modules of
 // their own, found next to the bundle through `import.meta.url`.
+//
+// Beside the whole CLI, the commands whose startup counts have a bundle of
+// their own, tend-COMMAND.cjs, which bin/tend.js runs for that command: the
+// other commands' modules are left out, so a run reads, hashes and
+// deserialises (code cache) a third of the text or less: ~9 ms less CPU at
+// each start of `tend agent`, `tend check` and `tend puppet apply --catalog`
+// on Node 20.
 import { readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -46,16 +53,72 @@ const common = {
   logLevel: "warning",
 };
 
-await build({
+/**
+ * The command bundles, by the name bin/tend.js gives the run (its code cache's
+ * name): the commands of src/cli/app.js each keeps, and the modules it leaves
+ * out besides, by the module that imports them lazily. `tend puppet apply
+ * --catalog` compiles nothing: Puppet's compiler and parser stay out.
+ */
+const COMMAND_BUNDLES = {
+  agent: { commands: ["agent"] },
+  check: { commands: ["check"] },
+  parse: { commands: ["parse"] },
+  monitord: { commands: ["monitord"] },
+  serverd: { commands: ["serverd"] },
+  puppet: { commands: ["puppet"] },
+  "puppet-apply": {
+    commands: ["puppet"],
+    without: { "cli/puppet.js": ["./puppet-catalog.js", "./puppet-compile.js", "./puppet-parser.js"] },
+  },
+};
+
+/**
+ * Replaces the modules a command bundle leaves out by one that throws: only
+ * `import()`s are replaced, which esbuild keeps lazy, so nothing is missing
+ * until one runs (bin/tend.js picks the bundle by the command line, and the
+ * command never loads the others).
+ */
+function leaveOut(name, { commands, without = {} }) {
+  const lazyIn = { "cli/app.js": (path) => !commands.includes(path.slice(2, -3)), ...without };
+  return {
+    name: "leave-out-other-commands",
+    setup(build) {
+      build.onResolve({ filter: /^\.\/[a-z-]+\.js$/ }, (args) => {
+        if (args.kind !== "dynamic-import") return undefined;
+        const importer = Object.keys(lazyIn).find((m) => args.importer.endsWith(`/dist/src/${m}`));
+        const leftOut = lazyIn[importer];
+        if (leftOut === undefined) return undefined;
+        const out = typeof leftOut === "function" ? leftOut(args.path) : leftOut.includes(args.path);
+        return out ? { path: `${importer}:${args.path}`, namespace: "left-out" } : undefined;
+      });
+      build.onLoad({ filter: /./, namespace: "left-out" }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`the bundle tend-${name}.cjs has no ${args.path} (bin/tend.js runs tend.cjs for other commands)`)});`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
+const cli = {
   ...common,
-  entryPoints: { tend: "dist/src/cli/main.js" },
   outdir,
   outExtension: { ".js": ".cjs" },
   format: "cjs",
   // CommonJS has no import.meta: the bundle's own URL stands in for it.
   define: { ...common.define, "import.meta.url": "__tendBundle.url" },
   inject: [fileURLToPath(new URL("scripts/bundle-url.js", root))],
-});
+};
+
+await Promise.all([
+  build({ ...cli, entryPoints: { tend: "dist/src/cli/main.js" } }),
+  ...Object.entries(COMMAND_BUNDLES).map(([name, bundle]) =>
+    build({
+      ...cli,
+      entryPoints: { [`tend-${name}`]: "dist/src/cli/main.js" },
+      plugins: [...common.plugins, leaveOut(name, bundle)],
+    }),
+  ),
+]);
 
 await build({
   ...common,

@@ -75,23 +75,26 @@ test("the command works through a symbolic link, as npm installs it", () => {
 });
 
 /**
- * The generations of the code cache `name` (tend.cjs.NAME.*) after each of
- * three runs of `args` on a copy of the bundle (undefined: no cache).
+ * The generations of the code cache `name` made beside `bundle`
+ * (BUNDLE.NAME.*) after each of three runs of `args` on a copy of bin/ and
+ * of the bundles `copied` (undefined: not built), and the caches made.
  */
 function cacheGenerations(
   name: string,
   args: (copy: string) => string[],
-): (number | undefined)[] | undefined {
+  { bundle = "tend.cjs", copied = ["tend.cjs"] }: { bundle?: string; copied?: readonly string[] } = {},
+): { seen: (number | undefined)[]; caches: string[] } | undefined {
   const root = fileURLToPath(new URL("../../../", import.meta.url));
-  if (!existsSync(join(root, "dist", "bundle", "tend.cjs"))) return undefined;
+  if (!copied.every((file) => existsSync(join(root, "dist", "bundle", file)))) return undefined;
   const copy = scratchDirectory("tend-launcher-cache-");
+  const bundles = join(copy, "dist", "bundle");
   cpSync(join(root, "bin"), join(copy, "bin"), { recursive: true });
-  mkdirSync(join(copy, "dist", "bundle"), { recursive: true });
-  cpSync(join(root, "dist", "bundle", "tend.cjs"), join(copy, "dist", "bundle", "tend.cjs"));
+  mkdirSync(bundles, { recursive: true });
+  for (const file of copied) cpSync(join(root, "dist", "bundle", file), join(bundles, file));
   const generation = () => {
-    const cache = readdirSync(join(copy, "dist", "bundle")).find((f) => f.startsWith(`tend.cjs.${name}.`));
+    const cache = readdirSync(bundles).find((f) => f.startsWith(`${bundle}.${name}.`));
     if (!cache) return undefined;
-    const head = readFileSync(join(copy, "dist", "bundle", cache), "latin1").split("\n", 1)[0] ?? "";
+    const head = readFileSync(join(bundles, cache), "latin1").split("\n", 1)[0] ?? "";
     return Number(head.slice(head.lastIndexOf(" ") + 1));
   };
   const command = args(copy);
@@ -105,20 +108,64 @@ function cacheGenerations(
     assert.equal(run.status, 0, run.stderr);
     seen.push(generation());
   }
-  return seen;
+  return { seen, caches: readdirSync(bundles).filter((f) => f.endsWith(".cache")) };
+}
+
+function checkArgs(copy: string): string[] {
+  const policy = join(copy, "policy.cf");
+  writeFileSync(policy, 'bundle agent main { vars: "x" string => "1"; }\n');
+  return ["check", "-f", policy];
 }
 
 test("the bundle's code cache is accepted by the next runs and grows", (t) => {
   // bin/tend.js remakes the cache at exit: as generation 1 when there was
   // none or V8 rejected it (another V8, other flags), else one generation
   // on. Only accepted caches reach generation 3.
-  const seen = cacheGenerations("check", (copy) => {
-    const policy = join(copy, "policy.cf");
-    writeFileSync(policy, 'bundle agent main { vars: "x" string => "1"; }\n');
-    return ["check", "-f", policy];
+  const made = cacheGenerations("check", checkArgs);
+  if (made === undefined) t.skip("no bundle (npm run build makes it)");
+  else assert.deepEqual(made.seen, [1, 2, 3]);
+});
+
+test("a command runs its own bundle when there is one, with its cache beside it", (t) => {
+  const made = cacheGenerations("check", checkArgs, {
+    bundle: "tend-check.cjs",
+    copied: ["tend.cjs", "tend-check.cjs"],
   });
-  if (seen === undefined) t.skip("no bundle (npm run build makes it)");
-  else assert.deepEqual(seen, [1, 2, 3]);
+  if (made === undefined) t.skip("no bundle (npm run build makes it)");
+  else {
+    assert.deepEqual(made.seen, [1, 2, 3]);
+    assert.deepEqual(
+      made.caches.map((f) => f.split(".v8-")[0]),
+      ["tend-check.cjs.check"],
+    );
+  }
+});
+
+test("without its own bundle (a build of before), a command runs the whole CLI's", (t) => {
+  // cacheGenerations copies tend.cjs alone unless told otherwise.
+  const made = cacheGenerations("agent", (copy) => {
+    writeFileSync(join(copy, "policy.cf"), 'bundle agent main { reports: "hi"; }\n');
+    return ["agent", "-Kf", join(copy, "policy.cf")];
+  });
+  if (made === undefined) t.skip("no bundle (npm run build makes it)");
+  else
+    assert.deepEqual(
+      made.caches.map((f) => f.split(".v8-")[0]),
+      ["tend.cjs.agent"],
+    );
+});
+
+test("a command's own bundle leaves the others out, and says so if one is asked of it", (t) => {
+  const root = fileURLToPath(new URL("../../../", import.meta.url));
+  const agentOnly = join(root, "dist", "bundle", "tend-agent.cjs");
+  if (!existsSync(agentOnly)) return t.skip("no bundle (npm run build makes it)");
+  // Run as a plain script, the bundle takes its command from the command line: `check` is not in it.
+  const run = spawnSync(process.execPath, [agentOnly, "check", "-f", "/nonexistent/policy.cf"], {
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /tend-agent\.cjs has no cli\/app\.js:\.\/check\.js/);
 });
 
 /** A Puppet catalog JSON of `files` (path and content), each in Class[main]. */
@@ -150,13 +197,24 @@ function fileCatalogJson(files: readonly { path: string; content: string }[]): s
 test("`puppet apply --catalog` keeps a code cache of its own, made under its own V8 flags", (t) => {
   // It runs with other V8 flags than a compile (bin/tend.js): a cache
   // shared with `puppet apply FILE.pp` would be rejected at every switch.
-  const seen = cacheGenerations("puppet-apply", (copy) => {
-    writeFileSync(join(copy, "puppet.conf"), `[main]\nvardir = ${copy}/var\ncodedir = ${copy}/code\n`);
-    writeFileSync(join(copy, "catalog.json"), fileCatalogJson([{ path: `${copy}/out`, content: "hi\n" }]));
-    return ["puppet", "apply", "--confdir", copy, "--catalog", join(copy, "catalog.json")];
-  });
-  if (seen === undefined) t.skip("no bundle (npm run build makes it)");
-  else assert.deepEqual(seen, [1, 2, 3]);
+  // Its own bundle too: Puppet's compiler is not in it (scripts/bundle.js).
+  const made = cacheGenerations(
+    "puppet-apply",
+    (copy) => {
+      writeFileSync(join(copy, "puppet.conf"), `[main]\nvardir = ${copy}/var\ncodedir = ${copy}/code\n`);
+      writeFileSync(join(copy, "catalog.json"), fileCatalogJson([{ path: `${copy}/out`, content: "hi\n" }]));
+      return ["puppet", "apply", "--confdir", copy, "--catalog", join(copy, "catalog.json")];
+    },
+    { bundle: "tend-puppet-apply.cjs", copied: ["tend.cjs", "tend-puppet-apply.cjs", "tend-puppet.cjs"] },
+  );
+  if (made === undefined) t.skip("no bundle (npm run build makes it)");
+  else {
+    assert.deepEqual(made.seen, [1, 2, 3]);
+    assert.deepEqual(
+      made.caches.map((f) => f.split(".v8-")[0]),
+      ["tend-puppet-apply.cjs.puppet-apply"],
+    );
+  }
 });
 
 test("through the bundle, `puppet apply FILE.pp` compiles and applies (an import() left in the bundle works)", () => {
