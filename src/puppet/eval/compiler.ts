@@ -52,6 +52,7 @@ import {
   type PType,
   PTypeAliasType,
   PTypeReferenceType,
+  TypeSystemError,
 } from "./types.js";
 import {
   createObjectType,
@@ -184,6 +185,9 @@ export class Compiler implements ScopeHost {
   readonly typeAliases = new Map<string, { ast: A.TypeAlias; locator: Locator; type?: PType }>();
   /** Inside a TypeSet's definition, unknown names are references to its own types. */
   private typeSetDepth = 0;
+  get inTypeSetDefinition(): boolean {
+    return this.typeSetDepth > 0;
+  }
   readonly programs: A.Program[] = [];
   private readonly loadedFiles = new Set<string>();
   readonly collectors: Collector[] = [];
@@ -442,8 +446,9 @@ export class Compiler implements ScopeHost {
       nameDefinedType(t, name);
       return t;
     } catch (error) {
+      // Unpositioned: the reference that resolves the alias places it.
       const message = typeNameError(error, name);
-      throw message === undefined ? error : evalError(message, e, scope.locator);
+      throw message === undefined ? error : new TypeSystemError(message);
     }
   }
 
@@ -460,7 +465,12 @@ export class Compiler implements ScopeHost {
     const builtin = typeByName(e.cased);
     if (builtin) return builtin;
     const alias = this.findTypeAlias(name);
-    if (alias) return alias;
+    if (alias) {
+      // Puppet resolves an alias where it is named (an error in the definition
+      // is reported there), except from within its own definition.
+      if (alias instanceof PTypeAliasType && !alias.resolving) alias.resolvedType();
+      return alias;
+    }
     const known = this.builtinTypeRefs.get(name);
     if (known !== undefined) return known;
     if (this.resourceTypeKind(name)) {

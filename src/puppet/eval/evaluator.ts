@@ -21,8 +21,8 @@ import {
   isInstance,
   parameterize,
 } from "./typing.js";
-import { PResourceType, type PType, TypeSystemError } from "./types.js";
-import { objectMember } from "./types/user-objects.js";
+import { PResourceType, type PType, SliceTypeError, TypeSystemError } from "./types.js";
+import { PUserObjectType, objectMember } from "./types/user-objects.js";
 import {
   DEFAULT,
   PBinary,
@@ -806,11 +806,24 @@ export class Evaluator {
     const ref = left instanceof PResourceType && left.title === undefined ? undefined : asResourceRef(left);
     if (ref && ref.title !== undefined) return this.accessRef(ref, keys, e, scope);
     if (isType(left)) {
+      let t: PType | PType[];
       try {
-        return parameterize(left, keys) as PValue;
+        t = parameterize(left, keys);
       } catch (err) {
-        this.fail((err as Error).message, e, scope);
+        const at = err instanceof SliceTypeError ? (e.keys[err.index] ?? e) : e;
+        this.fail((err as Error).message, at, scope);
       }
+      // `Object[{...}]` is checked as it is made (its parent resolved), as
+      // Puppet does, except a TypeSet's types (resolved with the TypeSet).
+      if (t instanceof PUserObjectType && !this.c.inTypeSetDefinition) {
+        try {
+          t.validate();
+        } catch (err) {
+          if (!(err instanceof TypeSystemError)) throw err;
+          this.fail(`Error while evaluating a '[]' expression, ${err.message}`, e, scope);
+        }
+      }
+      return t;
     }
     return this.fail(`Operator '[]' is not applicable to ${article(typeLabel(left))}.`, e.left, scope);
   }

@@ -14,6 +14,7 @@ export {
   structOf,
   badKeyTypeName,
   rubyClassName,
+  SliceTypeError,
 } from "./types/access.js";
 export { commonType, inferGeneric, inferSet, inferType, reduceType } from "./types/infer.js";
 export { describeMismatch, describeTypeMismatch } from "./types/mismatch.js";

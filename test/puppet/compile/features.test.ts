@@ -4,7 +4,8 @@
  * warnings) against Puppet 7.23's recordings in
  * test/fixtures/puppet-compile/features (inputs/*.pp, recorded/*.json; see
  * its README). Every case must give the same catalog and notices, or fail
- * with Puppet's message; `KNOWN` lists the cases that still differ and why.
+ * with Puppet's message at Puppet's line and column; `KNOWN` lists the
+ * cases that still differ and why.
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -25,13 +26,7 @@ import {
 const dir = join(fixturesDir, "features");
 
 /** Cases that still differ from Puppet, with the reason. */
-const KNOWN: Record<string, string> = {
-  "pobj-0954":
-    "an Object alias is resolved (and checked) only when used as a type, not when `=~ Type` merely names it; Puppet rejects the override of a final attribute at the reference",
-  "pobj-0964": "an unresolved parent is reported from the method call, not the '[]' expression",
-  "pobj-1103": "a type inheriting from itself is reported as an unresolvable alias",
-  "pobj-1716": "annotations entries are not type-checked when the type is defined",
-};
+const KNOWN: Record<string, string> = {};
 
 /** Warnings whose text carries the recording machine's paths: compared by their start. */
 function warningCore(m: string): string {
@@ -76,6 +71,12 @@ test("Object types, TypeSets, annotate and stdlib features compile as Puppet 7.2
     let problem = v.pass ? undefined : `${v.category}: ${v.detail}`;
     if (v.pass && r.error !== undefined && outcome.kind === "error" && !v.sameMessage)
       problem = `message: Puppet ${JSON.stringify(errorCore(r.error))} | tend ${JSON.stringify(errorCore(outcome.message))}`;
+    if (problem === undefined && r.error !== undefined && outcome.kind === "error") {
+      const want = /\(line: (\d+), column: (\d+)\)/.exec(r.error);
+      const got = outcome.line === undefined ? "none" : `${outcome.line}:${outcome.column}`;
+      if (want !== null && `${want[1]}:${want[2]}` !== got)
+        problem = `position: Puppet ${want[1]}:${want[2]} | tend ${got}`;
+    }
     if (v.pass && outcome.kind === "catalog") {
       const want = (r.messages ?? []).filter((m) => m.level === "warning").map((m) => warningCore(m.message));
       const got = outcome.messages.filter((m) => m.level === "warning").map((m) => warningCore(m.message));

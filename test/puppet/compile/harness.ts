@@ -60,7 +60,14 @@ export interface CompileSpec {
 
 export type Outcome =
   | { readonly kind: "catalog"; readonly catalog: CatalogJson; readonly messages: readonly TendMessage[] }
-  | { readonly kind: "error"; readonly message: string; readonly messages: readonly TendMessage[] }
+  | {
+      readonly kind: "error";
+      readonly message: string;
+      readonly messages: readonly TendMessage[];
+      /** Where the error is (when tend places it). */
+      readonly line?: number;
+      readonly column?: number;
+    }
   | { readonly kind: "crash"; readonly message: string }
   | { readonly kind: "hang" };
 

@@ -214,9 +214,19 @@ parentPort?.on("message", (spec: CompileSpec) => {
         messages: messagesOf(result),
       };
     } catch (e) {
-      const err = e as Error & { messages?: readonly { level: string; message: string }[] };
+      const err = e as Error & {
+        messages?: readonly { level: string; message: string }[];
+        line?: number;
+        column?: number;
+      };
       if (err?.name === "PuppetCompileError")
-        return { kind: "error", message: err.message, messages: messagesOf(err) };
+        return {
+          kind: "error",
+          message: err.message,
+          messages: messagesOf(err),
+          ...(err.line !== undefined ? { line: err.line } : {}),
+          ...(err.column !== undefined ? { column: err.column } : {}),
+        };
       return { kind: "crash", message: `${err?.name ?? "Error"}: ${err?.message ?? String(e)}` };
     }
   })().then((outcome) => parentPort?.postMessage({ id: spec.id, outcome }));

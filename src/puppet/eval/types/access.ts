@@ -194,8 +194,18 @@ function arity(base: PType | string, min: number, max: number | undefined, actua
   );
 }
 
-function sliceType(base: string, actual: PValue): never {
-  throw new TypeSystemError(`${base}[] arguments must be types. Got ${rubyClassName(actual)}`);
+/** A key of `T[...]` that is not a type; Puppet places the error at that key (`index`). */
+export class SliceTypeError extends TypeSystemError {
+  constructor(
+    message: string,
+    readonly index: number,
+  ) {
+    super(message);
+  }
+}
+
+function sliceType(base: string, actual: PValue, index = 0): never {
+  throw new SliceTypeError(`${base}[] arguments must be types. Got ${rubyClassName(actual)}`, index);
 }
 
 function specialization(t: PType, message: string): never {
@@ -322,7 +332,7 @@ export function parameterize(t: PType, args: readonly PValue[]): PType | PType[]
     case "Hash": {
       if (n === 2 && typeof k0 === "bigint" && typeof keys[1] === "bigint")
         return new PHashType(undefined, undefined, intRange(k0, keys[1]));
-      for (const k of keys.slice(0, 2)) if (!isType(k)) sliceType("Hash-Type", k);
+      for (const [i, k] of keys.slice(0, 2).entries()) if (!isType(k)) sliceType("Hash-Type", k, i);
       let size: PIntegerType | undefined;
       if (n === 3) size = keys[2] instanceof PIntegerType ? keys[2] : intRange(keys[2], undefined);
       else if (n === 4) size = collectionSize(keys.slice(2));

@@ -1831,6 +1831,10 @@ export class PTypeAliasType extends PAnyType {
   override get kind(): string {
     return "TypeAlias";
   }
+  /** Whether the alias is being resolved now (a reference from its own definition). */
+  get resolving(): boolean {
+    return this.#resolving;
+  }
   resolvedType(): PType {
     if (this.#resolved) return this.#resolved;
     if (this.#resolving)

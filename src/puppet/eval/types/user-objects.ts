@@ -23,13 +23,17 @@ import { describeMismatch } from "./mismatch.js";
 import {
   PAnyType,
   PCallableType,
+  PHashType,
   PObjectType,
+  PPatternType,
+  PRegexpType,
   POptionalType,
   PStringType,
   PStructElement,
   PStructType,
   PTypeAliasType,
   PTypeReferenceType,
+  PTypeType,
   setAliasPrinter,
 } from "./model.js";
 import { formatTypeArg, puppetQuote } from "./quote.js";
@@ -106,6 +110,7 @@ export class PUserObjectType extends PObjectType {
    * `override => true`.
    */
   validate(): void {
+    if (!this.parentReady()) return;
     const parent = this.parentObject();
     if (!parent) return;
     const inherited = parent.allAttributes();
@@ -135,6 +140,35 @@ export class PUserObjectType extends PObjectType {
       }
       void t;
     }
+  }
+
+  /**
+   * Whether the chain of parents can be followed: not when an ancestor is
+   * an alias still being resolved (a type named in the definition of its
+   * own ancestor: Puppet sees that ancestor without members yet). A chain
+   * leading back to this type is an error, as Puppet reports it.
+   */
+  private parentReady(): boolean {
+    const seen = new Set<PType>();
+    let t: PUserObjectType = this;
+    let p = this.parentType;
+    while (p !== undefined) {
+      if (p instanceof PTypeReferenceType && t.typeSet) p = t.typeSet.localType(p.typeString) ?? p;
+      if (p instanceof PTypeAliasType) {
+        if (!p.resolving) {
+          p = p.resolvedType();
+          continue;
+        }
+        if (p.aliasName !== this.typeName) return false;
+        p = this;
+      }
+      if (p === this) throw errorOf(`The Object type '${this.label}' inherits from itself`);
+      if (!(p instanceof PUserObjectType) || seen.has(p)) return true;
+      seen.add(p);
+      t = p;
+      p = p.parentType;
+    }
+    return true;
   }
 
   /** The Object type (this or an ancestor) declaring attribute `name`. */
@@ -662,6 +696,13 @@ export function createObjectType(init: PValue): PType {
       );
   }
   const annotations = init.get("annotations");
+  if (annotations !== undefined) {
+    const t = annotationsType();
+    if (!t.isInstance(annotations))
+      throw errorOf(
+        describeMismatch("object initializer has wrong type, entry 'annotations'", t, annotations),
+      );
+  }
   return new PUserObjectType(
     name,
     parent as PType | undefined,
@@ -829,6 +870,18 @@ export const ANNOTATION_TYPE = new PUserObjectType(
   undefined,
   undefined,
 );
+
+let annotationsTypeCache: PType | undefined;
+/** What an Object type's `annotations` may hold: `{Annotation type => {attribute => value}}`. */
+function annotationsType(): PType {
+  annotationsTypeCache ??= new POptionalType(
+    new PHashType(
+      new PTypeType(ANNOTATION_TYPE),
+      new PHashType(new PPatternType([new PRegexpType("\\A[a-z_]\\w*\\z")]), new PAnyType()),
+    ),
+  );
+  return annotationsTypeCache;
+}
 
 /** `Pcore`: the receiver of `Pcore.annotate(value, {Type => hash})`. */
 export class PPcoreType extends PAnyType {
