@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Starts tend: the bundle dist/bundle/tend.cjs (`npm run build` makes it after
 // the compiled sources), else, when it is missing or stale, dist/src itself.
-// The commands whose startup counts have a bundle of their own beside it,
-// tend-COMMAND.cjs, without the other commands' code (scripts/bundle.js):
-// run when it is there, else tend.cjs.
+// Each command has a bundle of its own beside it, tend-COMMAND.cjs, without
+// the other commands' code (scripts/bundle.js): run when it is there, else
+// tend.cjs.
 //
 // This file is CommonJS (bin/package.json says so): an ES module entry would
 // make Node set up its ES module loader, which costs startup time for nothing.
@@ -49,29 +49,31 @@ function appliesCatalog(args) {
 const GROWING_RUNS = 3;
 
 /**
- * The name of this run's code cache: the subcommand, but that `tend puppet
- * apply --catalog`, `tend puppet apply` of a manifest and `tend puppet
- * catalog` run different code (and flags): a cache each.
+ * The name of this run: the subcommand, but that `tend puppet apply
+ * --catalog`, `tend puppet apply` of a manifest and `tend puppet catalog`
+ * run different code (and flags): a code cache each.
  */
 function runName() {
   const name = process.argv[2] ?? "";
-  if (!/^(agent|check|parse|monitord|serverd|puppet)$/.test(name)) return "other";
-  if (name !== "puppet" || process.argv[3] !== "apply") return name;
-  return appliesCatalog(process.argv.slice(2)) ? "puppet-apply" : "puppet-compile-apply";
+  if (name === "puppet" && process.argv[3] === "apply")
+    return appliesCatalog(process.argv.slice(2)) ? "puppet-apply" : "puppet-compile-apply";
+  return /^[a-z]+$/.test(name) ? name : "other";
 }
 
 /**
- * The bundle this run compiles and its stat: the command's own bundle
- * (`tend puppet apply` of a manifest compiles it: `tend puppet`'s), else,
- * missing (a build of before), the whole CLI.
+ * The bundle this run compiles, its stat and the name of its code cache: the
+ * command's own bundle (`tend puppet apply` of a manifest compiles, as `tend
+ * puppet` does), else the whole CLI: when it is missing (a build of before),
+ * and for `--version`, `--help` or a command tend does not know (their cache
+ * is "other", not one for each word a user may type).
  */
-function bundleOf(name) {
-  const own = name === "other" ? undefined : name === "puppet-compile-apply" ? "puppet" : name;
-  const file = own && path.join(bundleDir, `tend-${own}.cjs`);
-  const stat = file && statOf(file);
-  if (stat) return { file, stat };
+function bundleOf(run) {
+  const file = path.join(bundleDir, `tend-${run === "puppet-compile-apply" ? "puppet" : run}.cjs`);
+  const stat = run === "other" ? undefined : statOf(file);
+  if (stat) return { file, stat, cache: run };
   const whole = path.join(bundleDir, "tend.cjs");
-  return { file: whole, stat: statOf(whole) };
+  const cache = /^(agent|check|parse|monitord|serverd|puppet.*)$/.test(run) ? run : "other";
+  return { file: whole, stat: statOf(whole), cache };
 }
 
 /**
@@ -81,7 +83,7 @@ function bundleOf(name) {
  */
 function cacheOf(bundle) {
   return {
-    file: `${bundle.file}.${run}.v8-${process.versions.v8}.cache`,
+    file: `${bundle.file}.${bundle.cache}.v8-${process.versions.v8}.cache`,
     stamp: `${process.versions.v8} ${process.arch} ${bundle.stat.size} ${bundle.stat.mtimeMs} `,
   };
 }
@@ -287,7 +289,6 @@ function isStale(bundle) {
   return statOf(path.join(root, "tsconfig.json")) !== undefined;
 }
 
-const run = runName();
-const bundle = bundleOf(run);
+const bundle = bundleOf(runName());
 if (bundle.stat && !isStale(bundle.stat)) runBundle(bundle);
 else runSources();

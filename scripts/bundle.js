@@ -9,12 +9,11 @@
 // initialised on first use. The worker threads' scripts are ES modules of
 // their own, found next to the bundle through `import.meta.url`.
 //
-// Beside the whole CLI, the commands whose startup counts have a bundle of
-// their own, tend-COMMAND.cjs, which bin/tend.js runs for that command: the
-// other commands' modules are left out, so a run reads, hashes and
-// deserialises (code cache) a third of the text or less: ~9 ms less CPU at
-// each start of `tend agent`, `tend check` and `tend puppet apply --catalog`
-// on Node 20.
+// Beside the whole CLI, each command has a bundle of its own,
+// tend-COMMAND.cjs, which bin/tend.js runs for that command: the other
+// commands' modules are left out, so a run reads, hashes and deserialises
+// (code cache) a third of the text or less: ~9 ms less CPU at each start of
+// `tend agent`, `tend check` and `tend puppet apply --catalog` on Node 20.
 import { readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -54,18 +53,30 @@ const common = {
 };
 
 /**
- * The command bundles, by the name bin/tend.js gives the run (its code cache's
- * name): the commands of src/cli/app.js each keeps, and the modules it leaves
- * out besides, by the module that imports them lazily. `tend puppet apply
- * --catalog` compiles nothing: Puppet's compiler and parser stay out.
+ * The command bundles, by the name bin/tend.js gives the run: the commands
+ * of src/cli/app.js each keeps, and the modules it leaves out besides, by
+ * the module that imports them lazily (`tend puppet apply --catalog`
+ * compiles nothing: Puppet's compiler and parser stay out). A command of
+ * app.js missing here runs the whole CLI.
  */
 const COMMAND_BUNDLES = {
-  agent: { commands: ["agent"] },
-  check: { commands: ["check"] },
-  parse: { commands: ["parse"] },
-  monitord: { commands: ["monitord"] },
-  serverd: { commands: ["serverd"] },
-  puppet: { commands: ["puppet"] },
+  ...Object.fromEntries(
+    [
+      "agent",
+      "check",
+      "converge",
+      "puppet",
+      "serverd",
+      "monitord",
+      "execd",
+      "net",
+      "runagent",
+      "hub",
+      "key",
+      "rudder",
+      "parse",
+    ].map((command) => [command, { commands: [command] }]),
+  ),
   "puppet-apply": {
     commands: ["puppet"],
     without: { "cli/puppet.js": ["./puppet-catalog.js", "./puppet-compile.js", "./puppet-parser.js"] },

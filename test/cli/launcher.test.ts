@@ -155,6 +155,18 @@ test("without its own bundle (a build of before), a command runs the whole CLI's
     );
 });
 
+test("`--version`, `--help` and unknown commands run the whole CLI, under one cache", (t) => {
+  const made = cacheGenerations("other", () => ["--version"], { copied: ["tend.cjs", "tend-agent.cjs"] });
+  if (made === undefined) t.skip("no bundle (npm run build makes it)");
+  else {
+    assert.deepEqual(made.seen, [1, 2, 3]);
+    assert.deepEqual(
+      made.caches.map((f) => f.split(".v8-")[0]),
+      ["tend.cjs.other"],
+    );
+  }
+});
+
 test("a command's own bundle leaves the others out, and says so if one is asked of it", (t) => {
   const root = fileURLToPath(new URL("../../../", import.meta.url));
   const agentOnly = join(root, "dist", "bundle", "tend-agent.cjs");
