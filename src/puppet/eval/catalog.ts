@@ -4,8 +4,8 @@
  * `puppet catalog compile --render-as json` prints it (virtual resources
  * left out, edges in Puppet's graph order: by target, then by source).
  */
-import { randomUUID } from "node:crypto";
 import type { PuppetCatalogJson } from "./compile-api.js";
+import { randomUuid } from "../../system/uuid.js";
 import { PLAIN_JSON } from "./json-float.js";
 import { CResource, type JsonMarks, TagSet, namevarOf, resourceToData } from "./resource.js";
 
@@ -164,9 +164,4 @@ function namevarTable(lookup: (type: string) => string | undefined): (type: stri
     }
     return nv;
   };
-}
-
-/** node:crypto's, which loads less than the global `crypto` (Web Crypto). */
-function randomUuid(): string {
-  return randomUUID();
 }
