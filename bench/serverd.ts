@@ -3,7 +3,9 @@
  * one policy and one tree, over loopback:
  *
  *   node dist/bench/serverd.js [--quick] [--clients 200] [--files 100]
- *     [--iterations 3] [--warmup 1] [--no-cf-agent] [--json]
+ *     [--iterations 3] [--warmup 1] [--copies 12] [--interleaved 6]
+ *     [--agent-copies 6]
+ *     [--no-cf-agent] [--json]
  *
  * Rows:
  * - an unchanged policy tree: `--clients` concurrent clients (tend's
@@ -13,11 +15,16 @@
  *   of every file. Requests per second over all clients, and the time until
  *   the last client is done;
  * - a cold copy of the Masterfiles Policy Framework (as bench/mpf.ts finds
- *   it) by tend's client on one connection (three per iteration): OPENDIR,
- *   STAT and GET of every file into an empty directory, checked against
- *   the source;
+ *   it) by tend's client on one connection: OPENDIR, STAT and GET of every
+ *   file into an empty directory, checked against the source; `--copies`
+ *   pairs, one copy on each server per pair, the ratio the median of the
+ *   pairs' with its 95% confidence interval; and `--interleaved` copies
+ *   from both servers at once, request by request, the steadiest measure
+ *   on a loaded machine, with each request's time by command (median and
+ *   90th percentile; serverd-copy.ts);
  * - the same copy by real cf-agent 3.21 (`copy_from` with `depth_search`,
- *   a policy run on a scratch client host), when it is installed;
+ *   a policy run on a scratch client host), `--agent-copies` pairs, when
+ *   it is installed;
  * - the server's CPU time per request of the unchanged tree and per cold
  *   copy by tend's client (user + system, all its processes), which the
  *   machine's other load disturbs less than the times;
@@ -39,7 +46,7 @@
  * missing is skipped with the reason.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -48,8 +55,22 @@ import { generateKeyPair, type KeyPair } from "../src/net/keys.js";
 import { type Daemon, type Host, type Impl, Lab, tendHas, whyNoReference } from "../test/net/hosts.js";
 import { fuzzServerPolicy } from "../test/server/fuzz/campaign.js";
 import { cpuTimeMs, residentMemory } from "../test/server/fuzz/driver.js";
-import { median } from "./measure.js";
+import { median, settle as syncDisks } from "./measure.js";
 import { MASTERFILES } from "./mpf.js";
+import {
+  census,
+  coldCopy,
+  copyPolicy,
+  interleavedCopy,
+  type LatencySummary,
+  type Latencies,
+  noLatencies,
+  type PairedRatio,
+  pairedRatio,
+  type RequestKind,
+  sameTree,
+  summarizeLatencies,
+} from "./serverd-copy.js";
 
 const NAMES: Record<Impl, string> = { tend: "tend serverd", cf: "cf-serverd" };
 const DIRECTORIES = 5;
@@ -60,10 +81,8 @@ const DIRECTORIES = 5;
  * a twentieth after twenty).
  */
 const WARMUP_COPIES = 10;
-/** Timed cold copies by tend's client per iteration and server (one copy is short: its time varies). */
-const COPIES = 3;
 
-/** One server's measures; medians over the iterations. */
+/** One server's measures: medians over the iterations and the copies. */
 export interface ServerTiming {
   readonly server: string;
   /** The unchanged tree: wall time until every client was done (ms), and requests per second. */
@@ -71,10 +90,12 @@ export interface ServerTiming {
   readonly requestsPerSecond: number;
   /** The server's CPU time (user + system, all its processes) per request of the unchanged tree, µs. */
   readonly cpuUsPerRequest: number | null;
-  /** Cold copy of the MPF by tend's client (ms). */
+  /** Cold copy of the MPF by tend's client (ms, connection included). */
   readonly copyMs: number;
-  /** The server's CPU time (user + system, all its processes) per cold copy by tend's client, ms. */
+  /** The server's CPU time (user + system, all its processes) per cold copy by tend's client, ms (mean over the copies). */
   readonly copyCpuMs: number | null;
+  /** Each request's time in the interleaved copies, by command. */
+  readonly copyLatency: Readonly<Record<RequestKind, LatencySummary | null>>;
   /** Cold copy of the MPF by cf-agent's copy_from (ms), when it ran. */
   readonly cfAgentCopyMs: number | null;
   readonly peakRssKb: number | null;
@@ -89,7 +110,17 @@ export interface ServerdResult {
   readonly mpfBytes: number;
   readonly iterations: number;
   readonly warmup: number;
+  /** Timed cold copies by tend's client per server, and by cf-agent. */
+  readonly copies: number;
+  /** Interleaved copies (both servers at once, request by request; serverd-copy.ts). */
+  readonly interleaved: number;
+  readonly agentCopies: number;
   readonly timings: readonly ServerTiming[];
+  /** tend serverd / cf-serverd over the pairs of copies (tend's client; cf-agent), when both ran. */
+  readonly copyRatio: PairedRatio | null;
+  /** The same over the requests of the interleaved copies, each on one server beside the same on the other. */
+  readonly interleavedRatio: PairedRatio | null;
+  readonly cfAgentCopyRatio: PairedRatio | null;
   readonly skipped: readonly string[];
 }
 
@@ -158,62 +189,6 @@ async function unchangedLoad(host: Host, client: Client, tree: Tree, clients: nu
   return { ms, requests, perSecond: requests / (ms / 1000) };
 }
 
-/** Copies `remote` (a directory on the server) into `local` with tend's client; returns the files copied. */
-async function coldCopy(connection: ServerConnection, remote: string, local: string): Promise<number> {
-  mkdirSync(local, { recursive: true });
-  let copied = 0;
-  for (const name of await connection.opendir(remote)) {
-    if (name === "." || name === "..") continue;
-    const from = join(remote, name);
-    const stat = await connection.stat(from);
-    if (stat.type === "dir") copied += await coldCopy(connection, from, join(local, name));
-    else if (stat.type === "file") {
-      writeFileSync(join(local, name), (await connection.get(from, stat.size)) ?? Buffer.alloc(0));
-      copied++;
-    }
-  }
-  return copied;
-}
-
-/** Files and bytes under `dir` (regular files only). */
-function census(dir: string): { files: number; bytes: number } {
-  let files = 0;
-  let bytes = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
-    files++;
-    bytes += statSync(join(entry.parentPath, entry.name)).size;
-  }
-  return { files, bytes };
-}
-
-/** cf-agent's policy: a recursive copy_from of `source` on `server` into `dest`. */
-function copyPolicy(server: Host, source: string, dest: string): string {
-  return `body common control { bundlesequence => { "copy" }; }
-bundle agent copy {
-  files:
-    "${dest}/."
-      create => "true",
-      copy_from => remote("${source}", "${server.address}", "${server.port}"),
-      depth_search => all;
-}
-body copy_from remote(from, server, port) {
-  source => "$(from)";
-  servers => { "$(server)" };
-  portnumber => "$(port)";
-  trustkey => "true";
-  compare => "digest";
-}
-body depth_search all { depth => "inf"; }
-`;
-}
-
-function same(a: string, b: string): boolean {
-  const x = census(a);
-  const y = census(b);
-  return x.files === y.files && x.bytes === y.bytes;
-}
-
 interface Target {
   readonly impl: Impl;
   readonly host: Host;
@@ -222,129 +197,65 @@ interface Target {
   readonly rps: number[];
   readonly cpu: number[];
   readonly copy: number[];
-  readonly copyCpu: number[];
+  /** CPU ms over all the timed copies by tend's client. */
+  copyCpuMs: number | null;
+  /** Each request's time in the interleaved copies. */
+  readonly latencies: Latencies;
+  /** Each request's time in the interleaved copies, in order (the same requests on both servers). */
+  readonly interleaved: number[];
   readonly cfAgentCopy: number[];
   idleRssKb: number | null;
 }
 
-export async function runServerdBenchmark(options: {
+export interface ServerdOptions {
   clients: number;
   files: number;
   iterations: number;
   warmup?: number;
+  /** Pairs of timed cold copies by tend's client (default 12). */
+  copies?: number;
+  /** Interleaved copies from both servers (default 6). */
+  interleaved?: number;
+  /** Pairs of timed cold copies by cf-agent (default 6), when `cfAgent`. */
+  agentCopies?: number;
   cfAgent: boolean;
   masterfiles: string;
-}): Promise<ServerdResult> {
+}
+
+/** Everything the rows are measured on. */
+interface Setup {
+  readonly lab: Lab;
+  readonly tree: Tree;
+  readonly mpf: string;
+  readonly client: Client;
+  readonly targets: readonly Target[];
+}
+
+export async function runServerdBenchmark(options: ServerdOptions): Promise<ServerdResult> {
   const skipped: string[] = [];
   const lab = new Lab("tend-bench-serverd-");
   try {
     const tree = makeTree(join(lab.root, "tree"), options.files);
     const mpf = options.masterfiles;
-    const targets: Target[] = [];
-    const impls: Impl[] = [];
     const noReference = whyNoReference();
-    if (noReference) skipped.push(`cf-serverd: ${noReference}`);
-    else impls.push("cf");
-    if (tendHas("serverd")) impls.unshift("tend");
-    else skipped.push("tend serverd: not on this tree yet");
-    for (const impl of impls) {
-      const host = await lab.host(`server-${impl}`);
-      const policy = fuzzServerPolicy(host.address, host.port, [tree.root, mpf], options.clients + 50);
-      const daemon = await host.startServer(impl, host.writePolicy("server.cf", policy));
-      targets.push({
-        impl,
-        host,
-        daemon,
-        unchanged: [],
-        rps: [],
-        cpu: [],
-        copy: [],
-        copyCpu: [],
-        cfAgentCopy: [],
-        idleRssKb: residentMemory(daemon.pid as number)?.rssKb ?? null,
-      });
-    }
+    const targets = await startServers(lab, tree, mpf, options.clients, noReference, skipped);
     const ppkeys = join(lab.root, "client-ppkeys");
     mkdirSync(ppkeys, { mode: 0o700 });
-    const client: Client = { keys: generateKeyPair(), ppkeys };
+    const setup: Setup = { lab, tree, mpf, client: { keys: generateKeyPair(), ppkeys }, targets };
     const agentHost = options.cfAgent && !noReference ? await lab.host("agent") : undefined;
     if (options.cfAgent && noReference) skipped.push(`cf-agent copy_from: ${noReference}`);
     // A first connection each: keys exchanged and trusted on both sides before anything is timed.
-    for (const t of targets) (await connect(t.host, client)).close();
-    for (let i = 0; i < (options.warmup ?? 1); i++)
-      for (const t of targets) {
-        await unchangedLoad(t.host, client, tree, options.clients);
-        const connection = await connect(t.host, client);
-        for (let k = 0; k < WARMUP_COPIES; k++) {
-          const dest = join(lab.root, `warmup-${t.impl}-${i}-${k}`);
-          await coldCopy(connection, mpf, dest);
-          rmSync(dest, { recursive: true });
-        }
-        connection.close();
-      }
-
-    let requestsPerRun = 0;
-    for (let i = 0; i < options.iterations; i++) {
-      // Every other iteration the other server goes first: what the one
-      // before left running (200 connections closing, this process's
-      // garbage) must not always fall on the same server.
-      const order = i % 2 === 0 ? targets : [...targets].reverse();
-      for (const t of order) {
-        await settle(targets);
-        const cpuBefore = cpuTimeMs(t.daemon.pid as number);
-        const load = await unchangedLoad(t.host, client, tree, options.clients);
-        const cpuAfter = cpuTimeMs(t.daemon.pid as number);
-        if (cpuBefore !== undefined && cpuAfter !== undefined)
-          t.cpu.push(((cpuAfter - cpuBefore) * 1000) / load.requests);
-        requestsPerRun = load.requests;
-        t.unchanged.push(load.ms);
-        t.rps.push(load.perSecond);
-      }
-      // A server's copies one after the other, its CPU time over them all:
-      // the clock ticks of /proc are 10 ms, a third of a copy's.
-      for (const t of order) {
-        await settle(targets);
-        const cpuBefore = cpuTimeMs(t.daemon.pid as number);
-        for (let k = 0; k < COPIES; k++) {
-          const dest = join(lab.root, `copy-${t.impl}-${i}-${k}`);
-          const started = performance.now();
-          const connection = await connect(t.host, client);
-          await coldCopy(connection, mpf, dest);
-          connection.close();
-          t.copy.push(performance.now() - started);
-          if (!same(mpf, dest)) throw new Error(`${NAMES[t.impl]}: the copy of ${mpf} differs from it`);
-          rmSync(dest, { recursive: true });
-        }
-        const cpuAfter = cpuTimeMs(t.daemon.pid as number);
-        if (cpuBefore !== undefined && cpuAfter !== undefined)
-          t.copyCpu.push((cpuAfter - cpuBefore) / COPIES);
-      }
-      if (agentHost)
-        for (const t of order) {
-          await settle(targets);
-          const dest = join(agentHost.dir, `copy-${t.impl}-${i}`);
-          const policy = agentHost.writePolicy(`copy-${t.impl}-${i}.cf`, copyPolicy(t.host, mpf, dest));
-          const started = performance.now();
-          const run = agentHost.runCf("cf-agent", ["-K", "-f", policy]);
-          t.cfAgentCopy.push(performance.now() - started);
-          if (run.status !== 0 || !same(mpf, dest))
-            throw new Error(
-              `cf-agent copy_from ${NAMES[t.impl]} failed (${run.status}): ${run.stdout}${run.stderr}`,
-            );
-        }
-    }
+    for (const t of targets) (await connect(t.host, setup.client)).close();
+    await warmUp(setup, options.warmup ?? 1, options.clients);
+    const requestsPerRun = await unchangedRounds(setup, options.iterations, options.clients);
+    const copies = options.copies ?? 12;
+    await copyRounds(setup, copies);
+    const interleaved = targets.length === 2 ? (options.interleaved ?? 6) : 0;
+    await interleavedRounds(setup, interleaved);
+    const agentCopies = agentHost ? (options.agentCopies ?? 6) : 0;
+    if (agentHost) await agentRounds(setup, agentHost, agentCopies);
     const { files: mpfFiles, bytes: mpfBytes } = census(mpf);
-    const timings = targets.map((t) => ({
-      server: NAMES[t.impl],
-      unchangedMs: median(t.unchanged),
-      requestsPerSecond: median(t.rps),
-      cpuUsPerRequest: t.cpu.length > 0 ? median(t.cpu) : null,
-      copyMs: median(t.copy),
-      copyCpuMs: t.copyCpu.length > 0 ? median(t.copyCpu) : null,
-      cfAgentCopyMs: t.cfAgentCopy.length > 0 ? median(t.cfAgentCopy) : null,
-      peakRssKb: residentMemory(t.daemon.pid as number)?.peakKb ?? null,
-      idleRssKb: t.idleRssKb,
-    }));
+    const [tend, cf] = [targets.find((t) => t.impl === "tend"), targets.find((t) => t.impl === "cf")];
     return {
       clients: options.clients,
       files: options.files,
@@ -353,12 +264,179 @@ export async function runServerdBenchmark(options: {
       mpfBytes,
       iterations: options.iterations,
       warmup: options.warmup ?? 1,
-      timings,
+      copies,
+      interleaved,
+      agentCopies,
+      timings: targets.map(timing),
+      copyRatio: tend && cf ? pairedRatio(tend.copy, cf.copy) : null,
+      interleavedRatio: tend && cf ? pairedRatio(tend.interleaved, cf.interleaved) : null,
+      cfAgentCopyRatio: tend && cf ? pairedRatio(tend.cfAgentCopy, cf.cfAgentCopy) : null,
       skipped,
     };
   } finally {
     await lab.close();
   }
+}
+
+/** Both servers (those there are), each on its own host, tend's first. */
+async function startServers(
+  lab: Lab,
+  tree: Tree,
+  mpf: string,
+  clients: number,
+  noReference: string | undefined,
+  skipped: string[],
+): Promise<Target[]> {
+  const impls: Impl[] = [];
+  if (noReference) skipped.push(`cf-serverd: ${noReference}`);
+  else impls.push("cf");
+  if (tendHas("serverd")) impls.unshift("tend");
+  else skipped.push("tend serverd: not on this tree yet");
+  const targets: Target[] = [];
+  for (const impl of impls) {
+    const host = await lab.host(`server-${impl}`);
+    const policy = fuzzServerPolicy(host.address, host.port, [tree.root, mpf], clients + 50);
+    const daemon = await host.startServer(impl, host.writePolicy("server.cf", policy));
+    targets.push({
+      impl,
+      host,
+      daemon,
+      unchanged: [],
+      rps: [],
+      cpu: [],
+      copy: [],
+      copyCpuMs: null,
+      latencies: noLatencies(),
+      interleaved: [],
+      cfAgentCopy: [],
+      idleRssKb: residentMemory(daemon.pid as number)?.rssKb ?? null,
+    });
+  }
+  return targets;
+}
+
+/** Untimed passes of the unchanged tree and of cold copies (kept: see serverd-copy.ts). */
+async function warmUp(setup: Setup, passes: number, clients: number): Promise<void> {
+  for (let i = 0; i < passes; i++)
+    for (const t of setup.targets) {
+      await unchangedLoad(t.host, setup.client, setup.tree, clients);
+      const connection = await connect(t.host, setup.client);
+      for (let k = 0; k < WARMUP_COPIES; k++)
+        await coldCopy(connection, setup.mpf, join(setup.lab.root, `warmup-${t.impl}-${i}-${k}`));
+      connection.close();
+    }
+}
+
+/** The unchanged tree on each server in turn, `iterations` times; the requests of one run. */
+async function unchangedRounds(setup: Setup, iterations: number, clients: number): Promise<number> {
+  let requestsPerRun = 0;
+  for (let i = 0; i < iterations; i++) {
+    // Every other iteration the other server goes first: what the one
+    // before left running (200 connections closing, this process's
+    // garbage) must not always fall on the same server.
+    for (const t of alternate(setup.targets, i)) {
+      await settle(setup.targets);
+      const cpuBefore = cpuTimeMs(t.daemon.pid as number);
+      const load = await unchangedLoad(t.host, setup.client, setup.tree, clients);
+      const cpuAfter = cpuTimeMs(t.daemon.pid as number);
+      if (cpuBefore !== undefined && cpuAfter !== undefined)
+        t.cpu.push(((cpuAfter - cpuBefore) * 1000) / load.requests);
+      requestsPerRun = load.requests;
+      t.unchanged.push(load.ms);
+      t.rps.push(load.perSecond);
+    }
+  }
+  return requestsPerRun;
+}
+
+/** The targets in order, reversed every other round. */
+function alternate(targets: readonly Target[], round: number): readonly Target[] {
+  return round % 2 === 0 ? targets : [...targets].reverse();
+}
+
+/**
+ * `pairs` cold copies by tend's client on each server, one on each in
+ * turn (see serverd-copy.ts). Each server's CPU time is summed over its
+ * copies: /proc counts it in ticks of 10 ms, half a copy's.
+ */
+async function copyRounds(setup: Setup, pairs: number): Promise<void> {
+  const cpu = new Map<Target, number>();
+  for (let k = 0; k < pairs; k++) {
+    // What the copies wrote is on disk before the next pair starts.
+    syncDisks();
+    for (const t of alternate(setup.targets, k)) {
+      await settle(setup.targets);
+      const dest = join(setup.lab.root, `copy-${t.impl}-${k}`);
+      const cpuBefore = cpuTimeMs(t.daemon.pid as number);
+      const started = performance.now();
+      const connection = await connect(t.host, setup.client);
+      await coldCopy(connection, setup.mpf, dest);
+      connection.close();
+      t.copy.push(performance.now() - started);
+      const cpuAfter = cpuTimeMs(t.daemon.pid as number);
+      if (cpuBefore !== undefined && cpuAfter !== undefined)
+        cpu.set(t, (cpu.get(t) ?? 0) + cpuAfter - cpuBefore);
+      if (!sameTree(setup.mpf, dest))
+        throw new Error(`${NAMES[t.impl]}: the copy of ${setup.mpf} differs from it`);
+    }
+  }
+  for (const [t, ms] of cpu) t.copyCpuMs = ms / pairs;
+}
+
+/** `count` interleaved copies from both servers; each one's request times. */
+async function interleavedRounds(setup: Setup, count: number): Promise<void> {
+  for (let k = 0; k < count; k++) {
+    syncDisks();
+    await settle(setup.targets);
+    const connections = await Promise.all(setup.targets.map((t) => connect(t.host, setup.client)));
+    const latencies = setup.targets.map(() => noLatencies());
+    const dests = setup.targets.map((t) => join(setup.lab.root, `interleaved-${t.impl}-${k}`));
+    await interleavedCopy(connections, setup.mpf, dests, latencies);
+    for (const connection of connections) connection.close();
+    setup.targets.forEach((t, i) => {
+      const own = latencies[i] as Latencies;
+      for (const kind of Object.keys(own) as RequestKind[]) {
+        t.latencies[kind].push(...own[kind]);
+        t.interleaved.push(...own[kind]);
+      }
+      if (!sameTree(setup.mpf, dests[i] as string))
+        throw new Error(`${NAMES[t.impl]}: the copy of ${setup.mpf} differs from it`);
+    });
+  }
+}
+
+/** `pairs` cold copies by real cf-agent (copy_from) on each server, one on each in turn. */
+async function agentRounds(setup: Setup, agentHost: Host, pairs: number): Promise<void> {
+  for (let k = 0; k < pairs; k++) {
+    syncDisks();
+    for (const t of alternate(setup.targets, k)) {
+      await settle(setup.targets);
+      const dest = join(agentHost.dir, `copy-${t.impl}-${k}`);
+      const policy = agentHost.writePolicy(`copy-${t.impl}-${k}.cf`, copyPolicy(t.host, setup.mpf, dest));
+      const started = performance.now();
+      const run = agentHost.runCf("cf-agent", ["-K", "-f", policy]);
+      t.cfAgentCopy.push(performance.now() - started);
+      if (run.status !== 0 || !sameTree(setup.mpf, dest))
+        throw new Error(
+          `cf-agent copy_from ${NAMES[t.impl]} failed (${run.status}): ${run.stdout}${run.stderr}`,
+        );
+    }
+  }
+}
+
+function timing(t: Target): ServerTiming {
+  return {
+    server: NAMES[t.impl],
+    unchangedMs: median(t.unchanged),
+    requestsPerSecond: median(t.rps),
+    cpuUsPerRequest: t.cpu.length > 0 ? median(t.cpu) : null,
+    copyMs: median(t.copy),
+    copyCpuMs: t.copyCpuMs,
+    copyLatency: summarizeLatencies(t.latencies),
+    cfAgentCopyMs: t.cfAgentCopy.length > 0 ? median(t.cfAgentCopy) : null,
+    peakRssKb: residentMemory(t.daemon.pid as number)?.peakKb ?? null,
+    idleRssKb: t.idleRssKb,
+  };
 }
 
 /**
@@ -383,14 +461,31 @@ function ratio(a: number | null, b: number | null): string {
   return a === null || b === null || b === 0 ? "?" : `${(a / b).toFixed(2)}×`;
 }
 
+/** "1.05× (95% CI 0.98–1.12)" */
+function paired(r: PairedRatio | null): string {
+  return r === null ? "?" : `${r.median.toFixed(2)}× (95% CI ${r.low.toFixed(2)}–${r.high.toFixed(2)})`;
+}
+
+/** "STAT 60/90 µs" per command: median and 90th percentile of the requests' times. */
+function latencyLine(t: ServerTiming): string {
+  const names: Record<RequestKind, string> = { opendir: "OPENDIR", stat: "STAT", get: "GET" };
+  return (Object.keys(names) as RequestKind[])
+    .map((kind) => {
+      const l = t.copyLatency[kind];
+      return `${names[kind]} ${l ? `${l.p50Us.toFixed(0)}/${l.p90Us.toFixed(0)}` : "?"}`;
+    })
+    .join(", ");
+}
+
 function render(r: ServerdResult): string {
   const lines = r.skipped.map((s) => `serverd benchmarks: skipped ${s}`);
   const ms = (v: number | null) => (v === null ? "?" : `${v.toFixed(0)} ms`);
+  const cpuMs = (v: number | null) => (v === null ? "?" : `${v.toFixed(1)} ms`);
   const mb = (v: number | null) => (v === null ? "?" : `${(v / 1024).toFixed(1)} MB`);
   for (const t of r.timings)
     lines.push(
       `serverd, ${t.server}: ${r.clients} clients × ${r.files} files unchanged (stat + MD5, ${r.requestsPerRun} requests) ${ms(t.unchangedMs)}, ${t.requestsPerSecond.toFixed(0)} req/s, server CPU ${t.cpuUsPerRequest === null ? "?" : t.cpuUsPerRequest.toFixed(0)} µs/request; ` +
-        `cold copy of the MPF (${r.mpfFiles} files, ${(r.mpfBytes / 1048576).toFixed(1)} MB) tend client ${ms(t.copyMs)} (server CPU ${ms(t.copyCpuMs)}), cf-agent copy_from ${ms(t.cfAgentCopyMs)}; ` +
+        `cold copy of the MPF (${r.mpfFiles} files, ${(r.mpfBytes / 1048576).toFixed(1)} MB) tend client ${ms(t.copyMs)} (server CPU ${cpuMs(t.copyCpuMs)}; request µs median/p90 ${latencyLine(t)}), cf-agent copy_from ${ms(t.cfAgentCopyMs)}; ` +
         `RSS idle ${mb(t.idleRssKb)}, peak ${mb(t.peakRssKb)}`,
     );
   const tend = r.timings.find((t) => t.server === NAMES.tend);
@@ -398,11 +493,11 @@ function render(r: ServerdResult): string {
   if (tend && cf) {
     lines.push(
       `  tend / cf-serverd: throughput ${ratio(tend.requestsPerSecond, cf.requestsPerSecond)} (goal ≥ 1×), unchanged-tree time ${ratio(tend.unchangedMs, cf.unchangedMs)}, CPU per request ${ratio(tend.cpuUsPerRequest, cf.cpuUsPerRequest)}`,
-      `  tend / cf-serverd: cold copy ${ratio(tend.copyMs, cf.copyMs)} (tend client; server CPU ${ratio(tend.copyCpuMs, cf.copyCpuMs)}), ${ratio(tend.cfAgentCopyMs, cf.cfAgentCopyMs)} (cf-agent); peak RSS ${ratio(tend.peakRssKb, cf.peakRssKb)}`,
+      `  tend / cf-serverd: cold copy ${paired(r.copyRatio)} with tend's client, server CPU ${ratio(tend.copyCpuMs, cf.copyCpuMs)}; interleaved, per request ${paired(r.interleavedRatio)}; ${paired(r.cfAgentCopyRatio)} with cf-agent; peak RSS ${ratio(tend.peakRssKb, cf.peakRssKb)}`,
     );
   }
   lines.push(
-    `  (medians of ${r.iterations} iteration${r.iterations === 1 ? "" : "s"}, after ${r.warmup} untimed pass${r.warmup === 1 ? "" : "es"} of the unchanged tree and ${WARMUP_COPIES} copies)`,
+    `  (unchanged tree: medians of ${r.iterations} iteration${r.iterations === 1 ? "" : "s"}; cold copies: ${r.copies} by tend's client and ${r.agentCopies} by cf-agent on each server in pairs, and ${r.interleaved} interleaved; ratios the medians of the pairs' (copies, or requests when interleaved); after ${r.warmup} untimed pass${r.warmup === 1 ? "" : "es"} of the unchanged tree and ${WARMUP_COPIES} copies)`,
   );
   return lines.join("\n");
 }
@@ -415,6 +510,9 @@ async function main(): Promise<void> {
       files: { type: "string" },
       iterations: { type: "string" },
       warmup: { type: "string" },
+      copies: { type: "string" },
+      interleaved: { type: "string" },
+      "agent-copies": { type: "string" },
       "no-cf-agent": { type: "boolean" },
       masterfiles: { type: "string" },
       json: { type: "boolean" },
@@ -430,6 +528,9 @@ async function main(): Promise<void> {
     files: Number(values.files ?? 100),
     iterations: Number(values.iterations ?? (values.quick ? 1 : 3)),
     warmup: Number(values.warmup ?? 1),
+    copies: Number(values.copies ?? (values.quick ? 4 : 12)),
+    interleaved: Number(values.interleaved ?? (values.quick ? 2 : 6)),
+    agentCopies: Number(values["agent-copies"] ?? (values.quick ? 2 : 6)),
     cfAgent: !values["no-cf-agent"],
     masterfiles,
   });
