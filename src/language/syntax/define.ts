@@ -1,6 +1,8 @@
 /**
  * Builders that turn the compact rows of the generated syntax tables into
- * the shapes of `types.ts`. They run once, when the tables are loaded.
+ * the shapes of `types.ts`. They run once, when the tables are loaded, but
+ * for the attributes of body and promise types: those of a type are made
+ * when first read.
  */
 import type {
   AttributeSyntax,
@@ -82,15 +84,28 @@ export function attributes(
   return record;
 }
 
-/** A promise type: the shared attribute groups it accepts, then its own attributes. */
+/**
+ * A promise type: the shared attribute groups it accepts, then its own
+ * attributes. The record is made when it is first read: a run reads those of
+ * the few types its policy uses, and making them all was ~2 ms of each start.
+ */
 export function promiseType(
   name: string,
   shared: readonly Readonly<Record<string, AttributeSyntax>>[],
   own: readonly AttributeRow[],
 ): PromiseTypeSyntax {
-  const record: Record<string, AttributeSyntax> = Object.create(null);
-  Object.assign(record, attributes("promiseType", own), ...shared);
-  return { name, attributes: record, status: "normal" };
+  let record: Record<string, AttributeSyntax> | undefined;
+  return {
+    name,
+    get attributes() {
+      if (record === undefined) {
+        record = Object.create(null) as Record<string, AttributeSyntax>;
+        Object.assign(record, attributes("promiseType", own), ...shared);
+      }
+      return record;
+    },
+    status: "normal",
+  };
 }
 
 /** A promise type 3.21 recognises only to warn that it was removed and skip its sections. */
@@ -98,14 +113,38 @@ export function removedPromiseType(name: string): PromiseTypeSyntax {
   return { name, attributes: Object.create(null), status: "removed" };
 }
 
+/** A body type's attributes, made when first read (as a promise type's). */
+function lazyBodyAttributes(name: string, rows: readonly AttributeRow[]) {
+  let record: Readonly<Record<string, AttributeSyntax>> | undefined;
+  return () => {
+    record ??= attributes("body", rows, name);
+    return record;
+  };
+}
+
 /** A body type referred to by promise attributes. */
 export function bodyType(name: string, rows: readonly AttributeRow[]): BodyTypeSyntax {
-  return { name, attributes: attributes("body", rows, name), status: "normal" };
+  const made = lazyBodyAttributes(name, rows);
+  return {
+    name,
+    get attributes() {
+      return made();
+    },
+    status: "normal",
+  };
 }
 
 /** A control body type: written only as `body TYPE control`. */
 export function controlBodyType(name: string, rows: readonly AttributeRow[]): BodyTypeSyntax {
-  return { name, attributes: attributes("body", rows, name), control: true, status: "normal" };
+  const made = lazyBodyAttributes(name, rows);
+  return {
+    name,
+    get attributes() {
+      return made();
+    },
+    control: true,
+    status: "normal",
+  };
 }
 
 /** A control body type 3.21 recognises only to warn that it was removed and ignore the body. */
