@@ -59,16 +59,26 @@ function tagged(names: readonly string[], tags: readonly string[]): TaggedClass[
   return names.map((name) => [name, tags]);
 }
 
-/** Host name classes: the fqhost and each of its dot suffixes, then uqhost and domain. */
+/** Host name classes: the fqhost and each of its dot suffixes, uqhost, domain, fqhost's aliases. */
 function nameClasses(facts: HostFacts): TaggedClass[] {
-  const fqhost = facts.domain ? `${facts.uqhost}.${facts.domain}` : facts.uqhost;
-  const parts = fqhost.split(".");
-  const out = parts.map(
-    (_, i): TaggedClass => [canonify(parts.slice(i).join(".")), derived(INVENTORY, "sys.fqhost")],
-  );
-  out.push([canonify(facts.uqhost), derived(AGENT, "sys.uqhost")]);
-  if (facts.domain) out.push([canonify(facts.domain), derived(AGENT, "sys.domain")]);
-  return out;
+  // 3.21 looks a class up by the name as given before defining it, and
+  // keeps the first definition only when that finds it: a name already
+  // canonical ("web1") keeps its first tags, one with dots or dashes
+  // ("example.com") takes the later ones.
+  const classes = new Map<string, TaggedClass>();
+  const put = (raw: string, tags: TaggedClass[1]) => {
+    const name = canonify(raw);
+    if (name === "" || (classes.has(name) && raw === name)) return;
+    classes.set(name, [name, tags]);
+  };
+  const parts = facts.fqhost.split(".");
+  for (let i = 0; i < parts.length; i++) put(parts.slice(i).join("."), derived(INVENTORY, "sys.fqhost"));
+  put(facts.uqhost, derived(AGENT, "sys.uqhost"));
+  put(facts.domain, derived(AGENT, "sys.domain"));
+  // Then the aliases of gethostbyname(fqhost).
+  for (const alias of facts.fqhostAliases ?? [])
+    put(alias, [...INVENTORY, "based-on=sys.fqhost"]);
+  return [...classes.values()];
 }
 
 function platformClasses(facts: HostFacts): TaggedClass[] {

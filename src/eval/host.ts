@@ -8,7 +8,12 @@ import * as os from "node:os";
 import { compareNaturally } from "./natural-order.js";
 
 export interface HostFacts {
+  /** The kernel's node name (uname -n) as it is. */
   readonly hostname: string;
+  /** `sys.fqhost`: the fully qualified name (see hostNames). */
+  readonly fqhost: string;
+  /** The aliases the resolver gives for fqhost: each is a hard class, as in 3.21. */
+  readonly fqhostAliases?: readonly string[];
   readonly uqhost: string;
   readonly domain: string;
   /** CFEngine's architecture name: x86_64, aarch64, i686... */
@@ -63,11 +68,11 @@ export function getHostFacts(): HostFacts {
 
 function detectHostFacts(): HostFacts {
   const hostname = os.hostname();
-  const dot = hostname.indexOf(".");
+  const names = hostNames(hostname, lookupHostEntry(hostname)?.name);
   return {
     hostname,
-    uqhost: dot === -1 ? hostname : hostname.slice(0, dot),
-    domain: dot === -1 ? "" : hostname.slice(dot + 1),
+    ...names,
+    fqhostAliases: lookupHostEntry(names.fqhost)?.aliases ?? [],
     arch: ARCH_NAMES[os.arch()] ?? os.arch(),
     os: os.platform() === "win32" ? "windows" : os.platform(),
     release: os.release(),
@@ -81,6 +86,72 @@ function detectHostFacts(): HostFacts {
     home: os.homedir(),
     ...readLinuxFacts(),
   };
+}
+
+/**
+ * The host's names as 3.21 computes them (DetectDomainName): the node name
+ * in lower case, and the name the resolver gives for it (`dnsname`, the
+ * canonical name of gethostbyname). A dnsname with a dot is the fully
+ * qualified name; when it extends the node name, the rest is the domain;
+ * otherwise the node name is split at its first dot.
+ */
+export function hostNames(
+  nodename: string,
+  dnsname: string | undefined,
+): { readonly fqhost: string; readonly uqhost: string; readonly domain: string } {
+  const node = nodename.toLowerCase();
+  const dns = (dnsname ?? "").toLowerCase();
+  const fqhost = dns.includes(".") ? dns : node;
+  if (fqhost.startsWith(node) && fqhost[node.length] === ".")
+    return { fqhost, uqhost: node, domain: fqhost.slice(node.length + 1) };
+  const dot = node.indexOf(".");
+  if (dot === -1) return { fqhost, uqhost: node, domain: "" };
+  return { fqhost, uqhost: node.slice(0, dot), domain: node.slice(dot + 1) };
+}
+
+/** What gethostbyname(3) gives for a name: its canonical name and aliases. */
+export interface HostEntry {
+  readonly name: string;
+  readonly aliases: readonly string[];
+}
+
+/**
+ * What gethostbyname(3) gives for `name`, as far as the files source of
+ * nsswitch.conf answers it: the first line of /etc/hosts (IPv4 or IPv6, as
+ * glibc answers cf-agent) that lists `name`, in any case. Undefined when
+ * nsswitch.conf's hosts line does not use files, or no line lists the name;
+ * tend does not ask DNS on this path (it is on every command's start-up),
+ * where cf-agent would.
+ */
+export function lookupHostEntry(name: string, etc = "/etc"): HostEntry | undefined {
+  let nsswitch = "";
+  try {
+    nsswitch = readFileSync(`${etc}/nsswitch.conf`, "utf8");
+  } catch {
+    // glibc's default without the file: dns, then files.
+  }
+  const sources = /^\s*hosts\s*:(.*)$/m.exec(nsswitch)?.[1];
+  if (sources !== undefined && !/(^|\s)files(\s|\[|$)/.test(sources)) return undefined;
+  let hosts: string;
+  try {
+    hosts = readFileSync(`${etc}/hosts`, "utf8");
+  } catch {
+    return undefined;
+  }
+  const wanted = name.toLowerCase();
+  for (const raw of hosts.split("\n")) {
+    const fields = raw.replace(/#.*/, "").trim().split(/\s+/);
+    const address = fields[0] as string;
+    if (
+      fields.length < 2 ||
+      !(/^\d{1,3}(\.\d{1,3}){3}$/.test(address) || /^[\da-f:.]*:[\da-f:.]*$/i.test(address))
+    )
+      continue;
+    const names = fields.slice(1);
+    if (names.some((n) => n.toLowerCase() === wanted))
+      return { name: names[0] as string, aliases: names.slice(1) };
+  }
+  return undefined;
 }
 
 function readTrimmed(path: string): string | undefined {

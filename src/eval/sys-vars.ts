@@ -77,7 +77,6 @@ const COMPONENTS = [
 function sysValues(facts: HostFacts, dirs: ResolvedDirectories, now: Date): SysEntry[] {
   const [major, minor, patch] = CF_VERSION.split(".");
   const flavor = flavorOf(facts);
-  const fqhost = facts.domain ? `${facts.uqhost}.${facts.domain}` : facts.uqhost;
   const seconds = Math.floor(now.getTime() / 1000);
   // As cf-agent: under CFENGINE_TEST_OVERRIDE_WORKDIR the tools are in `<workdir>/bin`
   // (the acceptance suite puts them there), and logs and pids in the work directory.
@@ -85,9 +84,9 @@ function sysValues(facts: HostFacts, dirs: ResolvedDirectories, now: Date): SysE
   const bindir = override ? posix.join(dirs.workdir, "bin") : "/usr/bin";
   const str = (text: string) => scalar(text);
   const values: SysEntry[] = [
-    ["host", str(facts.uqhost), INVENTORY("none")],
+    ["host", str(facts.hostname.toLowerCase()), INVENTORY("none")],
     ["uqhost", str(facts.uqhost), INVENTORY("none")],
-    ["fqhost", str(fqhost), INVENTORY("Host name")],
+    ["fqhost", str(facts.fqhost), INVENTORY("Host name")],
     ["domain", str(facts.domain), AGENT],
     ["cpus", str(String(facts.cpus)), INVENTORY("CPU logical cores")],
     ["systime", scalar(String(seconds), "int"), TIME],

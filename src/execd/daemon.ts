@@ -46,8 +46,7 @@ export interface ExecutorOptions {
 
 /** `sys.fqhost`, as the evaluation computes it. */
 function hostFqname(): string {
-  const facts = getHostFacts();
-  return facts.domain ? `${facts.uqhost}.${facts.domain}` : facts.uqhost;
+  return getHostFacts().fqhost;
 }
 
 function realSleep(ms: number, signal: AbortSignal): Promise<void> {

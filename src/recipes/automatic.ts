@@ -59,7 +59,7 @@ export function automaticAttributes(facts: HostFacts): AttributeTree {
   const out: { [key: string]: AttributeValue } = {
     hostname: facts.uqhost,
     machinename: facts.hostname,
-    fqdn: facts.hostname,
+    fqdn: facts.fqhost,
     domain: facts.domain,
     os: facts.os,
     os_version: facts.release,

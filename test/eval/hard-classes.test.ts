@@ -8,6 +8,7 @@ import { parseVarRef } from "../../src/eval/var-ref.js";
 
 const facts: HostFacts = {
   hostname: "web1.example.com",
+  fqhost: "web1.example.com",
   uqhost: "web1",
   domain: "example.com",
   arch: "x86_64",

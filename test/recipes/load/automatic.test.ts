@@ -9,6 +9,7 @@ import { automaticAttributes } from "../../../src/recipes/automatic.js";
 
 const FACTS: HostFacts = {
   hostname: "web1.example.com",
+  fqhost: "web1.example.com",
   uqhost: "web1",
   domain: "example.com",
   arch: "x86_64",
