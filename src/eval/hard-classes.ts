@@ -76,8 +76,7 @@ function nameClasses(facts: HostFacts): TaggedClass[] {
   put(facts.uqhost, derived(AGENT, "sys.uqhost"));
   put(facts.domain, derived(AGENT, "sys.domain"));
   // Then the aliases of gethostbyname(fqhost).
-  for (const alias of facts.fqhostAliases ?? [])
-    put(alias, [...INVENTORY, "based-on=sys.fqhost"]);
+  for (const alias of facts.fqhostAliases ?? []) put(alias, [...INVENTORY, "based-on=sys.fqhost"]);
   return [...classes.values()];
 }
 
