@@ -25,6 +25,9 @@ import {
   isInstance,
   newInstance,
 } from "./typing.js";
+import { dispatcher, p } from "./functions/core/dispatch.js";
+import { T } from "./functions/core/spec.js";
+import { PCallableType, type PType, PTupleType, PTypeType, inferSet, parseTypeString } from "./types.js";
 import { type PCallable, PHash, PSensitive, type PValue, isType } from "./values.js";
 
 export type CompilerFunction = (
@@ -352,15 +355,32 @@ const fbNew: PuppetFunction = (_ctx, args, block) => {
 
 const fbType: PuppetFunction = (_ctx, args) => inferType(args[0]);
 
-const fbAssertType: PuppetFunction = (_ctx, args, block) => {
-  const [t, v] = args;
-  if (!isType(t)) throw new Error(`'assert_type' parameter 'type' expects a Type value, got ${typeLabel(t)}`);
+function assertType(t: PType, v: PValue, block: PCallable | undefined): PValue {
   if (isInstance(t, v)) return v;
-  if (block) return block.call([t, inferType(v)]);
-  throw new Error(
-    describeMismatch("assert_type():", t, v).replace("assert_type(): expects", "assert_type(): expects"),
-  );
+  if (block) return block.call([t, inferSet(v)]);
+  throw new Error(describeMismatch("assert_type():", t, v));
+}
+
+/** The block `assert_type` calls with the type and the value's type, when they do not match. */
+const ASSERT_BLOCK = {
+  name: "block",
+  optional: true,
+  label: "Callable[Type, Type]",
+  type: new PCallableType(new PTupleType([new PTypeType(), new PTypeType()])),
 };
+
+const fbAssertType: PuppetFunction = dispatcher("assert_type", [
+  {
+    params: [p("type", T.type), p("value", T.any)],
+    block: ASSERT_BLOCK,
+    call: (_c, [t, v], b) => assertType(t as PType, v, b),
+  },
+  {
+    params: [p("type_string", T.string), p("value", T.any)],
+    block: ASSERT_BLOCK,
+    call: (_c, [s, v], b) => assertType(parseTypeString(s as string), v, b),
+  },
+]);
 
 const fbCall: PuppetFunction = (ctx, args, block) => ctx.callFunction(String(args[0]), args.slice(1), block);
 

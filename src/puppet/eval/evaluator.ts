@@ -21,7 +21,17 @@ import {
   isInstance,
   parameterize,
 } from "./typing.js";
-import { PResourceType, type PType, SliceTypeError, TypeSystemError } from "./types.js";
+import {
+  ANY,
+  PArrayType,
+  PCallableType,
+  PIntegerType,
+  PResourceType,
+  type PType,
+  PTupleType,
+  SliceTypeError,
+  TypeSystemError,
+} from "./types.js";
 import { PUserObjectType, objectMember } from "./types/user-objects.js";
 import {
   DEFAULT,
@@ -930,10 +940,15 @@ export class Evaluator {
     const required = params.filter((p) => p.value === undefined && !p.capturesRest).length;
     const rest = params.some((p) => p.capturesRest);
     const ev = this;
+    let type: PCallableType | undefined;
     return {
       kind: "callable",
       minArgs: required,
       maxArgs: rest ? Number.POSITIVE_INFINITY : params.length,
+      callableType: () => {
+        type ??= ev.lambdaType(l, scope);
+        return type;
+      },
       call(given: readonly PValue[]): PValue {
         // As Puppet's closures: arguments beyond the parameters are dropped
         // (the function calling the lambda checks the counts it accepts), a
@@ -956,6 +971,38 @@ export class Evaluator {
         }
       },
     };
+  }
+
+  /**
+   * A lambda's Callable type, as Puppet's closures make it: each parameter's
+   * type (Any when untyped; the element type of a typed `*$rest` array,
+   * whose size gives the count), the counts summed, and the return type.
+   */
+  lambdaType(l: A.Lambda, scope: Scope): PCallableType {
+    const types: PType[] = [];
+    let from = 0n;
+    let to: bigint | undefined = 0n;
+    for (const p of l.parameters) {
+      let t = p.typeExpr ? this.evaluate(p.typeExpr, scope) : ANY;
+      if (!isType(t)) t = ANY;
+      let range: [bigint, bigint | undefined] = p.value === undefined ? [1n, 1n] : [0n, 1n];
+      if (p.capturesRest) {
+        range = [0n, undefined];
+        if (t instanceof PArrayType) {
+          range = [t.sizeType?.from ?? 0n, t.sizeType ? t.sizeType.to : undefined];
+          t = t.elementType;
+        }
+      }
+      types.push(t);
+      from += range[0];
+      to = to === undefined || range[1] === undefined ? undefined : to + range[1];
+    }
+    const ret = l.returnType ? this.evaluate(l.returnType, scope) : undefined;
+    return new PCallableType(
+      new PTupleType(types, new PIntegerType(from, to)),
+      undefined,
+      isType(ret) ? ret : undefined,
+    );
   }
 
   /** Binds call arguments to parameters (defaults evaluated in `scope`, types checked). */

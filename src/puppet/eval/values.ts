@@ -119,6 +119,8 @@ export interface PCallable {
   readonly maxArgs: number;
   /** The declared parameter types, when known (`Callable` assignability). */
   readonly paramTypes?: readonly PType[];
+  /** A lambda's Callable type (its parameters' types, counts and return type), made when asked. */
+  readonly callableType?: () => PType;
   call(args: readonly PValue[]): PValue;
 }
 

@@ -112,7 +112,13 @@ function inferOther(v: PValue): PType {
     return new PObjectType(v.typeName);
   }
   if (typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === "callable") {
-    const c = v as unknown as { minArgs: number; maxArgs: number; paramTypes?: readonly PType[] };
+    const c = v as unknown as {
+      minArgs: number;
+      maxArgs: number;
+      paramTypes?: readonly PType[];
+      callableType?: () => PType;
+    };
+    if (c.callableType) return c.callableType();
     const types = c.paramTypes
       ? [...c.paramTypes]
       : Array.from({ length: Math.min(c.maxArgs, c.minArgs) }, () => ANY);

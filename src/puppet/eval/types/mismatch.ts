@@ -358,6 +358,16 @@ class SizeMismatch extends Mismatch {
   }
 }
 
+/** A callable's parameters: "expects 2 arguments, got at least 1". */
+class CountMismatch extends SizeMismatch {
+  override message(v: string, p: string): string {
+    const min = this.from;
+    const max = this.to;
+    const one = (min === 1n && (max === 1n || max === undefined)) || (min === 0n && max === 1n);
+    return `${v}${p} expects ${rangeText(this.expected, "no")} argument${one ? "" : "s"}, got ${rangeText(this.actual, "none")}`;
+  }
+}
+
 function rangeText(r: PIntegerType, zero: string): string {
   const min = r.from ?? 0n;
   const max = r.to;
@@ -399,8 +409,7 @@ function internalDescribe(expected: PType, original: PType, actual: PType, path:
   if (expected instanceof PHashType) return describeHash(expected, original, actual, path);
   if (expected instanceof PTupleType) return describeTuple(expected, original, actual, path);
   if (expected instanceof PArrayType) return describeArray(expected, original, actual, path);
-  if (expected instanceof PCallableType)
-    return expected.isAssignable(actual) ? [] : [new TypeMismatch(path, original, actual)];
+  if (expected instanceof PCallableType) return describeCallable(expected, original, actual, path);
   if (expected instanceof POptionalType) {
     if (actual instanceof PUndefType || !expected.type) return [];
     return internalDescribe(
@@ -545,17 +554,44 @@ function describeStruct(
   return out;
 }
 
+/**
+ * As Puppet's describer: the callable's parameters are compared the other
+ * way round from its assignability (each expected parameter type must be
+ * assignable to the actual one's), then the return type, then the block.
+ */
+function describeCallable(
+  expected: PCallableType,
+  original: PType,
+  actual: PType,
+  path: PathElement[],
+): Mismatch[] {
+  if (!(actual instanceof PCallableType)) return [new TypeMismatch(path, original, actual)];
+  if (expected.paramTypes === undefined && expected.returnType === undefined) return [];
+  if (expected.paramTypes !== undefined) {
+    if (actual.paramTypes === undefined) return [new TypeMismatch(path, original, actual)];
+    const errors = describeTuple(expected.paramTypes, expected.paramTypes, actual.paramTypes, path, true);
+    if (errors.length > 0) return errors;
+  }
+  const er = expected.returnType ?? ANY;
+  const ar = actual.returnType ?? ANY;
+  if (!er.isAssignable(ar)) return [new TypeMismatch([...path, { kind: "return", key: "" }], er, ar)];
+  const eb = expected.blockType ?? UNDEF;
+  const ab = actual.blockType ?? UNDEF;
+  return ab.isAssignable(eb) ? [] : [new TypeMismatch([...path, { kind: "block", key: "" }], eb, ab)];
+}
+
 function describeTuple(
   expected: PTupleType,
   original: PType,
   actual: PType,
   path: PathElement[],
+  counts = false,
 ): Mismatch[] {
   if (expected.equals(actual) || (expected.types.length === 0 && actual instanceof PArrayType)) return [];
   const es = expected.sizeAsType();
   if (actual instanceof PTupleType) {
     const as = actual.sizeAsType();
-    if (!es.isAssignable(as)) return [new SizeMismatch(path, es, as)];
+    if (!es.isAssignable(as)) return [new (counts ? CountMismatch : SizeMismatch)(path, es, as)];
     const out: Mismatch[] = [];
     const et = expected.types;
     if (et.length > 0)
@@ -580,6 +616,22 @@ function describeTuple(
 /** Puppet's text for a value of the wrong type: `subject` is e.g. "parameter 'x'" or "Class[Foo]: parameter 'x'". */
 export function describeMismatch(subject: string, expected: PType, actual: PValue): string {
   return describeTypeMismatch(subject, expected, inferSet(actual));
+}
+
+/**
+ * Why a block of type `actual` does not fit a function signature's block
+ * type `expected`, as Puppet's describer words each problem: " block
+ * expects 2 arguments, got 1", " block index 0 expects a Type value, got
+ * Integer" (none: the describer finds nothing, though the block is refused).
+ */
+export function describeBlockMismatch(
+  expected: PType,
+  actual: PType,
+): { count?: { expected: PIntegerType; actual: PIntegerType }; text: string }[] {
+  return describe(expected, actual, [{ kind: "block", key: "" }]).map((m) => ({
+    ...(m instanceof CountMismatch ? { count: { expected: m.expected, actual: m.actual } } : {}),
+    text: m.format(),
+  }));
 }
 
 /** The same, for an actual type rather than a value. */

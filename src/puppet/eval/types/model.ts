@@ -1288,8 +1288,10 @@ export class PCallableType extends PAnyType {
   }
   override isInstance(v: PValue): boolean {
     if (!isCallableValue(v)) return false;
+    const c = v as unknown as { minArgs: number; maxArgs: number; callableType?: () => PType };
+    // A lambda: its Callable type (parameter and return types, counts) must be assignable.
+    if (c.callableType) return this.isAssignable(c.callableType());
     if (!this.paramTypes) return true;
-    const c = v as unknown as { minArgs: number; maxArgs: number; paramTypes?: readonly PType[] };
     const [f, t] = this.paramTypes.sizeRange();
     // The callable must accept every argument count the signature allows.
     return c.minArgs <= Number(f) && (c.maxArgs === Number.POSITIVE_INFINITY || c.maxArgs >= Number(t));

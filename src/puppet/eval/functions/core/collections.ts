@@ -3,7 +3,7 @@
  * empty, flatten, unwrap, sort, unique, slice, tree_each.
  */
 import { type CallContext, FunctionArgumentError, FunctionError, type PuppetFunction } from "../registry.js";
-import { inferType } from "../../types.js";
+import { ANY, PCallableType, PStringType, PTupleType, inferType } from "../../types.js";
 import { objectChildren } from "../../types/user-objects.js";
 import {
   type PCallable,
@@ -315,12 +315,21 @@ function uniqueHash(h: PHash, block: PCallable | undefined): PHash {
   return out;
 }
 
-const anyBlock = { name: "block", optional: true, arity: [1, 1] as const, label: "Callable[Any]" };
+const anyBlock = {
+  name: "block",
+  optional: true,
+  label: "Callable[Any]",
+  type: new PCallableType(new PTupleType([ANY])),
+};
 
 export const unique = dispatcher("unique", [
   {
     params: [p("string", T.string)],
-    block: { ...anyBlock, label: "Callable[String]" },
+    block: {
+      ...anyBlock,
+      label: "Callable[String]",
+      type: new PCallableType(new PTupleType([new PStringType()])),
+    },
     call: (_c, [s], b) => uniq(Array.from(s as string), b).join(""),
   },
   { params: [p("hash", T.hash)], block: anyBlock, call: (_c, [h], b) => uniqueHash(h as PHash, b) },

@@ -7,6 +7,7 @@
  * rejected signatures).
  */
 import { type CallContext, FunctionArgumentError, type PuppetFunction } from "../registry.js";
+import { type PType, describeBlockMismatch, inferType } from "../../types.js";
 import type { PCallable, PValue } from "../../values.js";
 import { type Spec, actualClass, actualDetailed } from "./spec.js";
 
@@ -26,6 +27,11 @@ export interface BlockParam {
   readonly optional?: boolean;
   /** The rendering in signature lists (`Callable[1,1]`). */
   readonly label?: string;
+  /**
+   * The block's declared type when its parameters are typed
+   * (`Callable[Type, Type]`): a lambda's Callable type must fit it.
+   */
+  readonly type?: PType;
 }
 
 export interface Signature {
@@ -79,6 +85,7 @@ function paramAt(sig: Signature, i: number): Param | undefined {
 function blockFits(b: BlockParam | undefined, block: PCallable | undefined): boolean {
   if (block === undefined) return b === undefined || b.optional === true;
   if (b === undefined) return false;
+  if (b.type !== undefined) return b.type.isInstance(block);
   if (b.arity === undefined) return true;
   return block.minArgs <= b.arity[0] && b.arity[0] <= block.maxArgs;
 }
@@ -91,7 +98,8 @@ function fits(sig: Signature, args: readonly PValue[], block: PCallable | undefi
 }
 
 type Mismatch =
-  | { kind: "count"; path: string; min: number; max: number; actual: number }
+  | { kind: "count"; path: string; min: number; max: number; actual: number; actualMax?: number }
+  | { kind: "described"; path: string; text: string }
   | { kind: "type"; path: string; expected: Spec[]; actual: PValue }
   | { kind: "key"; path: string; text: string }
   | { kind: "block-missing"; path: string }
@@ -122,19 +130,39 @@ function typeMismatch(path: string, type: Spec, actual: PValue): Mismatch {
   return { kind: "type", path, expected: [type], actual };
 }
 
-function blockMismatch(sig: Signature, block: PCallable | undefined): Mismatch | undefined {
+function blockMismatch(sig: Signature, block: PCallable | undefined): Mismatch[] {
   const b = sig.block;
-  if (block === undefined)
-    return b === undefined || b.optional ? undefined : { kind: "block-missing", path: "" };
-  if (b === undefined) return { kind: "block-unexpected", path: "" };
-  if (b.arity === undefined || blockFits(b, block)) return undefined;
-  return {
-    kind: "count",
-    path: ` ${b.name ?? "block"}`,
-    min: b.arity[0],
-    max: b.arity[1],
-    actual: block.minArgs,
-  };
+  if (block === undefined) return b === undefined || b.optional ? [] : [{ kind: "block-missing", path: "" }];
+  if (b === undefined) return [{ kind: "block-unexpected", path: "" }];
+  if (b.type !== undefined) return blockTypeMismatch(b.type, block);
+  if (b.arity === undefined || blockFits(b, block)) return [];
+  return [
+    {
+      kind: "count",
+      path: ` ${b.name ?? "block"}`,
+      min: b.arity[0],
+      max: b.arity[1],
+      actual: block.minArgs,
+    },
+  ];
+}
+
+/** What Puppet's describer says of a block its signature's typed block refuses (maybe nothing). */
+function blockTypeMismatch(type: PType, block: PCallable): Mismatch[] {
+  if (type.isInstance(block)) return [];
+  const num = (n: bigint | undefined): number => (n === undefined ? Number.POSITIVE_INFINITY : Number(n));
+  return describeBlockMismatch(type, inferType(block)).map((d): Mismatch => {
+    if (d.count === undefined)
+      return { kind: "described", path: d.text.replace(/ expects .*/s, ""), text: d.text };
+    return {
+      kind: "count",
+      path: " block",
+      min: num(d.count.expected.from ?? 0n),
+      max: num(d.count.expected.to),
+      actual: num(d.count.actual.from ?? 0n),
+      actualMax: num(d.count.actual.to),
+    };
+  });
 }
 
 /** Puppet's text for a call no signature accepts. */
@@ -144,15 +172,18 @@ export function describeSignatures(
   args: readonly PValue[],
   block: PCallable | undefined,
 ): string {
-  let errors = signatures.map((s) => argumentMismatch(s, args));
-  if (!errors.every((e) => e !== undefined)) {
+  let errors: Mismatch[][] = signatures.map((s) => {
+    const e = argumentMismatch(s, args);
+    return e === undefined ? [] : [e];
+  });
+  if (!errors.every((e) => e.length > 0)) {
     const blocks = signatures.map((s) => blockMismatch(s, block));
-    const count = blocks.filter((b) => b !== undefined).length;
+    const count = blocks.filter((b) => b.length > 0).length;
     if (count === blocks.length) errors = blocks;
-    else if (count > 0) errors = errors.map((e, i) => e ?? blocks[i]);
+    else if (count > 0) errors = errors.map((e, i) => (e.length > 0 ? e : (blocks[i] as Mismatch[])));
   }
   const label = `'${name}'`;
-  const present = errors.filter((e): e is Mismatch => e !== undefined);
+  const present = errors.flat();
   const merged = mergeMismatches(present, signatures.length);
   if (merged) return `${label}${formatMismatch(merged)}`;
   if (signatures.length === 1) {
@@ -164,18 +195,19 @@ export function describeSignatures(
   const lines = [`The function ${label} was called with arguments it does not accept. It expects one of:`];
   signatures.forEach((sig, i) => {
     lines.push(`  (${signatureString(sig)})`);
-    const e = errors[i];
-    if (e) lines.push(`    rejected:${formatMismatch(e)}`);
+    for (const e of errors[i] ?? []) lines.push(`    rejected:${formatMismatch(e)}`);
   });
   return lines.join("\n");
 }
 
 function mergeMismatches(errors: Mismatch[], total: number): Mismatch | undefined {
   if (errors.length === 1 && total === 1) return errors[0];
-  for (const kind of ["count", "block-missing", "block-unexpected", "type"] as const) {
+  for (const kind of ["count", "block-missing", "block-unexpected", "type", "described"] as const) {
     const same = errors.filter((e) => e.kind === kind);
     if (same.length !== total || total === 0) continue;
     if (!same.every((e) => e.path === same[0]?.path)) continue;
+    if (kind === "described" && !same.every((e) => formatMismatch(e) === formatMismatch(same[0] as Mismatch)))
+      continue;
     return same.reduce((a, b) => mergeTwo(a, b));
   }
   return undefined;
@@ -204,8 +236,10 @@ function formatMismatch(m: Mismatch): string {
     case "count": {
       const one =
         (m.min === 1 && (m.max === 1 || m.max === Number.POSITIVE_INFINITY)) || (m.min === 0 && m.max === 1);
-      return `${m.path} expects ${rangeText(m.min, m.max, "no")} argument${one ? "" : "s"}, got ${rangeText(m.actual, m.actual, "none")}`;
+      return `${m.path} expects ${rangeText(m.min, m.max, "no")} argument${one ? "" : "s"}, got ${rangeText(m.actual, m.actualMax ?? m.actual, "none")}`;
     }
+    case "described":
+      return m.text;
     case "key":
       return `${m.path}${m.text}`;
     case "block-missing":
