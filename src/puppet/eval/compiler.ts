@@ -1753,9 +1753,9 @@ function newDeferred(args: PValue[]): PValue {
   const [first, second] = args;
   if (first instanceof PHash) {
     const a = first.get("arguments");
-    return new PDeferred(String(first.get("name")), isArr(a) ? a : []);
+    return new PDeferred(String(first.get("name")), isArr(a) ? a : [], isArr(a));
   }
-  return new PDeferred(String(first), isArr(second) ? second : []);
+  return new PDeferred(String(first), isArr(second) ? second : [], isArr(second));
 }
 
 function isCollector(v: PValue): boolean {

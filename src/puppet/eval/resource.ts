@@ -240,7 +240,7 @@ function rubyInspect(v: PValue): string {
 
 /** A Deferred as a catalog parameter: `Deferred({'name' => 'join', 'arguments' => [[1, 2], ':']})`. */
 function deferredText(d: PDeferred): string {
-  const args = d.args.length > 0 ? `, 'arguments' => [${d.args.map(deferredArg).join(", ")}]` : "";
+  const args = d.hasArguments ? `, 'arguments' => [${d.args.map(deferredArg).join(", ")}]` : "";
   return `Deferred({'name' => '${d.name}'${args}})`;
 }
 

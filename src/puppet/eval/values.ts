@@ -148,17 +148,26 @@ export abstract class PObject {
   abstract hashKey(): string;
 }
 
+let deferredArguments: ((args: PValue[]) => string) | undefined;
+/** How a Deferred's arguments print (set by the type system, which this module cannot import). */
+export function setDeferredArguments(f: (args: PValue[]) => string): void {
+  deferredArguments = f;
+}
+
 /** A Deferred value: a function call resolved on the agent. */
 export class PDeferred extends PObject {
   readonly typeName = "Deferred";
   constructor(
     readonly name: string,
     readonly args: readonly PValue[],
+    /** Arguments were given (even none: `Deferred('f', [])` prints them). */
+    readonly hasArguments = args.length > 0,
   ) {
     super();
   }
   toString(): string {
-    return `Deferred({'name' => '${this.name}'})`;
+    if (!this.hasArguments || deferredArguments === undefined) return `Deferred({'name' => '${this.name}'})`;
+    return `Deferred({'name' => '${this.name}', 'arguments' => ${deferredArguments([...this.args])}})`;
   }
   equals(other: PValue): boolean {
     return (

@@ -296,7 +296,7 @@ function convertTo(t: PType, args: readonly PValue[]): PValue {
       const name: PValue = isHash(from) ? from.get("name") : from;
       const fargs: PValue = isHash(from) ? from.get("arguments") : args[1];
       if (typeof name !== "string") conversionError("new_Deferred", name, "Deferred");
-      return new PDeferred(name, Array.isArray(fargs) ? fargs : []);
+      return new PDeferred(name, Array.isArray(fargs) ? fargs : [], Array.isArray(fargs));
     }
     case "Init":
       return newThroughInit(t as PInitType, args);

@@ -496,10 +496,11 @@ export class PuppetError extends PObject {
   initHash(): PHash {
     const h = new PHash();
     h.set("msg", this.message);
+    // In the order of the Error type's attributes.
     if (this.kind !== undefined) h.set("kind", this.kind);
+    if (this.details !== undefined) h.set("details", this.details);
     if (this.issueCode !== undefined) h.set("issue_code", this.issueCode);
     if (this.partialResult !== undefined) h.set("partial_result", this.partialResult);
-    if (this.details !== undefined) h.set("details", this.details);
     return h;
   }
   toString(): string {

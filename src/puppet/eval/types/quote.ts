@@ -3,7 +3,18 @@
  * they can be (double-quoted with escapes otherwise), regexps between
  * slashes, values inside type parameters in their literal form.
  */
-import { isHash, isType, PBinary, PDeferred, PObject, PRegexp, PSensitive, type PValue } from "../values.js";
+import {
+  isHash,
+  isType,
+  PBinary,
+  PDeferred,
+  PHash,
+  PObject,
+  PRegexp,
+  PSensitive,
+  type PValue,
+  setDeferredArguments,
+} from "../values.js";
 
 /** A string as a Puppet literal: `'it''s'` style escaping, or a double-quoted form for control characters. */
 export function puppetQuote(s: string): string {
@@ -126,8 +137,104 @@ export function bmax(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
 }
 
+setDeferredArguments(formatTypeArg);
+
 /** A Deferred value as Puppet prints it: `Deferred({'name' => 'f', 'arguments' => [1]})`. */
 export function deferredText(d: PDeferred): string {
-  const args = d.args.length > 0 ? `, 'arguments' => ${formatTypeArg([...d.args])}` : "";
+  const args = d.hasArguments ? `, 'arguments' => ${formatTypeArg([...d.args])}` : "";
   return `Deferred({'name' => ${puppetQuote(d.name)}${args}})`;
+}
+
+/**
+ * An Object value with its init hash laid out as Puppet's TypeFormatter
+ * does when indenting (`%#p`, or inside an indenting array): each hash
+ * entry on its own line, arrays too unless short, nested Deferred and
+ * Error values the same way; `indent` is the level (2 spaces each).
+ */
+export function indentedObjectText(v: PDeferred | PObject, indent: number): string {
+  const out = { s: "" };
+  appendIndented(out, v, indent);
+  return out.s;
+}
+
+/** The init hash of the Objects printed indented (Deferred, Error), or undefined. */
+function initHashOf(v: PValue): PHash | undefined {
+  if (v instanceof PDeferred) {
+    const h = new PHash();
+    h.set("name", v.name);
+    if (v.hasArguments) h.set("arguments", [...v.args]);
+    return h;
+  }
+  if (v instanceof PObject && v.typeName === "Error")
+    return (v as PObject & { initHash(): PHash }).initHash();
+  return undefined;
+}
+
+function newline(out: { s: string }, indent: number): void {
+  out.s = `${out.s.trimEnd()}\n${" ".repeat(indent * 2)}`;
+}
+
+function chompList(out: { s: string }): void {
+  if (out.s.endsWith(", ")) out.s = out.s.slice(0, -2);
+}
+
+/** TypeFormatter#is_short_array?: fits in the line left at this indentation. */
+function isShortArray(a: readonly PValue[], indent: number): boolean {
+  if (a.length === 0) return true;
+  let sum = 0;
+  for (const e of a) {
+    if (e === undefined) sum += 3;
+    else if (typeof e === "boolean" || typeof e === "bigint") sum += String(e).length;
+    else if (typeof e === "number") sum += rubyFloat(e).length;
+    else if (typeof e === "symbol") sum += ":default".length;
+    else if (typeof e === "string") sum += 2 + e.length;
+    else if (Array.isArray(e)) sum += e.length === 0 ? 2 : 1000;
+    else if (isHash(e)) sum += e.size === 0 ? 2 : 1000;
+    else sum += 1000;
+  }
+  return 100 - indent * 2 > sum;
+}
+
+function appendIndented(out: { s: string }, v: PValue, indent: number): void {
+  const init = initHashOf(v);
+  if (init !== undefined) {
+    out.s += `${(v as PObject).typeName}(`;
+    appendIndented(out, init, indent);
+    out.s += ")";
+    return;
+  }
+  if (isHash(v)) {
+    out.s += "{";
+    for (const [k, x] of v) {
+      newline(out, indent + 1);
+      appendIndented(out, k, indent + 1);
+      out.s += " => ";
+      appendIndented(out, x, indent + 1);
+      out.s += ", ";
+    }
+    chompList(out);
+    newline(out, indent);
+    out.s += "}";
+    return;
+  }
+  if (Array.isArray(v)) {
+    out.s += "[";
+    if (isShortArray(v, indent)) {
+      v.forEach((e, i) => {
+        if (i > 0) out.s += ", ";
+        appendIndented(out, e, indent);
+      });
+    } else {
+      for (const e of v) {
+        newline(out, indent + 1);
+        appendIndented(out, e, indent + 1);
+        out.s += ", ";
+      }
+      chompList(out);
+      newline(out, indent);
+    }
+    out.s += "]";
+    return;
+  }
+  out.s += formatTypeArg(v);
 }

@@ -11,6 +11,7 @@ import {
   PBinary,
   PHash,
   PIterator,
+  PDeferred,
   PObject,
   PRegexp,
   PSensitive,
@@ -36,7 +37,15 @@ import {
   type PType,
   TypeSystemError,
 } from "./model.js";
-import { formatTypeArg, puppetDoubleQuote, puppetQuote, regexpToString, rubyFloat } from "./quote.js";
+import {
+  deferredText,
+  formatTypeArg,
+  indentedObjectText,
+  puppetDoubleQuote,
+  puppetQuote,
+  regexpToString,
+  rubyFloat,
+} from "./quote.js";
 
 const FMT = /^%([\s[+#0{<(|-]*)([1-9][0-9]*)?(?:\.([0-9]+))?([a-zA-Z])$/;
 
@@ -303,6 +312,17 @@ function convert(t: PType, v: PValue, map: FormatMap, ind: Indentation): string 
   }
   if (v instanceof PSensitive)
     return sprintf(getFormat(t, map).orig.replace(/[a-zA-Z]$/, "s"), ["Sensitive [value redacted]"]);
+  if (v instanceof PDeferred || (v instanceof PObject && v.typeName === "Error")) {
+    const f = getFormat(t, map);
+    // Puppet indents an Object's %p inside an indenting container, and for
+    // `%#p` of a Deferred (not of an Error: its inferred type,
+    // Error[undef, undef], is not the one its formats are looked up by).
+    if (f.format === "p" && (ind.indenting || (f.alt && v instanceof PDeferred)))
+      return indentedObjectText(v, ind.level);
+    if (f.format === "p" || f.format === "s") return v instanceof PDeferred ? deferredText(v) : v.toString();
+    if (f.format === "q") return v.toString();
+    throw new FormatError("Object", f.format, "spq");
+  }
   if (v instanceof PObject) {
     const f = getFormat(t, map);
     if (v.typeName === "URI") {

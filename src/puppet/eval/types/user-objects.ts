@@ -12,6 +12,7 @@ import {
   hashKey,
   isHash,
   isType,
+  PDeferred,
   PHash,
   PObject,
   PRegexp,
@@ -835,6 +836,16 @@ export function objectMember(
   name: string,
   args: readonly PValue[],
 ): { value: PValue } | undefined {
+  if (args.length === 0 && receiver instanceof PDeferred) {
+    if (name === "name") return { value: receiver.name };
+    if (name === "arguments") return { value: receiver.hasArguments ? [...receiver.args] : undefined };
+  }
+  if (args.length === 0 && receiver instanceof PObject && receiver.typeName === "Error") {
+    // Error's attributes, and its function `message` (the `msg`).
+    const init = (receiver as PObject & { initHash(): PHash }).initHash();
+    if (name === "message") return { value: init.get("msg") };
+    if (["msg", "kind", "details", "issue_code"].includes(name)) return { value: init.get(name) };
+  }
   if (!(receiver instanceof PUserObject)) return undefined;
   const m = receiver.type.member(name);
   if (m === undefined) return undefined;
