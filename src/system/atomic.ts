@@ -36,7 +36,8 @@ import { sweepStrayTemporaries } from "./stray-temporaries.js";
 
 let counter = 0;
 
-function temporaryName(path: string): string {
+/** A name beside `path` for its content to be written to first (`.name.tend-PID-N`). */
+export function temporaryName(path: string): string {
   counter += 1;
   return `.${basename(path)}.tend-${process.pid}-${counter}`;
 }
@@ -224,7 +225,7 @@ export async function writeFilesAtomically(files: readonly AtomicFile[]): Promis
 }
 
 /** Attempts at a temporary name before giving up: names someone planted are passed over. */
-const NAME_ATTEMPTS = 8;
+export const NAME_ATTEMPTS = 8;
 
 /**
  * Creates a new temporary file in the checked directory `dir`: O_EXCL and
@@ -242,13 +243,14 @@ function createTemporary(dir: string, path: string): { fd: number; temporary: st
   }
 }
 
-function writeAll(fd: number, bytes: Uint8Array): void {
+/** Writes all of `bytes` at the descriptor's offset. Throws the system error. */
+export function writeAll(fd: number, bytes: Uint8Array): void {
   let offset = 0;
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
 /** Removes our temporary file (already a path in the checked directory). */
-function removeTemporary(path: string): void {
+export function removeTemporary(path: string): void {
   try {
     unlinkSync(path);
   } catch {

@@ -1,0 +1,121 @@
+/**
+ * New files written in the background while the caller goes on: a front
+ * end applying many files hands over the plain ones (a new regular file,
+ * its content and mode known) and keeps deciding the next ones, then waits
+ * for them all (`settle`) before anything that could see them.
+ *
+ * Each file's slow calls run on libuv's threads (system/atomic-background.ts),
+ * and the quick ones on the caller's when the first is reported: the caller
+ * awaits `pace()` after each file it hands over, which lets the event loop
+ * turn now and then, and holds it back while too many files are under way.
+ *
+ * While files are under way, a path that could reach one of them
+ * (`conflicts`: one of its components is the name of such a file) must not
+ * be looked at: a file under way changes nothing but its own directory
+ * entry, so any other path may.
+ */
+import { startNewFile } from "../../system/atomic-background.js";
+
+/** Files under way at most: each holds a descriptor for a moment, and its content. */
+const MAX_UNDER_WAY = 64;
+/** Files handed over between two turns of the event loop. */
+const FILES_PER_TURN = 16;
+
+export class BackgroundWriter {
+  /** Tickets handed out so far: ticket n is the nth file taken. */
+  private tickets = 0;
+  private underWay = 0;
+  private sinceTurn = 0;
+  /** Names (last components) of the files under way, with how many of each. */
+  private readonly names = new Map<string, number>();
+  /** Failures of files no longer under way, by ticket, until asked for. */
+  private readonly failures = new Map<number, Error>();
+  /** Called each time a file is done. */
+  private waiters: (() => void)[] = [];
+
+  /** How many files were handed over in this process. */
+  get filesTaken(): number {
+    return this.tickets;
+  }
+
+  /**
+   * Starts writing the new file `path` (absent when the caller looked).
+   * The ticket says which file it is to `outcome`, once settled.
+   */
+  offer(path: string, data: Uint8Array, mode: number): number {
+    const ticket = this.tickets++;
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    this.names.set(name, (this.names.get(name) ?? 0) + 1);
+    this.underWay += 1;
+    this.sinceTurn += 1;
+    try {
+      startNewFile(path, data, mode, (error) => this.done(ticket, name, error));
+    } catch (error) {
+      this.done(ticket, name, error as Error);
+    }
+    return ticket;
+  }
+
+  /** Whether looking at `path` could see a file under way (or fail on its way there). */
+  conflicts(path: string): boolean {
+    if (this.names.size === 0) return false;
+    let start = path.startsWith("/") ? 1 : 0;
+    while (start <= path.length) {
+      let end = path.indexOf("/", start);
+      if (end === -1) end = path.length;
+      if (end > start && this.names.has(path.slice(start, end))) return true;
+      start = end + 1;
+    }
+    return false;
+  }
+
+  /**
+   * What the caller awaits after handing over a file: undefined most of
+   * the time; now and then a turn of the event loop (the files' next calls
+   * run then); while too many files are under way, until fewer are.
+   */
+  pace(): Promise<void> | undefined {
+    if (this.underWay >= MAX_UNDER_WAY) return this.until(() => this.underWay < MAX_UNDER_WAY);
+    if (this.sinceTurn < FILES_PER_TURN) return undefined;
+    this.sinceTurn = 0;
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /** Resolves once every file handed over is in place or has failed. */
+  settle(): Promise<void> {
+    this.sinceTurn = 0;
+    return this.until(() => this.underWay === 0);
+  }
+
+  /** The error a settled file failed with (once), or undefined when it was written. */
+  outcome(ticket: number): Error | undefined {
+    const error = this.failures.get(ticket);
+    if (error) this.failures.delete(ticket);
+    return error;
+  }
+
+  private until(ready: () => boolean): Promise<void> {
+    if (ready()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (ready()) resolve();
+        else this.waiters.push(check);
+      };
+      this.waiters.push(check);
+    });
+  }
+
+  private done(ticket: number, name: string, error: Error | undefined): void {
+    this.underWay -= 1;
+    const left = (this.names.get(name) ?? 1) - 1;
+    if (left === 0) this.names.delete(name);
+    else this.names.set(name, left);
+    if (error) this.failures.set(ticket, error);
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) waiter();
+  }
+}
+
+/** The writer of this process, for every run in it. */
+export const backgroundWriter = new BackgroundWriter();
