@@ -7,16 +7,17 @@
  * write, close) are quick and run on the caller's thread when the creation
  * is reported, as its callbacks do.
  *
- * What can be checked at once is, and throws as writeFileAtomically does:
- * the directory (no link another user controls on the way). Its descriptor
- * stays open until the file is in place (holdCheckedDirectory), so the
- * rename lands in the directory that was checked.
+ * The directory is checked first (newFilesDirectory: no link another user
+ * controls on the way), and its descriptor held open while files are
+ * written into it, so each rename lands in the directory that was checked.
+ * A caller writing many files there checks it once for them all: they go
+ * where the path led then, as if written at that moment.
  *
  * Only for a file that is not there: nothing is replaced, so nothing needs
  * flushing (see atomic.ts), and no owner is given (the running user's).
  */
 import { closeSync, constants, fchmodSync, open, rename } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename } from "node:path";
 import { NAME_ATTEMPTS, removeTemporary, temporaryName, writeAll } from "./atomic.js";
 import { type HeldDirectory, holdCheckedDirectory } from "./safe-fs.js";
 import { sweepStrayTemporaries } from "./stray-temporaries.js";
@@ -24,24 +25,30 @@ import { sweepStrayTemporaries } from "./stray-temporaries.js";
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
 /**
- * Starts writing the new file `path`; `done` is called with undefined once
- * it is in place, or with the system error (the target is then as it was,
- * the temporary file removed). Throws the errors of the directory's checks.
+ * The checked directory `dir`, held open for new files (`reported`: the
+ * path its errors name). Its leftover temporary files are swept first (see
+ * stray-temporaries.ts). Throws as writeFileAtomically does for it (ENOENT,
+ * ENOTDIR, ENOLINK...); release it once its files are done.
+ */
+export function newFilesDirectory(dir: string, reported: string): HeldDirectory {
+  sweepStrayTemporaries(dir);
+  return holdCheckedDirectory(dir, "open", reported);
+}
+
+/**
+ * Starts writing the new file `path` into `dir`, its directory (held until
+ * `done` is called); `done` gets undefined once the file is in place, or
+ * the system error (the target is then as it was, the temporary file
+ * removed).
  */
 export function startNewFile(
+  dir: HeldDirectory,
   path: string,
   data: Uint8Array,
   mode: number,
   done: (error: Error | undefined) => void,
 ): void {
-  const parent = dirname(path);
-  sweepStrayTemporaries(parent);
-  const held = holdCheckedDirectory(parent, "open", path);
-  const finish = (error: Error | undefined): void => {
-    held.release();
-    done(error);
-  };
-  create(held, path, data, mode, 1, finish);
+  create(dir, path, data, mode, 1, done);
 }
 
 /** Creates the temporary file (O_EXCL, O_NOFOLLOW: see atomic.ts); a name taken is passed over. */

@@ -9,12 +9,18 @@
  * awaits `pace()` after each file it hands over, which lets the event loop
  * turn now and then, and holds it back while too many files are under way.
  *
+ * A directory is checked (no link another user controls on the way) at
+ * the first file under way to it, and held for those that follow until
+ * none is under way: a stat saved per file.
+ *
  * While files are under way, a path that could reach one of them
  * (`conflicts`: one of its components is the name of such a file) must not
  * be looked at: a file under way changes nothing but its own directory
  * entry, so any other path may.
  */
-import { startNewFile } from "../../system/atomic-background.js";
+import { dirname } from "node:path";
+import { newFilesDirectory, startNewFile } from "../../system/atomic-background.js";
+import type { HeldDirectory } from "../../system/safe-fs.js";
 
 /** Files under way at most: each holds a descriptor for a moment, and its content. */
 const MAX_UNDER_WAY = 64;
@@ -32,6 +38,11 @@ export class BackgroundWriter {
   private readonly failures = new Map<number, Error>();
   /** Called each time a file is done. */
   private waiters: (() => void)[] = [];
+  /**
+   * The directories files are under way to, checked at the first of them
+   * and held until none is under way (then checked again at the next).
+   */
+  private readonly directories = new Map<string, HeldDirectory>();
 
   /** How many files were handed over in this process. */
   get filesTaken(): number {
@@ -49,7 +60,7 @@ export class BackgroundWriter {
     this.underWay += 1;
     this.sinceTurn += 1;
     try {
-      startNewFile(path, data, mode, (error) => this.done(ticket, name, error));
+      startNewFile(this.directoryOf(path), path, data, mode, (error) => this.done(ticket, name, error));
     } catch (error) {
       this.done(ticket, name, error as Error);
     }
@@ -105,8 +116,22 @@ export class BackgroundWriter {
     });
   }
 
+  private directoryOf(path: string): HeldDirectory {
+    const parent = dirname(path);
+    let held = this.directories.get(parent);
+    if (!held) {
+      held = newFilesDirectory(parent, path);
+      this.directories.set(parent, held);
+    }
+    return held;
+  }
+
   private done(ticket: number, name: string, error: Error | undefined): void {
     this.underWay -= 1;
+    if (this.underWay === 0) {
+      for (const held of this.directories.values()) held.release();
+      this.directories.clear();
+    }
     const left = (this.names.get(name) ?? 1) - 1;
     if (left === 0) this.names.delete(name);
     else this.names.set(name, left);
