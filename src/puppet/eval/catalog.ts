@@ -101,7 +101,7 @@ export class Catalog {
       const node = stack.shift() as CResource;
       if (seen.has(node)) continue;
       const connected = node.contains ?? [];
-      for (const t of connected) f(node, t);
+      for (let i = 0; i < connected.length; i++) f(node, connected[i] as CResource);
       stack.push(...connected);
       seen.add(node);
     }
@@ -122,8 +122,13 @@ export class Catalog {
     const marks: JsonMarks = { float: false };
     const resources = kept.map((r) => resourceToData(r, namevars(r.type), marks));
     const edges: { source: string; target: string }[] = [];
-    for (const t of kept) {
-      for (const s of t.containedBy ?? []) {
+    // Indexed: for-of makes an iterator result per step in code not yet optimized.
+    for (let i = 0; i < kept.length; i++) {
+      const t = kept[i] as CResource;
+      const ins = t.containedBy;
+      if (ins === undefined) continue;
+      for (let j = 0; j < ins.length; j++) {
+        const s = ins[j] as CResource;
         if (keptSet.has(s)) edges.push({ source: s.ref, target: t.ref });
       }
     }

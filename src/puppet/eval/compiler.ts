@@ -1122,7 +1122,10 @@ export class Compiler implements ScopeHost {
     let titlesUsed: Set<string> | undefined;
     const bodies: { body: A.ResourceBody; titles: string[]; params: Map<string, ParamEntry> }[] = [];
     let defaults: Map<string, ParamEntry> | undefined;
-    for (const body of e.bodies) {
+    // Indexed loops: for-of makes an iterator result per step in code not
+    // yet optimized, and this runs for every resource.
+    for (let bi = 0; bi < e.bodies.length; bi++) {
+      const body = e.bodies[bi] as A.ResourceBody;
       const tv = ev.evaluate(body.title, scope);
       if (tv === undefined)
         ev.fail("Missing title. The title expression resulted in undef", body.title, scope);
@@ -1163,14 +1166,16 @@ export class Compiler implements ScopeHost {
       bodies.push({ body, titles: strings, params });
     }
     const refs: PValue[] = [];
-    for (const b of bodies) {
+    for (let bi = 0; bi < bodies.length; bi++) {
+      const b = bodies[bi] as (typeof bodies)[number];
       let params = b.params;
       if (defaults !== undefined && defaults !== params) {
         params = new Map(defaults);
         for (const [k, v] of b.params) params.set(k, v);
       }
       const list = [...params.values()];
-      for (const title of b.titles) {
+      for (let t = 0; t < b.titles.length; t++) {
+        const title = b.titles[t] as string;
         const ref = this.createResource(e, b.body, scope, typeName, title, list, wanted);
         if (wanted) refs.push(ref);
       }
@@ -1252,11 +1257,13 @@ export class Compiler implements ScopeHost {
       );
       if (kind === "defined_type") r.definition = this.findDefine(typeName);
       const info = kind === "compilable_type" ? resourceTypeInfo(typeName) : undefined;
-      for (const p of params) {
+      for (let i = 0; i < params.length; i++) {
+        const p = params[i] as ParamEntry;
         if (info && !isValidAttribute(info, p.name)) throw new Error(`no parameter named '${p.name}'`);
         r.set(p);
       }
-      for (const [k, d] of scope.lookupDefaults(type)) if (!r.params.has(k)) r.set(d);
+      const defaults = scope.lookupDefaults(type);
+      if (defaults.size > 0) for (const [k, d] of defaults) if (!r.params.has(k)) r.set(d);
       this.addResource(scope, r);
       if (info && info.namevars.length === 1) this.aliasByNamevar(r, info);
       return wanted ? r.toRef().toType() : undefined;
@@ -1619,9 +1626,14 @@ export class Compiler implements ScopeHost {
     }
   }
 
+  // The finish runs each of its passes once over every resource, cold: its
+  // loops are indexed (for-of makes an iterator result per step in code not
+  // yet optimized).
   private finish(): void {
     this.evaluateRelationships();
-    for (const r of this.catalog.resourceList()) {
+    const resources = this.catalog.resourceList();
+    for (let i = 0; i < resources.length; i++) {
+      const r = resources[i] as CResource;
       const overs = this.pendingOverrides.size > 0 ? this.pendingOverrides.get(r.ref) : undefined;
       if (overs) {
         for (const o of overs) this.mergeOverride(r, o);
@@ -1646,9 +1658,12 @@ export class Compiler implements ScopeHost {
 
   /** Every before/require/notify/subscribe names a resource in the catalog (Puppet's RelationshipValidator). */
   private validateRelationshipParameters(): void {
-    for (const r of this.catalog.resourceList()) {
+    const resources = this.catalog.resourceList();
+    for (let i = 0; i < resources.length; i++) {
+      const r = resources[i] as CResource;
       if (r.virtual) continue;
-      for (const param of RELATIONSHIP_PARAMS) {
+      for (let j = 0; j < RELATIONSHIP_PARAMS.length; j++) {
+        const param = RELATIONSHIP_PARAMS[j] as string;
         const p = r.params.get(param);
         if (!p || p.value === undefined) continue;
         const value: PValue = p.value;
@@ -1699,7 +1714,8 @@ export class Compiler implements ScopeHost {
     const data = new Map<CResource, Map<string, PValue>>();
     const metas = (r: CResource) => {
       let m: Map<string, PValue> | undefined;
-      for (const n of INHERITED_METAPARAMS) {
+      for (let i = 0; i < INHERITED_METAPARAMS.length; i++) {
+        const n = INHERITED_METAPARAMS[i] as string;
         const v = r.get(n);
         if (v !== undefined) {
           if (!m) m = new Map();

@@ -57,11 +57,17 @@ export class TagSet {
     if (isValidTag(tag)) this.add(tag);
   }
   merge(other: TagSet): void {
-    for (const t of other.tags) this.tags.add(t);
+    // forEach, not for-of: a loop of the cold code that runs over every
+    // resource (twice at the finish) makes an iterator result per tag.
+    other.tags.forEach(addToSet, this.tags);
   }
   has(t: string): boolean {
     return this.tags.has(t);
   }
+}
+
+function addToSet(this: Set<string>, tag: string): void {
+  this.add(tag);
 }
 
 export type ResourceKind = "compilable_type" | "defined_type" | "unknown" | "class";
@@ -295,7 +301,9 @@ export function resourceToData(r: CResource, namevar: string, marks?: JsonMarks)
       : partialData(r, tags);
   let params: Record<string, unknown> | undefined;
   let sensitive: string[] | undefined;
-  for (const p of r.params.values()) {
+  // forEach, not for-of: no iterator result made per parameter (this runs
+  // cold, once per resource).
+  r.params.forEach((p) => {
     const name = p.name;
     let value = p.value;
     if (typeof value === "string") {
@@ -305,10 +313,10 @@ export function resourceToData(r: CResource, namevar: string, marks?: JsonMarks)
         value === r.title &&
         !(r.title === "main" && (r.type === "Stage" || r.type === "Class"))
       )
-        continue;
+        return;
       params ??= {};
       params[name] = value;
-      continue;
+      return;
     }
     if (value instanceof PSensitive) {
       sensitive ??= [];
@@ -316,10 +324,10 @@ export function resourceToData(r: CResource, namevar: string, marks?: JsonMarks)
       value = value.value;
     }
     const kept = catalogValue(r, name, value, namevar);
-    if (kept === SKIP_PARAMETER) continue;
+    if (kept === SKIP_PARAMETER) return;
     params ??= {};
     params[name] = toJsonData(kept, marks);
-  }
+  });
   if (params !== undefined) data.parameters = params;
   if (sensitive !== undefined) data.sensitive_parameters = sensitive;
   return data;

@@ -320,7 +320,9 @@ class Parser {
 
   private transformCalls(raw: (A.Expression | ArgList)[]): A.Expression[] {
     const memo: A.Expression[] = [];
-    for (const expr of raw) {
+    // Indexed: for-of makes an iterator result per step in code not yet optimized.
+    for (let i = 0; i < raw.length; i++) {
+      const expr = raw[i] as A.Expression | ArgList;
       const name = memo[memo.length - 1];
       if (name?.kind === "QualifiedName" && STATEMENT_CALLS.has(name.value)) {
         const args = expr.kind === "ArgList" ? expr.items : [expr];

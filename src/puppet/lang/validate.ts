@@ -16,7 +16,16 @@
  * the environment's module path) and the syntax of static heredoc text
  * tagged `:json` (Ruby's JSON parser's message).
  */
-import type { Expression, Lambda, LiteralInteger, Node, Parameter, Program, QualifiedName } from "./ast.js";
+import type {
+  Expression,
+  Lambda,
+  LiteralInteger,
+  Node,
+  Operation,
+  Parameter,
+  Program,
+  QualifiedName,
+} from "./ast.js";
 import type { Locator } from "./locator.js";
 
 export type ValidationSeverity = "error" | "warning" | "deprecation";
@@ -830,7 +839,10 @@ class Checker {
         return;
       case "ResourceBody": {
         let seenUnfolding = false;
-        for (const op of n.operations) {
+        // Indexed: for-of makes an iterator result per step in code not yet optimized.
+        const operations = n.operations;
+        for (let i = 0; i < operations.length; i++) {
+          const op = operations[i] as Operation;
           if (op.kind !== "AttributesOperation") continue;
           if (seenUnfolding) {
             this.accept(

@@ -32,7 +32,11 @@ export function richDataWarnings(
   keyString: (k: PValue) => string,
 ): string[] {
   const out: string[] = [];
-  for (const r of resources) {
+  // Indexed loops, and forEach over the parameters: for-of makes an
+  // iterator result per step in code not yet optimized, and this pass runs
+  // once over every resource.
+  for (let i = 0; i < resources.length; i++) {
+    const r = resources[i] as ResourceView;
     if (r.virtual || !hasRichData(r.params)) continue;
     let prefix = r.ref;
     const path: (string | number)[] = [];
@@ -83,8 +87,11 @@ export function richDataWarnings(
 
 /** Whether any parameter value may hold something that is not Data (most hold strings only). */
 function hasRichData(params: ReadonlyMap<string, { readonly value: PValue }>): boolean {
-  for (const p of params.values()) if (mayBeRich(p.value)) return true;
-  return false;
+  let rich = false;
+  params.forEach((p) => {
+    if (!rich && mayBeRich(p.value)) rich = true;
+  });
+  return rich;
 }
 
 function mayBeRich(v: PValue): boolean {
