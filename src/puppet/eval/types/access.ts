@@ -54,6 +54,7 @@ import {
   capitalizeSegments,
   DEFERRED_TYPE,
   ERROR_TYPE,
+  parameterizeError,
   TypeSystemError,
   UNDEF,
   UNIT,
@@ -469,6 +470,7 @@ export function parameterize(t: PType, args: readonly PValue[]): PType | PType[]
         if (n !== 1) arity("TypeSet-Type", 1, undefined, n);
         return createTypeSet(k0);
       }
+      if (t === ERROR_TYPE) return parameterizeError(args);
       if (t instanceof PObjectType && t.typeName !== undefined)
         throw new TypeSystemError(`Not a parameterized type <${t.name}>`);
       if (n !== 1) arity("Object-Type", 1, undefined, n);

@@ -8,7 +8,7 @@ import { isHash, isType, PBinary, PIterator, PObject, PRegexp, PSensitive, type 
 import {
   ANY,
   DEFERRED_TYPE,
-  ERROR_TYPE,
+  errorTypeOf,
   DATA,
   PAnyType,
   PArrayType,
@@ -107,7 +107,7 @@ function inferOther(v: PValue): PType {
     if (inferred) return inferred;
     const own = (v as { type?: PValue }).type;
     if (isType(own)) return own;
-    if (v.typeName === "Error") return ERROR_TYPE;
+    if (v.typeName === "Error") return errorTypeOf(v);
     if (v.typeName === "Deferred") return DEFERRED_TYPE;
     return new PObjectType(v.typeName);
   }

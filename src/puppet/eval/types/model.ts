@@ -8,6 +8,7 @@ import { lowerCaseName } from "../lower-case.js";
 import { rubyRegExp } from "../../types/ruby-regexp.js";
 import {
   DEFAULT,
+  equals as pEquals,
   isHash,
   isType,
   PBinary,
@@ -1598,7 +1599,11 @@ export class PObjectType extends PAnyType {
     return this.typeName === undefined ? "Object[{}]" : this.name;
   }
   override equals(other: PType): boolean {
-    return other instanceof PObjectType && other.typeName === this.typeName;
+    return (
+      other instanceof PObjectType &&
+      other.typeName === this.typeName &&
+      other.constructor === this.constructor
+    );
   }
 }
 
@@ -1960,6 +1965,110 @@ export const ERROR_TYPE = new PObjectType(
   ],
   "Object[{name => 'Error', type_parameters => {'kind' => Variant[String, Regexp, Type[Enum], Type[Pattern], Type[NotUndef], Type[Undef]], 'issue_code' => Variant[String, Regexp, Type[Enum], Type[Pattern], Type[NotUndef], Type[Undef]]}, attributes => {'msg' => String[1], 'kind' => {type => Optional[String[1]], value => undef}, 'details' => {type => Optional[Hash[String[1], Data]], value => undef}, 'issue_code' => {type => Optional[String[1]], value => undef}}, functions => {'message' => Callable[[0, 0], String[1]]}}]",
 );
+/** The values an Error type parameter may take (Puppet's Error type_parameters). */
+let errorParamType: PType | undefined;
+function errorParameterType(): PType {
+  errorParamType ??= new POptionalType(
+    new PVariantType([
+      new PStringType(),
+      new PRegexpType(),
+      new PTypeType(new PEnumType([])),
+      new PTypeType(new PPatternType([])),
+      new PTypeType(new PNotUndefType()),
+      new PTypeType(UNDEF),
+    ]),
+  );
+  return errorParamType;
+}
+
+/** A value matching a type parameter, as a case expression matches it. */
+function caseMatch(v: PValue, pattern: PValue): boolean {
+  if (isType(pattern)) return pattern.isInstance(v);
+  if (pattern instanceof PRegexp) return typeof v === "string" && pattern.re.test(v);
+  return pEquals(v, pattern);
+}
+
+/**
+ * `Error[kind, issue_code]`: the Error type constrained by its type
+ * parameters (Puppet's PObjectTypeExtension of Error): each given one is
+ * matched against the Error's attribute as a case expression matches.
+ * Unset parameters (default) are absent; an inferred Error has both.
+ */
+export class PErrorExtensionType extends PObjectType {
+  constructor(readonly parameters: ReadonlyMap<"kind" | "issue_code", PValue>) {
+    super("Error");
+  }
+  override generalize(): PType {
+    return ERROR_TYPE;
+  }
+  override isInstance(v: PValue): boolean {
+    if (!ERROR_TYPE.isInstance(v)) return false;
+    const attrs = v as unknown as { kind?: string; issueCode?: string };
+    for (const [n, p] of this.parameters)
+      if (!caseMatch(n === "kind" ? attrs.kind : attrs.issueCode, p)) return false;
+    return true;
+  }
+  protected override assignableFrom(o: PType, guard?: RecursionGuard): boolean {
+    if (!ERROR_TYPE.isAssignable(o, guard)) return false;
+    const other = o instanceof PErrorExtensionType ? o.parameters : new Map<string, PValue>();
+    for (const [n, b] of this.parameters) {
+      if (!other.has(n)) return false;
+      const a = other.get(n);
+      if (!(caseMatch(a, b) || (isType(a) && isType(b) && b.isAssignable(a, guard)))) return false;
+    }
+    return true;
+  }
+  override equals(other: PType): boolean {
+    if (!(other instanceof PErrorExtensionType) || other.parameters.size !== this.parameters.size)
+      return false;
+    for (const [n, v] of this.parameters)
+      if (!other.parameters.has(n) || !pEquals(v, other.parameters.get(n))) return false;
+    return true;
+  }
+  override toString(): string {
+    const args: PValue[] = (["kind", "issue_code"] as const).map((n) =>
+      this.parameters.has(n) ? this.parameters.get(n) : DEFAULT,
+    );
+    while (args.length > 0 && args[args.length - 1] === DEFAULT) args.pop();
+    return `Error[${args.map(formatTypeArg).join(", ")}]`;
+  }
+}
+
+/** `Error[...]`: by position (kind, issue_code; more are ignored) or by name in one hash. */
+export function parameterizeError(args: readonly PValue[]): PType {
+  const params = new Map<"kind" | "issue_code", PValue>();
+  const names = ["kind", "issue_code"] as const;
+  const given: [string, PValue][] =
+    args.length === 1 && isHash(args[0])
+      ? [...args[0]].map(([k, v]) => [String(k), v])
+      : args.slice(0, 2).map((v, i) => [names[i] as string, v]);
+  for (const [n, v] of given) {
+    if (n !== "kind" && n !== "issue_code")
+      throw new TypeSystemError(
+        `Error while evaluating a '[]' expression, '${n}' is not a known type parameter for Error-Type`,
+      );
+    if (v === DEFAULT) continue;
+    const t = errorParameterType();
+    if (!t.isInstance(v))
+      throw new TypeSystemError(
+        `Error while evaluating a '[]' expression, type_parameter Error[${n}] has wrong type, expects a value of type Undef, String, Regexp, Type[Enum], Type[Pattern], Type[NotUndef], or Type[Undef], got ${inferType(v).generalize().toString()}`,
+      );
+    params.set(n, v);
+  }
+  return new PErrorExtensionType(params);
+}
+
+/** The type of an Error value: Error[its kind, its issue_code]. */
+export function errorTypeOf(v: PObject): PType {
+  const attrs = v as unknown as { kind?: string; issueCode?: string };
+  return new PErrorExtensionType(
+    new Map<"kind" | "issue_code", PValue>([
+      ["kind", attrs.kind],
+      ["issue_code", attrs.issueCode],
+    ]),
+  );
+}
+
 export const DEFERRED_TYPE = new PObjectType(
   "Deferred",
   undefined,
