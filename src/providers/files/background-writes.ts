@@ -11,7 +11,8 @@
  *
  * A directory is checked (no link another user controls on the way) at
  * the first file under way to it, and held for those that follow until
- * none is under way: a stat saved per file.
+ * none is under way to it: a stat saved per file, and no more directories
+ * held open than files under way.
  *
  * While files are under way, a path that could reach one of them
  * (`conflicts`: one of its components is the name of such a file) must not
@@ -63,10 +64,11 @@ export class BackgroundWriter {
   /** Called each time a file is done. */
   private waiters: (() => void)[] = [];
   /**
-   * The directories files are under way to, checked at the first of them
-   * and held until none is under way (then checked again at the next).
+   * The directories files are under way to, each checked at the first of
+   * them and held, with how many are under way, until none is (then
+   * checked again at the next): at most one descriptor per file under way.
    */
-  private readonly directories = new Map<string, HeldDirectory>();
+  private readonly directories = new Map<string, { held: HeldDirectory; files: number }>();
   private started = false;
 
   /** How many files were handed over in this process. */
@@ -85,13 +87,15 @@ export class BackgroundWriter {
     this.underWay += 1;
     this.sinceTurn += 1;
     try {
-      const dir = this.directoryOf(path);
-      const start = () => startNewFile(dir, path, data, mode, (error) => this.done(ticket, name, error));
+      const parent = dirname(path);
+      const dir = this.directoryOf(parent, path);
+      const start = () =>
+        startNewFile(dir, path, data, mode, (error) => this.done(ticket, name, parent, error));
       if (this.started) start();
       else startWithOneThread(start);
       this.started = true;
     } catch (error) {
-      this.done(ticket, name, error as Error);
+      this.done(ticket, name, undefined, error as Error);
     }
     return ticket;
   }
@@ -145,21 +149,24 @@ export class BackgroundWriter {
     });
   }
 
-  private directoryOf(path: string): HeldDirectory {
-    const parent = dirname(path);
-    let held = this.directories.get(parent);
-    if (!held) {
-      held = newFilesDirectory(parent, path);
-      this.directories.set(parent, held);
+  /** The checked directory `parent` of the file `path`, held for one more file under way to it. */
+  private directoryOf(parent: string, path: string): HeldDirectory {
+    let entry = this.directories.get(parent);
+    if (!entry) {
+      entry = { held: newFilesDirectory(parent, path), files: 0 };
+      this.directories.set(parent, entry);
     }
-    return held;
+    entry.files += 1;
+    return entry.held;
   }
 
-  private done(ticket: number, name: string, error: Error | undefined): void {
+  /** A file is done (`parent`: the directory it held, if it got that far). */
+  private done(ticket: number, name: string, parent: string | undefined, error: Error | undefined): void {
     this.underWay -= 1;
-    if (this.underWay === 0) {
-      for (const held of this.directories.values()) held.release();
-      this.directories.clear();
+    const entry = parent === undefined ? undefined : this.directories.get(parent);
+    if (entry && --entry.files === 0) {
+      entry.held.release();
+      this.directories.delete(parent as string);
     }
     const left = (this.names.get(name) ?? 1) - 1;
     if (left === 0) this.names.delete(name);
