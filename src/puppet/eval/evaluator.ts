@@ -939,6 +939,9 @@ export class Evaluator {
     const params = l.parameters;
     const required = params.filter((p) => p.value === undefined && !p.capturesRest).length;
     const rest = params.some((p) => p.capturesRest);
+    // Only a typed `*$rest` can make the count of values the lambda takes wrong.
+    const typedRest = params.some((p) => p.capturesRest && p.typeExpr !== undefined);
+    if (!this.orderedLambdas.has(l) && this.checkParameterOrder(l, scope)) this.orderedLambdas.add(l);
     const ev = this;
     let type: PCallableType | undefined;
     return {
@@ -959,6 +962,10 @@ export class Evaluator {
           ev.fail(`Parameter $${p.name} is required but no value was given`, p, scope);
         }
         const vars = ev.bindParameters(params, args, scope, l, "block");
+        if (typedRest) {
+          type ??= ev.lambdaType(l, scope);
+          ev.checkLambdaCount(l, type, vars);
+        }
         const level = scope.level();
         scope.pushLocal(vars);
         try {
@@ -974,6 +981,54 @@ export class Evaluator {
   }
 
   /**
+   * The number of values a lambda's parameters took (a `*$rest` counting
+   * its values) against the counts its Callable type allows: Puppet checks
+   * the call with that type (`Array[String, 2] *$r` needs 2 at least).
+   */
+  checkLambdaCount(l: A.Lambda, type: PCallableType, vars: ReadonlyMap<string, PValue>): void {
+    let n = 0;
+    for (const p of l.parameters) {
+      const v = vars.get(p.name);
+      n += p.capturesRest && isArr(v) ? v.length : 1;
+    }
+    const size = type.paramTypes?.sizeType;
+    const min = Number(size?.from ?? 0n);
+    const max = size?.to === undefined ? Number.POSITIVE_INFINITY : Number(size.to);
+    if (n >= min && n <= max) return;
+    // Puppet's CountMismatch wording.
+    let range = `between ${min} and ${max}`;
+    if (min === max) range = String(min);
+    else if (min === 0) range = max === Number.POSITIVE_INFINITY ? "unlimited" : `at most ${max}`;
+    else if (max === Number.POSITIVE_INFINITY) range = `at least ${min}`;
+    const one = (min === 1 && (max === 1 || max === Number.POSITIVE_INFINITY)) || (min === 0 && max === 1);
+    throw new Error(`block expects ${range} argument${one ? "" : "s"}, got ${n === 0 ? "none" : n}`);
+  }
+
+  /** Lambdas whose parameter order is checked (once each). */
+  private readonly orderedLambdas = new WeakSet<A.Lambda>();
+
+  /**
+   * A lambda's required parameter after an optional one is an error where
+   * the lambda is given to a function: Puppet's dispatch makes the
+   * lambda's Callable type, which refuses it. Whether the answer holds for
+   * every call (not when a typed `*$rest` follows an optional parameter:
+   * `Array[T, 1] *$r` is required, which its type, evaluated here, tells).
+   */
+  private checkParameterOrder(l: A.Lambda, scope: Scope): boolean {
+    let optional = false;
+    for (const p of l.parameters) {
+      if (p.capturesRest && p.typeExpr !== undefined && optional) {
+        this.lambdaType(l, scope);
+        return false;
+      }
+      if (p.value !== undefined || p.capturesRest) optional = true;
+      else if (optional)
+        this.fail(`Parameter $${p.name} is required but appears after optional parameters`, p, scope);
+    }
+    return true;
+  }
+
+  /**
    * A lambda's Callable type, as Puppet's closures make it: each parameter's
    * type (Any when untyped; the element type of a typed `*$rest` array,
    * whose size gives the count), the counts summed, and the return type.
@@ -982,6 +1037,7 @@ export class Evaluator {
     const types: PType[] = [];
     let from = 0n;
     let to: bigint | undefined = 0n;
+    let optional = false;
     for (const p of l.parameters) {
       let t = p.typeExpr ? this.evaluate(p.typeExpr, scope) : ANY;
       if (!isType(t)) t = ANY;
@@ -993,6 +1049,9 @@ export class Evaluator {
           t = t.elementType;
         }
       }
+      if (range[0] === 0n) optional = true;
+      else if (optional)
+        this.fail(`Parameter $${p.name} is required but appears after optional parameters`, p, scope);
       types.push(t);
       from += range[0];
       to = to === undefined || range[1] === undefined ? undefined : to + range[1];
@@ -1032,8 +1091,13 @@ export class Evaluator {
           this.fail(`${what} expects ${params.length} arguments, got ${args.length}`, node, scope);
         }
         if (p.typeExpr) {
-          const t = this.evaluate(p.typeExpr, scope);
-          const whole = !p.capturesRest || (isType(t) && (t.name === "Array" || t.name === "Tuple"));
+          let t = this.evaluate(p.typeExpr, scope);
+          // A lambda's `Array[T, n] *$rest` takes arguments of type T (their
+          // count is checked with the lambda's others: see closure()).
+          const each = what === "block" && p.capturesRest && t instanceof PArrayType;
+          if (each) t = (t as PArrayType).elementType;
+          const whole =
+            !each && (!p.capturesRest || (isType(t) && (t.name === "Array" || t.name === "Tuple")));
           const values: PValue[] = !whole && isArr(v) ? v : [v];
           for (const x of values) {
             if (isType(t) && !isInstance(t, x)) {

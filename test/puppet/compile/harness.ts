@@ -127,7 +127,7 @@ export function loadRecordedDir(dir: string): Recorded[] {
     .map((f) => JSON.parse(readFileSync(`${dir}/${f}`, "utf8")) as Recorded);
 }
 
-/** The lowest pass rates the tests accept (raised as tend passes more). */
+/** The lowest pass rates (and counts) the tests accept (raised as tend passes more). */
 export function ratchet(name: string): number {
   const r = JSON.parse(readFileSync(`${fixturesDir}ratchet.json`, "utf8")) as Record<string, number>;
   return r[name] ?? 0;

@@ -57,9 +57,10 @@ test("tend compiles Puppet's spec snippets as Puppet 7.23 does (rate ≥ the rat
     const outcome = outcomes.get(r.id) ?? { kind: "crash" as const, message: "no outcome" };
     return judge(r, outcome, undefined, timed.has(r.id));
   });
+  const issueVerdicts = verdicts.filter((_, i) => inIssueSet(recorded[i] as Recorded));
   const issue = summarise(
     "spec snippets (the issue's: spec/integration/parser, spec/unit/functions)",
-    verdicts.filter((_, i) => inIssueSet(recorded[i] as Recorded)),
+    issueVerdicts,
   );
   const all = summarise("all recorded snippets", verdicts, 0);
   for (const line of [...issue.lines, all.lines[0] ?? ""]) t.diagnostic(line);
@@ -67,6 +68,13 @@ test("tend compiles Puppet's spec snippets as Puppet 7.23 does (rate ≥ the rat
   assert.ok(
     issue.rate >= floor,
     `pass rate ${(issue.rate * 100).toFixed(1)}% fell below the ratchet ${(floor * 100).toFixed(1)}%\n${issue.lines.join("\n")}`,
+  );
+  // Failing as Puppet fails, with Puppet's message: their number only grows.
+  const sameMessage = issueVerdicts.filter((v) => v.sameMessage).length;
+  const messageFloor = ratchet("snippetMessages");
+  assert.ok(
+    sameMessage >= messageFloor,
+    `${sameMessage} failing snippets with Puppet's message, below the ratchet ${messageFloor}`,
   );
 });
 
