@@ -113,9 +113,10 @@ export interface ApplyContext {
   readonly catalog: Catalog;
   /**
    * Present when the type may leave a change to finish in the background
-   * (a result with `pending`; never in noop): the type has
-   * `backgroundChanges` and the front end has none of the hooks that need
-   * each result at once (guards, notifications, failure policies).
+   * (a result with `pending`; never in noop): the run asked for it
+   * (ApplyOptions.backgroundChanges), the type has `backgroundChanges`, and
+   * the front end has none of the hooks that need each result at once
+   * (guards, notifications, failure policies).
    */
   readonly background?: BackgroundChanges;
 }

@@ -63,6 +63,8 @@ export interface TransactionSettings {
   /** Puppet's --tags / --skip_tags, lower-case. */
   readonly tags: readonly string[];
   readonly skipTags: readonly string[];
+  /** Offer types with `backgroundChanges` to finish changes in the background (see ApplyOptions). */
+  readonly backgroundChanges?: boolean;
 }
 
 export class Transaction {
@@ -99,14 +101,15 @@ export class Transaction {
       },
     });
     const transaction = this;
-    this.background = backgroundAllowed(s.hooks)
-      ? {
-          get busy(): boolean {
-            return transaction.pendingChanges.length > 0;
-          },
-          settle: () => this.settle(),
-        }
-      : undefined;
+    this.background =
+      s.backgroundChanges === true && backgroundAllowed(s.hooks)
+        ? {
+            get busy(): boolean {
+              return transaction.pendingChanges.length > 0;
+            },
+            settle: () => this.settle(),
+          }
+        : undefined;
   }
 
   /** Applies every vertex in order; resolves when the walk is over. */

@@ -48,6 +48,7 @@ async function run(make: Make, background: boolean): Promise<{ dir: string; repo
   chmodSync(`${dir}/existing`, 0o600);
   const report = await applyCatalog(catalogOf(make(dir)), puppetTypes, {
     logLevel: "info",
+    backgroundChanges: true,
     // A front end with a failure policy needs each result at once: nothing goes to the background.
     hooks: background ? {} : { failurePolicy: () => "skip-dependents" },
   });
@@ -141,4 +142,15 @@ test("a path through a pending file's name waits for it, though nothing relates 
     noop?.events.map((e) => `${e.property} ${e.status}`),
     ["content noop"],
   );
+});
+
+test("without backgroundChanges (the default) every file is written at once", async () => {
+  const dir = scratchDirectory("tend-pfile-bg-");
+  const taken = backgroundWriter.filesTaken;
+  const report = await applyCatalog(
+    catalogOf(Array.from({ length: 20 }, (_, i) => file(`${dir}/h${i}`, { content: "h\n" }))),
+    puppetTypes,
+  );
+  assert.equal(report.status, "changed");
+  assert.equal(backgroundWriter.filesTaken, taken);
 });
