@@ -53,12 +53,6 @@ export interface ApplyOptions {
   readonly tags?: readonly string[];
   /** Puppet's --skip_tags. */
   readonly skipTags?: readonly string[];
-  /**
-   * Let types that can leave a change to finish in the background do so
-   * (ResourceType.backgroundChanges: Puppet's file writes new files on
-   * libuv's threads). Default false.
-   */
-  readonly backgroundChanges?: boolean;
   /** The report's host (default: the catalog's name). */
   readonly host?: string;
   readonly transactionUuid?: string;
@@ -104,7 +98,6 @@ export async function applyCatalog(
     hooks: options.hooks ?? {},
     tags: (options.tags ?? []).map((t) => t.toLowerCase()),
     skipTags: (options.skipTags ?? []).map((t) => t.toLowerCase()),
-    backgroundChanges: options.backgroundChanges === true,
   });
   const cycles = findCycles(built.graph);
   if (cycles.length > 0) {

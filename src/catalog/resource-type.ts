@@ -47,40 +47,6 @@ export interface ResourceResult {
    * file's backup is logged after the changes that caused it).
    */
   readonly afterEvents?: () => void;
-  /**
-   * The change is still being made in the background (only when the
-   * context offered `background`): `events` is then empty and `failed`
-   * unset, and the applier records `pending.finish()` in their place.
-   */
-  readonly pending?: PendingChange;
-}
-
-/** A change left to finish in the background (a file written by another thread). */
-export interface PendingChange {
-  /** Resolves once the change is made or has failed; never rejects. */
-  wait(): Promise<void>;
-  /**
-   * The resource's result, as `apply` would have returned it had it made
-   * the change itself: called once, after `wait`, when the applier records
-   * it, after every resource applied before it. What it logs is logged then.
-   */
-  finish(): ResourceResult;
-}
-
-/**
- * What the applier offers a type that can leave changes to finish in the
- * background (`ResourceType.backgroundChanges`).
- */
-export interface BackgroundChanges {
-  /**
-   * Changes of resources applied before are still being made. The type may
-   * then look at and change only what none of them can touch (its own
-   * path, when no pending file is on it), and calls `settle` first for
-   * anything else. What it logs meanwhile is kept and logged in order.
-   */
-  readonly busy: boolean;
-  /** Waits for the pending changes and records their resources; `busy` is then false. */
-  settle(): Promise<void>;
 }
 
 /** What the applier hands a type for one resource. */
@@ -111,14 +77,6 @@ export interface ApplyContext {
   readonly run: RunSettings;
   /** The whole catalog, for types that gather others (concat's fragments). */
   readonly catalog: Catalog;
-  /**
-   * Present when the type may leave a change to finish in the background
-   * (a result with `pending`; never in noop): the run asked for it
-   * (ApplyOptions.backgroundChanges), the type has `backgroundChanges`, and
-   * the front end has none of the hooks that need each result at once
-   * (guards, notifications, failure policies).
-   */
-  readonly background?: BackgroundChanges;
 }
 
 /** Settings of one run that types may need; front ends extend it. */
@@ -175,11 +133,4 @@ export interface ResourceType {
    * cwd). Never contradicts a relationship the catalog states.
    */
   autorequire?(resource: CatalogResource): readonly string[];
-  /**
-   * The type honours `ApplyContext.background`: the applier lets it run
-   * while changes of earlier resources are pending, settling them first
-   * only for a resource that depends on one of them (or generates). Other
-   * types run only once every pending change is settled.
-   */
-  readonly backgroundChanges?: boolean;
 }

@@ -32,11 +32,6 @@ export const REPORT_LEVEL_OF: Readonly<Record<LogLevel, ReportLogLevel>> = {
 
 export class RunLog {
   private readonly threshold: number;
-  /**
-   * While changes finish in the background: the entries written since, in
-   * order, with the records of pending resources in their places.
-   */
-  private held: (ReportLog | (() => void))[] | undefined;
 
   constructor(
     private readonly logs: ReportLog[],
@@ -48,27 +43,6 @@ export class RunLog {
 
   wouldLog(level: ReportLogLevel): boolean {
     return RANK[level] <= this.threshold;
-  }
-
-  /** Keeps entries in order from now on, until `release` (a change is pending). */
-  hold(): void {
-    this.held ??= [];
-  }
-
-  /** Runs `record` (which may log) at this place in the order: when released, or now when not held. */
-  defer(record: () => void): void {
-    if (this.held) this.held.push(record);
-    else record();
-  }
-
-  /** Writes what was kept and runs the deferred records, in order; entries are written at once again. */
-  release(): void {
-    const held = this.held;
-    this.held = undefined;
-    for (const entry of held ?? []) {
-      if (typeof entry === "function") entry();
-      else this.emit(entry);
-    }
   }
 
   /** A message of the run itself (source `Puppet`). */
@@ -110,11 +84,6 @@ export class RunLog {
       file: resource?.file ?? null,
       line: resource?.line ?? null,
     };
-    if (this.held) this.held.push(log);
-    else this.emit(log);
-  }
-
-  private emit(log: ReportLog): void {
     this.logs.push(log);
     this.onLog?.(log);
   }

@@ -22,14 +22,7 @@ import {
   type RunReport,
   reportTime,
 } from "./report.js";
-import type {
-  ApplyContext,
-  BackgroundChanges,
-  PendingChange,
-  ResourceResult,
-  ResourceType,
-  RunSettings,
-} from "./resource-type.js";
+import type { ApplyContext, ResourceResult, ResourceType, RunSettings } from "./resource-type.js";
 import type { RunLog } from "./run-log.js";
 import { ContainmentPaths, newStatus, reportEvent, resourceEvent } from "./statuses.js";
 import { Walk } from "./walk.js";
@@ -46,8 +39,6 @@ interface VertexState {
   failedToRestart: boolean;
   failedDeps?: Set<number>;
   queue?: QueuedEvent[];
-  /** Its change is finishing in the background: recorded once settled. */
-  pending?: boolean;
 }
 
 export interface TransactionSettings {
@@ -63,8 +54,6 @@ export interface TransactionSettings {
   /** Puppet's --tags / --skip_tags, lower-case. */
   readonly tags: readonly string[];
   readonly skipTags: readonly string[];
-  /** Offer types with `backgroundChanges` to finish changes in the background (see ApplyOptions). */
-  readonly backgroundChanges?: boolean;
 }
 
 export class Transaction {
@@ -79,10 +68,6 @@ export class Transaction {
   private stopped = false;
   private readonly runLogger: Logger;
   private readonly notifications: Notifications;
-  /** Changes finishing in the background, in the order their resources were applied. */
-  private pendingChanges: PendingChange[] = [];
-  /** What types with `backgroundChanges` are offered; undefined when the front end's hooks forbid it. */
-  private readonly background: BackgroundChanges | undefined;
 
   constructor(private readonly s: TransactionSettings) {
     this.graph = s.built.graph;
@@ -100,16 +85,6 @@ export class Transaction {
         this.s.log.resource(level, message, this.pathOf(vertex), vertex.resource);
       },
     });
-    const transaction = this;
-    this.background =
-      s.backgroundChanges === true && backgroundAllowed(s.hooks)
-        ? {
-            get busy(): boolean {
-              return transaction.pendingChanges.length > 0;
-            },
-            settle: () => this.settle(),
-          }
-        : undefined;
   }
 
   /** Applies every vertex in order; resolves when the walk is over. */
@@ -119,7 +94,6 @@ export class Transaction {
       else await this.evaluate(v);
       this.walk.finish(v);
     }
-    await this.settle();
     await this.notifications.flushDelayed();
   }
 
@@ -137,7 +111,6 @@ export class Transaction {
 
   private async evaluate(v: number): Promise<void> {
     const vertex = this.graph.vertices[v] as Vertex;
-    if (this.pendingChanges.length > 0 && this.waitsForPending(v, vertex)) await this.settle();
     const state = this.state(v);
     const status = this.statusOf(v);
     this.propagateFailure(v, state);
@@ -162,42 +135,6 @@ export class Transaction {
       this.states[v] = state;
     }
     return state;
-  }
-
-  // ---- changes finishing in the background ----
-
-  /**
-   * Whether a vertex must wait for the pending changes: it depends on one
-   * (directly: what depends on it through others waited at those), or it
-   * is a resource whose type cannot run beside them, or that generates.
-   */
-  private waitsForPending(v: number, vertex: Vertex): boolean {
-    for (const edge of this.graph.in[v] ?? []) if (this.states[edge.source]?.pending) return true;
-    if (vertex.kind !== "resource") return false;
-    const type = this.s.typeOf(vertex.resource);
-    if (!type?.backgroundChanges) return true;
-    return type.generate !== undefined && type.generates?.(vertex.resource) !== false;
-  }
-
-  /** A result whose change is pending: recorded in order once settled; entries are kept until then. */
-  private defer(v: number, vertex: Vertex, status: ResourceStatus, change: PendingChange): void {
-    const state = this.state(v);
-    state.pending = true;
-    this.pendingChanges.push(change);
-    this.s.log.hold();
-    this.s.log.defer(() => {
-      state.pending = false;
-      this.record(v, vertex, status, change.finish());
-    });
-  }
-
-  /** Waits for every pending change, then records their resources and writes what was kept, in order. */
-  private async settle(): Promise<void> {
-    const changes = this.pendingChanges;
-    if (changes.length === 0) return;
-    this.pendingChanges = [];
-    for (const change of changes) await change.wait();
-    this.s.log.release();
   }
 
   // ---- failures and skipping ----
@@ -270,10 +207,6 @@ export class Transaction {
       if (type.generate && type.generates?.(resource) !== false)
         await this.generate(v, vertex, type, resource, applyContext);
       const result = await type.apply(resource, applyContext);
-      if (result.pending) {
-        this.defer(v, vertex, status, result.pending);
-        return;
-      }
       this.record(v, vertex, status, result);
       // No await without notifications (a Puppet run has none): a turn of the microtask queue per resource.
       if (this.notifications.active && !this.state(v).failed) {
@@ -621,7 +554,6 @@ export class Transaction {
     const log = this.s.log;
     const source = (): string => this.pathOf(vertex);
     let logger: Logger | undefined;
-    const offered = this.s.typeOf(resource)?.backgroundChanges === true;
     return {
       noop: this.noopFor(resource),
       get logger(): Logger {
@@ -633,20 +565,8 @@ export class Transaction {
       providerLogger: (provider) => log.loggerFor(`${vertex.ref}(provider=${provider})`, resource),
       run: this.s.run,
       catalog: this.s.catalog,
-      background: offered ? this.background : undefined,
     };
   }
-}
-
-/** Background changes need each result only in order, not at once: not with hooks that act on each. */
-function backgroundAllowed(hooks: TransactionSettings["hooks"]): boolean {
-  return !(
-    hooks.guard ||
-    hooks.resolve ||
-    hooks.notifications ||
-    hooks.runNotification ||
-    hooks.failurePolicy
-  );
 }
 
 function tagged(resource: CatalogResource, tags: readonly string[]): boolean {

@@ -226,8 +226,6 @@ async function runApply(args: readonly string[], io: CliIo): Promise<number> {
       .map((t) => t.trim().toLowerCase())
       .filter((t) => t !== ""),
     logLevel: level,
-    // Off unless asked for: see the README (tend puppet apply).
-    backgroundWrites: io.env.TEND_BACKGROUND_WRITES === "1",
     log: (line) => {
       if (!shownAt(line.level, level)) return;
       const stderr = toStderr(line.level);

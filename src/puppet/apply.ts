@@ -46,8 +46,6 @@ export interface PuppetApplyOptions {
   readonly logLevel?: PuppetLogLine["level"];
   /** Each log line, as it happens. */
   readonly log: (line: PuppetLogLine) => void;
-  /** New files written in the background (the applier's `backgroundChanges`). */
-  readonly backgroundWrites?: boolean;
   /** Promise modules as resource types: by type name (`--promise-module`), and directories to find them in. */
   readonly promiseModules?: {
     readonly named: ReadonlyMap<string, ModuleSpec>;
@@ -142,7 +140,6 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
     run,
     host: settings.certname,
     tags: options.tags ?? [],
-    backgroundChanges: options.backgroundWrites === true,
   });
   modules.shutdown(new Logger((record) => options.log(runLogLine(record.level, record.message)), "debug"));
   const application = (monotonicMs() - applyStarted) / 1000;

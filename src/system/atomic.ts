@@ -36,8 +36,7 @@ import { sweepStrayTemporaries } from "./stray-temporaries.js";
 
 let counter = 0;
 
-/** A name beside `path` for its content to be written to first (`.name.tend-PID-N`). */
-export function temporaryName(path: string): string {
+function temporaryName(path: string): string {
   counter += 1;
   return `.${basename(path)}.tend-${process.pid}-${counter}`;
 }
@@ -225,7 +224,7 @@ export async function writeFilesAtomically(files: readonly AtomicFile[]): Promis
 }
 
 /** Attempts at a temporary name before giving up: names someone planted are passed over. */
-export const NAME_ATTEMPTS = 8;
+const NAME_ATTEMPTS = 8;
 
 /**
  * Creates a new temporary file in the checked directory `dir`: O_EXCL and
@@ -243,14 +242,13 @@ function createTemporary(dir: string, path: string): { fd: number; temporary: st
   }
 }
 
-/** Writes all of `bytes` at the descriptor's offset. Throws the system error. */
-export function writeAll(fd: number, bytes: Uint8Array): void {
+function writeAll(fd: number, bytes: Uint8Array): void {
   let offset = 0;
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
 /** Removes our temporary file (already a path in the checked directory). */
-export function removeTemporary(path: string): void {
+function removeTemporary(path: string): void {
   try {
     unlinkSync(path);
   } catch {

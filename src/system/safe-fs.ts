@@ -81,10 +81,6 @@ interface Pinned {
   readonly fd: number;
   readonly dev: number;
   readonly ino: number;
-  /** Calls still running through the descriptor (holdCheckedDirectory): it stays open until they end. */
-  holds: number;
-  /** No longer pinned but held: closed when the last hold ends. */
-  dropped: boolean;
 }
 
 /** Checked directories by path, oldest first (a Map keeps insertion order). */
@@ -208,51 +204,19 @@ export function checkedDirectory(dir: string, syscall = "open", reported = dir):
       return `${PROC_FD}/${known.fd}`;
     }
     pinned.delete(key);
-    unpin(known);
+    closeSync(known.fd);
   }
   const fd = walkDirectory(key, syscall, reported);
   const stats = fstatSync(fd);
-  pinned.set(key, { fd, dev: stats.dev, ino: stats.ino, holds: 0, dropped: false });
+  pinned.set(key, { fd, dev: stats.dev, ino: stats.ino });
   if (pinned.size > PINNED_MAX) evictOldest();
   return `${PROC_FD}/${fd}`;
-}
-
-/** A checked directory in use by calls still running: released when they are over. */
-export interface HeldDirectory {
-  /** As checkedDirectory gives it; valid until `release`. */
-  readonly path: string;
-  release(): void;
-}
-
-/**
- * As checkedDirectory, for calls that run later (on libuv's threads): the
- * descriptor under /proc stays open, however many directories are pinned
- * meanwhile, until `release`.
- */
-export function holdCheckedDirectory(dir: string, syscall = "open", reported = dir): HeldDirectory {
-  const path = checkedDirectory(dir, syscall, reported);
-  const entry = PROC_FD ? pinned.get(dir === "" ? "." : dir) : undefined;
-  if (!entry) return { path, release: () => {} };
-  entry.holds += 1;
-  return {
-    path,
-    release: () => {
-      entry.holds -= 1;
-      if (entry.holds === 0 && entry.dropped) closeSync(entry.fd);
-    },
-  };
-}
-
-/** A directory no longer pinned: closed now, or by its last hold. */
-function unpin(entry: Pinned): void {
-  if (entry.holds > 0) entry.dropped = true;
-  else closeSync(entry.fd);
 }
 
 function evictOldest(): void {
   for (const [key, entry] of pinned) {
     pinned.delete(key);
-    unpin(entry);
+    closeSync(entry.fd);
     return;
   }
 }

@@ -3,14 +3,7 @@ import assert from "node:assert/strict";
 import { lchownSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import {
-  checkedDirectory,
-  chmodSync,
-  holdCheckedDirectory,
-  mkdirSync,
-  renameSync,
-  unlinkSync,
-} from "../../src/system/safe-fs.js";
+import { chmodSync, mkdirSync, renameSync, unlinkSync } from "../../src/system/safe-fs.js";
 import { scratchDirectory } from "../scratch.js";
 
 test("a recursive mkdir makes every missing level, and accepts a directory already there", () => {
@@ -47,18 +40,4 @@ test("another user's link to a directory of root's is refused with ENOLINK", {
   assert.throws(() => chmodSync(join(link, "f"), 0o666), { code: "ENOLINK" });
   assert.throws(() => unlinkSync(join(link, "f")), { code: "ENOLINK" });
   assert.equal(statSync(join(target, "f")).mode & 0o777, 0o644);
-});
-
-test("a held directory stays open while a hundred others are pinned, and closes when released", () => {
-  const dir = scratchDirectory("tend-safe-fs-");
-  mkdirSync(join(dir, "held"), 0o755);
-  const held = holdCheckedDirectory(join(dir, "held"));
-  for (let i = 0; i < 100; i++) {
-    mkdirSync(join(dir, `d${i}`), 0o755);
-    checkedDirectory(join(dir, `d${i}`));
-  }
-  // Evicted from the pinned ones long ago, but still the directory it was.
-  assert.equal(statSync(held.path).ino, statSync(join(dir, "held")).ino);
-  held.release();
-  assert.throws(() => statSync(held.path), { code: "ENOENT" });
 });

@@ -51,17 +51,12 @@
  *   truncateFile, rotateFile (numbered copies `path.1`..., as log rotation),
  *   createEmptyFile (O_EXCL), createFifo, resolveLinkChain (trusted links only)
  *
- * In the background (background-writes.ts): backgroundWriter takes new
- *   files to write on a thread of its own (offer), says whether a path
- *   could reach one still pending (conflicts), and waits for them (settle)
- *
  * Backups: a BackupHook is called with the FileState of what is about to
  * be replaced or removed; what it throws stops the operation (failed).
  * CFEngine's `.cfsaved` copies and repository, Puppet's filebucket, are
  * each front end's own hook.
  */
 export * from "./accounts.js";
-export * from "./background-writes.js";
 export * from "./content.js";
 export * from "./copy.js";
 export * from "./directory.js";

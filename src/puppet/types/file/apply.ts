@@ -9,7 +9,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
 import type { CatalogResource } from "../../../catalog/model.js";
-import type { PendingChange, ResourceEvent, ResourceResult } from "../../../catalog/resource-type.js";
+import type { ResourceEvent, ResourceResult } from "../../../catalog/resource-type.js";
 import { runCommand } from "../../../providers/commands/index.js";
 import { runLog } from "../../run-settings.js";
 import type { ApplyContext } from "../../../catalog/resource-type.js";
@@ -17,7 +17,6 @@ import { BackupError, performBackup } from "./backup.js";
 import { type Desired, desiredState, SourceError } from "./desired.js";
 import {
   type AccountDatabase,
-  backgroundWriter,
   createSymlink,
   type FileState,
   inspectPath,
@@ -98,8 +97,6 @@ interface Evaluation {
   readonly events: ResourceEvent[];
   /** ` (file: F, line: L)` of the resource's declaration, as Puppet appends it to some errors. */
   readonly where: string;
-  /** The file is being written in the background: its ensure change is recorded once done. */
-  pending?: PendingChange;
 }
 
 /** The path owner, group and mode are set on: the link's target when links are followed. */
@@ -320,50 +317,6 @@ function record(run: Evaluation, drift: Drift, act: () => void): void {
   }
 }
 
-/**
- * The mode a new file is written with when nothing is left to fix after it
- * (see propertyFix): none given (0644), or a numeric one without special
- * bits. Undefined otherwise.
- */
-function plainMode(mode: string | undefined): number | undefined {
-  if (mode === undefined) return 0o644;
-  if (!/^[0-7]+$/.test(mode)) return undefined;
-  const bits = modeToInt(mode, 0o644);
-  return bits <= 0o777 ? bits : undefined;
-}
-
-/**
- * A new file whose content and mode are all there is to it, handed to the
- * background writer when the applier offers it (and the writer takes it):
- * its ensure change is recorded once written, worded as if written here.
- */
-function deferCreation(run: Evaluation, drift: Drift, wanted: string, found: FileState): boolean {
-  const { spec, desired, context } = run;
-  if (!context.background || context.noop || found.kind !== "absent" || spec.links === "follow") return false;
-  if (wanted !== "file" && wanted !== "present") return false;
-  if (spec.validateCmd !== undefined || desired.source || desired.owner || desired.group) return false;
-  const mode = plainMode(desired.mode);
-  if (mode === undefined) return false;
-  const bytes = desired.content?.read() ?? new Uint8Array();
-  const ticket = backgroundWriter.offer(spec.path, bytes, mode);
-  run.pending = {
-    wait: () => backgroundWriter.settle(),
-    finish: () => {
-      record(run, drift, () => {
-        const error = backgroundWriter.outcome(ticket);
-        if (error) throw setFailed("file", error, spec.path);
-      });
-      return resultOf(run);
-    },
-  };
-  return true;
-}
-
-function resultOf(run: Evaluation): ResourceResult {
-  const failure = run.events.find((e) => e.status === "failure");
-  return { events: run.events, failed: failure?.message, provider: "posix" };
-}
-
 /** The ensure step; true when ensure was out of sync (then nothing else is looked at). */
 function applyEnsure(run: Evaluation, found: FileState): boolean {
   const wanted = run.desired.ensure;
@@ -378,7 +331,7 @@ function applyEnsure(run: Evaluation, found: FileState): boolean {
     noop: `current_value ${show(current)}, should be ${show(wanted)} (noop)`,
     event: ENSURE_EVENTS[wanted] ?? "file_changed",
   };
-  if (!deferCreation(run, drift, wanted, found)) record(run, drift, () => syncEnsure(run, wanted, found));
+  record(run, drift, () => syncEnsure(run, wanted, found));
   return true;
 }
 
@@ -405,16 +358,12 @@ function applyProperties(run: Evaluation, initial: FileState): void {
     record(run, mode, () => check(setMode(actingPath(run), newMode(mode.desired as string, state(run)))));
 }
 
-/**
- * Evaluates one file resource; `accounts` resolves owner and group names.
- * `known`: what the caller has just found at the path (not following).
- */
+/** Evaluates one file resource; `accounts` resolves owner and group names. */
 export function applyFile(
   resource: CatalogResource,
   spec: FileSpec,
   context: ApplyContext,
   accounts: AccountDatabase,
-  known?: FileState,
 ): ResourceResult {
   let desired: Desired;
   try {
@@ -426,8 +375,8 @@ export function applyFile(
   const where = resource.file !== undefined ? ` (file: ${resource.file}, line: ${resource.line ?? 0})` : "";
   const run: Evaluation = { spec, desired, context, accounts, events: [], where };
   // Looked at once: when ensure is in sync nothing changed it since.
-  const found = known ?? state(run);
+  const found = state(run);
   if (!applyEnsure(run, found) && found.kind !== "absent") applyProperties(run, found);
-  if (run.pending) return { events: [], provider: "posix", pending: run.pending };
-  return resultOf(run);
+  const failure = run.events.find((e) => e.status === "failure");
+  return { events: run.events, failed: failure?.message, provider: "posix" };
 }

@@ -7,13 +7,7 @@
 import type { CatalogResource } from "../../../catalog/model.js";
 import type { ApplyContext, ResourceResult, ResourceType } from "../../../catalog/resource-type.js";
 import { applyFile } from "./apply.js";
-import {
-  AccountDatabase,
-  backgroundWriter,
-  contentMatches,
-  type FileState,
-  inspectPath,
-} from "../../../providers/files/index.js";
+import { AccountDatabase } from "../../../providers/files/index.js";
 import { type FileSpec, parseFile } from "./params.js";
 import { fileChildren } from "./recurse.js";
 
@@ -30,32 +24,8 @@ function specOf(resource: CatalogResource): FileSpec | string {
   return spec;
 }
 
-/**
- * What is at the resource's path, when it may be applied while files of
- * earlier ones are still being written; else undefined. It may when it
- * looks at and changes only its own path, on which no file is under way,
- * and replaces or removes nothing there (a backup, or a whole tree with
- * `force`, could reach them): its path is absent, or a file with the
- * content wanted already.
- */
-function stateBeside(spec: FileSpec): FileState | undefined {
-  if (spec.source !== undefined || spec.validateCmd !== undefined || spec.recurse) return undefined;
-  if (spec.owner !== undefined || spec.group !== undefined || spec.links === "follow") return undefined;
-  if (backgroundWriter.conflicts(spec.path)) return undefined;
-  const found = inspectPath(spec.path);
-  if (found.kind === "absent") return found;
-  if (found.kind !== "file" || spec.content === undefined) return undefined;
-  if (spec.ensure !== undefined && spec.ensure !== "file" && spec.ensure !== "present") return undefined;
-  try {
-    return contentMatches(spec.path, spec.content) ? found : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export const fileType: ResourceType = {
   name: "file",
-  backgroundChanges: true,
   validate(resource: CatalogResource): readonly string[] {
     const spec = specOf(resource);
     return typeof spec === "string" ? [spec] : [];
@@ -63,14 +33,8 @@ export const fileType: ResourceType = {
   async apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
     const spec = specOf(resource);
     if (typeof spec === "string") return { events: [], failed: spec };
-    const background = context.background;
-    const found = background?.busy ? stateBeside(spec) : undefined;
-    if (background?.busy && !found) await background.settle();
     // Read lazily: only a resource naming an owner or group opens passwd and group.
-    const result = applyFile(resource, spec, context, new AccountDatabase(), found);
-    const pace = result.pending ? backgroundWriter.pace() : undefined;
-    if (pace) await pace;
-    return result;
+    return applyFile(resource, spec, context, new AccountDatabase());
   },
   generates(resource: CatalogResource): boolean {
     const spec = specOf(resource);
