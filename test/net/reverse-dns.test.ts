@@ -200,28 +200,49 @@ async function serveBoth(t: TestContext, impl: Impl, clients: readonly Host[]): 
       answers.push(`client${n} exec ${bundle}: ${said} (code ${String(code)})`);
     }
   }
-  // Real cf-agent and tend agent, each with `bindtointerface` set to a
-  // client's address, copying from this server as that client, under the
-  // same /etc/hosts (a classic client names itself with it).
+  /**
+   * Real cf-agent or tend agent copying `dir`'s file from this server as
+   * `client`, with `bindtointerface => bind`, under the same /etc/hosts (a
+   * classic client names itself with it): the outcome and the agent's lines
+   * about binding and connecting.
+   */
+  const copyAs = (
+    agent: Impl,
+    client: Host,
+    protocol: string,
+    dir: string,
+    bind: string,
+    promiser: string,
+  ) => {
+    const body = `source => "${server.data}/${dir}/f";\n  protocol_version => "${protocol}";`;
+    const text = `${copyPolicy(client, server, promiser, body)}
+body agent control { bindtointerface => "${bind}"; }
+`;
+    const policyFile = client.writePolicy(`${promiser}.cf`, text);
+    const args = ["-K", "-I", "-f", policyFile];
+    const argv = agent === "cf" ? [join(CF_BIN, "cf-agent"), ...args] : client.tendArgv("agent", args);
+    const nsArgv = ["-m", "sh", "-c", NAMESPACE, "ns", join(etc, "hosts"), join(etc, "nsswitch.conf")];
+    const run = spawnSync("unshare", [...nsArgv, agent === "cf" ? client.dir : "", ...argv], {
+      env: client.env(),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    const outcome = /outcome: (\S*)/.exec(run.stdout)?.[1] ?? `no outcome:\n${run.stdout}${run.stderr}`;
+    const said = run.stdout
+      .split("\n")
+      .filter((line) => /Unable to (lookup|bind)|No server is responding/.test(line))
+      .map((line) => line.trim())
+      .join(" | ")
+      .replace(`port: ${server.port}`, "port: PORT");
+    return { outcome, said };
+  };
+  // Each client by its address, with the latest protocol and the classic one.
   for (const protocol of ["latest", "classic"])
     for (const agent of ["cf", "tend"] as const)
       for (const [n, client] of clients.entries())
         for (const dir of protocol === "classic" ? ["legacy", "byname"] : ["byname"]) {
           const promiser = `got-${impl}-${agent}-${protocol}-${dir}`;
-          const body = `source => "${server.data}/${dir}/f";\n  protocol_version => "${protocol}";`;
-          const text = `${copyPolicy(client, server, promiser, body)}
-body agent control { bindtointerface => "${client.address}"; }
-`;
-          const policyFile = client.writePolicy(`${promiser}.cf`, text);
-          const args = ["-K", "-I", "-f", policyFile];
-          const argv = agent === "cf" ? [join(CF_BIN, "cf-agent"), ...args] : client.tendArgv("agent", args);
-          const nsArgv = ["-m", "sh", "-c", NAMESPACE, "ns", join(etc, "hosts"), join(etc, "nsswitch.conf")];
-          const run = spawnSync("unshare", [...nsArgv, agent === "cf" ? client.dir : "", ...argv], {
-            env: client.env(),
-            encoding: "utf8",
-            timeout: 60_000,
-          });
-          const outcome = /outcome: (\S*)/.exec(run.stdout)?.[1] ?? `no outcome:\n${run.stdout}${run.stderr}`;
+          const { outcome } = copyAs(agent, client, protocol, dir, client.address, promiser);
           answers.push(`${agent}-agent ${protocol} client${n} ${dir}: ${outcome}`);
         }
   // `bindtointerface` given as a name is looked up (here in the test's
@@ -236,27 +257,8 @@ body agent control { bindtointerface => "${client.address}"; }
   for (const protocol of ["latest", "classic"])
     for (const agent of ["cf", "tend"] as const)
       for (const [bind, dir] of binds) {
-        const client = clients[0] as Host;
         const promiser = `bound-${impl}-${agent}-${protocol}-${bind}`;
-        const body = `source => "${server.data}/${dir}/f";\n  protocol_version => "${protocol}";`;
-        const text = `${copyPolicy(client, server, promiser, body)}
-body agent control { bindtointerface => "${bind}"; }
-`;
-        const policyFile = client.writePolicy(`${promiser}.cf`, text);
-        const args = ["-K", "-I", "-f", policyFile];
-        const argv = agent === "cf" ? [join(CF_BIN, "cf-agent"), ...args] : client.tendArgv("agent", args);
-        const nsArgv = ["-m", "sh", "-c", NAMESPACE, "ns", join(etc, "hosts"), join(etc, "nsswitch.conf")];
-        const run = spawnSync("unshare", [...nsArgv, agent === "cf" ? client.dir : "", ...argv], {
-          env: client.env(),
-          encoding: "utf8",
-          timeout: 60_000,
-        });
-        const outcome = /outcome: (\S*)/.exec(run.stdout)?.[1] ?? `no outcome:\n${run.stdout}${run.stderr}`;
-        const errors = run.stdout
-          .split("\n")
-          .filter((line) => /Unable to (lookup|bind)|No server is responding/.test(line))
-          .map((line) => line.trim());
-        const said = errors.join(" | ").replace(`port: ${server.port}`, "port: PORT");
+        const { outcome, said } = copyAs(agent, clients[0] as Host, protocol, dir, bind, promiser);
         answers.push(`${agent}-agent ${protocol} bind ${bind} ${dir}: ${outcome} ${said}`);
       }
   await daemon.stop();
