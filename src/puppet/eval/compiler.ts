@@ -47,6 +47,7 @@ import {
 } from "./typing.js";
 import {
   DEFERRED_TYPE,
+  describeParameterMismatch,
   PIntegerType,
   PResourceType,
   type PType,
@@ -548,7 +549,13 @@ export class Compiler implements ScopeHost {
       args[0] = values;
     }
     if (name === "new" && args[0] === DEFERRED_TYPE) return newDeferred(args.slice(1));
-    if (name === "call" && args[0] instanceof PDeferred) return this.resolveDeferred(args[0], node, scope);
+    if (name === "call" && args[0] instanceof PDeferred) {
+      try {
+        return this.resolveDeferred(args[0], node, scope);
+      } catch (err) {
+        throw this.functionError(err, node, scope);
+      }
+    }
     try {
       const cf = compilerFunctions.get(name);
       if (cf) return cf(this, scope, args, block, node);
@@ -590,14 +597,26 @@ export class Compiler implements ScopeHost {
 
   /** A Deferred called on the compiling side: its function with its (resolved) arguments. */
   resolveDeferred(d: PDeferred, node: A.NodeBase, scope: Scope): PValue {
-    const args = d.args.map((a) => (a instanceof PDeferred ? this.resolveDeferred(a, node, scope) : a));
+    // Deferred values nested in arrays, hashes and Sensitive values are resolved first, as Puppet does.
+    const resolve = (v: PValue): PValue => {
+      if (v instanceof PDeferred) return this.resolveDeferred(v, node, scope);
+      if (isArr(v)) return v.map(resolve);
+      if (v instanceof PHash) {
+        const h = new PHash();
+        for (const [k, x] of v) h.set(k, resolve(x));
+        return h;
+      }
+      if (v instanceof PSensitive) return new PSensitive(resolve(v.value));
+      return v;
+    };
+    const args = d.args.map(resolve);
     if (d.name.startsWith("$")) {
       let v = scope.lookup(d.name.slice(1)).value;
       for (const k of args)
         v = v instanceof PHash ? v.get(k) : isArr(v) && typeof k === "bigint" ? v[Number(k)] : undefined;
       return v;
     }
-    return this.callFunction(d.name, args, undefined, node, scope);
+    return this.callIndirect(d.name, args, undefined, node, scope);
   }
 
   private functionError(err: unknown, node: A.NodeBase, scope: Scope): unknown {
@@ -1029,11 +1048,7 @@ export class Compiler implements ScopeHost {
       if (p.typeExpr) {
         const t = this.ev.evaluate(p.typeExpr, scope);
         if (isType(t) && !isInstance(t, value)) {
-          throw new PuppetEvalError(
-            describeMismatch(`${r.ref}: parameter '${p.name}'`, t, value),
-            r.file,
-            r.line,
-          );
+          throw new PuppetEvalError(describeParameterMismatch(r.ref, p.name, t, value), r.file, r.line);
         }
       }
       scope.setVar(p.name, value);

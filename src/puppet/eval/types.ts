@@ -17,7 +17,12 @@ export {
   SliceTypeError,
 } from "./types/access.js";
 export { commonType, inferGeneric, inferSet, inferType, reduceType } from "./types/infer.js";
-export { describeBlockMismatch, describeMismatch, describeTypeMismatch } from "./types/mismatch.js";
+export {
+  describeBlockMismatch,
+  describeMismatch,
+  describeParameterMismatch,
+  describeTypeMismatch,
+} from "./types/mismatch.js";
 export { formatValue } from "./types/format.js";
 export { newInstance, stringFormat } from "./types/convert.js";
 export { puppetQuote, regexpToString, rubyFloat, formatTypeArg } from "./types/quote.js";

@@ -634,6 +634,22 @@ export function describeBlockMismatch(
   }));
 }
 
+/**
+ * A resource's parameter of the wrong type, as Puppet's validate_parameters
+ * words it: `Foo[bar]: parameter 'a' expects ...`, or with several
+ * problems, `Foo[bar]:` and one indented line each.
+ */
+export function describeParameterMismatch(
+  subject: string,
+  name: string,
+  expected: PType,
+  actual: PValue,
+): string {
+  const errors = describe(expected, inferSet(actual), [{ kind: "subject", key: `parameter '${name}'` }]);
+  if (errors.length === 1) return `${subject}:${(errors[0] as Mismatch).format()}`;
+  return `${subject}:\n ${errors.map((e) => e.format()).join("\n ")}`;
+}
+
 /** The same, for an actual type rather than a value. */
 export function describeTypeMismatch(subject: string, expected: PType, actual: PType): string {
   const errors = describe(expected, actual, [{ kind: "subject", key: subject }]);
