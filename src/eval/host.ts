@@ -68,11 +68,13 @@ export function getHostFacts(): HostFacts {
 
 function detectHostFacts(): HostFacts {
   const hostname = os.hostname();
-  const names = hostNames(hostname, lookupHostEntry(hostname)?.name);
+  // Read once: the node name's entry, then the fqhost's (3.21 asks for both).
+  const hosts = hostsFile("/etc");
+  const names = hostNames(hostname, hosts === undefined ? undefined : findHostEntry(hosts, hostname)?.name);
   return {
     hostname,
     ...names,
-    fqhostAliases: lookupHostEntry(names.fqhost)?.aliases ?? [],
+    fqhostAliases: (hosts === undefined ? undefined : findHostEntry(hosts, names.fqhost)?.aliases) ?? [],
     arch: ARCH_NAMES[os.arch()] ?? os.arch(),
     os: os.platform() === "win32" ? "windows" : os.platform(),
     release: os.release(),
@@ -124,6 +126,12 @@ export interface HostEntry {
  * where cf-agent would.
  */
 export function lookupHostEntry(name: string, etc = "/etc"): HostEntry | undefined {
+  const hosts = hostsFile(etc);
+  return hosts === undefined ? undefined : findHostEntry(hosts, name);
+}
+
+/** /etc/hosts, when nsswitch.conf's hosts line uses files (glibc's default without the file does). */
+function hostsFile(etc: string): string | undefined {
   let nsswitch = "";
   try {
     nsswitch = readFileSync(`${etc}/nsswitch.conf`, "utf8");
@@ -132,12 +140,15 @@ export function lookupHostEntry(name: string, etc = "/etc"): HostEntry | undefin
   }
   const sources = /^\s*hosts\s*:(.*)$/m.exec(nsswitch)?.[1];
   if (sources !== undefined && !/(^|\s)files(\s|\[|$)/.test(sources)) return undefined;
-  let hosts: string;
   try {
-    hosts = readFileSync(`${etc}/hosts`, "utf8");
+    return readFileSync(`${etc}/hosts`, "utf8");
   } catch {
     return undefined;
   }
+}
+
+/** The first line of the hosts file `hosts` that lists `name`, in any case. */
+function findHostEntry(hosts: string, name: string): HostEntry | undefined {
   const wanted = name.toLowerCase();
   for (const raw of hosts.split("\n")) {
     const fields = raw.replace(/#.*/, "").trim().split(/\s+/);

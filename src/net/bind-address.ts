@@ -29,7 +29,7 @@ const GAI_TEXT: Readonly<Record<string, string>> = {
  * `host` is an address (3.21 tries each result in turn, and only those of
  * the socket's family can be bound).
  */
-export async function resolveBindAddress(bind: string, host: string): Promise<string> {
+async function resolveBindAddress(bind: string, host: string): Promise<string> {
   if (isIP(bind) !== 0) return bind;
   let found: Array<{ address: string; family: number }>;
   try {
@@ -51,13 +51,26 @@ export async function resolveBindAddress(bind: string, host: string): Promise<st
   return chosen.address;
 }
 
-/** Whether a connect failed because its local address could not be bound. */
-export function isBindFailure(error: NodeJS.ErrnoException): boolean {
-  return error.syscall === "bind" || error.code === "EADDRNOTAVAIL";
-}
-
-/** 3.21's error when the bind fails; the connection then goes ahead unbound. */
-export function logBindFailure(logger: Logger | undefined, bind: string, error: NodeJS.ErrnoException): void {
-  const text = error.code === "EADDRNOTAVAIL" ? "Cannot assign requested address" : error.message;
-  logger?.error(`Unable to bind to interface '${bind}'. (bind: ${text})`);
+/**
+ * A connection made by `connect` from `bind` (an address or a name) when
+ * given: from what it resolves to, or, when that address cannot be bound,
+ * logged as 3.21 logs it and made again from the kernel's choice.
+ */
+export async function connectFrom<T>(
+  bind: string | undefined,
+  host: string,
+  logger: Logger | undefined,
+  connect: (localAddress: string | undefined) => Promise<T>,
+): Promise<T> {
+  if (!bind) return connect(undefined);
+  const local = await resolveBindAddress(bind, host);
+  try {
+    return await connect(local);
+  } catch (error) {
+    const cause = error instanceof NetError ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
+    if (!cause || !(cause.syscall === "bind" || cause.code === "EADDRNOTAVAIL")) throw error;
+    const text = cause.code === "EADDRNOTAVAIL" ? "Cannot assign requested address" : cause.message;
+    logger?.error(`Unable to bind to interface '${bind}'. (bind: ${text})`);
+    return connect(undefined);
+  }
 }

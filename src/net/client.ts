@@ -14,7 +14,7 @@ import type { Socket } from "node:net";
 import { userInfo } from "node:os";
 import tls from "node:tls";
 import type { Logger } from "../system/logger.js";
-import { isBindFailure, logBindFailure, resolveBindAddress } from "./bind-address.js";
+import { connectFrom } from "./bind-address.js";
 import { selfSignedCertificate } from "./certificate.js";
 import { NetError } from "./errors.js";
 import {
@@ -628,18 +628,10 @@ function clientContext(options: ConnectOptions): tls.SecureContext {
  * by the caller. From `localAddress` when given (looked up when a name), or
  * from the kernel's choice when that address cannot be bound, as 3.21 does.
  */
-async function openTls(options: ConnectOptions, port: number, timeoutMs: number): Promise<tls.TLSSocket> {
-  const bind = options.localAddress;
-  if (!bind) return connectTls(options, port, timeoutMs, undefined);
-  const local = await resolveBindAddress(bind, options.host);
-  try {
-    return await connectTls(options, port, timeoutMs, local);
-  } catch (error) {
-    const cause = error instanceof NetError ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
-    if (!cause || !isBindFailure(cause)) throw error;
-    logBindFailure(options.logger, bind, cause);
-    return connectTls(options, port, timeoutMs, undefined);
-  }
+function openTls(options: ConnectOptions, port: number, timeoutMs: number): Promise<tls.TLSSocket> {
+  return connectFrom(options.localAddress, options.host, options.logger, (local) =>
+    connectTls(options, port, timeoutMs, local),
+  );
 }
 
 function connectTls(

@@ -15,8 +15,7 @@ import { connect as tcpConnect, type Socket } from "node:net";
 import { userInfo } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { type ConnectOptions, DEFAULT_PORT, recordServer, ServerConnection } from "../client.js";
-import { isBindFailure, logBindFailure, resolveBindAddress } from "../bind-address.js";
-import type { Logger } from "../../system/logger.js";
+import { connectFrom } from "../bind-address.js";
 import { NetError } from "../errors.js";
 import { lastSeenKeyOf, mapAddress } from "../lastseen.js";
 import { encodeFrame, FrameReader } from "../frame.js";
@@ -30,26 +29,6 @@ import {
   SESSION_KEY_SIZE,
   SGET_BLOCK,
 } from "./session.js";
-
-/** A TCP connection from `bind` (an address or a name) when given, as openTls in ../client.ts. */
-async function openTcp(
-  host: string,
-  port: number,
-  timeoutMs: number,
-  bind: string | undefined,
-  logger: Logger | undefined,
-): Promise<Socket> {
-  if (!bind) return connectTcp(host, port, timeoutMs, undefined);
-  const local = await resolveBindAddress(bind, host);
-  try {
-    return await connectTcp(host, port, timeoutMs, local);
-  } catch (error) {
-    const cause = error instanceof NetError ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
-    if (!cause || !isBindFailure(cause)) throw error;
-    logBindFailure(logger, bind, cause);
-    return connectTcp(host, port, timeoutMs, undefined);
-  }
-}
 
 function connectTcp(
   host: string,
@@ -116,7 +95,9 @@ export async function connectClassic(options: ConnectOptions): Promise<ServerCon
   const user = options.user ?? userInfo().username;
   const address = `${options.host}:${port}`;
   const log = options.logger;
-  const socket = await openTcp(options.host, port, timeoutMs, options.localAddress, options.logger);
+  const socket = await connectFrom(options.localAddress, options.host, options.logger, (local) =>
+    connectTcp(options.host, port, timeoutMs, local),
+  );
   try {
     const reader = new FrameReader(socket, { timeoutMs });
     const next = async (what: string): Promise<Buffer> => {
