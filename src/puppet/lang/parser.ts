@@ -556,13 +556,15 @@ class Parser {
 
   /** `attribute_operations`: possibly empty, comma separated (no trailing comma consumed). */
   private attributeOperations(): A.Operation[] {
-    const operations: A.Operation[] = [];
-    if (this.isAttributeName()) operations.push(this.attributeOperation());
+    if (!this.isAttributeName()) return [];
+    const first = this.attributeOperation();
+    if (this.kind() !== "COMMA" || !this.isAttributeName(1)) return [first];
+    const operations: A.Operation[] = [first];
     while (this.kind() === "COMMA" && this.isAttributeName(1)) {
       this.advance();
       operations.push(this.attributeOperation());
     }
-    return operations;
+    return exact(operations);
   }
 
   private attributeOperation(): A.Operation {
@@ -759,8 +761,10 @@ class Parser {
     close: TokenKind,
     trailing: boolean,
   ): A.Expression[] {
-    const list: A.Expression[] = [];
-    pushArgument(list, this.argument(context));
+    const first = this.argument(context);
+    // One item (most access keys and arguments): a list of one, no room to spare.
+    if (this.kind() !== "COMMA") return [first];
+    const list: A.Expression[] = [first];
     while (this.kind() === "COMMA") {
       if (trailing && this.kind(1) === close) {
         this.advance();
@@ -769,7 +773,7 @@ class Parser {
       this.advance();
       pushArgument(list, this.argument(context));
     }
-    return list;
+    return exact(list);
   }
 
   /** `arguments` of a call: assignments and `key => value` pairs (adjacent pairs make one hash). */
@@ -952,7 +956,12 @@ class Parser {
       literal(segments, t);
       break;
     }
-    return { kind: "ConcatenatedString", segments, offset: pre.offset, length: extent(pre, last) };
+    return {
+      kind: "ConcatenatedString",
+      segments: exact(segments),
+      offset: pre.offset,
+      length: extent(pre, last),
+    };
   }
 
   private heredoc(): A.Heredoc {
@@ -1457,6 +1466,15 @@ function pushArgument(args: A.Expression[], arg: A.Expression): void {
     return;
   }
   args.push(arg);
+}
+
+/**
+ * The items of a list grown by push, in an array of their number: push
+ * makes room for 17 at the first item, and the syntax tree keeps its lists
+ * (every resource's attributes, every string's segments) for the whole compile.
+ */
+function exact<T>(list: T[]): T[] {
+  return list.length < 17 ? list.slice() : list;
 }
 
 /** A string segment of a token, unless empty. */
