@@ -264,10 +264,11 @@ export class Evaluator {
       case "ConcatenatedString": {
         // Joined, the text is one flat string: `+=` would make a chain of
         // concatenations (an object per piece) that the catalog then keeps.
+        // Sized at once: an array grown by push starts with room for 17.
         const segments = e.segments;
-        const parts: string[] = [];
+        const parts = new Array<string>(segments.length);
         for (let i = 0; i < segments.length; i++)
-          parts.push(interpolate(this.evaluate(segments[i] as A.Expression, scope)));
+          parts[i] = interpolate(this.evaluate(segments[i] as A.Expression, scope));
         return parts.join("");
       }
       case "TextExpression":
@@ -472,6 +473,25 @@ export class Evaluator {
   // --- collections --------------------------------------------------------------
 
   unfold(exprs: readonly A.Expression[], scope: Scope): PValue[] {
+    // Without a splat (most lists, every `$x['key']`), an array of the exact
+    // size: one made by push starts with room for 17 values, and access keys
+    // alone make thirty thousand of them on a large environment.
+    const n = exprs.length;
+    let plain = true;
+    for (let i = 0; i < n; i++) {
+      const k = (exprs[i] as A.Expression).kind;
+      if (k === "Unfold" || k === "Paren") {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) {
+      if (n === 1) return [this.evaluate(exprs[0], scope)];
+      if (n === 2) return [this.evaluate(exprs[0], scope), this.evaluate(exprs[1], scope)];
+      const values: PValue[] = [];
+      for (let i = 0; i < n; i++) values.push(this.evaluate(exprs[i], scope));
+      return values;
+    }
     const out: PValue[] = [];
     for (let x of exprs) {
       while (x.kind === "Paren") x = (x as A.UnaryExpression).expr;
