@@ -1180,6 +1180,13 @@ export class Compiler implements ScopeHost {
       if (isDefault) defaults = params;
       bodies.push({ body, titles: strings, params });
     }
+    // One body of one title, no defaults (most statements): the resource
+    // takes the map of its parameters as it is, no copy made.
+    if (bodies.length === 1 && defaults === undefined) {
+      const b = bodies[0] as (typeof bodies)[number];
+      if (b.titles.length === 1)
+        return this.createResource(e, b.body, scope, typeName, b.titles[0] as string, b.params, wanted);
+    }
     const refs: PValue[] = [];
     for (let bi = 0; bi < bodies.length; bi++) {
       const b = bodies[bi] as (typeof bodies)[number];
@@ -1244,7 +1251,8 @@ export class Compiler implements ScopeHost {
     scope: Scope,
     typeName: string,
     title: string,
-    params: ParamEntry[],
+    /** A map is the resource's own from then on (resourceExpression made it for it alone). */
+    params: ParamEntry[] | Map<string, ParamEntry>,
     wanted = true,
   ): PValue {
     const line = scope.locator?.line(e.offset);
@@ -1254,7 +1262,8 @@ export class Compiler implements ScopeHost {
         const cls = this.findClass(title);
         const name = cls ? cls.name : title.toLowerCase();
         if (e.form !== "regular") this.ev.fail("Classes cannot be virtual or exported", e, scope);
-        const r = this.declareClassResourceLike(name, scope, params, e, file, line);
+        const list = Array.isArray(params) ? params : [...params.values()];
+        const r = this.declareClassResourceLike(name, scope, list, e, file, line);
         return r.toRef().toType();
       }
       const kind = this.resourceTypeKind(typeName);
@@ -1269,13 +1278,22 @@ export class Compiler implements ScopeHost {
         file,
         line,
         e.form === "regular" ? undefined : { virtual: true, exported: e.form === "exported" },
+        Array.isArray(params) ? undefined : params,
       );
       if (kind === "defined_type") r.definition = this.findDefine(typeName);
       const info = kind === "compilable_type" ? resourceTypeInfo(typeName) : undefined;
-      for (let i = 0; i < params.length; i++) {
-        const p = params[i] as ParamEntry;
-        if (info && !isValidAttribute(info, p.name)) throw new Error(`no parameter named '${p.name}'`);
-        r.set(p);
+      if (Array.isArray(params)) {
+        for (let i = 0; i < params.length; i++) {
+          const p = params[i] as ParamEntry;
+          if (info && !isValidAttribute(info, p.name)) throw new Error(`no parameter named '${p.name}'`);
+          r.set(p);
+        }
+      } else {
+        // Taken as it is: what set() does besides storing, done here.
+        params.forEach((p) => {
+          if (info && !isValidAttribute(info, p.name)) throw new Error(`no parameter named '${p.name}'`);
+          if (p.name === "tag") r.tagWith(p.value);
+        });
       }
       const defaults = scope.lookupDefaults(type);
       if (defaults.size > 0) for (const [k, d] of defaults) if (!r.params.has(k)) r.set(d);
