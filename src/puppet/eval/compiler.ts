@@ -1207,18 +1207,15 @@ export class Compiler implements ScopeHost {
 
   evaluateOperations(ops: readonly A.Operation[], scope: Scope, owner: A.NodeBase): Map<string, ParamEntry> {
     const result = new Map<string, ParamEntry>();
-    const locator = scope.locator;
-    const file = locator?.file ? locator.file : undefined;
     const source = scope.source;
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i] as A.Operation;
-      const line = locator?.line(op.offset);
       if (op.kind === "AttributeOperation") {
         // The common entry made in one literal, in one shape for all.
         const name = op.name;
         const value = this.ev.evaluate(op.value, scope);
         if (result.has(name)) this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
-        result.set(name, { name, value, add: op.operator === "+>", source, file, line });
+        result.set(name, { name, value, add: op.operator === "+>", source });
       } else {
         const h = this.ev.evaluate(op.expr, scope);
         if (!(h instanceof PHash))
@@ -1227,7 +1224,7 @@ export class Compiler implements ScopeHost {
         for (const [k, v] of h) entries.push([String(k), v]);
         for (const [name, value] of entries) {
           if (result.has(name)) this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
-          result.set(name, { name, value, source, file, line });
+          result.set(name, { name, value, source });
         }
       }
     }

@@ -26,8 +26,6 @@ export interface ParamEntry {
   readonly name: string;
   value: PValue;
   readonly source: Definition | undefined;
-  readonly file?: string;
-  readonly line?: number;
   /** `+>`: appended to the current value by an override. */
   readonly add?: boolean;
 }
