@@ -912,7 +912,7 @@ class Parser {
   }
 
   private variable(t: Token): A.Variable {
-    if (t.boolean) {
+    if (t.boolean === true) {
       const b: A.LiteralBoolean = {
         kind: "LiteralBoolean",
         value: t.value === "true",
