@@ -24,6 +24,7 @@ import {
   fchownSync,
   fsync,
   fsyncSync,
+  linkSync,
   lstatSync,
   openSync,
   renameSync,
@@ -107,7 +108,8 @@ export function fillFileAtomically(
 
 /** A file written to its temporary name, not yet renamed over its target. */
 interface Staged {
-  readonly fd: number;
+  /** The temporary file, open; undefined for a link to another staged file (see stageLink). */
+  readonly fd: number | undefined;
   readonly temporary: string;
   readonly target: string;
   /** Whether it replaces a non-empty file: its content is then flushed before the rename. */
@@ -120,7 +122,7 @@ function stage(
   mode: number,
   owner: { readonly uid: number; readonly gid: number } | undefined,
   replacing: boolean | undefined,
-): Staged {
+): Staged & { readonly fd: number } {
   const parent = dirname(path);
   sweepStrayTemporaries(parent);
   // Both names in the directory as it was checked (no link another user
@@ -144,12 +146,12 @@ function stage(
 }
 
 function abandon(staged: Staged): void {
-  closeSync(staged.fd);
+  if (staged.fd !== undefined) closeSync(staged.fd);
   removeTemporary(staged.temporary);
 }
 
 function commit(staged: Staged, beforeRename?: (temporary: string) => void): void {
-  closeSync(staged.fd);
+  if (staged.fd !== undefined) closeSync(staged.fd);
   try {
     // A path other processes can use too (the directory is held open by this one).
     beforeRename?.(staged.temporary.replace(/^\/proc\/self\//, `/proc/${process.pid}/`));
@@ -174,6 +176,15 @@ export interface AtomicFile {
    * than applying them does.
    */
   readonly flush?: false;
+  /**
+   * The index of an earlier file of the same call with the same content
+   * and mode: this one is made a hard link to it (to its temporary file,
+   * under a temporary name of its own, renamed over `path`), not written
+   * again. Where no link can be made (another file system), it is written.
+   * Later runs replace either name by a rename, never the shared file in
+   * place, so the two never change together. For a report kept twice.
+   */
+  readonly sameAs?: number;
 }
 
 /**
@@ -185,31 +196,24 @@ export interface AtomicFile {
  * that fails is left as it was. Never rejects.
  */
 export async function writeFilesAtomically(files: readonly AtomicFile[]): Promise<(Error | undefined)[]> {
-  const staged = files.map((file): Staged | Error => {
-    try {
-      return stage(
-        file.path,
-        (fd) => {
-          for (const chunk of file.chunks) writeAll(fd, chunk);
-        },
-        file.mode,
-        undefined,
-        file.flush === false ? false : undefined,
-      );
-    } catch (error) {
-      return error as Error;
-    }
+  const staged: (Staged | Error)[] = [];
+  files.forEach((file, i) => {
+    const same = file.sameAs !== undefined && file.sameAs < i ? staged[file.sameAs] : undefined;
+    const linked = same === undefined || same instanceof Error ? undefined : stageLink(file.path, same);
+    staged.push(linked ?? stageFile(file));
   });
   const flushed = await Promise.all(
-    staged.map((s) =>
-      s instanceof Error || !s.flush
+    staged.map((s) => {
+      const fd = s instanceof Error || !s.flush ? undefined : s.fd;
+      return fd === undefined
         ? undefined
-        : new Promise<Error | undefined>((resolve) => fsync(s.fd, (error) => resolve(error ?? undefined))),
-    ),
+        : new Promise<Error | undefined>((resolve) => fsync(fd, (error) => resolve(error ?? undefined)));
+    }),
   );
   return staged.map((s, i) => {
     if (s instanceof Error) return s;
-    const error = flushed[i];
+    // A link shares its file's flush.
+    const error = flushed[s.fd === undefined ? (files[i]?.sameAs ?? i) : i];
     if (error) {
       abandon(s);
       return error;
@@ -221,6 +225,51 @@ export async function writeFilesAtomically(files: readonly AtomicFile[]): Promis
       return failure as Error;
     }
   });
+}
+
+function stageFile(file: AtomicFile): Staged | Error {
+  try {
+    return stage(
+      file.path,
+      (fd) => {
+        for (const chunk of file.chunks) writeAll(fd, chunk);
+      },
+      file.mode,
+      undefined,
+      file.flush === false ? false : undefined,
+    );
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+/**
+ * `path` staged as a hard link to the staged file `of`: a temporary name
+ * in `path`'s checked directory, renamed over it by commit. Undefined
+ * when no link can be made (the caller then writes the file).
+ */
+function stageLink(path: string, of: Staged): Staged | undefined {
+  try {
+    const parent = dirname(path);
+    sweepStrayTemporaries(parent);
+    const dir = checkedDirectory(parent, "link", path);
+    for (let attempt = 1; ; attempt++) {
+      const temporary = `${dir}/${temporaryName(path)}`;
+      try {
+        linkSync(of.temporary, temporary);
+        return {
+          fd: undefined,
+          temporary,
+          target: `${dir}/${basename(path)}`,
+          flush: false,
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= NAME_ATTEMPTS) throw error;
+      }
+    }
+  } catch {
+    return undefined;
+  }
 }
 
 /** Attempts at a temporary name before giving up: names someone planted are passed over. */

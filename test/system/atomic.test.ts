@@ -5,7 +5,7 @@
  * each written or left as they were, with the error of each that failed.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -47,4 +47,28 @@ test("files written together: each whole, a failed one reported and the others w
   assert.equal(readFileSync(join(dir, "old"), "utf8"), "replaced\n");
   assert.equal(statSync(join(dir, "old")).mode & 0o7777, 0o600);
   assert.deepEqual(readdirSync(dir).sort(), ["new", "old"], "no temporary file is left");
+});
+
+test("a file written as the same as another is a hard link to it, renamed into place", async (t) => {
+  const dir = scratch(t);
+  mkdirSync(join(dir, "store"));
+  writeFileSync(join(dir, "store", "kept"), "old\n");
+  const errors = await writeFilesAtomically([
+    { path: join(dir, "last"), chunks: [Buffer.from("report\n")], mode: 0o640, flush: false },
+    { path: join(dir, "store", "kept"), chunks: [Buffer.from("report\n")], mode: 0o640, sameAs: 0 },
+  ]);
+  assert.deepEqual(errors, [undefined, undefined]);
+  const last = statSync(join(dir, "last"));
+  const kept = statSync(join(dir, "store", "kept"));
+  assert.equal(readFileSync(join(dir, "store", "kept"), "utf8"), "report\n");
+  assert.equal(kept.ino, last.ino, "one file under two names");
+  assert.equal(kept.mode & 0o7777, 0o640);
+  // The next write of one name replaces it, leaving the other as it was.
+  const again = await writeFilesAtomically([
+    { path: join(dir, "last"), chunks: [Buffer.from("next\n")], mode: 0o640, flush: false },
+  ]);
+  assert.deepEqual(again, [undefined]);
+  assert.equal(readFileSync(join(dir, "store", "kept"), "utf8"), "report\n");
+  assert.deepEqual(readdirSync(join(dir, "store")), ["kept"], "no temporary file is left");
+  assert.deepEqual(readdirSync(dir).sort(), ["last", "store"]);
 });
