@@ -128,6 +128,15 @@ export interface ResourceType {
    */
   selfRefresh?(resource: CatalogResource): boolean;
   /**
+   * True when applying the resource replaces no directory but through
+   * system/safe-fs.ts, which notes such changes itself: no command runs,
+   * no other process is asked to act. The applier then lets the next
+   * resources use the directories checked so far without looking at them
+   * again (see reuseCheckedDirectories). Absent or false: anything may
+   * happen while it is applied.
+   */
+  keepsDirectories?(resource: CatalogResource): boolean;
+  /**
    * References (`File[/etc]`) this resource depends on when they are in the
    * catalog (Puppet's autorequire: a file its parent directory, an exec its
    * cwd). Never contradicts a relationship the catalog states.

@@ -9,6 +9,7 @@
  */
 import type { Logger } from "../system/logger.js";
 import { monotonicMs } from "../system/clock.js";
+import { directoriesMayHaveChanged, reuseCheckedDirectories } from "../system/safe-fs.js";
 import type { BuiltGraph, RelationshipGraph, Vertex } from "./graph.js";
 import type { ApplierHooks } from "./hooks.js";
 import type { Catalog, CatalogResource } from "./model.js";
@@ -89,12 +90,18 @@ export class Transaction {
 
   /** Applies every vertex in order; resolves when the walk is over. */
   async run(): Promise<void> {
-    for (let v = this.walk.next(); v !== undefined; v = this.walk.next()) {
-      if (this.stopped) this.cancel(v);
-      else await this.evaluate(v);
-      this.walk.finish(v);
-    }
-    await this.notifications.flushDelayed();
+    // Directories checked by one file resource are trusted by the next
+    // until something else runs: every step below that runs other code
+    // (a hook, a refresh, a resource of another kind) says so first and after.
+    await reuseCheckedDirectories(async () => {
+      for (let v = this.walk.next(); v !== undefined; v = this.walk.next()) {
+        if (this.stopped) this.cancel(v);
+        else await this.evaluate(v);
+        this.walk.finish(v);
+      }
+      directoriesMayHaveChanged();
+      await this.notifications.flushDelayed();
+    });
   }
 
   /** Marks every resource of these vertices failed as part of a cycle (nothing is applied). */
@@ -188,6 +195,7 @@ export class Transaction {
     status.time = reportTime();
     let resource = vertex.resource;
     try {
+      if (this.s.hooks.guard || this.s.hooks.resolve) directoriesMayHaveChanged();
       const guard = this.s.hooks.guard ? await this.s.hooks.guard(resource, context) : undefined;
       if (guard && !guard.run) {
         status.skipped = true;
@@ -196,6 +204,7 @@ export class Transaction {
         return;
       }
       if (this.s.hooks.resolve) resource = await this.s.hooks.resolve(resource, context);
+      if (this.s.hooks.guard || this.s.hooks.resolve) directoriesMayHaveChanged();
       // Catalog resources were checked before the run; generated ones are checked now.
       const problems = vertex.index === undefined ? (type.validate?.(resource) ?? []) : [];
       if (problems.length > 0) {
@@ -203,17 +212,22 @@ export class Transaction {
         return;
       }
       const applyContext = resource === vertex.resource ? context : this.context(vertex, resource);
+      const keeps = type.keepsDirectories?.(resource) === true;
+      if (!keeps) directoriesMayHaveChanged();
       if (this.notifications.hasBefore(resource)) await this.notifyBefore(v, type, resource, applyContext);
       if (type.generate && type.generates?.(resource) !== false)
         await this.generate(v, vertex, type, resource, applyContext);
       const result = await type.apply(resource, applyContext);
+      if (!keeps) directoriesMayHaveChanged();
       this.record(v, vertex, status, result);
       // No await without notifications (a Puppet run has none): a turn of the microtask queue per resource.
       if (this.notifications.active && !this.state(v).failed) {
         const changed = result.events.some((e) => e.status === "success" || e.status === "noop");
         await this.notifications.afterApply(v, resource, changed, applyContext.noop);
+        directoriesMayHaveChanged();
       }
     } catch (error) {
+      directoriesMayHaveChanged();
       this.failResource(v, vertex, status, errorMessage(error));
     } finally {
       status.evaluation_time = status.skipped ? null : (monotonicMs() - started) / 1000;
@@ -459,11 +473,15 @@ export class Transaction {
     const status = this.statusOf(v) as ResourceStatus;
     const source = this.pathOf(vertex);
     let failure: string | undefined;
+    // A refresh runs a command, restarts a service: directories may change.
+    directoriesMayHaveChanged();
     try {
       const result = await run(vertex.resource, this.context(vertex, vertex.resource));
       failure = result.failed ?? result.events.find((e) => e.status === "failure")?.message;
     } catch (error) {
       failure = errorMessage(error);
+    } finally {
+      directoriesMayHaveChanged();
     }
     if (failure !== undefined) {
       const message = `Failed to call ${action}: ${failure}`;

@@ -32,7 +32,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname } from "node:path";
-import { checkedDirectory, unlinkSync as unlinkChecked } from "./safe-fs.js";
+import { checkedDirectory, directoriesMayHaveChanged, unlinkSync as unlinkChecked } from "./safe-fs.js";
 import { sweepStrayTemporaries } from "./stray-temporaries.js";
 
 let counter = 0;
@@ -114,6 +114,12 @@ interface Staged {
   readonly target: string;
   /** Whether it replaces a non-empty file: its content is then flushed before the rename. */
   readonly flush: boolean;
+  /**
+   * Whether its target is known to be nothing or a regular file: else the
+   * rename may replace a link on the way to a checked directory, which
+   * safe-fs is then told (directoriesMayHaveChanged).
+   */
+  readonly overFile: boolean;
 }
 
 function stage(
@@ -129,9 +135,14 @@ function stage(
   // controls on the way), however the path changes meanwhile.
   const dir = checkedDirectory(parent, "open", path);
   const target = `${dir}/${basename(path)}`;
-  const flush = replacing ?? (lstatSync(target, { throwIfNoEntry: false })?.size ?? 0) > 0;
+  const found = replacing === undefined ? lstatSync(target, { throwIfNoEntry: false }) : undefined;
+  const flush = replacing ?? (found?.size ?? 0) > 0;
+  // `replacing` false: the caller saw nothing or an empty file (replaceContent), or
+  // wants no flush (writeFilesAtomically: a run's records, written after the run).
+  const overFile =
+    replacing === false || (replacing === undefined && (found === undefined || found.isFile()));
   const { fd, temporary } = createTemporary(dir, path);
-  const staged = { fd, temporary, target, flush };
+  const staged = { fd, temporary, target, flush, overFile };
   try {
     // The mode exactly, whatever the umask; the owner of the file replaced.
     if (owner && (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.()))
@@ -155,6 +166,7 @@ function commit(staged: Staged, beforeRename?: (temporary: string) => void): voi
   try {
     // A path other processes can use too (the directory is held open by this one).
     beforeRename?.(staged.temporary.replace(/^\/proc\/self\//, `/proc/${process.pid}/`));
+    if (!staged.overFile) directoriesMayHaveChanged();
     renameSync(staged.temporary, staged.target);
   } catch (error) {
     removeTemporary(staged.temporary);
@@ -262,6 +274,7 @@ function stageLink(path: string, of: Staged): Staged | undefined {
           temporary,
           target: `${dir}/${basename(path)}`,
           flush: false,
+          overFile: false,
         };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= NAME_ATTEMPTS) throw error;

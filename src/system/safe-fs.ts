@@ -26,7 +26,14 @@
  * stat): the walk costs ~60 µs for a five-component path, and a run
  * writes many files in few directories. Reusing one is safe even when
  * the path changed since: the change lands in the directory the walk
- * trusted. Without /proc (a chroot without it), each component is
+ * trusted. The stat is there so that a directory replaced since (by a
+ * command, by tend itself) is not written through: the file would land
+ * in the old one. Within a catalog run (reuseCheckedDirectories), a
+ * directory looked at is not looked at again until something may have
+ * replaced one: a rename or removal through this module, a file written
+ * over something other than nothing or a file (atomic.ts), and whatever
+ * the applier runs but file resources (directoriesMayHaveChanged): the
+ * thousand files of one directory cost one stat, not a thousand. Without /proc (a chroot without it), each component is
  * checked the same way and the change made by path: refused links are
  * still refused, but a swap between the check and the change is not
  * caught.
@@ -81,10 +88,44 @@ interface Pinned {
   readonly fd: number;
   readonly dev: number;
   readonly ino: number;
+  /** The generation in which its path was last seen to lead to it. */
+  seen: number;
 }
 
 /** Checked directories by path, oldest first (a Map keeps insertion order). */
 const pinned = new Map<string, Pinned>();
+
+/** Counts the moments something may have replaced a directory; see checkedDirectory. */
+let generation = 0;
+/** How many catalog runs (reuseCheckedDirectories) are under way. */
+let reusing = 0;
+
+/**
+ * Says that a directory may have been replaced since the checked ones were
+ * last looked at: a command ran, a resource of a kind that does not go
+ * through this module was applied. Each is looked at again on its next use.
+ */
+export function directoriesMayHaveChanged(): void {
+  generation++;
+}
+
+/**
+ * Runs `fn`, in which a checked directory whose path was seen to lead to
+ * it is used without looking again until directoriesMayHaveChanged (or a
+ * change through this module) says something may have replaced it. For
+ * the applier, which says so around everything it runs but file
+ * resources; outside, every use of a checked directory looks again.
+ */
+export async function reuseCheckedDirectories<T>(fn: () => Promise<T>): Promise<T> {
+  generation++;
+  reusing++;
+  try {
+    return await fn();
+  } finally {
+    reusing--;
+    generation++;
+  }
+}
 
 /** The error of a link that may not be followed, shaped as node:fs errors are. */
 export function severedLinkError(syscall: string, path: string): NodeJS.ErrnoException {
@@ -198,7 +239,12 @@ export function checkedDirectory(dir: string, syscall = "open", reported = dir):
   }
   const known = pinned.get(key);
   if (known) {
-    if (samePlace(known, statSync(key, { throwIfNoEntry: false }))) {
+    if (
+      // (A relative path depends on the working directory too: looked at every time.)
+      (reusing > 0 && known.seen === generation && key.charCodeAt(0) === 0x2f) ||
+      samePlace(known, statSync(key, { throwIfNoEntry: false }))
+    ) {
+      known.seen = generation;
       pinned.delete(key);
       pinned.set(key, known);
       return `${PROC_FD}/${known.fd}`;
@@ -208,7 +254,7 @@ export function checkedDirectory(dir: string, syscall = "open", reported = dir):
   }
   const fd = walkDirectory(key, syscall, reported);
   const stats = fstatSync(fd);
-  pinned.set(key, { fd, dev: stats.dev, ino: stats.ino });
+  pinned.set(key, { fd, dev: stats.dev, ino: stats.ino, seen: generation });
   if (pinned.size > PINNED_MAX) evictOldest();
   return `${PROC_FD}/${fd}`;
 }
@@ -329,14 +375,17 @@ export function truncateSync(path: string, length = 0): void {
 }
 
 export function unlinkSync(path: string): void {
+  generation++;
   unlinkByPath(checkedPath(path, "unlink"));
 }
 
 export function rmdirSync(path: string): void {
+  generation++;
   rmdirByPath(checkedPath(path, "rmdir"));
 }
 
 export function renameSync(from: string, to: string): void {
+  generation++;
   const [source, destination] = checkedPair(from, to, "rename");
   renameByPath(source, destination);
 }
@@ -457,6 +506,7 @@ export function copyFileSync(source: string, destination: string, mode = 0): voi
  * path is no error.
  */
 export function rmSync(path: string, options?: { recursive?: boolean; force?: boolean }): void {
+  generation++;
   const at = checkedPath(path, "rm");
   const stats = lstatSync(at, { throwIfNoEntry: false });
   if (!stats) {

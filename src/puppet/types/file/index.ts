@@ -36,6 +36,11 @@ export const fileType: ResourceType = {
     // Read lazily: only a resource naming an owner or group opens passwd and group.
     return applyFile(resource, spec, context, new AccountDatabase());
   },
+  // Every change goes through safe-fs, but a validate_cmd's command.
+  keepsDirectories(resource: CatalogResource): boolean {
+    const spec = specOf(resource);
+    return typeof spec !== "string" && spec.validateCmd === undefined;
+  },
   generates(resource: CatalogResource): boolean {
     const spec = specOf(resource);
     return typeof spec !== "string" && Boolean(spec.recurse);

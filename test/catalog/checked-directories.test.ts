@@ -1,0 +1,87 @@
+/**
+ * A directory replaced during a run is not written through: within a
+ * catalog run, safe-fs trusts a directory it checked until something may
+ * have replaced it (reuseCheckedDirectories), and whatever the applier
+ * runs but file resources, and tend's own renames and removals, say so.
+ */
+import assert from "node:assert/strict";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync as renameByPath,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { applyCatalog } from "../../src/catalog/apply.js";
+import { puppetTypes } from "../../src/puppet/types/index.js";
+import { writeFileAtomically } from "../../src/system/atomic.js";
+import {
+  checkedDirectory,
+  directoriesMayHaveChanged,
+  mkdirSync as mkdirChecked,
+  renameSync,
+  reuseCheckedDirectories,
+} from "../../src/system/safe-fs.js";
+import { scratchDirectory } from "../scratch.js";
+import { catalogOf, resource } from "./fakes.js";
+
+test("a file resource after an exec that replaced its directory lands in the new directory", async () => {
+  const dir = scratchDirectory("tend-checked-dirs-");
+  const d = join(dir, "d");
+  mkdirSync(d);
+  const report = await applyCatalog(
+    catalogOf([
+      resource("File", join(d, "a"), { ensure: "file", content: "a\n" }),
+      resource("Exec", "swap", { command: `/bin/mv ${d} ${d}.old` }),
+      resource("Exec", "make", { command: `/bin/mkdir ${d}` }),
+      resource("File", join(d, "b"), { ensure: "file", content: "b\n" }),
+      resource("File", join(d, "c"), { ensure: "file", content: "c\n" }),
+    ]),
+    puppetTypes,
+  );
+  assert.equal(report.status, "changed");
+  assert.deepEqual(readdirSync(`${d}.old`), ["a"]);
+  assert.deepEqual(readdirSync(d).sort(), ["b", "c"]);
+  assert.equal(readFileSync(join(d, "c"), "utf8"), "c\n");
+});
+
+test("in a run, a checked directory is looked at again once something may have replaced it", async () => {
+  const dir = scratchDirectory("tend-checked-dirs-");
+  const d = join(dir, "d");
+  mkdirSync(d);
+  const inode = (checked: string) => readdirSync(checked).sort().join(",");
+  await reuseCheckedDirectories(async () => {
+    writeFileSync(join(d, "first"), "");
+    assert.equal(inode(checkedDirectory(d)), "first");
+    // Replaced by tend itself (safe-fs): seen at once.
+    renameSync(d, `${d}.1`);
+    mkdirChecked(d);
+    assert.equal(inode(checkedDirectory(d)), "");
+    // Replaced behind tend's back, and nobody said so: the directory checked is used...
+    renameByPath(d, `${d}.2`);
+    mkdirSync(d);
+    writeFileSync(join(d, "third"), "");
+    assert.equal(inode(checkedDirectory(d)), "");
+    // ...until the applier says something ran.
+    directoriesMayHaveChanged();
+    assert.equal(inode(checkedDirectory(d)), "third");
+  });
+  // Outside a run, every use looks again.
+  renameByPath(d, `${d}.3`);
+  mkdirSync(d);
+  assert.equal(inode(checkedDirectory(d)), "");
+});
+
+test("in a run, a file written over a link on the way to a checked directory is seen", async () => {
+  const dir = scratchDirectory("tend-checked-dirs-");
+  mkdirSync(join(dir, "one"));
+  symlinkSync(join(dir, "one"), join(dir, "link"));
+  await reuseCheckedDirectories(async () => {
+    checkedDirectory(join(dir, "link"));
+    writeFileAtomically(join(dir, "link"), "now a file\n", 0o644);
+    assert.throws(() => checkedDirectory(join(dir, "link")), { code: "ENOTDIR" });
+  });
+});
