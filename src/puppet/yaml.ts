@@ -227,10 +227,12 @@ export function rubyNumber(value: number): string {
   if (!Number.isFinite(value)) return Number.isNaN(value) ? ".nan" : value > 0 ? ".inf" : "-.inf";
   const abs = Math.abs(value);
   if (abs !== 0 && (abs < 1e-4 || abs >= 1e16)) {
-    const [mantissa, exponent] = value.toExponential().split("e");
-    const sign = exponent.startsWith("-") ? "-" : "+";
-    const digits = exponent.replace(/^[-+]/, "").padStart(2, "0");
-    return `${mantissa.includes(".") ? mantissa : `${mantissa}.0`}e${sign}${digits}`;
+    // `3.5e-5` (JavaScript) is `3.5e-05` (Ruby): a report's evaluation times, one per resource.
+    const text = value.toExponential();
+    const e = text.indexOf("e");
+    const mantissa = text.slice(0, e);
+    const digits = text.slice(e + 2);
+    return `${mantissa.includes(".") ? mantissa : `${mantissa}.0`}e${text[e + 1]}${digits.length < 2 ? `0${digits}` : digits}`;
   }
   const text = String(value);
   return text.includes(".") ? text : `${text}.0`;
@@ -238,12 +240,23 @@ export function rubyNumber(value: number): string {
 
 type Style = "plain" | "single" | "double" | "literal";
 
+/**
+ * The last text found plain, with no space (written as it is wherever it
+ * starts): a status's reference comes three times in a row (its key, its
+ * `resource`, the end of its containment path).
+ */
+let lastPlainWord = "";
+
 function stringScalar(text: string, column: number, indent: number): string {
+  if (text === lastPlainWord) return text;
   // Messages: plain, and written as they are (no character outside ASCII to count as one column).
-  if (isPlainAscii(text))
-    return text.indexOf(" ") === -1 || column + text.length <= BEST_WIDTH
-      ? text
-      : foldAsIs(text, column, indent);
+  if (isPlainAscii(text)) {
+    if (text.indexOf(" ") === -1) {
+      lastPlainWord = text;
+      return text;
+    }
+    return column + text.length <= BEST_WIDTH ? text : foldAsIs(text, column, indent);
+  }
   const style = styleOf(text);
   if (style === "literal") return literal(text, indent);
   // Most scalars are short or have no space: nothing to fold, nothing to escape.
@@ -287,6 +300,9 @@ const BOOLEANISH = /^(?:y|n|yes|no|on|off|true|false|null)$/i;
 const VERSION = /^[1-9]\d*(?:\.\d+){2,}$/;
 
 export function isPlainAscii(text: string): boolean {
+  // Each form starts with a letter or a digit: paths, quotes, braces need no regular expression.
+  const first = text.charCodeAt(0) | 0x20;
+  if ((first < 0x61 || first > 0x7a) && (first < 0x31 || first > 0x39)) return false;
   if (PLAIN_ASCII.test(text)) return !NOT_PLAIN.test(text);
   if (SHORT_WORD.test(text)) return !BOOLEANISH.test(text);
   return VERSION.test(text);
@@ -385,6 +401,10 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  * the thousand in a first run.
  */
 function foldAsIs(text: string, column: number, indent: number): string {
+  // Nothing breaks before the first space past the best width: a message
+  // whose spaces all come early (`defined content as '{sha256}…'`) is kept
+  // as it is without a look at each character.
+  if (text.indexOf(" ", Math.max(1, BEST_WIDTH - column + 1)) === -1) return text;
   const last = text.length - 1;
   let out = "";
   let start = 0;
