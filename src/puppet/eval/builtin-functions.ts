@@ -26,6 +26,12 @@ import {
   newInstance,
 } from "./typing.js";
 import { dispatcher, p } from "./functions/core/dispatch.js";
+import {
+  type HieraFunctionName,
+  makeHieraFunction,
+  makeLookupFunction,
+  NO_HIERA,
+} from "../hiera/function.js";
 import { T } from "./functions/core/spec.js";
 import { PCallableType, type PType, PTupleType, PTypeType, inferSet, parseTypeString } from "./types.js";
 import { type PCallable, PHash, PSensitive, type PValue, isType } from "./values.js";
@@ -389,17 +395,28 @@ const fbGetvar: PuppetFunction = (ctx, args) => {
   return v === undefined ? args[1] : v;
 };
 
-const fbLookup: PuppetFunction = () => {
-  throw new Error("Function lookup() did not find a value for the name (no Hiera configured)");
-};
-
 export const fallbackFunctions: ReadonlyMap<string, PuppetFunction> = new Map<string, PuppetFunction>([
   ["new", fbNew],
   ["type", fbType],
   ["assert_type", fbAssertType],
   ["call", fbCall],
   ["getvar", fbGetvar],
-  ["lookup", fbLookup],
+  // Without Hiera: Puppet's lookup over no data (its signatures, defaults, blocks and not-found error).
+  ...(["lookup", "hiera", "hiera_array", "hiera_hash", "hiera_include"] as const).map(
+    (n): [string, PuppetFunction] => [n, withoutHiera(n)],
+  ),
 ]);
+
+/**
+ * `lookup` or a hiera_* function over no Hiera, made on first call (the
+ * Hiera module imports the evaluator's: made at load, it would not be ready).
+ */
+function withoutHiera(name: "lookup" | HieraFunctionName): PuppetFunction {
+  let fn: PuppetFunction | undefined;
+  return (ctx, args, block) => {
+    fn ??= name === "lookup" ? makeLookupFunction(NO_HIERA) : makeHieraFunction(NO_HIERA, name);
+    return fn(ctx, args, block);
+  };
+}
 
 export { isTrue };

@@ -5,19 +5,60 @@
  *   lookup(name, {options}) [|$n| {}]
  * where name is a string or an array of names (the first found wins) and
  * the options are value_type, default_value, override, default_values_hash
- * and merge. Not found, without a default, is Puppet's error.
+ * and merge. Not found, without a default, is Puppet's error. The five
+ * signatures are dispatched (and a call none accepts, its block included,
+ * described) as Puppet dispatches them; without Hiera (NO_HIERA) nothing
+ * but the call's own defaults and hashes answers.
  */
-import { NOT_FOUND } from "../eval/compile-api.js";
+import { NOT_FOUND, PuppetCompileError } from "../eval/compile-api.js";
+import { type BlockParam, dispatcher, opt, p, typeMismatchText } from "../eval/functions/core/dispatch.js";
+import { actualClass, type Spec, T } from "../eval/functions/core/spec.js";
+import { type CallContext, FunctionError, type PuppetFunction } from "../eval/functions/registry.js";
 import {
-  type CallContext,
-  FunctionArgumentError,
-  FunctionError,
-  type PuppetFunction,
-} from "../eval/functions/registry.js";
-import { describeMismatch, type PType } from "../eval/types.js";
+  describeMismatch,
+  PCallableType,
+  type PType,
+  PTupleType,
+  PTypeAliasType,
+  parseTypeString,
+} from "../eval/types.js";
 import { isType, PHash, type PCallable, type PValue } from "../eval/values.js";
 import { HieraError, puppetTypeName } from "./errors.js";
-import type { HieraLookup, Invocation } from "./lookup.js";
+import type { Invocation } from "./lookup.js";
+import { mergeStrategy } from "./merge.js";
+
+/** What `lookup` and the hiera_* functions search: a compile's Hiera, or none. */
+export interface LookupEngine {
+  /** The first of `names` found (override values first, default values last), or NOT_FOUND. */
+  lookupNames(
+    names: readonly string[],
+    inv: Invocation,
+    merge: PValue,
+    check?: (subject: string, value: PValue) => PValue,
+  ): [string, PValue] | typeof NOT_FOUND;
+  /** Whether the environment has a hiera.yaml of version 5. */
+  hasEnvironmentData(): boolean;
+}
+
+/**
+ * No Hiera at all (a compile given none): only the override and default
+ * values hashes of the call answer; the merge is still checked.
+ */
+export const NO_HIERA: LookupEngine = {
+  lookupNames(names, inv, merge, check) {
+    const assert = check ?? ((_s: string, v: PValue) => v);
+    for (const name of names) {
+      if (inv.override.has(name))
+        return [name, assert(`Value found for key '${name}' in override hash`, inv.override.get(name))];
+      mergeStrategy(merge);
+    }
+    for (const name of names)
+      if (inv.defaults.has(name))
+        return [name, assert(`Value found for key '${name}' in default values hash`, inv.defaults.get(name))];
+    return NOT_FOUND;
+  },
+  hasEnvironmentData: () => false,
+};
 
 interface Request {
   readonly name: PValue;
@@ -29,19 +70,146 @@ interface Request {
   readonly defaults: PHash;
 }
 
-const OPTION_KEYS = new Set([
-  "name",
-  "value_type",
-  "default_value",
-  "override",
-  "default_values_hash",
-  "merge",
-]);
+/** A parameter type Puppet names by its local alias (`NameType = Variant[String, Array[String]]`). */
+function named(full: string, test: (v: PValue) => boolean, cls = full.replace(/ .*/, "")): Spec {
+  return { cls, full, short: full, test, kindTest: test };
+}
 
-/** The `lookup` function over `hiera`, with the calling scope from the call context. */
-export function makeLookupFunction(hiera: HieraLookup): PuppetFunction {
-  return (ctx, args, block) => {
-    const request = parseArguments(args, block !== undefined);
+const isString = (v: PValue): v is string => typeof v === "string";
+const isName = (v: PValue): boolean => isString(v) || (Array.isArray(v) && v.every(isString));
+const isScalar = (v: PValue): boolean =>
+  isString(v) || typeof v === "bigint" || typeof v === "number" || typeof v === "boolean";
+const isMerge = (v: PValue): boolean =>
+  (isString(v) && v !== "") || (v instanceof PHash && [...v].every(([k, x]) => isString(k) && isScalar(x)));
+const isStringHash = (v: PValue): boolean => v instanceof PHash && [...v.keys()].every(isString);
+
+/**
+ * Variant[String, Array[String]] refusing an array: a String is not
+ * wanted, and an element is not a String (two lines, where Puppet
+ * otherwise names the type).
+ */
+function nameVariants(v: PValue): string[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const i = v.findIndex((x) => !isString(x));
+  if (i < 0) return undefined;
+  return [
+    ` variant 0 expects a String value, got ${actualClass(v)}`,
+    ` variant 1 index ${i} expects a String value, got ${actualClass(v[i])}`,
+  ];
+}
+
+const NAME = "NameType = Variant[String, Array[String]]";
+const VALUE = "ValueType = Type";
+const MERGE = "MergeType = Variant[String[1], Hash[String, Scalar]]";
+const nameT: Spec = { ...named(NAME, isName), explainVariants: nameVariants };
+const valueT = named(VALUE, isType);
+const mergeT = named(MERGE, isMerge);
+const optionalOf = (inner: Spec, full: string): Spec => ({ ...T.optional(inner), full, short: full });
+/** `Optional[ValueType]`: undef, or what the alias accepts (a mismatch names the alias). */
+const optionalAlias = (inner: Spec, full: string): Spec => ({
+  ...named(full, (v) => v === undefined || inner.test(v), inner.cls),
+  explain: (v) => (v === undefined || inner.test(v) ? undefined : typeMismatchText([inner], v)),
+});
+const overrideT = optionalOf(T.hashOf(T.string, T.any, "Hash[String, Any]"), "Optional[Hash[String, Any]]");
+
+/** The entries of lookup's options hash and their types (`name` only in OptionsWithName). */
+const OPTION_ENTRIES: readonly [string, Spec][] = [
+  ["name", nameT],
+  ["value_type", optionalOf(valueT, `Optional[${VALUE}]`)],
+  ["default_value", T.any],
+  ["override", overrideT],
+  ["default_values_hash", overrideT],
+  ["merge", optionalOf(mergeT, `Optional[${MERGE}]`)],
+];
+
+function optionsType(withName: boolean): Spec {
+  const entries = new Map(OPTION_ENTRIES.filter(([k]) => withName || k !== "name"));
+  const alias = withName ? "OptionsWithName" : "OptionsWithoutName";
+  const full = `${alias} = Struct[{${[...entries]
+    .map(([k, t]) => `'${k}' => ${k === "default_value" ? "DefaultValueType = Any" : t.full}`)
+    .join(", ")}}]`;
+  const explain = (v: PValue): string | undefined => {
+    if (!(v instanceof PHash)) return undefined;
+    if (withName && !v.has("name")) return " expects a value for key 'name'";
+    for (const [k, x] of v) {
+      const t = isString(k) ? entries.get(k) : undefined;
+      if (t === undefined) return ` unrecognized key '${String(k)}'`;
+      if (!t.test(x)) return ` entry '${String(k)}'${typeMismatchText([t], x)}`;
+    }
+    return undefined;
+  };
+  const test = (v: PValue) => isStringHash(v) && explain(v) === undefined;
+  return { ...named(full, test, "Struct"), kindTest: (v) => v instanceof PHash, explain };
+}
+
+const NAME_TYPE = new PTypeAliasType("NameType", () => parseTypeString("Variant[String, Array[String]]"));
+const BLOCK: BlockParam = {
+  name: "block",
+  optional: true,
+  label: `BlockType = Callable[${NAME}]`,
+  type: new PCallableType(new PTupleType([NAME_TYPE])),
+};
+
+type Call = (ctx: CallContext, request: Request, block: PCallable | undefined) => PValue;
+
+/** lookup's five signatures, as Puppet dispatches (and describes) them. */
+function lookupDispatcher(run: Call): PuppetFunction {
+  const plain = (
+    name: PValue,
+    valueType: PValue,
+    merge: PValue,
+    hasDefault = false,
+    dflt?: PValue,
+  ): Request => ({
+    name,
+    valueType: isType(valueType) ? valueType : undefined,
+    merge,
+    defaultValue: dflt,
+    hasDefault,
+    override: new PHash(),
+    defaults: new PHash(),
+  });
+  return dispatcher("lookup", [
+    {
+      params: [p("name", nameT), opt("value_type", valueT), opt("merge", mergeT)],
+      call: (ctx, [n, t, m]) => run(ctx, plain(n, t, m), undefined),
+    },
+    {
+      params: [
+        p("name", nameT),
+        p("value_type", optionalAlias(valueT, "Optional[ValueType]")),
+        p("merge", optionalAlias(mergeT, "Optional[MergeType]")),
+        p(
+          "default_value",
+          named("DefaultValueType = Any", () => true),
+        ),
+      ],
+      call: (ctx, [n, t, m, d]) => run(ctx, plain(n, t, m, true, d), undefined),
+    },
+    {
+      params: [p("name", nameT), opt("value_type", valueT), opt("merge", mergeT)],
+      block: { ...BLOCK, optional: false, hidden: true },
+      call: (ctx, [n, t, m], b) => run(ctx, plain(n, t, m), b),
+    },
+    {
+      params: [p("options_hash", optionsType(true))],
+      block: BLOCK,
+      call: (ctx, [o], b) => run(ctx, fromOptions((o as PHash).get("name"), o as PHash), b),
+    },
+    {
+      params: [
+        p("name", { ...T.variant(T.string, T.arrayOf(T.string)), explainVariants: nameVariants }),
+        p("options_hash", optionsType(false)),
+      ],
+      block: BLOCK,
+      call: (ctx, [n, o], b) => run(ctx, fromOptions(n, o as PHash), b),
+    },
+  ]);
+}
+
+/** The `lookup` function over `hiera` (NO_HIERA: a compile without Hiera), with the calling scope from the call context. */
+export function makeLookupFunction(hiera: LookupEngine): PuppetFunction {
+  return lookupDispatcher((ctx, request, block) => {
     const names = Array.isArray(request.name) ? request.name.map(String) : [String(request.name)];
     const inv: Invocation = {
       scope: { lookupVariable: (n) => ctx.lookupVariable(n) },
@@ -54,12 +222,17 @@ export function makeLookupFunction(hiera: HieraLookup): PuppetFunction {
     if (found !== NOT_FOUND) return found[1];
     if (block) return check("Value returned from default block", block.call([request.name]));
     if (request.hasDefault) return check("Default value", request.defaultValue);
-    throw new FunctionError(
-      names.length === 1
-        ? `Function lookup() did not find a value for the name '${names[0]}'`
-        : `Function lookup() did not find a value for any of the names [${names.map((n) => `'${n}'`).join(", ")}]`,
-    );
-  };
+    throw notFound(names);
+  });
+}
+
+/** Puppet's LookupError for a name not found: reported as it is, without the call's position. */
+function notFound(names: readonly string[]): PuppetCompileError {
+  return new PuppetCompileError(
+    names.length === 1
+      ? `Function lookup() did not find a value for the name '${names[0]}'`
+      : `Function lookup() did not find a value for any of the names [${names.map((n) => `'${n}'`).join(", ")}]`,
+  );
 }
 
 export type HieraFunctionName = "hiera" | "hiera_array" | "hiera_hash" | "hiera_include";
@@ -71,20 +244,39 @@ const HIERA_MERGE: Record<HieraFunctionName, string> = {
   hiera_include: "unique",
 };
 
+const HIERA_ARGS: Spec = {
+  ...named(
+    "Tuple[String, Any, Any, 1, 3]",
+    (v) => Array.isArray(v) && v.length >= 1 && v.length <= 3 && isString(v[0]),
+    "Tuple",
+  ),
+  short: "Tuple",
+  kindTest: (v) => Array.isArray(v),
+  explain: (v) => {
+    if (!Array.isArray(v)) return undefined;
+    if (v.length < 1 || v.length > 3) return ` expects size to be between 1 and 3, got ${v.length}`;
+    return isString(v[0]) ? undefined : ` index 0 expects a String value, got ${actualClass(v[0])}`;
+  },
+};
+const DEFAULT_BLOCK: BlockParam = { name: "default_block", arity: [1, 1], label: "Callable[1, 1]" };
+
 /**
- * The deprecated hiera(), hiera_array(), hiera_hash() and hiera_include():
- * (key [, default [, override]]) or (key [, override]) { |$key| default },
- * looking in the global layer only unless the environment has a version 5
- * hiera.yaml; hiera_include includes the classes found.
+ * The deprecated hiera(), hiera_array(), hiera_hash() and hiera_include()
+ * with Puppet's five signatures: (key), (key, default [, override]),
+ * (key) { |$key| default }, (key, override) { |$key| default }, and
+ * ([key, ...]); looking in the global layer only unless the environment
+ * has a version 5 hiera.yaml; hiera_include includes the classes found.
+ * The override (Hiera 3 location overrides) is not used.
  */
-export function makeHieraFunction(hiera: HieraLookup, name: HieraFunctionName): PuppetFunction {
-  return (ctx, args, block) => {
-    const [key, dflt] = args;
-    if (typeof key !== "string" || args.length < 1 || args.length > (block ? 2 : 3))
-      throw new FunctionArgumentError(
-        `'${name}' expects a String key, and optionally a default and an override`,
-      );
-    const message = `The function '${name}' is deprecated in favor of using 'lookup'. See https://puppet.com/docs/puppet/7.23/deprecated_language.html`;
+export function makeHieraFunction(hiera: LookupEngine, name: HieraFunctionName): PuppetFunction {
+  const run = (
+    ctx: CallContext,
+    key: string,
+    hasDefault: boolean,
+    dflt: PValue,
+    block?: PCallable,
+  ): PValue => {
+    const message = `The function '${name}' is deprecated in favor of using 'lookup'. See https://puppet.com/docs/puppet/7.23/deprecated_language.html\n   (file & line not available)`;
     if (ctx.warnOnce) ctx.warnOnce(`deprecations:${name}`, message);
     const inv: Invocation = {
       scope: { lookupVariable: (n) => ctx.lookupVariable(n) },
@@ -97,12 +289,38 @@ export function makeHieraFunction(hiera: HieraLookup, name: HieraFunctionName): 
     let value: PValue;
     if (found !== NOT_FOUND) value = found[1];
     else if (block) value = block.call([key]);
-    else if (args.length >= 2 && !block) value = dflt;
-    else throw new FunctionError(`Function lookup() did not find a value for the name '${key}'`);
+    else if (hasDefault) value = dflt;
+    else throw notFound([key]);
     if (name !== "hiera_include") return value;
-    const classes: PValue[] = Array.isArray(value) ? (value as PValue[]) : [value];
-    return ctx.callFunction("include", classes);
+    if (value === undefined) throw new FunctionError(`Could not find data item ${key}`);
+    if ((Array.isArray(value) || typeof value === "string") && value.length === 0) return undefined;
+    return ctx.callFunction("include", [value]);
   };
+  const fn: PuppetFunction = dispatcher(name, [
+    {
+      params: [p("args", HIERA_ARGS)],
+      // Puppet 7.23 fails here: its splat calls a method the function does not have.
+      call: () => {
+        throw new FunctionError(`undefined method \`hiera' for the '${name}' function`);
+      },
+    },
+    { params: [p("key", T.string)], call: (ctx, [k]) => run(ctx, k as string, false, undefined) },
+    {
+      params: [p("key", T.string), p("default", T.any), opt("override", T.any)],
+      call: (ctx, [k, d]) => run(ctx, k as string, true, d),
+    },
+    {
+      params: [p("key", T.string)],
+      block: DEFAULT_BLOCK,
+      call: (ctx, [k], b) => run(ctx, k as string, false, undefined, b),
+    },
+    {
+      params: [p("key", T.string), p("override", T.any)],
+      block: DEFAULT_BLOCK,
+      call: (ctx, [k], b) => run(ctx, k as string, false, undefined, b),
+    },
+  ]);
+  return fn;
 }
 
 function guard<T>(fn: () => T): T {
@@ -126,83 +344,21 @@ function assertType(subject: string, t: PType | undefined, v: PValue): PValue {
   throw new FunctionError(message);
 }
 
-function parseArguments(args: readonly PValue[], hasBlock: boolean): Request {
-  const [first, second] = args;
-  if (first instanceof PHash && args.length === 1) {
-    if (!first.has("name")) throw new FunctionArgumentError("'lookup' expects a value for key 'name'");
-    return fromOptions(first.get("name"), first, true);
-  }
-  checkName(first);
-  if (second instanceof PHash && args.length === 2) return fromOptions(first, second, false);
-  if (args.length < 1 || args.length > 4)
-    throw new FunctionArgumentError(`'lookup' expects between 1 and 4 arguments, got ${args.length}`);
-  if (args.length >= 2 && args.length <= 3 && args[1] === undefined)
-    throw new FunctionArgumentError(
-      "The function 'lookup' was called with arguments it does not accept: 'value_type' expects a Type value, got Undef",
-    );
-  const valueType = optionalType(args[1]);
-  if (args.length === 4 && hasBlock)
-    throw new FunctionArgumentError("'lookup' expects no block when a default value is given");
-  return {
-    name: first,
-    valueType,
-    merge: checkMerge(args[2]),
-    defaultValue: args[3],
-    hasDefault: args.length === 4,
-    override: new PHash(),
-    defaults: new PHash(),
-  };
-}
-
-function fromOptions(name: PValue, options: PHash, nameAllowed: boolean): Request {
-  checkName(name);
-  for (const k of options.keys()) {
-    const key = String(k);
-    if (!OPTION_KEYS.has(key) || (key === "name" && !nameAllowed))
-      throw new FunctionArgumentError(`'lookup' parameter 'options_hash' unrecognized key '${key}'`);
-  }
-  const hashOf = (key: string) => {
+function fromOptions(name: PValue, options: PHash): Request {
+  const hash = (key: string) => {
     const v = options.get(key);
-    if (v === undefined) return new PHash();
-    if (!(v instanceof PHash))
-      throw new FunctionArgumentError(
-        `'lookup' parameter 'options_hash' entry '${key}' expects a Hash value`,
-      );
-    return v;
+    return v instanceof PHash ? v : new PHash();
   };
+  const valueType = options.get("value_type");
   return {
     name,
-    valueType: optionalType(options.get("value_type")),
-    merge: checkMerge(options.get("merge")),
+    valueType: isType(valueType) ? valueType : undefined,
+    merge: options.get("merge"),
     defaultValue: options.get("default_value"),
     hasDefault: options.has("default_value"),
-    override: hashOf("override"),
-    defaults: hashOf("default_values_hash"),
+    override: hash("override"),
+    defaults: hash("default_values_hash"),
   };
-}
-
-function checkName(name: PValue): void {
-  const ok = typeof name === "string" || (Array.isArray(name) && name.every((n) => typeof n === "string"));
-  if (!ok)
-    throw new FunctionArgumentError(
-      `'lookup' parameter 'name' expects a value of type String or Array, got ${puppetTypeName(name)}`,
-    );
-}
-
-function optionalType(v: PValue): PType | undefined {
-  if (v === undefined) return undefined;
-  if (!isType(v))
-    throw new FunctionArgumentError(
-      `'lookup' parameter 'value_type' expects a Type value, got ${puppetTypeName(v)}`,
-    );
-  return v;
-}
-
-function checkMerge(v: PValue): PValue {
-  if (v === undefined || (typeof v === "string" && v !== "") || v instanceof PHash) return v;
-  throw new FunctionArgumentError(
-    `'lookup' parameter 'merge' expects a value of type String or Hash, got ${puppetTypeName(v)}`,
-  );
 }
 
 export type { CallContext, PCallable };

@@ -27,6 +27,8 @@ export interface BlockParam {
   readonly optional?: boolean;
   /** The rendering in signature lists (`Callable[1,1]`). */
   readonly label?: string;
+  /** Left out of the signature in Puppet's list (a `required_block_param` of an aliased type). */
+  readonly hidden?: boolean;
   /**
    * The block's declared type when its parameters are typed
    * (`Callable[Type, Type]`): a lambda's Callable type must fit it.
@@ -105,16 +107,20 @@ type Mismatch =
   | { kind: "block-missing"; path: string }
   | { kind: "block-unexpected"; path: string };
 
-function argumentMismatch(sig: Signature, args: readonly PValue[]): Mismatch | undefined {
+function argumentMismatch(sig: Signature, args: readonly PValue[]): Mismatch[] {
   const [min, max] = countRange(sig);
   if (args.length < min || args.length > max)
-    return { kind: "count", path: "", min, max, actual: args.length };
+    return [{ kind: "count", path: "", min, max, actual: args.length }];
   for (let i = 0; i < args.length; i++) {
     const prm = paramAt(sig, i);
     if (!prm || prm.type.test(args[i]) || prm.type.quietFor?.(args[i])) continue;
-    return typeMismatch(` parameter '${prm.name}'`, prm.type, args[i]);
+    const path = ` parameter '${prm.name}'`;
+    const several = prm.type.explainVariants?.(args[i]);
+    if (several !== undefined && several.length > 1)
+      return several.map((text): Mismatch => ({ kind: "described", path, text: `${path}${text}` }));
+    return [typeMismatch(path, prm.type, args[i])];
   }
-  return undefined;
+  return [];
 }
 
 /** A type mismatch, descending into arrays whose element type is known. */
@@ -139,7 +145,7 @@ function blockMismatch(sig: Signature, block: PCallable | undefined): Mismatch[]
   return [
     {
       kind: "count",
-      path: ` ${b.name ?? "block"}`,
+      path: " block",
       min: b.arity[0],
       max: b.arity[1],
       actual: block.minArgs,
@@ -149,7 +155,7 @@ function blockMismatch(sig: Signature, block: PCallable | undefined): Mismatch[]
 
 /** What Puppet's describer says of a block its signature's typed block refuses (maybe nothing). */
 function blockTypeMismatch(type: PType, block: PCallable): Mismatch[] {
-  if (type.isInstance(block)) return [];
+  // Puppet describes the block even where the call would take it (its describer compares the other way).
   const num = (n: bigint | undefined): number => (n === undefined ? Number.POSITIVE_INFINITY : Number(n));
   return describeBlockMismatch(type, inferType(block)).map((d): Mismatch => {
     if (d.count === undefined)
@@ -172,10 +178,7 @@ export function describeSignatures(
   args: readonly PValue[],
   block: PCallable | undefined,
 ): string {
-  let errors: Mismatch[][] = signatures.map((s) => {
-    const e = argumentMismatch(s, args);
-    return e === undefined ? [] : [e];
-  });
+  let errors: Mismatch[][] = signatures.map((s) => argumentMismatch(s, args));
   if (!errors.every((e) => e.length > 0)) {
     const blocks = signatures.map((s) => blockMismatch(s, block));
     const count = blocks.filter((b) => b.length > 0).length;
@@ -321,6 +324,6 @@ function signatureString(sig: Signature): string {
     return `${t.full} ${prm.name}${ind}`;
   });
   const b = sig.block;
-  if (b) parts.push(`${b.label ?? "Callable"} ${b.name ?? "block"}${b.optional ? "?" : ""}`);
+  if (b && !b.hidden) parts.push(`${b.label ?? "Callable"} ${b.name ?? "block"}${b.optional ? "?" : ""}`);
   return parts.join(", ");
 }

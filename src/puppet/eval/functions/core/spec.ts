@@ -41,6 +41,11 @@ export interface Spec {
   readonly enumValues?: readonly string[];
   /** An Array's element type: mismatches then name the failing index. */
   readonly elementOf?: Spec;
+  /**
+   * A Variant's members each refusing `v` differently: one text per member
+   * (" variant 0 expects ..."), listed as they are when there are several.
+   */
+  explainVariants?(v: PValue): string[] | undefined;
   /** Values Puppet rejects without being able to say why (no "rejected:" line). */
   quietFor?(v: PValue): boolean;
 }
