@@ -36,6 +36,7 @@ import {
 } from "./functions/registry.js";
 import { isValidAttribute, namevarsFromTitle, resourceTypeInfo } from "./resource-types.js";
 import { CResource, type ParamEntry, type ResourceKind } from "./resource.js";
+import { rubyInspect } from "./functions/core/ruby-text.js";
 import { Scope, type ScopeHost } from "./scope.js";
 import {
   ResourceRef,
@@ -461,7 +462,8 @@ export class Compiler implements ScopeHost {
     return undefined;
   }
 
-  resolveTypeReference(e: A.QualifiedReference, scope: Scope): PValue {
+  /** The type `e` names; an unknown name fails, or with `lenient` is a TypeReference (as in `Class[Foo]`). */
+  resolveTypeReference(e: A.QualifiedReference, scope: Scope, lenient = false): PValue {
     const name = e.value.replace(/^::/, "");
     const builtin = typeByName(e.cased);
     if (builtin) return builtin;
@@ -481,7 +483,7 @@ export class Compiler implements ScopeHost {
       return t;
     }
     if (name === "node") return new ResourceRef("Node").toType();
-    if (this.typeSetDepth > 0) return new PTypeReferenceType(e.cased);
+    if (this.typeSetDepth > 0 || lenient) return new PTypeReferenceType(e.cased);
     return this.ev.fail(`Resource type not found: ${capitalizeTypeName(e.cased)}`, e, scope);
   }
 
@@ -991,7 +993,19 @@ export class Compiler implements ScopeHost {
     const nameParam = r.params.get("name");
     scope.setVar("name", nameParam ? nameParam.value : r.title);
     this.bindResourceParameters(r, scope, def.ast.parameters, false, def);
-    if (def.ast.body) this.ev.evaluateBody(def.ast.body, scope);
+    try {
+      if (def.ast.body) this.ev.evaluateBody(def.ast.body, scope);
+    } catch (err) {
+      // Puppet reports a break() out of a defined type's body as an error of the resource it evaluates.
+      if (!(err instanceof BreakSignal)) throw err;
+      throw new PuppetEvalError(
+        "Error while evaluating an Object, break() from context where this is illegal",
+        err.file ?? "unknown",
+        err.line,
+        undefined,
+        true,
+      );
+    }
   }
 
   private evaluateNodeBody(r: CResource, def: NodeDef): void {
@@ -1389,7 +1403,9 @@ export class Compiler implements ScopeHost {
         continue;
       }
       const ref = asResourceRef(v);
-      if (!ref || ref.title === undefined || ref.typeName === "Class") {
+      if (!ref || ref.typeName === "Class")
+        this.ev.fail(`Resource Override can only operate on resources, got: ${overriddenLabel(v)}`, e, scope);
+      if (ref.title === undefined) {
         this.ev.fail(
           `Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got ${typeLabel(v)}`,
           e,
@@ -1712,6 +1728,15 @@ export class Compiler implements ScopeHost {
     if (v === undefined) return;
     if (this.foundByType(v)) return;
     const ref = asResourceRef(v);
+    // Puppet makes a resource of a string not shaped `Type[title]`: it has no title.
+    // (Puppet places it at the attribute's line; tend keeps no line per attribute: the resource's.)
+    if (!ref && typeof v === "string" && !/^[^[\]]+\[.+\]$/s.test(v)) {
+      const where =
+        r.file !== undefined && r.file !== "" ? `file: ${r.file}, line: ${r.line}` : `line: ${r.line}`;
+      throw new PuppetEvalError(
+        `No title provided and ${rubyInspect(v)} is not a valid resource reference (${where})`,
+      );
+    }
     const text = ref ? ref.refString() : typeof v === "string" ? v : interpolate(v);
     const found = ref ? this.catalog.findRef(text) : this.findRefString(text);
     if (!found) {
@@ -1863,4 +1888,10 @@ function resourceView(r: CResource): CatalogResourceView {
   const parameters = new Map<string, PValue>();
   for (const [k, e] of r.params) if (e.value !== undefined) parameters.set(k, e.value);
   return { type: r.type.toLowerCase(), title: r.isClass ? r.title.toLowerCase() : r.title, parameters };
+}
+
+/** How Puppet names what a resource override cannot operate on (`Class[a]-Type`, `String`). */
+function overriddenLabel(v: PValue): string {
+  if (v instanceof PResourceType && v.title !== undefined) return `${v.toString()} Resource-Reference`;
+  return isType(v) ? `${v.toString()}-Type` : typeLabel(v);
 }

@@ -25,6 +25,7 @@ import {
   ANY,
   PArrayType,
   PCallableType,
+  PClassType,
   PIntegerType,
   PResourceType,
   type PType,
@@ -818,7 +819,15 @@ export class Evaluator {
 
   private access(e: A.Access, scope: Scope): PValue {
     const left = this.evaluate(e.left, scope);
-    const keys = this.unfold(e.keys, scope);
+    // `Class[Foo]`: Puppet evaluates a type name key without failing on an unknown type (Class[] then refuses it).
+    const keys =
+      left instanceof PClassType && left.className === undefined
+        ? e.keys.flatMap((k): PValue[] =>
+            k.kind === "QualifiedReference"
+              ? [this.c.resolveTypeReference(k as A.QualifiedReference, scope, true)]
+              : this.unfold([k], scope),
+          )
+        : this.unfold(e.keys, scope);
     return this.accessValue(left, keys, e, scope);
   }
 

@@ -607,10 +607,11 @@ function accessClass(t: PClassType, args: readonly PValue[]): PType | PType[] {
   const asArray = args.length > 1 || Array.isArray(args[0]);
   const names = flatten(args).filter((k) => k !== undefined);
   if (names.length === 0) throw new TypeSystemError("Arguments to Resource[] are all empty/undefined");
-  const result = names.map((c) => {
+  const result = names.map((c, i) => {
     if (typeof c !== "string")
-      throw new TypeSystemError(
+      throw new SliceTypeError(
         `Illegal Class name in class reference. ${aAnUc(isType(c) ? typeLabel(c) : badKeyTypeName(c))} cannot be used where a String is expected`,
+        i,
       );
     let name = c.toLowerCase();
     if (name.startsWith("::")) name = name.slice(2);
