@@ -53,6 +53,14 @@ function isUpper(c: number): boolean {
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
+/** The number of entries of a lexer's cache of names (Lexer.recent). */
+const RECENT_SIZE = 128;
+
+/** The entry of Lexer.recent for the text from `from` to `to` (not empty). */
+function recentSlot(text: string, from: number, to: number): number {
+  return ((to - from) * 61 + text.charCodeAt(from) * 31 + text.charCodeAt(to - 1)) & (RECENT_SIZE - 1);
+}
+
 function isBlank(c: number): boolean {
   return c === 32 || c === 9 || c === 13;
 }
@@ -136,6 +144,38 @@ export class Lexer {
      */
     private readonly names?: Map<string, string>,
   ) {}
+
+  /**
+   * Names and short strings lexed lately, by a hash of their length and
+   * end characters (a direct-mapped cache): met again (every resource
+   * repeats its attribute names), one is found by comparing its characters,
+   * with no slice made, hashed and looked up in `names`. Made at first use
+   * (a heredoc's own lexer seldom needs one).
+   */
+  private recent: string[] | undefined;
+  /** The token kind of each name in `recent` (a keyword's, NAME or WORD). */
+  private recentKind: TokenKind[] | undefined;
+
+  /** The entry `slot` of `recent` when it is the text from `from` to `to`. */
+  private recentText(from: number, to: number, slot: number): string | undefined {
+    const recent = this.recent;
+    if (recent === undefined) return undefined;
+    const known = recent[slot] as string;
+    const length = to - from;
+    if (known.length !== length) return undefined;
+    const text = this.text;
+    for (let i = 0; i < length; i++) if (text.charCodeAt(from + i) !== known.charCodeAt(i)) return undefined;
+    return known;
+  }
+
+  private remember(slot: number, value: string, kind: TokenKind): void {
+    if (this.recent === undefined) {
+      this.recent = new Array<string>(RECENT_SIZE).fill("");
+      this.recentKind = new Array<TokenKind>(RECENT_SIZE).fill("NAME");
+    }
+    this.recent[slot] = value;
+    (this.recentKind as TokenKind[])[slot] = kind;
+  }
 
   /** `value` itself, or the same text seen before (when the lexer keeps names). */
   intern(value: string): string {
@@ -298,94 +338,99 @@ export class Lexer {
     if ((code >= 97 && code <= 122) || code === 95) return this.name();
     if (code >= 65 && code <= 90) return this.classRef();
     if (code >= 48 && code <= 57) return this.number();
-    const c = this.text[this.pos] as string;
+    // On the character's code: V8 makes a jump table of a switch on small
+    // integers (one on one-character strings compares them case by case in
+    // code not yet optimized, and the dispatcher runs for every token).
     const next = this.text[this.pos + 1];
-    switch (c) {
-      case " ":
-      case "\t":
-      case "\r":
+    switch (code) {
+      case 32: // " "
+      case 9: // "\t"
+      case 13: // "\r"
         this.skipBlanks();
         return;
-      case "\n":
+      case 10: // "\n"
         if (this.newlineJump !== undefined) {
           this.pos = this.newlineJump;
           this.newlineJump = undefined;
         } else this.pos++;
         this.lineStart = this.pos;
         return;
-      case "#": {
+      case 35: {
+        // "#"
         const end = this.text.indexOf("\n", this.pos);
         this.matchRange(this.pos, end === -1 ? this.text.length : end);
         this.pos = end === -1 ? this.text.length : end;
         return;
       }
-      case ".":
+      case 46: // "."
         return this.emit("DOT", 1);
-      case ",":
+      case 44: // ","
         return this.emit("COMMA", 1);
-      case "[": {
+      case 91: {
+        // "["
         const before = this.pos === 0 ? 32 : this.text.charCodeAt(this.pos - 1);
         return this.emit(isBlank(before) || before === 10 ? "LISTSTART" : "LBRACK", 1);
       }
-      case "]":
+      case 93: // "]"
         return this.emit("RBRACK", 1);
-      case "(": {
+      case 40: {
+        // "("
         let p = this.pos - 1;
         while (p >= this.lineStart && isBlank(this.text.charCodeAt(p))) p--;
         return this.emit(p < this.lineStart ? "WSLPAREN" : "LPAREN", 1);
       }
-      case ")":
+      case 41: // ")"
         return this.emit("RPAREN", 1);
-      case ";":
+      case 59: // ";"
         return this.emit("SEMIC", 1);
-      case "?":
+      case 63: // "?"
         return this.emit("QMARK", 1);
-      case "*":
+      case 42: // "*"
         return this.emit("TIMES", 1);
-      case "%":
+      case 37: // "%"
         if (next === ">" && this.eppMode !== undefined) return this.eppEnd(2, "EPP_END", false);
         return this.emit("MODULO", 1);
-      case "{":
+      case 123: // "{"
         this.braceCount++;
         return this.emit(this.after === "QMARK" ? "SELBRACE" : "LBRACE", 1);
-      case "}":
+      case 125: // "}"
         this.braceCount--;
         return this.emit("RBRACE", 1);
-      case "@":
+      case 64: // "@"
         if (next === "@") return this.emitText("ATAT", "@@");
         if (next === "(") return this.heredoc();
         return this.emit("AT", 1);
-      case "|":
+      case 124: // "|"
         if (next === ">")
           return this.text[this.pos + 2] === ">"
             ? this.emitText("RRCOLLECT", "|>>")
             : this.emitText("RCOLLECT", "|>");
         return this.emit("PIPE", 1);
-      case "=":
+      case 61: // "="
         if (next === "=") return this.emitText("ISEQUAL", "==");
         if (next === ">") return this.emitText("FARROW", "=>");
         if (next === "~") return this.emitText("MATCH", "=~");
         return this.emit("EQUALS", 1);
-      case "+":
+      case 43: // "+"
         if (next === "=") return this.emitText("APPENDS", "+=");
         if (next === ">") return this.emitText("PARROW", "+>");
         return this.emit("PLUS", 1);
-      case "-":
+      case 45: // "-"
         if (this.eppMode !== undefined && next === "%" && this.text[this.pos + 2] === ">") {
           return this.eppEnd(3, "EPP_END_TRIM", true);
         }
         if (next === ">") return this.emitText("IN_EDGE", "->");
         if (next === "=") return this.emitText("DELETES", "-=");
         return this.emit("MINUS", 1);
-      case "!":
+      case 33: // "!"
         if (next === "=") return this.emitText("NOTEQUAL", "!=");
         if (next === "~") return this.emitText("NOMATCH", "!~");
         return this.emit("NOT", 1);
-      case "~":
+      case 126: // "~"
         return this.emit(next === ">" ? "IN_EDGE_SUB" : "TILDE", next === ">" ? 2 : 1);
-      case "/":
+      case 47: // "/"
         return this.slash();
-      case "<":
+      case 60: // "<"
         if (next === "<")
           return this.text[this.pos + 2] === "|"
             ? this.emitText("LLCOLLECT", "<<|")
@@ -395,20 +440,20 @@ export class Lexer {
         if (next === "-") return this.emitText("OUT_EDGE", "<-");
         if (next === "~") return this.emitText("OUT_EDGE_SUB", "<~");
         return this.emit("LESSTHAN", 1);
-      case ">":
+      case 62: // ">"
         if (next === ">") return this.emitText("RSHIFT", ">>");
         if (next === "=") return this.emitText("GREATEREQUAL", ">=");
         return this.emit("GREATERTHAN", 1);
-      case ":":
+      case 58: // ":"
         return this.colon();
-      case "$":
+      case 36: // "$"
         return this.dollar();
-      case '"':
+      case 34: // '"'
         return this.doubleQuoted();
-      case "'":
+      case 39: // "'"
         return this.singleQuoted();
     }
-    if (/\s/.test(c)) {
+    if (/\s/.test(this.text[this.pos] as string)) {
       this.pos++;
       return;
     }
@@ -464,12 +509,22 @@ export class Lexer {
     const stop = text.charCodeAt(p);
     if (stop !== 45 && stop !== 58) {
       // One segment without `-` (most names): a NAME unless it starts with `_`.
+      const slot = recentSlot(text, before, p);
+      const seen = this.recentText(before, p, slot);
+      if (seen !== undefined && (this.recentKind as TokenKind[])[slot] !== "STRING") {
+        this.pos = p;
+        this.matched = seen;
+        return this.push((this.recentKind as TokenKind[])[slot] as TokenKind, seen, before, p - before);
+      }
       const value = this.intern(text.slice(before, p));
       this.pos = p;
       this.matched = value;
-      if (text.charCodeAt(before) === 95) return this.push("WORD", value, before, p - before);
-      const keyword = value.length <= 8 ? KEYWORDS.get(value) : undefined;
-      return this.push(keyword ?? "NAME", value, before, p - before);
+      const kind =
+        text.charCodeAt(before) === 95
+          ? "WORD"
+          : ((value.length <= 8 ? KEYWORDS.get(value) : undefined) ?? "NAME");
+      this.remember(slot, value, kind);
+      return this.push(kind, value, before, p - before);
     }
     const end = this.scanBareWord(before);
     const value = this.text.slice(before, end);
@@ -649,11 +704,23 @@ export class Lexer {
         before + 1,
       );
     }
-    const raw = text.slice(before + 1, p);
     this.pos = p + 1;
-    const value = raw.includes("\\") ? raw.replace(/\\([\\'])/g, "$1") : raw;
     // Short strings repeat (`'0644'`, `'root'`); titles and the like do not.
-    this.push("STRING", value.length <= 12 ? this.intern(value) : value, before, this.pos - before);
+    if (p - before - 1 <= 12) {
+      const slot = recentSlot(text, before + 1, p);
+      const seen = this.recentText(before + 1, p, slot);
+      if (seen !== undefined && (this.recentKind as TokenKind[])[slot] === "STRING")
+        return this.push("STRING", seen, before, this.pos - before);
+      const raw = text.slice(before + 1, p);
+      if (raw.includes("\\"))
+        return this.push("STRING", this.intern(raw.replace(/\\([\\'])/g, "$1")), before, this.pos - before);
+      const value = this.intern(raw);
+      this.remember(slot, value, "STRING");
+      return this.push("STRING", value, before, this.pos - before);
+    }
+    const raw = text.slice(before + 1, p);
+    const value = raw.includes("\\") ? raw.replace(/\\([\\'])/g, "$1") : raw;
+    this.push("STRING", value, before, this.pos - before);
   }
 
   /**
