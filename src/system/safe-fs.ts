@@ -57,6 +57,7 @@ import {
   mkdirSync as mkdirByPath,
   openSync as openByPath,
   readdirSync,
+  readlinkSync,
   renameSync as renameByPath,
   rmdirSync as rmdirByPath,
   type Stats,
@@ -82,7 +83,23 @@ const {
 } = constants;
 
 const PINNED_MAX = 64;
-const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
+/**
+ * This process's descriptors under /proc, by the pid that /proc gives it
+ * (read once from the `/proc/self` link): through `self`, every call
+ * would have the kernel follow that link again, three times for each file
+ * a run writes (~0.35 µs each).
+ */
+const PROC_FD = procFd();
+
+function procFd(): string | undefined {
+  try {
+    const pid = readlinkSync("/proc/self");
+    if (/^\d+$/.test(pid) && existsSync(`/proc/${pid}/fd`)) return `/proc/${pid}/fd`;
+  } catch {
+    // No /proc, or one that has no `self`: as below.
+  }
+  return existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
+}
 
 interface Pinned {
   readonly fd: number;
