@@ -21,6 +21,7 @@ export {
   describeBlockMismatch,
   describeMismatch,
   describeParameterMismatch,
+  describeValueMismatches,
   describeTypeMismatch,
 } from "./types/mismatch.js";
 export { formatValue } from "./types/format.js";

@@ -11,12 +11,15 @@
  * but the call's own defaults and hashes answers.
  */
 import { NOT_FOUND, PuppetCompileError } from "../eval/compile-api.js";
-import { type BlockParam, dispatcher, opt, p, typeMismatchText } from "../eval/functions/core/dispatch.js";
-import { actualClass, type Spec, T } from "../eval/functions/core/spec.js";
+import { type BlockParam, dispatcher, opt, p } from "../eval/functions/core/dispatch.js";
+import { type Spec, T } from "../eval/functions/core/spec.js";
 import { type CallContext, FunctionError, type PuppetFunction } from "../eval/functions/registry.js";
 import {
+  ANY,
   describeMismatch,
+  describeValueMismatches,
   PCallableType,
+  POptionalType,
   type PType,
   PTupleType,
   PTypeAliasType,
@@ -70,79 +73,65 @@ interface Request {
   readonly defaults: PHash;
 }
 
-/** A parameter type Puppet names by its local alias (`NameType = Variant[String, Array[String]]`). */
-function named(full: string, test: (v: PValue) => boolean, cls = full.replace(/ .*/, "")): Spec {
-  return { cls, full, short: full, test, kindTest: test };
+/** lookup's `local_types`, by lower-case name: aliases Puppet names in its messages. */
+const LOCAL_TYPES = new Map<string, PType>();
+const resolver = { resolve: (n: string) => LOCAL_TYPES.get(n.toLowerCase()) };
+function local(name: string, text: string): PType {
+  const t = new PTypeAliasType(name, () => parseTypeString(text, resolver));
+  LOCAL_TYPES.set(name.toLowerCase(), t);
+  return t;
 }
-
-const isString = (v: PValue): v is string => typeof v === "string";
-const isName = (v: PValue): boolean => isString(v) || (Array.isArray(v) && v.every(isString));
-const isScalar = (v: PValue): boolean =>
-  isString(v) || typeof v === "bigint" || typeof v === "number" || typeof v === "boolean";
-const isMerge = (v: PValue): boolean =>
-  (isString(v) && v !== "") || (v instanceof PHash && [...v].every(([k, x]) => isString(k) && isScalar(x)));
-const isStringHash = (v: PValue): boolean => v instanceof PHash && [...v.keys()].every(isString);
+const NAME_TYPE = local("NameType", "Variant[String, Array[String]]");
+const VALUE_TYPE = local("ValueType", "Type");
+const MERGE_TYPE = local("MergeType", "Variant[String[1], Hash[String, Scalar]]");
+local("DefaultValueType", "Any");
 
 /**
- * Variant[String, Array[String]] refusing an array: a String is not
- * wanted, and an element is not a String (two lines, where Puppet
- * otherwise names the type).
+ * A parameter of type `type`, shown as `full` in the signature list; a
+ * value it refuses is described by the type system's describer, each
+ * problem on its own line when there are several.
  */
-function nameVariants(v: PValue): string[] | undefined {
-  if (!Array.isArray(v)) return undefined;
-  const i = v.findIndex((x) => !isString(x));
-  if (i < 0) return undefined;
-  return [
-    ` variant 0 expects a String value, got ${actualClass(v)}`,
-    ` variant 1 index ${i} expects a String value, got ${actualClass(v[i])}`,
-  ];
+function typed(full: string, type: PType): Spec {
+  const test = (v: PValue) => type.isInstance(v);
+  const lines = (v: PValue) => describeValueMismatches(type, v);
+  return {
+    cls: full,
+    full,
+    short: full,
+    test,
+    kindTest: test,
+    explain: (v) => lines(v)[0],
+    explainEach: lines,
+  };
 }
 
 const NAME = "NameType = Variant[String, Array[String]]";
-const VALUE = "ValueType = Type";
-const MERGE = "MergeType = Variant[String[1], Hash[String, Scalar]]";
-const nameT: Spec = { ...named(NAME, isName), explainVariants: nameVariants };
-const valueT = named(VALUE, isType);
-const mergeT = named(MERGE, isMerge);
-const optionalOf = (inner: Spec, full: string): Spec => ({ ...T.optional(inner), full, short: full });
-/** `Optional[ValueType]`: undef, or what the alias accepts (a mismatch names the alias). */
-const optionalAlias = (inner: Spec, full: string): Spec => ({
-  ...named(full, (v) => v === undefined || inner.test(v), inner.cls),
-  explain: (v) => (v === undefined || inner.test(v) ? undefined : typeMismatchText([inner], v)),
-});
-const overrideT = optionalOf(T.hashOf(T.string, T.any, "Hash[String, Any]"), "Optional[Hash[String, Any]]");
+const nameT = typed(NAME, NAME_TYPE);
+const valueT = typed("ValueType = Type", VALUE_TYPE);
+const mergeT = typed("MergeType = Variant[String[1], Hash[String, Scalar]]", MERGE_TYPE);
 
-/** The entries of lookup's options hash and their types (`name` only in OptionsWithName). */
-const OPTION_ENTRIES: readonly [string, Spec][] = [
-  ["name", nameT],
-  ["value_type", optionalOf(valueT, `Optional[${VALUE}]`)],
-  ["default_value", T.any],
-  ["override", overrideT],
-  ["default_values_hash", overrideT],
-  ["merge", optionalOf(mergeT, `Optional[${MERGE}]`)],
+/** The entries of lookup's options hash: name, its type, and its rendering in the signature list. */
+const OPTION_ENTRIES: readonly [string, string, string][] = [
+  ["name", "NameType", NAME],
+  ["value_type", "Optional[ValueType]", "Optional[ValueType = Type]"],
+  ["default_value", "DefaultValueType", "DefaultValueType = Any"],
+  ["override", "Optional[Hash[String, Any]]", "Optional[Hash[String, Any]]"],
+  ["default_values_hash", "Optional[Hash[String, Any]]", "Optional[Hash[String, Any]]"],
+  ["merge", "Optional[MergeType]", "Optional[MergeType = Variant[String[1], Hash[String, Scalar]]]"],
 ];
 
+/** OptionsWithName or OptionsWithoutName: lookup's options hash as a Struct. */
 function optionsType(withName: boolean): Spec {
-  const entries = new Map(OPTION_ENTRIES.filter(([k]) => withName || k !== "name"));
+  const entries = OPTION_ENTRIES.filter(([k]) => withName || k !== "name");
   const alias = withName ? "OptionsWithName" : "OptionsWithoutName";
-  const full = `${alias} = Struct[{${[...entries]
-    .map(([k, t]) => `'${k}' => ${k === "default_value" ? "DefaultValueType = Any" : t.full}`)
-    .join(", ")}}]`;
-  const explain = (v: PValue): string | undefined => {
-    if (!(v instanceof PHash)) return undefined;
-    if (withName && !v.has("name")) return " expects a value for key 'name'";
-    for (const [k, x] of v) {
-      const t = isString(k) ? entries.get(k) : undefined;
-      if (t === undefined) return ` unrecognized key '${String(k)}'`;
-      if (!t.test(x)) return ` entry '${String(k)}'${typeMismatchText([t], x)}`;
-    }
-    return undefined;
-  };
-  const test = (v: PValue) => isStringHash(v) && explain(v) === undefined;
-  return { ...named(full, test, "Struct"), kindTest: (v) => v instanceof PHash, explain };
+  const full = `${alias} = Struct[{${entries.map(([k, , shown]) => `'${k}' => ${shown}`).join(", ")}}]`;
+  const struct = local(alias, `Struct[{${entries.map(([k, t]) => `${k} => ${t}`).join(", ")}}]`);
+  const spec = typed(full, struct);
+  // Not a hash at all: Puppet names the Struct with its aliases expanded (`full`), as the generic text does.
+  const explain = (v: PValue) => (v instanceof PHash ? spec.explain?.(v) : undefined);
+  return { ...spec, explain };
 }
 
-const NAME_TYPE = new PTypeAliasType("NameType", () => parseTypeString("Variant[String, Array[String]]"));
 const BLOCK: BlockParam = {
   name: "block",
   optional: true,
@@ -177,12 +166,9 @@ function lookupDispatcher(run: Call): PuppetFunction {
     {
       params: [
         p("name", nameT),
-        p("value_type", optionalAlias(valueT, "Optional[ValueType]")),
-        p("merge", optionalAlias(mergeT, "Optional[MergeType]")),
-        p(
-          "default_value",
-          named("DefaultValueType = Any", () => true),
-        ),
+        p("value_type", typed("Optional[ValueType]", new POptionalType(VALUE_TYPE))),
+        p("merge", typed("Optional[MergeType]", new POptionalType(MERGE_TYPE))),
+        p("default_value", typed("DefaultValueType = Any", ANY)),
       ],
       call: (ctx, [n, t, m, d]) => run(ctx, plain(n, t, m, true, d), undefined),
     },
@@ -198,7 +184,7 @@ function lookupDispatcher(run: Call): PuppetFunction {
     },
     {
       params: [
-        p("name", { ...T.variant(T.string, T.arrayOf(T.string)), explainVariants: nameVariants }),
+        p("name", typed("Variant[String, Array[String]]", parseTypeString("Variant[String, Array[String]]"))),
         p("options_hash", optionsType(false)),
       ],
       block: BLOCK,
@@ -244,20 +230,7 @@ const HIERA_MERGE: Record<HieraFunctionName, string> = {
   hiera_include: "unique",
 };
 
-const HIERA_ARGS: Spec = {
-  ...named(
-    "Tuple[String, Any, Any, 1, 3]",
-    (v) => Array.isArray(v) && v.length >= 1 && v.length <= 3 && isString(v[0]),
-    "Tuple",
-  ),
-  short: "Tuple",
-  kindTest: (v) => Array.isArray(v),
-  explain: (v) => {
-    if (!Array.isArray(v)) return undefined;
-    if (v.length < 1 || v.length > 3) return ` expects size to be between 1 and 3, got ${v.length}`;
-    return isString(v[0]) ? undefined : ` index 0 expects a String value, got ${actualClass(v[0])}`;
-  },
-};
+const HIERA_ARGS = typed("Tuple[String, Any, Any, 1, 3]", parseTypeString("Tuple[String, Any, Any, 1, 3]"));
 const DEFAULT_BLOCK: BlockParam = { name: "default_block", arity: [1, 1], label: "Callable[1, 1]" };
 
 /**

@@ -10,6 +10,7 @@ import { NOT_FOUND } from "../eval/compile-api.js";
 import { PHash, type PValue, rubyEqlKey } from "../eval/values.js";
 import { HieraError, rubyTypeName } from "./errors.js";
 import { checkMergeValue } from "./merge-types.js";
+import { rubyToS } from "./ruby-text.js";
 
 export type Found = PValue | typeof NOT_FOUND;
 
@@ -107,14 +108,14 @@ export function mergeStrategy(merge: PValue | MergeStrategy): MergeStrategy {
   let options: PHash | undefined;
   if (merge instanceof PHash) {
     name = merge.get("strategy");
-    if (typeof name !== "string")
+    if (name === undefined)
       throw new HieraError(
         "The hash given as 'merge' must contain the name of a strategy in string form for the key 'strategy'",
       );
     options = merge.size > 1 ? merge : undefined;
   }
   if (typeof name !== "string" || !STRATEGIES.includes(name))
-    throw new HieraError(`Unknown merge strategy: '${typeof name === "string" ? name : String(name)}'`);
+    throw new HieraError(`Unknown merge strategy: '${rubyToS(name)}'`);
   if (!options)
     return name === "first" ? FIRST : name === "default" ? DEFAULT : new MergeStrategy(name as StrategyName);
   return new MergeStrategy(name as StrategyName, deepOptions(name, options));

@@ -618,6 +618,11 @@ export function describeMismatch(subject: string, expected: PType, actual: PValu
   return describeTypeMismatch(subject, expected, inferSet(actual));
 }
 
+/** Each problem the describer finds with `actual` as a `expected` (" entry 'x' expects ..."), in its order. */
+export function describeValueMismatches(expected: PType, actual: PValue): string[] {
+  return describe(expected, inferSet(actual), []).map((m) => m.format());
+}
+
 /**
  * Why a block of type `actual` does not fit a function signature's block
  * type `expected`, as Puppet's describer words each problem: " block

@@ -115,7 +115,7 @@ function argumentMismatch(sig: Signature, args: readonly PValue[]): Mismatch[] {
     const prm = paramAt(sig, i);
     if (!prm || prm.type.test(args[i]) || prm.type.quietFor?.(args[i])) continue;
     const path = ` parameter '${prm.name}'`;
-    const several = prm.type.explainVariants?.(args[i]);
+    const several = prm.type.explainEach?.(args[i]);
     if (several !== undefined && several.length > 1)
       return several.map((text): Mismatch => ({ kind: "described", path, text: `${path}${text}` }));
     return [typeMismatch(path, prm.type, args[i])];

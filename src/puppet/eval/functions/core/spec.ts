@@ -42,10 +42,10 @@ export interface Spec {
   /** An Array's element type: mismatches then name the failing index. */
   readonly elementOf?: Spec;
   /**
-   * A Variant's members each refusing `v` differently: one text per member
-   * (" variant 0 expects ..."), listed as they are when there are several.
+   * Every problem with `v` (" variant 0 expects ...", " unrecognized key
+   * 'x'"): listed one per line when there are several.
    */
-  explainVariants?(v: PValue): string[] | undefined;
+  explainEach?(v: PValue): string[] | undefined;
   /** Values Puppet rejects without being able to say why (no "rejected:" line). */
   quietFor?(v: PValue): boolean;
 }
