@@ -39,7 +39,7 @@ async function fakeServer(
         socket.destroy();
         return;
       }
-      await sendWelcome(socket, peer.user);
+      await sendWelcome(socket, peer);
       const reader: FrameReader = peer.reader;
       for (;;) {
         const frame = await reader.next(5000);
@@ -213,7 +213,7 @@ test("peekConnectionStart tells CAUTH from TLS and leaves the bytes for TLS", as
       secure.on("error", () => undefined);
       try {
         const peer = await serverDialog(secure, { version: "3.21.0", timeoutMs: 2000 });
-        await sendWelcome(secure, peer.user);
+        await sendWelcome(secure, peer);
         const frame = await peer.reader.next();
         if (frame.payload.toString() === "VERSION") secure.write(encodeFrame("OK: 3.21.0"));
       } catch {

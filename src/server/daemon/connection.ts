@@ -169,6 +169,7 @@ async function establish(
     version: SERVER_VERSION,
     timeoutMs: context.limits.dialogMs,
     reader,
+    welcomeAhead: (digest) => welcomed(context, digest, ip),
   });
   log.verbose(`Setting IDENTITY: USERNAME=${identity.user}`);
   const { policy } = context;
@@ -179,7 +180,7 @@ async function establish(
     return undefined;
   }
   context.lastSeen?.saw("incoming", identity.digest, ip);
-  await sendWelcome(secure, identity.user);
+  await sendWelcome(secure, identity);
   // After the welcome, as cf-serverd: the client sends its first request meanwhile.
   const hostname = policy.needReverseLookup ? await reverseName(ip, context.limits.dialogMs, log) : undefined;
   const peer: ConnectionInfo = {
@@ -202,6 +203,20 @@ async function establish(
   return { session, reader };
 }
 
+/**
+ * Whether a client with this key will be welcomed, known before its
+ * IDENTITY line: when keys from its address are trusted, or when its key
+ * is stored for root (agents run as root; a client claiming another user
+ * is not foreseen, and its welcome waits for its IDENTITY). Its one miss:
+ * a client whose key is trusted for root, claiming a user for whom it is
+ * not, is refused after the first bytes of the welcome.
+ */
+function welcomed(context: ConnectionContext, digest: string, ip: string): boolean {
+  if (context.policy.trustsKeysFrom(ip)) return true;
+  // No address given: an old-style key file (root-<ip>.pub) is not renamed on a guess.
+  return storedKey(context, "root", digest, undefined) !== undefined;
+}
+
 /** An unknown key: trusted and saved when the peer is in `trustkeysfrom`, else refused. */
 function trustNewKey(identity: PeerIdentity, ip: string, context: ConnectionContext, log: Logger): boolean {
   log.verbose(`Received key '${identity.digest}' not found in ppkeys`);
@@ -216,7 +231,7 @@ function trustNewKey(identity: PeerIdentity, ip: string, context: ConnectionCont
   return true;
 }
 
-function storedKey(context: ConnectionContext, user: string, digest: string, ip: string) {
+function storedKey(context: ConnectionContext, user: string, digest: string, ip: string | undefined) {
   try {
     return context.trustedKeys
       ? context.trustedKeys.read(context.ppkeys, user, digest, ip)
