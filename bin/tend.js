@@ -194,20 +194,15 @@ if (process.argv[2] === "serverd") V8_FLAGS.push("--expose-gc");
  * flags: one first loaded after V8_FLAGS are set is compiled from source
  * instead (node:crypto's twenty modules: ~5 ms more). What a run is sure or
  * likely to load is loaded before: node:module (runBundle), parseArgs and
- * node:os (every command), node:net when stdout is a pipe or socket (Node's
- * stream for it), and for a catalog apply node:crypto (the digests of the
- * files it writes). `tend agent` on a one-line policy: ~3 ms less CPU.
+ * node:os (every command), and for a catalog apply node:crypto (the digests
+ * of the files it writes). `tend agent` on a one-line policy: ~3 ms less
+ * CPU. (Output to a pipe, a socket or a file is written without Node's
+ * streams and node:net: src/cli/io.ts.)
  */
 function preloadBuiltins() {
   require("node:module");
   require("node:util").parseArgs;
   require("node:os");
-  try {
-    const out = fs.fstatSync(1);
-    if (out.isFIFO() || out.isSocket()) require("node:net");
-  } catch {
-    // No stdout: nothing to write to.
-  }
   if (appliesCatalog(process.argv.slice(2))) require("node:crypto");
 }
 
