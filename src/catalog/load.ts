@@ -78,6 +78,9 @@ function fail(diagnostics: CatalogDiagnostic[]): CatalogLoadResult {
 
 type Json = Record<string, unknown>;
 
+/** A resource type's name: `File`, `Concat::Fragment`. */
+const TYPE_NAME = /^[A-Za-z][\w]*(::[A-Za-z][\w]*)*$/;
+
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -151,17 +154,23 @@ class CatalogChecker {
     return out;
   }
 
+  /** The last type name found well formed: a catalog names few types, a thousand times each. */
+  private lastType = "";
+
   private readResource(item: unknown, at: number): CatalogResource | undefined {
-    const path = `resources.${at}`;
     if (!isObject(item)) {
-      this.report("resource-shape", path, `resource ${at + 1}: expected an object with 'type' and 'title'`);
+      this.report(
+        "resource-shape",
+        `resources.${at}`,
+        `resource ${at + 1}: expected an object with 'type' and 'title'`,
+      );
       return undefined;
     }
     const { type, title } = item;
-    if (typeof type !== "string" || !/^[A-Za-z][\w]*(::[A-Za-z][\w]*)*$/.test(type)) {
+    if (typeof type !== "string" || (type !== this.lastType && !TYPE_NAME.test(type))) {
       this.report(
         "resource-shape",
-        `${path}.type`,
+        `resources.${at}.type`,
         `resource ${at + 1}: 'type' must be a type name like "File"`,
       );
       return undefined;
@@ -169,41 +178,50 @@ class CatalogChecker {
     if (typeof title !== "string" && typeof title !== "number") {
       this.report(
         "resource-shape",
-        `${path}.title`,
+        `resources.${at}.title`,
         `${type} (resource ${at + 1}): 'title' must be a string`,
       );
       return undefined;
     }
+    this.lastType = type;
     const ref = `${type}[${title}]`;
-    const parameters = this.readParameters(item.parameters, ref, path);
+    const parameters = this.readParameters(item.parameters, ref, at);
     const tags = item.tags === undefined ? [] : item.tags;
-    if (!Array.isArray(tags) || !tags.every((t) => typeof t === "string")) {
-      this.report("resource-shape", `${path}.tags`, `${ref}: 'tags' must be an array of strings`);
+    const tagsValid = Array.isArray(tags) && tags.every((t) => typeof t === "string");
+    if (!tagsValid) {
+      this.report("resource-shape", `resources.${at}.tags`, `${ref}: 'tags' must be an array of strings`);
     }
     const file = typeof item.file === "string" ? item.file : undefined;
     if (item.file !== undefined && item.file !== null && file === undefined)
-      this.report("resource-shape", `${path}.file`, `${ref}: 'file' must be a string or null`);
+      this.report("resource-shape", `resources.${at}.file`, `${ref}: 'file' must be a string or null`);
     const line = typeof item.line === "number" && Number.isInteger(item.line) ? item.line : undefined;
     if (item.line !== undefined && item.line !== null && line === undefined)
-      this.report("resource-shape", `${path}.line`, `${ref}: 'line' must be an integer or null`);
+      this.report("resource-shape", `resources.${at}.line`, `${ref}: 'line' must be an integer or null`);
     if (item.exported !== undefined && typeof item.exported !== "boolean")
-      this.report("resource-shape", `${path}.exported`, `${ref}: 'exported' must be true or false`);
-    return {
+      this.report("resource-shape", `resources.${at}.exported`, `${ref}: 'exported' must be true or false`);
+    // Built without object spreads, in the same key order: a thousand resources, in cold code.
+    const resource: { -readonly [K in keyof CatalogResource]: CatalogResource[K] } = {
       type,
       title: String(title),
       parameters,
-      tags: Array.isArray(tags) ? (tags.filter((t) => typeof t === "string") as string[]) : [],
-      ...(file !== undefined ? { file } : {}),
-      ...(line !== undefined ? { line } : {}),
-      ...(item.exported === true ? { exported: true } : {}),
-      ...(typeof item.kind === "string" ? { kind: item.kind } : {}),
+      // The parsed array itself when every tag is a string (nothing else holds it).
+      tags: tagsValid
+        ? (tags as string[])
+        : Array.isArray(tags)
+          ? (tags.filter((t) => typeof t === "string") as string[])
+          : [],
     };
+    if (file !== undefined) resource.file = file;
+    if (line !== undefined) resource.line = line;
+    if (item.exported === true) resource.exported = true;
+    if (typeof item.kind === "string") resource.kind = item.kind;
+    return resource;
   }
 
-  private readParameters(raw: unknown, ref: string, path: string): Record<string, ParamValue> {
+  private readParameters(raw: unknown, ref: string, at: number): Record<string, ParamValue> {
     if (raw === undefined || raw === null) return {};
     if (!isObject(raw)) {
-      this.report("resource-shape", `${path}.parameters`, `${ref}: 'parameters' must be an object`);
+      this.report("resource-shape", `resources.${at}.parameters`, `${ref}: 'parameters' must be an object`);
       return {};
     }
     return raw as Record<string, ParamValue>;
