@@ -3,8 +3,8 @@
  * one policy and one tree, over loopback:
  *
  *   node dist/bench/serverd.js [--quick] [--clients 200] [--files 100]
- *     [--iterations 3] [--warmup 1] [--copies 12] [--interleaved 6]
- *     [--agent-copies 6]
+ *     [--iterations 3] [--warmup 1] [--copies 24] [--interleaved 6]
+ *     [--agent-copies 20]
  *     [--no-cf-agent] [--json]
  *
  * Rows:
@@ -24,7 +24,11 @@
  *   90th percentile; serverd-copy.ts);
  * - the same copy by real cf-agent 3.21 (`copy_from` with `depth_search`,
  *   a policy run on a scratch client host), `--agent-copies` pairs, when
- *   it is installed;
+ *   it is installed. (The interval of a median over n pairs runs from the
+ *   pairs' ratio of rank n/2 - 0.98√n to that of n/2 + 1 + 0.98√n: over 6
+ *   pairs it was the lowest to the highest ratio, which a loaded machine
+ *   always spreads past 1; hence 24 pairs by tend's client and 20 by
+ *   cf-agent, ~15 s more.)
  * - the server's CPU time per request of the unchanged tree and per cold
  *   copy by tend's client (user + system, all its processes), which the
  *   machine's other load disturbs less than the times;
@@ -212,11 +216,11 @@ export interface ServerdOptions {
   files: number;
   iterations: number;
   warmup?: number;
-  /** Pairs of timed cold copies by tend's client (default 12). */
+  /** Pairs of timed cold copies by tend's client (default 24). */
   copies?: number;
   /** Interleaved copies from both servers (default 6). */
   interleaved?: number;
-  /** Pairs of timed cold copies by cf-agent (default 6), when `cfAgent`. */
+  /** Pairs of timed cold copies by cf-agent (default 20), when `cfAgent`. */
   agentCopies?: number;
   cfAgent: boolean;
   masterfiles: string;
@@ -248,11 +252,11 @@ export async function runServerdBenchmark(options: ServerdOptions): Promise<Serv
     for (const t of targets) (await connect(t.host, setup.client)).close();
     await warmUp(setup, options.warmup ?? 1, options.clients);
     const requestsPerRun = await unchangedRounds(setup, options.iterations, options.clients);
-    const copies = options.copies ?? 12;
+    const copies = options.copies ?? 24;
     await copyRounds(setup, copies);
     const interleaved = targets.length === 2 ? (options.interleaved ?? 6) : 0;
     await interleavedRounds(setup, interleaved);
-    const agentCopies = agentHost ? (options.agentCopies ?? 6) : 0;
+    const agentCopies = agentHost ? (options.agentCopies ?? 20) : 0;
     if (agentHost) await agentRounds(setup, agentHost, agentCopies);
     const { files: mpfFiles, bytes: mpfBytes } = census(mpf);
     const [tend, cf] = [targets.find((t) => t.impl === "tend"), targets.find((t) => t.impl === "cf")];
@@ -528,9 +532,9 @@ async function main(): Promise<void> {
     files: Number(values.files ?? 100),
     iterations: Number(values.iterations ?? (values.quick ? 1 : 3)),
     warmup: Number(values.warmup ?? 1),
-    copies: Number(values.copies ?? (values.quick ? 4 : 12)),
+    copies: Number(values.copies ?? (values.quick ? 4 : 24)),
     interleaved: Number(values.interleaved ?? (values.quick ? 2 : 6)),
-    agentCopies: Number(values["agent-copies"] ?? (values.quick ? 2 : 6)),
+    agentCopies: Number(values["agent-copies"] ?? (values.quick ? 2 : 20)),
     cfAgent: !values["no-cf-agent"],
     masterfiles,
   });
