@@ -66,7 +66,10 @@ export class TagSet {
     if (this.has(name)) return true;
     if (!isValidTag(name)) return false;
     if (!name.includes("::")) {
-      this.append([name]);
+      // concat of a string appends it: no list of one made for it.
+      this.list = this.list.concat(name);
+      if (this.index !== undefined) this.index.add(name);
+      else if (this.list.length > INDEXED) this.index = new Set(this.list);
       return true;
     }
     const added = [name];
@@ -84,15 +87,24 @@ export class TagSet {
       this.index = other.index === undefined ? undefined : new Set(theirs);
       return;
     }
-    let added: string[] | undefined;
-    // Indexed: for-of makes an iterator result per step in code not yet optimized.
+    // Counted first, then copied into a list of the exact size: no list
+    // made when nothing is new (the merge of the container's tags again),
+    // nor one grown by push (room for 17). Indexed loops: for-of makes an
+    // iterator result per step in code not yet optimized.
+    let missing = 0;
+    for (let i = 0; i < theirs.length; i++) if (!this.has(theirs[i] as string)) missing++;
+    if (missing === 0) return;
+    const mine = this.list;
+    const merged = new Array<string>(mine.length + missing);
+    for (let i = 0; i < mine.length; i++) merged[i] = mine[i] as string;
+    let at = mine.length;
     for (let i = 0; i < theirs.length; i++) {
       const t = theirs[i] as string;
-      if (this.has(t)) continue;
-      added ??= [];
-      added.push(t);
+      if (!this.has(t)) merged[at++] = t;
     }
-    if (added !== undefined) this.append(added);
+    this.list = merged;
+    if (this.index !== undefined) for (let i = mine.length; i < at; i++) this.index.add(merged[i] as string);
+    else if (at > INDEXED) this.index = new Set(merged);
   }
   has(t: string): boolean {
     return this.index === undefined ? this.list.includes(t) : this.index.has(t);
