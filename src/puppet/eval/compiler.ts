@@ -1156,6 +1156,13 @@ export class Compiler implements ScopeHost {
     for (let bi = 0; bi < e.bodies.length; bi++) {
       const body = e.bodies[bi] as A.ResourceBody;
       const tv = ev.evaluate(body.title, scope);
+      // One body titled by one string (most statements): the resource made
+      // at once, without the lists of titles and bodies below (four lists
+      // and an object per resource, three of them grown by push).
+      if (typeof tv === "string" && tv !== "" && e.bodies.length === 1) {
+        const params = this.evaluateOperations(body.operations, scope, e);
+        return this.createResource(e, body, scope, typeName, tv, params, wanted);
+      }
       if (tv === undefined)
         ev.fail("Missing title. The title expression resulted in undef", body.title, scope);
       const titles = typeof tv === "string" ? [tv] : ([tv].flat(Number.POSITIVE_INFINITY as 1) as PValue[]);
