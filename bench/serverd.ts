@@ -34,7 +34,11 @@
  *   machine's other load disturbs less than the times;
  * - the peak resident memory (VmHWM) of each server over the whole run
  *   (with tend serverd's helper processes when TEND_SERVERD_PROCESSES asks
- *   for them: the sum of their peaks).
+ *   for them: the sum of their peaks), and the peak of its proportional
+ *   set size (PSS, sampled every 250 ms): RSS counts whole the pages a
+ *   process shares with others, ~38 MB of them the Node binary's own
+ *   code, mapped by every Node process (a bare \`node\` already has them);
+ *   PSS counts a shared page by its share.
  * Both servers run at once, each on its own scratch host (test/net/hosts.ts:
  * cf-serverd in a private mount namespace, tend serverd as a child
  * process); the loads alternate between them within an iteration (which
@@ -50,7 +54,7 @@
  * missing is skipped with the reason.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -58,7 +62,7 @@ import { ServerConnection } from "../src/net/client.js";
 import { generateKeyPair, type KeyPair } from "../src/net/keys.js";
 import { type Daemon, type Host, type Impl, Lab, tendHas, whyNoReference } from "../test/net/hosts.js";
 import { fuzzServerPolicy } from "../test/server/fuzz/campaign.js";
-import { cpuTimeMs, residentMemory } from "../test/server/fuzz/driver.js";
+import { cpuTimeMs, descendants, residentMemory } from "../test/server/fuzz/driver.js";
 import { median, settle as syncDisks } from "./measure.js";
 import { MASTERFILES } from "./mpf.js";
 import {
@@ -103,6 +107,8 @@ export interface ServerTiming {
   /** Cold copy of the MPF by cf-agent's copy_from (ms), when it ran. */
   readonly cfAgentCopyMs: number | null;
   readonly peakRssKb: number | null;
+  /** The highest proportional set size sampled (all its processes). */
+  readonly peakPssKb: number | null;
   readonly idleRssKb: number | null;
 }
 
@@ -209,6 +215,8 @@ interface Target {
   readonly interleaved: number[];
   readonly cfAgentCopy: number[];
   idleRssKb: number | null;
+  /** The highest PSS sampled so far. */
+  peakPssKb: number | null;
 }
 
 export interface ServerdOptions {
@@ -238,6 +246,7 @@ interface Setup {
 export async function runServerdBenchmark(options: ServerdOptions): Promise<ServerdResult> {
   const skipped: string[] = [];
   const lab = new Lab("tend-bench-serverd-");
+  let sampler: NodeJS.Timeout | undefined;
   try {
     const tree = makeTree(join(lab.root, "tree"), options.files);
     const mpf = options.masterfiles;
@@ -246,6 +255,7 @@ export async function runServerdBenchmark(options: ServerdOptions): Promise<Serv
     const ppkeys = join(lab.root, "client-ppkeys");
     mkdirSync(ppkeys, { mode: 0o700 });
     const setup: Setup = { lab, tree, mpf, client: { keys: generateKeyPair(), ppkeys }, targets };
+    sampler = setInterval(() => samplePss(targets), 250);
     const agentHost = options.cfAgent && !noReference ? await lab.host("agent") : undefined;
     if (options.cfAgent && noReference) skipped.push(`cf-agent copy_from: ${noReference}`);
     // A first connection each: keys exchanged and trusted on both sides before anything is timed.
@@ -258,6 +268,8 @@ export async function runServerdBenchmark(options: ServerdOptions): Promise<Serv
     await interleavedRounds(setup, interleaved);
     const agentCopies = agentHost ? (options.agentCopies ?? 20) : 0;
     if (agentHost) await agentRounds(setup, agentHost, agentCopies);
+    clearInterval(sampler);
+    samplePss(targets);
     const { files: mpfFiles, bytes: mpfBytes } = census(mpf);
     const [tend, cf] = [targets.find((t) => t.impl === "tend"), targets.find((t) => t.impl === "cf")];
     return {
@@ -278,7 +290,25 @@ export async function runServerdBenchmark(options: ServerdOptions): Promise<Serv
       skipped,
     };
   } finally {
+    clearInterval(sampler);
     await lab.close();
+  }
+}
+
+/** Each server's PSS (its processes' sum) now, kept when it is the highest yet. */
+function samplePss(targets: readonly Target[]): void {
+  for (const t of targets) {
+    const pid = t.daemon.pid;
+    if (pid === undefined) continue;
+    let total = 0;
+    for (const p of [pid, ...descendants(pid)]) {
+      try {
+        total += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, "utf8"))?.[1] ?? 0);
+      } catch {
+        // A process gone meanwhile.
+      }
+    }
+    if (total > 0 && total > (t.peakPssKb ?? 0)) t.peakPssKb = total;
   }
 }
 
@@ -314,6 +344,7 @@ async function startServers(
       interleaved: [],
       cfAgentCopy: [],
       idleRssKb: residentMemory(daemon.pid as number)?.rssKb ?? null,
+      peakPssKb: null,
     });
   }
   return targets;
@@ -439,6 +470,7 @@ function timing(t: Target): ServerTiming {
     copyLatency: summarizeLatencies(t.latencies),
     cfAgentCopyMs: t.cfAgentCopy.length > 0 ? median(t.cfAgentCopy) : null,
     peakRssKb: residentMemory(t.daemon.pid as number)?.peakKb ?? null,
+    peakPssKb: t.peakPssKb,
     idleRssKb: t.idleRssKb,
   };
 }
@@ -490,14 +522,14 @@ function render(r: ServerdResult): string {
     lines.push(
       `serverd, ${t.server}: ${r.clients} clients × ${r.files} files unchanged (stat + MD5, ${r.requestsPerRun} requests) ${ms(t.unchangedMs)}, ${t.requestsPerSecond.toFixed(0)} req/s, server CPU ${t.cpuUsPerRequest === null ? "?" : t.cpuUsPerRequest.toFixed(0)} µs/request; ` +
         `cold copy of the MPF (${r.mpfFiles} files, ${(r.mpfBytes / 1048576).toFixed(1)} MB) tend client ${ms(t.copyMs)} (server CPU ${cpuMs(t.copyCpuMs)}; request µs median/p90 ${latencyLine(t)}), cf-agent copy_from ${ms(t.cfAgentCopyMs)}; ` +
-        `RSS idle ${mb(t.idleRssKb)}, peak ${mb(t.peakRssKb)}`,
+        `RSS idle ${mb(t.idleRssKb)}, peak ${mb(t.peakRssKb)}; PSS peak ${mb(t.peakPssKb)}`,
     );
   const tend = r.timings.find((t) => t.server === NAMES.tend);
   const cf = r.timings.find((t) => t.server === NAMES.cf);
   if (tend && cf) {
     lines.push(
       `  tend / cf-serverd: throughput ${ratio(tend.requestsPerSecond, cf.requestsPerSecond)} (goal ≥ 1×), unchanged-tree time ${ratio(tend.unchangedMs, cf.unchangedMs)}, CPU per request ${ratio(tend.cpuUsPerRequest, cf.cpuUsPerRequest)}`,
-      `  tend / cf-serverd: cold copy ${paired(r.copyRatio)} with tend's client, server CPU ${ratio(tend.copyCpuMs, cf.copyCpuMs)}; interleaved, per request ${paired(r.interleavedRatio)}; ${paired(r.cfAgentCopyRatio)} with cf-agent; peak RSS ${ratio(tend.peakRssKb, cf.peakRssKb)}`,
+      `  tend / cf-serverd: cold copy ${paired(r.copyRatio)} with tend's client, server CPU ${ratio(tend.copyCpuMs, cf.copyCpuMs)}; interleaved, per request ${paired(r.interleavedRatio)}; ${paired(r.cfAgentCopyRatio)} with cf-agent; peak RSS ${ratio(tend.peakRssKb, cf.peakRssKb)}, peak PSS ${ratio(tend.peakPssKb, cf.peakPssKb)}`,
     );
   }
   lines.push(
