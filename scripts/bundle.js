@@ -137,6 +137,7 @@ await build({
     "module-worker": "dist/src/providers/modules/module-worker.js",
     "spawn-worker": "dist/src/providers/commands/spawn-worker.js",
     "sync-worker": "dist/src/net/sync-worker.js",
+    "dns-worker": "dist/src/eval/dns-worker.js",
   },
   outdir,
   format: "esm",

@@ -3,9 +3,22 @@
  * from. Gathered once per process with cheap calls only (no subprocesses):
  * this sits on the startup path of `tend check`.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import * as os from "node:os";
+import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
+import type { DnsReply, DnsRequest } from "./dns-worker.js";
 import { compareNaturally } from "./natural-order.js";
+import {
+  type DnsResult,
+  findHostEntry,
+  type HostEntry,
+  type NssSource,
+  parseNsswitchHosts,
+  parseResolvConf,
+  type ResolverConfig,
+} from "./resolver.js";
+
+export type { HostEntry } from "./resolver.js";
 
 export interface HostFacts {
   /** The kernel's node name (uname -n) as it is. */
@@ -68,13 +81,15 @@ export function getHostFacts(): HostFacts {
 
 function detectHostFacts(): HostFacts {
   const hostname = os.hostname();
-  // Read once: the node name's entry, then the fqhost's (3.21 asks for both).
-  const hosts = hostsFile("/etc");
-  const names = hostNames(hostname, hosts === undefined ? undefined : findHostEntry(hosts, hostname)?.name);
+  // As 3.21: the node name's canonical name, then the fqhost's aliases.
+  const resolver = new HostResolver("/etc", hostname, process.env);
+  const names = hostNames(hostname, resolver.lookup(hostname)?.name);
+  const fqhostAliases = resolver.lookup(names.fqhost)?.aliases ?? [];
+  resolver.close();
   return {
     hostname,
     ...names,
-    fqhostAliases: (hosts === undefined ? undefined : findHostEntry(hosts, names.fqhost)?.aliases) ?? [],
+    fqhostAliases,
     arch: ARCH_NAMES[os.arch()] ?? os.arch(),
     os: os.platform() === "win32" ? "windows" : os.platform(),
     release: os.release(),
@@ -111,58 +126,151 @@ export function hostNames(
   return { fqhost, uqhost: node.slice(0, dot), domain: node.slice(dot + 1) };
 }
 
-/** What gethostbyname(3) gives for a name: its canonical name and aliases. */
-export interface HostEntry {
-  readonly name: string;
-  readonly aliases: readonly string[];
-}
-
 /**
  * What gethostbyname(3) gives for `name`, as far as the files source of
  * nsswitch.conf answers it: the first line of /etc/hosts (IPv4 or IPv6, as
  * glibc answers cf-agent) that lists `name`, in any case. Undefined when
- * nsswitch.conf's hosts line does not use files, or no line lists the name;
- * tend does not ask DNS on this path (it is on every command's start-up),
- * where cf-agent would.
+ * nsswitch.conf's hosts line does not use files, or no line lists the name.
+ * DNS is not asked (see HostResolver).
  */
 export function lookupHostEntry(name: string, etc = "/etc"): HostEntry | undefined {
-  const hosts = hostsFile(etc);
-  return hosts === undefined ? undefined : findHostEntry(hosts, name);
+  return new HostResolver(etc, name, {}, false).lookup(name);
 }
 
-/** /etc/hosts, when nsswitch.conf's hosts line uses files (glibc's default without the file does). */
-function hostsFile(etc: string): string | undefined {
-  let nsswitch = "";
-  try {
-    nsswitch = readFileSync(`${etc}/nsswitch.conf`, "utf8");
-  } catch {
-    // glibc's default without the file: dns, then files.
+/** The longest a try of one DNS server may take, whatever resolv.conf says. */
+const DNS_TRY_MS = 1000;
+/** The longest all DNS lookups of a resolver may take together: start-up never hangs. */
+const DNS_BUDGET_MS = 2000;
+/** How much longer than its deadline the worker's answer is waited for. */
+const DNS_GRACE_MS = 500;
+
+/**
+ * gethostbyname(3) as glibc gives it to cf-agent: nsswitch.conf's hosts
+ * sources in order (resolver.ts says which it knows), each status followed
+ * by its action. The files are read when a source needs them, once: on the
+ * usual path (the name in /etc/hosts) DNS costs nothing. DNS is asked on a
+ * worker thread while this one waits, all lookups together bounded by
+ * DNS_BUDGET_MS (cf-agent waits glibc's 5 s × 2 attempts per name tried,
+ * 40 s at its start when the server is silent): past it, DNS is
+ * unavailable, which is what glibc makes of timeouts.
+ */
+export class HostResolver {
+  private sources: NssSource[] | undefined;
+  private hosts: string | null | undefined;
+  private config: ResolverConfig | undefined;
+  private deadline: number | undefined;
+  private worker: DnsWorker | undefined;
+
+  constructor(
+    private readonly etc: string,
+    private readonly nodename: string,
+    private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly dns = true,
+  ) {}
+
+  /** The entry the first answering source gives for `name`. */
+  lookup(name: string): HostEntry | undefined {
+    this.sources ??= parseNsswitchHosts(readTrimmed(`${this.etc}/nsswitch.conf`));
+    for (const source of this.sources) {
+      const { status, entry } = this.ask(source.name, name);
+      if (status === "success") return entry;
+      if (source.actions[status] === "return") return undefined;
+    }
+    return undefined;
   }
-  const sources = /^\s*hosts\s*:(.*)$/m.exec(nsswitch)?.[1];
-  if (sources !== undefined && !/(^|\s)files(\s|\[|$)/.test(sources)) return undefined;
+
+  /** Ends the DNS worker, if one was started. */
+  close(): void {
+    void this.worker?.worker.terminate().catch(() => undefined);
+    this.worker = undefined;
+  }
+
+  private ask(source: string, name: string): DnsResult {
+    if (source === "files") {
+      if (this.hosts === undefined) this.hosts = readText(`${this.etc}/hosts`) ?? null;
+      if (this.hosts === null) return { status: "unavail" };
+      const entry = findHostEntry(this.hosts, name);
+      return entry ? { status: "success", entry } : { status: "notfound" };
+    }
+    if (source === "myhostname" && nssModuleInstalled("myhostname")) {
+      const wanted = name.toLowerCase().replace(/\.$/, "");
+      if (wanted === this.nodename.toLowerCase() || /^(.*\.)?localhost(\.localdomain)?$/.test(wanted))
+        return {
+          status: "success",
+          entry: { name: wanted === this.nodename.toLowerCase() ? this.nodename : wanted, aliases: [] },
+        };
+      return { status: "notfound" };
+    }
+    if (source === "dns" && this.dns) return this.askDns(name);
+    return { status: "unavail" };
+  }
+
+  private askDns(name: string): DnsResult {
+    this.config ??= parseResolvConf(readText(`${this.etc}/resolv.conf`), this.nodename, this.env);
+    const config = { ...this.config, timeout: Math.min(this.config.timeout, DNS_TRY_MS / 1000) };
+    this.deadline ??= Date.now() + DNS_BUDGET_MS;
+    if (Date.now() >= this.deadline) return { status: "unavail" };
+    this.worker ??= startDnsWorker();
+    return this.worker.request(name, config, this.deadline);
+  }
+}
+
+interface DnsWorker {
+  readonly worker: Worker;
+  request(name: string, config: ResolverConfig, deadline: number): DnsResult;
+}
+
+/** A worker thread running resolver.ts's queries while this thread waits (Atomics.wait). */
+function startDnsWorker(): DnsWorker {
+  const shared = new SharedArrayBuffer(4);
+  const signal = new Int32Array(shared);
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(new URL("./dns-worker.js", import.meta.url), {
+    workerData: { signal: shared, port: port2 },
+    transferList: [port2],
+  });
+  worker.unref();
+  port1.unref();
+  let nextId = 0;
+  return {
+    worker,
+    request(name, config, deadline) {
+      const id = ++nextId;
+      port1.postMessage({ id, name, config, deadline } satisfies DnsRequest);
+      for (;;) {
+        const seen = Atomics.load(signal, 0);
+        for (let got = receiveMessageOnPort(port1); got; got = receiveMessageOnPort(port1)) {
+          const reply = got.message as DnsReply;
+          if (reply.id === id) return reply.result;
+        }
+        const left = deadline + DNS_GRACE_MS - Date.now();
+        if (left <= 0) return { status: "unavail" };
+        Atomics.wait(signal, 0, seen, left);
+      }
+    },
+  };
+}
+
+const MULTIARCH: Record<string, string> = { x64: "x86_64", arm64: "aarch64", ia32: "i386", arm: "arm" };
+
+/**
+ * Whether glibc would find the NSS module `name` (libnss_NAME.so.2) in the
+ * usual library directories: a source whose module is missing is
+ * unavailable, and the next one is asked.
+ */
+function nssModuleInstalled(name: string): boolean {
+  const triplet = `${MULTIARCH[os.arch()] ?? os.arch()}-linux-gnu${os.arch() === "arm" ? "eabihf" : ""}`;
+  for (const dir of ["/lib", "/usr/lib", "/lib64", "/usr/lib64", `/lib/${triplet}`, `/usr/lib/${triplet}`])
+    if (existsSync(`${dir}/libnss_${name}.so.2`)) return true;
+  return false;
+}
+
+function readText(path: string): string | undefined {
   try {
-    return readFileSync(`${etc}/hosts`, "utf8");
+    return readFileSync(path, "utf8");
   } catch {
     return undefined;
   }
-}
-
-/** The first line of the hosts file `hosts` that lists `name`, in any case. */
-function findHostEntry(hosts: string, name: string): HostEntry | undefined {
-  const wanted = name.toLowerCase();
-  for (const raw of hosts.split("\n")) {
-    const fields = raw.replace(/#.*/, "").trim().split(/\s+/);
-    const address = fields[0] as string;
-    if (
-      fields.length < 2 ||
-      !(/^\d{1,3}(\.\d{1,3}){3}$/.test(address) || /^[\da-f:.]*:[\da-f:.]*$/i.test(address))
-    )
-      continue;
-    const names = fields.slice(1);
-    if (names.some((n) => n.toLowerCase() === wanted))
-      return { name: names[0] as string, aliases: names.slice(1) };
-  }
-  return undefined;
 }
 
 function readTrimmed(path: string): string | undefined {
