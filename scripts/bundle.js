@@ -142,3 +142,13 @@ await build({
   outdir,
   format: "esm",
 });
+
+// What host.ts loads only when the host's names need more than /etc/hosts
+// (DNS...): required by the command bundles, so CommonJS too.
+await build({
+  ...common,
+  entryPoints: { "host-resolver": "dist/src/eval/host-resolver.js" },
+  outdir,
+  outExtension: { ".js": ".cjs" },
+  format: "cjs",
+});

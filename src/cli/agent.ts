@@ -8,6 +8,7 @@
  * log lines then go to stderr, so that stdout stays one JSON document).
  */
 import { existsSync } from "node:fs";
+import { prepareHostFacts } from "../eval/host.js";
 import { isatty } from "node:tty";
 import { formatLogLine, Logger } from "../system/logger.js";
 import type { RunReport } from "../reporting/report.js";
@@ -60,6 +61,8 @@ same rule).
 `;
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  // The host's names, through DNS if need be, without blocking this thread.
+  await prepareHostFacts();
   const start = await startCfCommand("agent", agentUsage, parseAgentArgs, args, io);
   if (typeof start === "number") return start;
   const { values, positional, level } = start;

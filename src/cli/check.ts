@@ -5,6 +5,7 @@
  * verbose notes) to stdout, or to stderr with `--log-to-stderr` or `--json`.
  */
 import { join } from "node:path";
+import { prepareHostFacts } from "../eval/host.js";
 import type { CheckResult } from "../check/check.js";
 import type { ParsedFile } from "../language/policy-set.js";
 import { makeStyler, shouldColor } from "./color.js";
@@ -20,6 +21,8 @@ import { diagnosticsToJson } from "./json.js";
 import { renderDiagnostics, renderSummary } from "./render.js";
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  // The host's names, through DNS if need be, without blocking this thread.
+  await prepareHostFacts();
   let options: CheckCommandOptions;
   try {
     options = parseCheckOptions(args);

@@ -8,6 +8,7 @@
  * option, a cookbook that does not load or compile, a failed resource).
  */
 import { formatRecipeDiagnostic, type RecipeDiagnostic } from "../recipes/collection.js";
+import { prepareHostFacts } from "../eval/host.js";
 import type { ConvergeEvent, RunStatus } from "../recipes/converge.js";
 import { formatRecipesDiagnostic } from "../recipes/model.js";
 import { parseCommandLine } from "./args.js";
@@ -86,6 +87,8 @@ export function splitRunList(text: string): string[] {
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  // The host's names, through DNS if need be, without blocking this thread.
+  await prepareHostFacts();
   let values: Values;
   try {
     const parsed = parseCommandLine(args, OPTIONS);

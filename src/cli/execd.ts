@@ -12,6 +12,7 @@
  * writes its pid to `<workdir>/cf-execd.pid` and removes it when it stops.
  */
 import { readFileSync, rmSync } from "node:fs";
+import { prepareHostFacts } from "../eval/host.js";
 import { join } from "node:path";
 import type { LogLevel, Logger } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
@@ -97,6 +98,8 @@ function parse(args: readonly string[]) {
 type Values = ReturnType<typeof parse>["values"];
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  // The host's names, through DNS if need be, without blocking this thread.
+  await prepareHostFacts();
   let maxOutputs = 0;
   const start = await startCfCommand("execd", execdUsage, parse, args, io, (values) => {
     const max = values["max-outputs"];

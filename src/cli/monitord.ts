@@ -13,6 +13,7 @@
  * writes its pid to `<workdir>/cf-monitord.pid` and removes it when it stops.
  */
 import { rmSync } from "node:fs";
+import { prepareHostFacts } from "../eval/host.js";
 import { join } from "node:path";
 import type { LogLevel } from "../system/logger.js";
 import { parseCommandLine } from "./args.js";
@@ -88,6 +89,8 @@ function parse(args: readonly string[]) {
 type Values = ReturnType<typeof parse>["values"];
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  // The host's names, through DNS if need be, without blocking this thread.
+  await prepareHostFacts();
   const start = await startCfCommand("monitord", monitordUsage, parse, args, io);
   if (typeof start === "number") return start;
   const { values, positional, level } = start;

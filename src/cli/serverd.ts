@@ -13,6 +13,7 @@
  * pid to `<workdir>/cf-serverd.pid` and removes it when it stops.
  */
 import { fork } from "node:child_process";
+import { prepareHostFacts } from "../eval/host.js";
 import { rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
@@ -91,6 +92,8 @@ function parse(args: readonly string[]) {
 type Values = ReturnType<typeof parse>["values"];
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  // The host's names, through DNS if need be, without blocking this thread.
+  await prepareHostFacts();
   const start = await startCfCommand("serverd", serverdUsage, parse, args, io);
   if (typeof start === "number") return start;
   const { values, positional, level } = start;

@@ -3,22 +3,14 @@
  * from. Gathered once per process with cheap calls only (no subprocesses):
  * this sits on the startup path of `tend check`.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import * as os from "node:os";
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
-import type { DnsReply, DnsRequest } from "./dns-worker.js";
+import { DNS_BUDGET_MS, filesFirst, findHostEntry, type HostNames, hostNames } from "./hosts-file.js";
 import { compareNaturally } from "./natural-order.js";
-import {
-  type DnsResult,
-  findHostEntry,
-  type HostEntry,
-  type NssSource,
-  parseNsswitchHosts,
-  parseResolvConf,
-  type ResolverConfig,
-} from "./resolver.js";
 
-export type { HostEntry } from "./resolver.js";
+export { type HostEntry, hostNames } from "./hosts-file.js";
 
 export interface HostFacts {
   /** The kernel's node name (uname -n) as it is. */
@@ -73,23 +65,99 @@ const ARCH_NAMES: Record<string, string> = { x64: "x86_64", arm64: "aarch64", ia
 
 let cached: HostFacts | undefined;
 
-/** The facts of this host (memoized). */
+/**
+ * The facts of this host (memoized). When the host's names need more than
+ * /etc/hosts, and prepareHostFacts has not found them first, a worker
+ * thread finds them while this one waits (~20 ms more CPU to start it).
+ */
 export function getHostFacts(): HostFacts {
-  cached ??= detectHostFacts();
+  if (cached) return cached;
+  const hostname = os.hostname();
+  cached = detectHostFacts(hostname, namesFromHostsFile(hostname) ?? resolveOnWorker(hostname));
   return cached;
 }
 
-function detectHostFacts(): HostFacts {
+/**
+ * Finds the facts before getHostFacts is asked, DNS asked on this thread
+ * if need be: the commands that evaluate policy call it first. Costs
+ * nothing more than getHostFacts when /etc/hosts has the node name.
+ */
+export async function prepareHostFacts(): Promise<void> {
+  if (cached) return;
   const hostname = os.hostname();
-  // As 3.21: the node name's canonical name, then the fqhost's aliases.
-  const resolver = new HostResolver("/etc", hostname, process.env);
-  const names = hostNames(hostname, resolver.lookup(hostname)?.name);
-  const fqhostAliases = resolver.lookup(names.fqhost)?.aliases ?? [];
-  resolver.close();
+  let names = namesFromHostsFile(hostname);
+  if (names === undefined) {
+    names = await (await loadResolver()).resolveHostNames(hostname, "/etc", process.env);
+  }
+  cached ??= detectHostFacts(hostname, names);
+}
+
+/**
+ * The names 3.21 finds (see hostNames) when the first source of
+ * nsswitch.conf's hosts line is files (as without one) and /etc/hosts
+ * lists the node name: the usual case, read here at no further cost.
+ * Anything else (DNS, other sources) is host-resolver.ts's, loaded then.
+ */
+function namesFromHostsFile(hostname: string): HostNames | undefined {
+  if (!filesFirst(readTrimmed("/etc/nsswitch.conf"))) return undefined;
+  const hosts = readTrimmed("/etc/hosts");
+  const entry = hosts === undefined ? undefined : findHostEntry(hosts, hostname);
+  if (entry === undefined) return undefined;
+  const names = hostNames(hostname, entry.name);
+  // The fqhost is a name of the same line (or the node name): files answer it too.
+  return { ...names, fqhostAliases: findHostEntry(hosts as string, names.fqhost)?.aliases ?? [] };
+}
+
+type Resolver = typeof import("./host-resolver.js");
+
+/**
+ * host-resolver.ts, its own file: the bundle (CommonJS run through
+ * node:vm) requires its CommonJS copy beside it, as an import() there goes
+ * through a loader Node 20 warns about; the compiled modules import it.
+ */
+async function loadResolver(): Promise<Resolver> {
+  if (import.meta.url.endsWith(".cjs"))
+    return createRequire(import.meta.url)("./host-resolver.cjs") as Resolver;
+  return (await import(new URL("./host-resolver.js", import.meta.url).href)) as Resolver;
+}
+
+/** How long the worker may take: DNS's own bound, and the worker's start. */
+const WORKER_WAIT_MS = DNS_BUDGET_MS + 1500;
+
+/** host-resolver.ts on a worker thread (dns-worker.ts), this thread waiting (Atomics.wait). */
+function resolveOnWorker(hostname: string): HostNames {
+  const shared = new SharedArrayBuffer(4);
+  const signal = new Int32Array(shared);
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(new URL("./dns-worker.js", import.meta.url), {
+    workerData: { signal: shared, port: port2, hostname },
+    transferList: [port2],
+    // A worker's script is a file: --input-type (node -e) would refuse it.
+    execArgv: process.execArgv.filter((arg) => !arg.startsWith("--input-type")),
+  });
+  worker.unref();
+  // A worker that fails is waited for no longer (below): its error must not end the process.
+  worker.on("error", () => undefined);
+  const end = Date.now() + WORKER_WAIT_MS;
+  try {
+    for (;;) {
+      const reply = receiveMessageOnPort(port1);
+      if (reply) return reply.message as HostNames;
+      const left = end - Date.now();
+      // No answer in time (a worker that failed): the node name alone, as without a resolver.
+      if (left <= 0) return { ...hostNames(hostname, undefined), fqhostAliases: [] };
+      Atomics.wait(signal, 0, 0, left);
+    }
+  } finally {
+    port1.close();
+    void worker.terminate().catch(() => undefined);
+  }
+}
+
+function detectHostFacts(hostname: string, names: HostNames): HostFacts {
   return {
     hostname,
     ...names,
-    fqhostAliases,
     arch: ARCH_NAMES[os.arch()] ?? os.arch(),
     os: os.platform() === "win32" ? "windows" : os.platform(),
     release: os.release(),
@@ -103,174 +171,6 @@ function detectHostFacts(): HostFacts {
     home: os.homedir(),
     ...readLinuxFacts(),
   };
-}
-
-/**
- * The host's names as 3.21 computes them (DetectDomainName): the node name
- * in lower case, and the name the resolver gives for it (`dnsname`, the
- * canonical name of gethostbyname). A dnsname with a dot is the fully
- * qualified name; when it extends the node name, the rest is the domain;
- * otherwise the node name is split at its first dot.
- */
-export function hostNames(
-  nodename: string,
-  dnsname: string | undefined,
-): { readonly fqhost: string; readonly uqhost: string; readonly domain: string } {
-  const node = nodename.toLowerCase();
-  const dns = (dnsname ?? "").toLowerCase();
-  const fqhost = dns.includes(".") ? dns : node;
-  if (fqhost.startsWith(node) && fqhost[node.length] === ".")
-    return { fqhost, uqhost: node, domain: fqhost.slice(node.length + 1) };
-  const dot = node.indexOf(".");
-  if (dot === -1) return { fqhost, uqhost: node, domain: "" };
-  return { fqhost, uqhost: node.slice(0, dot), domain: node.slice(dot + 1) };
-}
-
-/**
- * What gethostbyname(3) gives for `name`, as far as the files source of
- * nsswitch.conf answers it: the first line of /etc/hosts (IPv4 or IPv6, as
- * glibc answers cf-agent) that lists `name`, in any case. Undefined when
- * nsswitch.conf's hosts line does not use files, or no line lists the name.
- * DNS is not asked (see HostResolver).
- */
-export function lookupHostEntry(name: string, etc = "/etc"): HostEntry | undefined {
-  return new HostResolver(etc, name, {}, false).lookup(name);
-}
-
-/** The longest a try of one DNS server may take, whatever resolv.conf says. */
-const DNS_TRY_MS = 1000;
-/** The longest all DNS lookups of a resolver may take together: start-up never hangs. */
-const DNS_BUDGET_MS = 2000;
-/** How much longer than its deadline the worker's answer is waited for. */
-const DNS_GRACE_MS = 500;
-
-/**
- * gethostbyname(3) as glibc gives it to cf-agent: nsswitch.conf's hosts
- * sources in order (resolver.ts says which it knows), each status followed
- * by its action. The files are read when a source needs them, once: on the
- * usual path (the name in /etc/hosts) DNS costs nothing. DNS is asked on a
- * worker thread while this one waits, all lookups together bounded by
- * DNS_BUDGET_MS (cf-agent waits glibc's 5 s × 2 attempts per name tried,
- * 40 s at its start when the server is silent): past it, DNS is
- * unavailable, which is what glibc makes of timeouts.
- */
-export class HostResolver {
-  private sources: NssSource[] | undefined;
-  private hosts: string | null | undefined;
-  private config: ResolverConfig | undefined;
-  private deadline: number | undefined;
-  private worker: DnsWorker | undefined;
-
-  constructor(
-    private readonly etc: string,
-    private readonly nodename: string,
-    private readonly env: Readonly<Record<string, string | undefined>>,
-    private readonly dns = true,
-  ) {}
-
-  /** The entry the first answering source gives for `name`. */
-  lookup(name: string): HostEntry | undefined {
-    this.sources ??= parseNsswitchHosts(readTrimmed(`${this.etc}/nsswitch.conf`));
-    for (const source of this.sources) {
-      const { status, entry } = this.ask(source.name, name);
-      if (status === "success") return entry;
-      if (source.actions[status] === "return") return undefined;
-    }
-    return undefined;
-  }
-
-  /** Ends the DNS worker, if one was started. */
-  close(): void {
-    void this.worker?.worker.terminate().catch(() => undefined);
-    this.worker = undefined;
-  }
-
-  private ask(source: string, name: string): DnsResult {
-    if (source === "files") {
-      if (this.hosts === undefined) this.hosts = readText(`${this.etc}/hosts`) ?? null;
-      if (this.hosts === null) return { status: "unavail" };
-      const entry = findHostEntry(this.hosts, name);
-      return entry ? { status: "success", entry } : { status: "notfound" };
-    }
-    if (source === "myhostname" && nssModuleInstalled("myhostname")) {
-      const wanted = name.toLowerCase().replace(/\.$/, "");
-      if (wanted === this.nodename.toLowerCase() || /^(.*\.)?localhost(\.localdomain)?$/.test(wanted))
-        return {
-          status: "success",
-          entry: { name: wanted === this.nodename.toLowerCase() ? this.nodename : wanted, aliases: [] },
-        };
-      return { status: "notfound" };
-    }
-    if (source === "dns" && this.dns) return this.askDns(name);
-    return { status: "unavail" };
-  }
-
-  private askDns(name: string): DnsResult {
-    this.config ??= parseResolvConf(readText(`${this.etc}/resolv.conf`), this.nodename, this.env);
-    const config = { ...this.config, timeout: Math.min(this.config.timeout, DNS_TRY_MS / 1000) };
-    this.deadline ??= Date.now() + DNS_BUDGET_MS;
-    if (Date.now() >= this.deadline) return { status: "unavail" };
-    this.worker ??= startDnsWorker();
-    return this.worker.request(name, config, this.deadline);
-  }
-}
-
-interface DnsWorker {
-  readonly worker: Worker;
-  request(name: string, config: ResolverConfig, deadline: number): DnsResult;
-}
-
-/** A worker thread running resolver.ts's queries while this thread waits (Atomics.wait). */
-function startDnsWorker(): DnsWorker {
-  const shared = new SharedArrayBuffer(4);
-  const signal = new Int32Array(shared);
-  const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(new URL("./dns-worker.js", import.meta.url), {
-    workerData: { signal: shared, port: port2 },
-    transferList: [port2],
-  });
-  worker.unref();
-  port1.unref();
-  let nextId = 0;
-  return {
-    worker,
-    request(name, config, deadline) {
-      const id = ++nextId;
-      port1.postMessage({ id, name, config, deadline } satisfies DnsRequest);
-      for (;;) {
-        const seen = Atomics.load(signal, 0);
-        for (let got = receiveMessageOnPort(port1); got; got = receiveMessageOnPort(port1)) {
-          const reply = got.message as DnsReply;
-          if (reply.id === id) return reply.result;
-        }
-        const left = deadline + DNS_GRACE_MS - Date.now();
-        if (left <= 0) return { status: "unavail" };
-        Atomics.wait(signal, 0, seen, left);
-      }
-    },
-  };
-}
-
-const MULTIARCH: Record<string, string> = { x64: "x86_64", arm64: "aarch64", ia32: "i386", arm: "arm" };
-
-/**
- * Whether glibc would find the NSS module `name` (libnss_NAME.so.2) in the
- * usual library directories: a source whose module is missing is
- * unavailable, and the next one is asked.
- */
-function nssModuleInstalled(name: string): boolean {
-  const triplet = `${MULTIARCH[os.arch()] ?? os.arch()}-linux-gnu${os.arch() === "arm" ? "eabihf" : ""}`;
-  for (const dir of ["/lib", "/usr/lib", "/lib64", "/usr/lib64", `/lib/${triplet}`, `/usr/lib/${triplet}`])
-    if (existsSync(`${dir}/libnss_${name}.so.2`)) return true;
-  return false;
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
 }
 
 function readTrimmed(path: string): string | undefined {

@@ -9,13 +9,16 @@
  * thread (dns-worker.ts) that host.ts waits for, so the facts stay
  * synchronous and nothing here loads on the usual path.
  *
- * Sources: `files` (/etc/hosts), `dns`, `myhostname` (the node name and
+ * Sources (host-resolver.ts): `files` (/etc/hosts), `dns`, `myhostname` (the node name and
  * localhost answer themselves, as systemd's module does). The mDNS modules
  * (`mdns`, `mdns4_minimal`...) answer only names under `.local`, through the
  * Avahi daemon, which tend does not ask: they are unavailable, as they are
  * to glibc for other names. Any other source (ldap, nis, resolve...) is
  * unavailable too, so the next one is asked, as when its module is missing.
  */
+import { type HostEntry, hostsLine } from "./hosts-file.js";
+
+export type { HostEntry } from "./hosts-file.js";
 /** What a source answered, in nsswitch.conf's words. */
 export type NssStatus = "success" | "notfound" | "unavail" | "tryagain";
 
@@ -45,12 +48,9 @@ const DEFAULT_HOSTS_LINE = "files dns";
  * `[!UNAVAIL=return]`... (`merge` counts as `continue`).
  */
 export function parseNsswitchHosts(text: string | undefined): NssSource[] {
-  const line =
-    text === undefined ? undefined : /^[ \t]*hosts[ \t]*:(.*)$/m.exec(text)?.[1]?.replace(/#.*/, "");
+  const line = hostsLine(text);
   const sources: { name: string; actions: Record<NssStatus, "return" | "continue"> }[] = [];
-  const words = (line === undefined || line.trim() === "" ? DEFAULT_HOSTS_LINE : line).match(
-    /\[[^\]]*\]?|[^\s[]+/g,
-  );
+  const words = (line ?? DEFAULT_HOSTS_LINE).match(/\[[^\]]*\]?|[^\s[]+/g);
   for (const word of words ?? []) {
     if (!word.startsWith("[")) {
       sources.push({ name: word.toLowerCase(), actions: { ...DEFAULT_ACTIONS } });
@@ -72,30 +72,6 @@ export function parseNsswitchHosts(text: string | undefined): NssSource[] {
     }
   }
   return sources;
-}
-
-/** What gethostbyname(3) gives for a name: its canonical name and aliases. */
-export interface HostEntry {
-  readonly name: string;
-  readonly aliases: readonly string[];
-}
-
-/** The first line of the hosts file `hosts` that lists `name`, in any case. */
-export function findHostEntry(hosts: string, name: string): HostEntry | undefined {
-  const wanted = name.toLowerCase();
-  for (const raw of hosts.split("\n")) {
-    const fields = raw.replace(/#.*/, "").trim().split(/\s+/);
-    const address = fields[0] as string;
-    if (
-      fields.length < 2 ||
-      !(/^\d{1,3}(\.\d{1,3}){3}$/.test(address) || /^[\da-f:.]*:[\da-f:.]*$/i.test(address))
-    )
-      continue;
-    const names = fields.slice(1);
-    if (names.some((n) => n.toLowerCase() === wanted))
-      return { name: names[0] as string, aliases: names.slice(1) };
-  }
-  return undefined;
 }
 
 /** The stub resolver's settings, as glibc reads them from resolv.conf. */
@@ -274,13 +250,7 @@ export function decodeAnswer(message: Buffer, id: number, name: string): DnsAnsw
   }
 }
 
-/** What the dns source answered. */
-export interface DnsResult {
-  readonly status: NssStatus;
-  readonly entry?: HostEntry;
-}
-
-/** What the dns source answered. */
+/** What a source answered. */
 export interface DnsResult {
   readonly status: NssStatus;
   readonly entry?: HostEntry;

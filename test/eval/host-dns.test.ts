@@ -16,8 +16,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { CF_BIN, scratchHost, skipReason, TEND } from "../net/hosts.js";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { CF_BIN, REPO, scratchHost, skipReason, TEND } from "../net/hosts.js";
 import { scratchDirectory } from "../scratch.js";
 import type { Zone } from "./dns-server.js";
 
@@ -95,18 +95,27 @@ const ZONE: Zone = {
 
 const workdirs = new Map<string, string>();
 
+/** getHostFacts without prepareHostFacts (its worker thread), printed as the policy prints the names. */
+const FACTS = `const { getHostFacts } = await import(${JSON.stringify(pathToFileURL(join(REPO, "dist/src/eval/host.js")).href)});
+const f = getHostFacts();
+console.log(\`R: host=\${f.hostname.toLowerCase()} fqhost=\${f.fqhost} uqhost=\${f.uqhost} domain=\${f.domain}\`);`;
+
 /** One agent's report in a namespace set up from `dir`, and the names it asked of DNS. */
 async function run(
   dir: string,
   nodename: string,
-  agent: "cf" | "tend",
+  agent: "cf" | "tend" | "facts",
 ): Promise<{ report: string; queries: string }> {
   const workdir = workdirs.get(agent) ?? scratchHost(`tend-host-dns-${agent}-`).dir;
   workdirs.set(agent, workdir);
   const policy = join(dir, "names.cf");
   const args = ["-K", "-f", policy];
   const argv =
-    agent === "cf" ? [join(CF_BIN, "cf-agent"), ...args] : [process.execPath, TEND, "agent", ...args];
+    agent === "cf"
+      ? [join(CF_BIN, "cf-agent"), ...args]
+      : agent === "tend"
+        ? [process.execPath, TEND, "agent", ...args]
+        : [process.execPath, "--input-type=module", "-e", FACTS];
   writeFileSync(join(dir, "queries.log"), "");
   const child = spawn(
     "unshare",
@@ -194,6 +203,14 @@ test("names through DNS (search list, CNAMEs): tend agent as cf-agent", { skip: 
     "nothere",
     "both",
   ]);
+  // The same names when getHostFacts finds them alone (a worker thread asks DNS).
+  for (const nodename of ["web1", "alias.other.test", "web2.sub"]) {
+    const host = reports
+      .get(nodename)
+      ?.split("\n")
+      .find((line) => line.startsWith("R: host="));
+    assert.equal((await run(dir, nodename, "facts")).report, host, `node name ${nodename}`);
+  }
   // What 3.21 does, so that a change in the reference shows.
   assert.match(reports.get("web1") ?? "", /fqhost=real\.example\.test uqhost=web1 domain=\n/);
   assert.match(

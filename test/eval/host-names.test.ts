@@ -16,7 +16,8 @@ import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
-import { hostNames, lookupHostEntry } from "../../src/eval/host.js";
+import { hostNames } from "../../src/eval/host.js";
+import { lookupHostEntry } from "../../src/eval/host-resolver.js";
 import { CF_BIN, freePort, scratchHost, skipReason, TEND } from "../net/hosts.js";
 import { scratchDirectory } from "../scratch.js";
 
@@ -46,7 +47,7 @@ test("host names are derived from the node name and its canonical name, as 3.21 
   assert.deepEqual(hostNames("web1", "web1"), { fqhost: "web1", uqhost: "web1", domain: "" });
 });
 
-test("the canonical name comes from the first /etc/hosts line naming the host", () => {
+test("the canonical name comes from the first /etc/hosts line naming the host", async () => {
   const etc = scratchDirectory("tend-host-names-");
   writeFileSync(
     join(etc, "hosts"),
@@ -61,17 +62,20 @@ test("the canonical name comes from the first /etc/hosts line naming the host", 
     ].join("\n"),
   );
   writeFileSync(join(etc, "nsswitch.conf"), "hosts: files dns\n");
-  assert.equal(lookupHostEntry("web1", etc)?.name, "Web1.Example.com");
-  assert.equal(lookupHostEntry("WEB1", etc)?.name, "Web1.Example.com");
-  assert.equal(lookupHostEntry("web6", etc)?.name, "six.example.com");
-  assert.deepEqual(lookupHostEntry("web1.example.com", etc), { name: "Web1.Example.com", aliases: ["web1"] });
-  assert.equal(lookupHostEntry("web2", etc)?.name, undefined);
-  assert.equal(lookupHostEntry("web3", etc)?.name, undefined);
+  assert.equal((await lookupHostEntry("web1", etc))?.name, "Web1.Example.com");
+  assert.equal((await lookupHostEntry("WEB1", etc))?.name, "Web1.Example.com");
+  assert.equal((await lookupHostEntry("web6", etc))?.name, "six.example.com");
+  assert.deepEqual(await lookupHostEntry("web1.example.com", etc), {
+    name: "Web1.Example.com",
+    aliases: ["web1"],
+  });
+  assert.equal((await lookupHostEntry("web2", etc))?.name, undefined);
+  assert.equal((await lookupHostEntry("web3", etc))?.name, undefined);
   // Not asked when nsswitch.conf leaves files out.
   writeFileSync(join(etc, "nsswitch.conf"), "hosts: dns\n");
-  assert.equal(lookupHostEntry("web1", etc)?.name, undefined);
+  assert.equal((await lookupHostEntry("web1", etc))?.name, undefined);
   writeFileSync(join(etc, "nsswitch.conf"), "hosts: files [NOTFOUND=return] dns\n");
-  assert.equal(lookupHostEntry("web1", etc)?.name, "Web1.Example.com");
+  assert.equal((await lookupHostEntry("web1", etc))?.name, "Web1.Example.com");
 });
 
 const reason = skipReason("cf-agent");
