@@ -132,8 +132,8 @@ function resolveOnWorker(hostname: string): HostNames {
   const worker = new Worker(new URL("./dns-worker.js", import.meta.url), {
     workerData: { signal: shared, port: port2, hostname },
     transferList: [port2],
-    // A worker's script is a file: --input-type (node -e) would refuse it.
-    execArgv: process.execArgv.filter((arg) => !arg.startsWith("--input-type")),
+    // None of this process's options: `node -e CODE` would have the worker run CODE.
+    execArgv: [],
   });
   worker.unref();
   // A worker that fails is waited for no longer (below): its error must not end the process.
