@@ -33,10 +33,13 @@
  * replaced one: a rename or removal through this module, a file written
  * over something other than nothing or a file (atomic.ts), and whatever
  * the applier runs but file resources (directoriesMayHaveChanged): the
- * thousand files of one directory cost one stat, not a thousand. Without /proc (a chroot without it), each component is
- * checked the same way and the change made by path: refused links are
- * still refused, but a swap between the check and the change is not
- * caught.
+ * thousand files of one directory cost one stat, not a thousand. A
+ * directory another process replaces in the middle of a run of file
+ * resources is noticed at the next such point, not at the next file.
+ *
+ * Without /proc (a chroot without it), each component is checked the
+ * same way and the change made by path: refused links are still
+ * refused, but a swap between the check and the change is not caught.
  *
  * Every function throws as its node:fs namesake does (an Error with
  * `code`, `syscall` and `path`), so callers keep their error handling.
