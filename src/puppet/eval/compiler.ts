@@ -1236,7 +1236,7 @@ export class Compiler implements ScopeHost {
         const name = op.name;
         const value = this.ev.evaluate(op.value, scope);
         if (result.has(name)) this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
-        result.set(name, { name, value, add: op.operator === "+>", source });
+        result.set(name, { name, value, add: op.operator === "+>", source, at: op.offset });
       } else {
         const h = this.ev.evaluate(op.expr, scope);
         if (!(h instanceof PHash))
@@ -1245,7 +1245,7 @@ export class Compiler implements ScopeHost {
         for (const [k, v] of h) entries.push([String(k), v]);
         for (const [name, value] of entries) {
           if (result.has(name)) this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
-          result.set(name, { name, value, source });
+          result.set(name, { name, value, source, at: op.offset });
         }
       }
     }
@@ -1722,35 +1722,52 @@ export class Compiler implements ScopeHost {
         const value: PValue = p.value;
         // One reference (the usual case) is checked without a list made for it.
         if (!isArr(value)) {
-          this.checkRelationshipTarget(r, param, value);
+          this.checkRelationshipTarget(r, p, value);
           continue;
         }
         for (const v of value.flat(Number.POSITIVE_INFINITY as 1) as PValue[])
-          this.checkRelationshipTarget(r, param, v);
+          this.checkRelationshipTarget(r, p, v);
       }
     }
   }
 
-  private checkRelationshipTarget(r: CResource, param: string, v: PValue): void {
+  private checkRelationshipTarget(r: CResource, p: ParamEntry, v: PValue): void {
     if (v === undefined) return;
     if (this.foundByType(v)) return;
     const ref = asResourceRef(v);
     // Puppet makes a resource of a string not shaped `Type[title]`: it has no title.
-    // (Puppet places it at the attribute's line; tend keeps no line per attribute: the resource's.)
-    if (!ref && typeof v === "string" && !/^[^[\]]+\[.+\]$/s.test(v)) {
-      const where =
-        r.file !== undefined && r.file !== "" ? `file: ${r.file}, line: ${r.line}` : `line: ${r.line}`;
+    if (!ref && typeof v === "string" && !/^[^[\]]+\[.+\]$/s.test(v))
       throw new PuppetEvalError(
-        `No title provided and ${rubyInspect(v)} is not a valid resource reference (${where})`,
+        `No title provided and ${rubyInspect(v)} is not a valid resource reference (${this.paramWhere(r, p)})`,
       );
-    }
     const text = ref ? ref.refString() : typeof v === "string" ? v : interpolate(v);
     const found = ref ? this.catalog.findRef(text) : this.findRefString(text);
-    if (!found) {
-      const where =
-        r.file !== undefined && r.file !== "" ? `file: ${r.file}, line: ${r.line}` : `line: ${r.line}`;
-      throw new PuppetEvalError(`Could not find resource '${text}' in parameter '${param}' (${where})`);
+    if (!found)
+      throw new PuppetEvalError(
+        `Could not find resource '${text}' in parameter '${p.name}' (${this.paramWhere(r, p)})`,
+      );
+  }
+
+  /**
+   * Where a parameter was set, as Puppet places a relationship's error: the
+   * attribute's file and line, found from its offset only now. An attribute
+   * of the main manifests is looked for in the resource's manifest (an
+   * override from another main manifest would be misplaced); one set
+   * without an offset (by a function) is at the resource's position.
+   */
+  private paramWhere(r: CResource, p: ParamEntry): string {
+    let file = r.file;
+    let line = r.line;
+    if (p.at !== undefined) {
+      let locator: Locator | undefined = p.source?.locator;
+      if (locator === undefined && (r.source === undefined || r.source.kind === "main"))
+        locator = this.programs.find((prog) => prog.locator.file === (r.file ?? ""))?.locator;
+      if (locator !== undefined) {
+        file = locator.file;
+        line = locator.line(p.at);
+      }
     }
+    return file !== undefined && file !== "" ? `file: ${file}, line: ${line}` : `line: ${line}`;
   }
 
   /** A reference with a title (`File['/x']`) found as it is, without making its text. */

@@ -28,6 +28,11 @@ export interface ParamEntry {
   readonly source: Definition | undefined;
   /** `+>`: appended to the current value by an override. */
   readonly add?: boolean;
+  /**
+   * The offset of the attribute in its source (the file of `source`, or a
+   * main manifest): one number kept, made a line only when an error needs it.
+   */
+  readonly at?: number;
 }
 
 const VALID_TAG = /^[\p{L}\p{N}_][\p{L}\p{N}_:.-]*$/u;

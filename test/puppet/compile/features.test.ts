@@ -20,6 +20,7 @@ import {
   loadFacts,
   loadRecordedDir,
   localTrusted,
+  relationshipPositionDiffers,
   type Recorded,
 } from "./harness.js";
 
@@ -76,6 +77,7 @@ test("Object types, TypeSets, annotate and stdlib features compile as Puppet 7.2
       const got = outcome.line === undefined ? "none" : `${outcome.line}:${outcome.column}`;
       if (want !== null && `${want[1]}:${want[2]}` !== got)
         problem = `position: Puppet ${want[1]}:${want[2]} | tend ${got}`;
+      if (want === null) problem = relationshipPositionDiffers(r.error, outcome.message);
     }
     if (v.pass && outcome.kind === "catalog") {
       const want = (r.messages ?? []).filter((m) => m.level === "warning").map((m) => warningCore(m.message));

@@ -98,6 +98,22 @@ export function errorCore(message: string): string {
     .trim();
 }
 
+const LINE_ONLY = /\((?:file: [^)]*, )?line: \d+\)/;
+const RELATIONSHIP =
+  /is not a valid resource reference|^(?:Error: )?Could not find resource '.*' in parameter/;
+
+/**
+ * A relationship to no resource is placed at the attribute's line, without
+ * a column, in the text: tend's position there when Puppet's differs, else
+ * undefined (also for every other message).
+ */
+export function relationshipPositionDiffers(puppet: string, tend: string): string | undefined {
+  if (!RELATIONSHIP.test(puppet)) return undefined;
+  const want = LINE_ONLY.exec(puppet)?.[0];
+  const got = LINE_ONLY.exec(tend)?.[0];
+  return want !== undefined && want !== got ? `position: Puppet ${want} | tend ${got ?? "none"}` : undefined;
+}
+
 /** The facts file of `node` (Puppet::Node::Facts JSON). */
 export function loadFacts(node: string): Record<string, unknown> {
   const doc = JSON.parse(readFileSync(`${fixturesDir}facts/${node}.json`, "utf8")) as {

@@ -22,6 +22,7 @@ import {
   localTrusted,
   type Recorded,
   ratchet,
+  relationshipPositionDiffers,
   repoRoot,
   snippetInputsDir,
   summarise,
@@ -69,6 +70,14 @@ test("tend compiles Puppet's spec snippets as Puppet 7.23 does (rate ≥ the rat
     issue.rate >= floor,
     `pass rate ${(issue.rate * 100).toFixed(1)}% fell below the ratchet ${(floor * 100).toFixed(1)}%\n${issue.lines.join("\n")}`,
   );
+  // A relationship to no resource: at the attribute's line, as Puppet places it (0022).
+  const misplaced = recorded.flatMap((r) => {
+    const outcome = outcomes.get(r.id);
+    if (r.error === undefined || outcome?.kind !== "error") return [];
+    const problem = relationshipPositionDiffers(r.error, outcome.message);
+    return problem === undefined ? [] : [`${r.id}: ${problem}`];
+  });
+  assert.deepEqual(misplaced, []);
   // Failing as Puppet fails, with Puppet's message: their number only grows.
   const sameMessage = issueVerdicts.filter((v) => v.sameMessage).length;
   const messageFloor = ratchet("snippetMessages");
