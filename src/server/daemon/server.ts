@@ -343,7 +343,7 @@ class ServerState {
     for (const socket of this.sockets) socket.destroy();
     await Promise.allSettled([...this.served, this.pool?.close()]);
     await closed;
-    this.lastSeen.flush();
+    await this.lastSeen.flush();
   }
 }
 
