@@ -202,14 +202,17 @@ function selectClass(
   return true;
 }
 
-/** 3.21 hashes `<fqhost>+<ipv4>+<uid>` to pick a class, so a host always picks the same one. */
+/**
+ * 3.21 hashes `<fqhost>+<ipv4>+<uid>` to pick a class, so a host always
+ * picks the same one; without `sys.ipv4`, the fqhost's resolved address.
+ */
 function selectionSeed(ctx: EvalContext): string {
   const sys = (name: string) => {
     const value = ctx.getVariable({ ns: null, scope: "sys", name, indices: [] });
     return value && isScalar(value) ? value.value : "";
   };
   const uid = typeof process.getuid === "function" ? process.getuid() : 0;
-  return `${sys("fqhost")}+${sys("ipv4")}+${uid}`;
+  return `${sys("fqhost")}+${sys("ipv4") || ctx.resolvedAddress}+${uid}`;
 }
 
 function distributeClass(

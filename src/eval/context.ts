@@ -71,6 +71,12 @@ export class EvalContext {
   /** The program evaluating: cf-agent, or cf-promises (`common`); some functions' messages differ. */
   agentType: AgentType = "common";
   /**
+   * 3.21's host address (VIPADDRESS) when `sys.ipv4` is not set (no
+   * interface but loopback): the fqhost's address as the resolver gives
+   * it. It seeds select_class and the splay, with the fqhost.
+   */
+  resolvedAddress = "";
+  /**
    * `package_inventory` of body common control: the package modules whose
    * inventories packagesmatching() reads (none: the package_method one).
    */

@@ -37,7 +37,8 @@ export async function resolveHostNames(
 ): Promise<HostNames> {
   const resolver = new HostResolver(etc, nodename, env);
   const names = hostNames(nodename, (await resolver.lookup(nodename))?.name);
-  return { ...names, fqhostAliases: (await resolver.lookup(names.fqhost))?.aliases ?? [] };
+  const fq = await resolver.lookup(names.fqhost);
+  return { ...names, fqhostAliases: fq?.aliases ?? [], fqhostAddress: fq?.address };
 }
 
 /**

@@ -19,6 +19,8 @@ export interface HostFacts {
   readonly fqhost: string;
   /** The aliases the resolver gives for fqhost: each is a hard class, as in 3.21. */
   readonly fqhostAliases?: readonly string[];
+  /** The fqhost's IPv4 address as the resolver gives it (see HostNames). */
+  readonly fqhostAddress?: string;
   readonly uqhost: string;
   readonly domain: string;
   /** CFEngine's architecture name: x86_64, aarch64, i686... */
@@ -105,7 +107,8 @@ function namesFromHostsFile(hostname: string): HostNames | undefined {
   if (entry === undefined) return undefined;
   const names = hostNames(hostname, entry.name);
   // The fqhost is a name of the same line (or the node name): files answer it too.
-  return { ...names, fqhostAliases: findHostEntry(hosts as string, names.fqhost)?.aliases ?? [] };
+  const fq = findHostEntry(hosts as string, names.fqhost);
+  return { ...names, fqhostAliases: fq?.aliases ?? [], fqhostAddress: fq?.address };
 }
 
 type Resolver = typeof import("./host-resolver.js");

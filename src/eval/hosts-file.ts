@@ -8,6 +8,8 @@
 export interface HostEntry {
   readonly name: string;
   readonly aliases: readonly string[];
+  /** Its first IPv4 address, if it has one (what gethostbyname's h_addr holds). */
+  readonly address?: string;
 }
 
 /** `sys.fqhost`, `sys.uqhost`, `sys.domain`, and the fqhost's aliases (hard classes, as in 3.21). */
@@ -16,6 +18,11 @@ export interface HostNames {
   readonly uqhost: string;
   readonly domain: string;
   readonly fqhostAliases: readonly string[];
+  /**
+   * The fqhost's IPv4 address as the resolver gives it: 3.21's host
+   * address (VIPADDRESS) when no interface but loopback has one.
+   */
+  readonly fqhostAddress?: string;
 }
 
 /** The longest all DNS lookups of a start may take together: start-up never hangs. */
@@ -68,7 +75,11 @@ export function findHostEntry(hosts: string, name: string): HostEntry | undefine
       continue;
     const names = fields.slice(1);
     if (names.some((n) => n.toLowerCase() === wanted))
-      return { name: names[0] as string, aliases: names.slice(1) };
+      return {
+        name: names[0] as string,
+        aliases: names.slice(1),
+        ...(address.includes(":") ? {} : { address }),
+      };
   }
   return undefined;
 }

@@ -226,6 +226,7 @@ export function decodeAnswer(message: Buffer, id: number, name: string): DnsAnsw
     let canonical = name;
     const aliases: string[] = [];
     let found = false;
+    let address: string | undefined;
     for (let i = 0; i < answers; i++) {
       const [owner, end] = readName(message, at);
       const type = message.readUInt16BE(end);
@@ -240,11 +241,14 @@ export function decodeAnswer(message: Buffer, id: number, name: string): DnsAnsw
         expected = target.toLowerCase();
         canonical = target;
       } else if (type === 1 && length === 4) {
-        if (!found) canonical = owner;
+        if (!found) {
+          canonical = owner;
+          address = `${message[data]}.${message[data + 1]}.${message[data + 2]}.${message[data + 3]}`;
+        }
         found = true;
       }
     }
-    return found ? { rcode, entry: { name: canonical, aliases } } : { rcode };
+    return found ? { rcode, entry: { name: canonical, aliases, address } } : { rcode };
   } catch {
     return { rcode: 2 };
   }

@@ -66,6 +66,7 @@ export function createEvalContext(options: ContextOptions = {}): EvalContext {
   for (const name of options.modeClasses ?? []) ctx.defineHardClass(name, ["cfe_internal", "source=agent"]);
   const dirs = resolveDirectories(facts, options);
   installSystemVariables(ctx, facts, dirs, now);
+  ctx.resolvedAddress = facts.fqhostAddress ?? "";
   installHostKey(ctx, dirs.workdir);
   installMonitoringEnvironment(ctx, dirs.statedir, now);
   if (options.entry) installEntryVariables(ctx, resolve(options.entry));

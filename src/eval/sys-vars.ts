@@ -215,7 +215,8 @@ function networkValues(facts: HostFacts): SysEntry[] {
   const flags = (name: string) => facts.interfaceFlags?.[name];
   const last = ipv4.at(-1);
   if (last) out.push(["interface", scalar(last.name), AGENT]);
-  const external = ipv4.find((i) => !i.address.startsWith("127.")) ?? ipv4[0];
+  // The first interface but loopback, as 3.21: with loopback alone, none.
+  const external = ipv4.find((i) => !i.address.startsWith("127."));
   if (external) out.push(["ipv4", scalar(external.address), INVENTORY("none")]);
   const hardware: string[] = [];
   const flagList: string[] = [];

@@ -98,13 +98,13 @@ export interface ControlMessage {
   readonly message: string;
 }
 
-/** The host's identity as the context has it. */
+/** The host's identity as the context has it (the address: see EvalContext.resolvedAddress). */
 export function hostIdentity(ctx: EvalContext, uid: number): HostIdentity {
   const sys = (name: string): string => {
     const value = ctx.getVariable({ ns: DEFAULT_NAMESPACE, scope: "sys", name, indices: [] });
     return value && isScalar(value) ? value.value : "";
   };
-  return { fqname: sys("fqhost"), ipAddress: sys("ipv4"), uid };
+  return { fqname: sys("fqhost"), ipAddress: sys("ipv4") || ctx.resolvedAddress, uid };
 }
 
 /** IntFromString's reading: an int, or 3.21's unset value when it is not one. */

@@ -62,12 +62,17 @@ status=$?
 kill $pid
 exit $status`;
 
+// Loopback alone: no sys.ipv4, and select_class seeded with the fqhost's resolved address.
 const POLICY = `bundle agent main
 {
+  classes:
+      "pick" select_class => { "p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11", "p12", "p13", "p14", "p15" };
   vars:
       "classes" slist => sort(classesmatching(".*", "derived-from=sys.fqhost"), "lex");
       "more" slist => sort(classesmatching(".*", "(derived|based)-from=sys.(uqhost|domain)|based-on=.*"), "lex");
+      "picked" slist => classesmatching("p[0-9]+");
   reports:
+      "ipv4=$(sys.ipv4) picked=$(with)" with => join(",", picked);
       "host=$(sys.host) fqhost=$(sys.fqhost) uqhost=$(sys.uqhost) domain=$(sys.domain)";
       "classes=$(with)" with => join(",", classes);
       "more=$(with)" with => join(",", more);

@@ -68,6 +68,7 @@ test("the canonical name comes from the first /etc/hosts line naming the host", 
   assert.deepEqual(await lookupHostEntry("web1.example.com", etc), {
     name: "Web1.Example.com",
     aliases: ["web1"],
+    address: "10.0.0.1",
   });
   assert.equal((await lookupHostEntry("web2", etc))?.name, undefined);
   assert.equal((await lookupHostEntry("web3", etc))?.name, undefined);

@@ -112,7 +112,7 @@ test("DNS messages: a query, and the answer's canonical name and aliases", () =>
   const reply = answer(query, ZONE);
   assert.deepEqual(decodeAnswer(reply, 0x1234, "Web1.a.test"), {
     rcode: 0,
-    entry: { name: "Real.B.test", aliases: ["Web1.a.test", "mid.b.test"] },
+    entry: { name: "Real.B.test", aliases: ["Web1.a.test", "mid.b.test"], address: "10.0.0.7" },
   });
   // Not this query's answer.
   assert.equal(decodeAnswer(reply, 0x1235, "Web1.a.test"), undefined);
@@ -128,7 +128,7 @@ test("DNS messages: a query, and the answer's canonical name and aliases", () =>
   const compressed = Buffer.concat([header, question, record]);
   assert.deepEqual(decodeAnswer(compressed, 7, "plain.b.test"), {
     rcode: 0,
-    entry: { name: "plain.b.test", aliases: [] },
+    entry: { name: "plain.b.test", aliases: [], address: "10.0.0.9" },
   });
 });
 
@@ -145,11 +145,11 @@ test("the dns source asks each name of the search until one answers", async (t) 
   const deadline = Date.now() + 5000;
   assert.deepEqual(await queryDns("web1", config, deadline), {
     status: "success",
-    entry: { name: "Real.B.test", aliases: ["web1.a.test", "mid.b.test"] },
+    entry: { name: "Real.B.test", aliases: ["web1.a.test", "mid.b.test"], address: "10.0.0.7" },
   });
   assert.deepEqual(await queryDns("plain", config, deadline), {
     status: "success",
-    entry: { name: "plain.b.test", aliases: [] },
+    entry: { name: "plain.b.test", aliases: [], address: "10.0.0.9" },
   });
   assert.deepEqual(await queryDns("nowhere", config, deadline), { status: "notfound" });
   assert.deepEqual(await queryDns("noaddress", config, deadline), { status: "notfound" });
