@@ -17,7 +17,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { CF_BIN, REPO, scratchHost, skipReason, TEND } from "../net/hosts.js";
+import { CF_BIN, combinedOutput, REPO, scratchHost, skipReason, TEND } from "../net/hosts.js";
 import { scratchDirectory } from "../scratch.js";
 import type { Zone } from "./dns-server.js";
 
@@ -143,14 +143,7 @@ async function run(
       env: agent === "cf" ? process.env : { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
     },
   );
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  await new Promise<void>((resolve) => child.on("close", () => resolve()));
+  const output = await combinedOutput(child);
   // Reports in a fixed order: cf-agent prints the deferred `with` reports in another.
   const report = output.trim().split("\n").sort().join("\n");
   return { report, queries: readFileSync(join(dir, "queries.log"), "utf8") };

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { hostNames } from "../../src/eval/host.js";
 import { lookupHostEntry } from "../../src/eval/host-resolver.js";
-import { CF_BIN, freePort, scratchHost, skipReason, TEND } from "../net/hosts.js";
+import { CF_BIN, combinedOutput, freePort, scratchHost, skipReason, TEND } from "../net/hosts.js";
 import { scratchDirectory } from "../scratch.js";
 
 test("host names are derived from the node name and its canonical name, as 3.21 does", () => {
@@ -125,14 +125,7 @@ async function run(dir: string, nodename: string, agent: "cf" | "tend", policy: 
       env: agent === "cf" ? process.env : { ...process.env, CFENGINE_TEST_OVERRIDE_WORKDIR: workdir },
     },
   );
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  return new Promise<string>((resolve) => child.on("close", () => resolve(output.trim())));
+  return (await combinedOutput(child)).trim();
 }
 
 test("sys.host, fqhost, uqhost, domain and their classes: tend agent as cf-agent", {

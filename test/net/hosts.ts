@@ -598,6 +598,21 @@ export function runInHost(dir: string, argv: readonly string[], input?: string) 
   return spawnSync(command as string, args, { encoding: "utf8", input, timeout: 120_000 });
 }
 
+/**
+ * What a child writes on stdout and stderr together, once it has closed:
+ * without blocking the event loop, for tests whose listeners answer from
+ * this process.
+ */
+export function combinedOutput(child: ChildProcess): Promise<string> {
+  let output = "";
+  const add = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on("data", add);
+  child.stderr?.on("data", add);
+  return new Promise((resolve) => child.on("close", () => resolve(output)));
+}
+
 /** Starts `argv` as the host in `dir` (its mount namespace); killed (SIGKILL) when the test ends. */
 export function spawnInHost(t: TestContext, dir: string, argv: readonly string[]): ChildProcess {
   const [command, ...args] = hostArgv(dir, argv);
