@@ -13,6 +13,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeSync,
 } from "node:fs";
@@ -28,6 +29,28 @@ import { fileURLToPath } from "node:url";
  */
 export const TEND = fileURLToPath(new URL("../../bin/tend", import.meta.url));
 process.env.PATH = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`;
+
+/**
+ * Why bin/tend would not run the bundle a user runs, if so: it is missing,
+ * or older than the compiled sources (`tsc` ran without the bundle step,
+ * as `npm run conformance` does), and bin/tend.js then runs dist/src's
+ * modules, ~70 ms slower per start on a 1,000-file catalog. A benchmark
+ * would time that without a word.
+ */
+export function bundleProblem(root: string): string | undefined {
+  const bundle = statSync(join(root, "dist", "bundle", "tend.cjs"), { throwIfNoEntry: false });
+  const sources = statSync(join(root, "dist", "src", "cli", "main.js"), { throwIfNoEntry: false });
+  if (bundle === undefined) return "dist/bundle/tend.cjs is missing";
+  if (sources !== undefined && sources.mtimeMs > bundle.mtimeMs)
+    return "dist/bundle is older than dist/src (tsc ran without the bundle step)";
+  return undefined;
+}
+
+const stale = bundleProblem(fileURLToPath(new URL("../..", import.meta.url)));
+if (stale !== undefined)
+  process.stderr.write(
+    `bench: ${stale}: tend runs its modules, not the bundle, and is timed slower than it is; run \`node scripts/bundle.js\` first\n`,
+  );
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
