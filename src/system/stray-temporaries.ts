@@ -1,7 +1,8 @@
 /**
  * Temporary files a killed run left: tend writes a file as
- * `.<name>.tend-<pid>-<n>` beside it and renames it over the target
- * (atomic.ts), so a SIGKILL between the two leaves the temporary behind.
+ * `.tend-<pid>-<n>` beside it (`.<name>.tend-<pid>-<n>` before session 18)
+ * and renames it over the target (atomic.ts), so a SIGKILL between the two
+ * leaves the temporary behind.
  * The first time a run writes into a directory, it removes such leftovers
  * there — only names of exactly that pattern, only regular files last
  * written before this run started, and only when the process that wrote
@@ -15,7 +16,7 @@ import { join } from "node:path";
 import { unlinkSync as unlinkChecked } from "./safe-fs.js";
 
 /** tend's temporary names (see atomic.ts): the writer's pid is the first number. */
-const TEMPORARY = /^\..+\.tend-(\d+)-\d+$/;
+const TEMPORARY = /^(?:\..+)?\.tend-(\d+)-\d+$/;
 
 /** Margin for the process start time, known to a clock tick and the boot time to a second. */
 const START_MARGIN_MS = 2_000;

@@ -140,10 +140,9 @@ test("links planted at the temporary names of state files are never written thro
   // The next pids the system will hand out, each with the first few temporary names.
   const last = Number(readFileSync("/proc/sys/kernel/ns_last_pid", "utf8"));
   for (let pid = last + 1; pid <= last + 300; pid++) {
-    for (const name of ["locks.json", "persistent-classes.json"]) {
-      for (let n = 1; n <= 3; n++) symlinkSync(victim, join(state, `.${name}.tend-${pid}-${n}`));
+    for (let n = 1; n <= 3; n++) symlinkSync(victim, join(state, `.tend-${pid}-${n}`));
+    for (const name of ["locks.json", "persistent-classes.json"])
       symlinkSync(victim, join(state, `${name}.${pid}.tmp`));
-    }
   }
   const run = runTendAgent(policy, workdir, {});
   assert.equal(run.status, 0, run.output);
@@ -155,7 +154,7 @@ test("links planted at the temporary names of state files are never written thro
 test("a temporary state file a killed run left is removed by the next run", () => {
   const { policy, workdir, state } = stateCase();
   // pid 2^22 + 1 is above any pid_max: a writer that cannot be alive.
-  const stray = join(state, `.persistent-classes.json.tend-${2 ** 22 + 1}-1`);
+  const stray = join(state, `.tend-${2 ** 22 + 1}-1`);
   writeFileSync(stray, "{}", { mode: 0o600 });
   utimesSync(stray, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
   assert.equal(runTendAgent(policy, workdir).status, 0);

@@ -44,6 +44,8 @@ test("a write removes the temporaries of dead writers beside it, and only those"
     const files: Record<string, string> = {
       [`.f.tend-${dead}-1`]: "half",
       [`.g.tend-${dead}-7`]: "half",
+      [`.tend-${dead}-2`]: "half, named as since session 18",
+      [`tend-${dead}-2`]: "not hidden: not tend's name",
       [`.f.tend-${process.pid}-99`]: "mine",
       [`.f.tend-${parent}-3`]: "live writer",
       [`.h.tend-${parent}-4`]: "written before the live process started",
@@ -62,7 +64,7 @@ test("a write removes the temporaries of dead writers beside it, and only those"
     writeFileAtomically(join(dir, "f"), "new\n", 0o644);
     assert.equal(readFileSync(join(dir, "f"), "utf8"), "new\n");
     const left = readdirSync(dir).sort();
-    const gone = [`.f.tend-${dead}-1`, `.g.tend-${dead}-7`, `.h.tend-${parent}-4`];
+    const gone = [`.f.tend-${dead}-1`, `.g.tend-${dead}-7`, `.tend-${dead}-2`, `.h.tend-${parent}-4`];
     const expected = [
       ...Object.keys(files).filter((n) => !gone.includes(n)),
       `.d.tend-${dead}-2`,
