@@ -37,6 +37,13 @@
  * directory another process replaces in the middle of a run of file
  * resources is noticed at the next such point, not at the next file.
  *
+ * In a catalog run, a directory reached only through directories that
+ * root and the user running tend alone may write to (or sticky ones, for
+ * their own entries), and through no link, is used by its path: nobody
+ * else can put anything else there, and the kernel is spared a /proc link
+ * per call. Its walk is done again after anything that may change who can
+ * write (a command, a mode or owner changed through this module).
+ *
  * Without /proc (a chroot without it), each component is checked the
  * same way and the change made by path: refused links are still
  * refused, but a swap between the check and the change is not caught.
@@ -106,6 +113,10 @@ function procFd(): string | undefined {
 
 interface Pinned {
   readonly fd: number;
+  /** Whether its walk found it held by root and this user (walkDirectory): see checkedDirectory. */
+  readonly held: boolean;
+  /** The trustEpoch of its walk. */
+  readonly epoch: number;
   readonly dev: number;
   readonly ino: number;
   /** The generation in which its path was last seen to lead to it. */
@@ -117,6 +128,18 @@ const pinned = new Map<string, Pinned>();
 
 /** Counts the moments something may have replaced a directory; see checkedDirectory. */
 let generation = 0;
+/**
+ * Counts the moments something may have changed who can write to a
+ * directory (a command, a mode or owner changed, a rename): a directory
+ * found held by root and this user before is walked again (checkedDirectory).
+ * Each also counts as a generation.
+ */
+let trustEpoch = 0;
+
+function trustMayHaveChanged(): void {
+  generation++;
+  trustEpoch++;
+}
 /** How many catalog runs (reuseCheckedDirectories) are under way. */
 let reusing = 0;
 
@@ -126,7 +149,7 @@ let reusing = 0;
  * through this module was applied. Each is looked at again on its next use.
  */
 export function directoriesMayHaveChanged(): void {
-  generation++;
+  trustMayHaveChanged();
 }
 
 /**
@@ -137,13 +160,13 @@ export function directoriesMayHaveChanged(): void {
  * resources; outside, every use of a checked directory looks again.
  */
 export async function reuseCheckedDirectories<T>(fn: () => Promise<T>): Promise<T> {
-  generation++;
+  trustMayHaveChanged();
   reusing++;
   try {
     return await fn();
   } finally {
     reusing--;
-    generation++;
+    trustMayHaveChanged();
   }
 }
 
@@ -211,19 +234,46 @@ function componentsOf(path: string): string[] {
   return absolute.split("/").filter((p) => p !== "" && p !== ".");
 }
 
-/** Opens the directory `dir` through checked components; the caller closes the descriptor. */
-function walkDirectory(dir: string, syscall: string, reported: string): number {
+/**
+ * Whether no one but root and this user can put something else at the
+ * entry `child` saw in the directory `parent` saw: the entry is not a
+ * link, the directory is theirs and nobody else may write to it — or it
+ * is sticky (/tmp) and the entry is theirs, which others may then neither
+ * rename nor remove. (Write access an ACL gives shows in the group bits.)
+ */
+function heldByUs(parent: Stats, child: Stats): boolean {
+  if (child.isSymbolicLink() || !ownedByUs(parent)) return false;
+  return (parent.mode & 0o022) === 0 || ((parent.mode & 0o1000) !== 0 && ownedByUs(child));
+}
+
+function ownedByUs(stats: Stats): boolean {
+  return stats.uid === 0 || stats.uid === effectiveUid();
+}
+
+/**
+ * Opens the directory `dir` through checked components; the caller closes
+ * the descriptor. `held`: whether its absolute path, walked by the
+ * kernel, leads to the same directory for as long as root and this user
+ * leave it so (see heldByUs): calls may then use the path itself.
+ */
+function walkDirectory(dir: string, syscall: string, reported: string): { fd: number; held: boolean } {
   const parts = componentsOf(dir);
   let fd = openByPath("/", O_RDONLY | O_DIRECTORY);
   try {
+    let held = dir.charCodeAt(0) === 0x2f;
+    let parent = held ? fstatSync(fd) : undefined;
     for (const part of parts) {
       const at = `${PROC_FD}/${fd}/${part}`;
       const before = lstatSync(at);
+      if (parent !== undefined) {
+        held = part !== ".." && heldByUs(parent, before);
+        parent = held ? before : undefined;
+      }
       const next = openSeen(at, before, O_RDONLY | O_DIRECTORY, syscall, reported);
       closeSync(fd);
       fd = next;
     }
-    return fd;
+    return { fd, held };
   } catch (error) {
     closeSync(fd);
     throw error;
@@ -250,6 +300,14 @@ function samePlace(a: Pinned, b: Stats | undefined): boolean {
  * A path through which `dir` can be reached as it was checked: the
  * checked directory's descriptor under /proc, or `dir` itself without
  * /proc. Throws ENOLINK (a refused link), ENOENT, ENOTDIR...
+ *
+ * In a catalog run, a directory whose walk found it held by root and this
+ * user alone (walkDirectory's `held`) is given as `dir` itself, until
+ * something may have changed: the kernel then has no /proc link to follow
+ * at each call (1,000 new files: ~8 ms less CPU under load, ~3 ms on a
+ * quiet machine). That finding is only as old as its walk: once anything
+ * may have changed (a command, a change of mode or owner through this
+ * module), the directory is walked again rather than looked at.
  */
 export function checkedDirectory(dir: string, syscall = "open", reported = dir): string {
   const key = dir === "" ? "." : dir;
@@ -259,24 +317,32 @@ export function checkedDirectory(dir: string, syscall = "open", reported = dir):
   }
   const known = pinned.get(key);
   if (known) {
+    // What a walk found about who may write is as old as the walk: in a
+    // run, a directory found held by us is walked again once that may have changed.
+    const again = reusing > 0 && known.held && known.epoch !== trustEpoch;
     if (
       // (A relative path depends on the working directory too: looked at every time.)
       (reusing > 0 && known.seen === generation && key.charCodeAt(0) === 0x2f) ||
-      samePlace(known, statSync(key, { throwIfNoEntry: false }))
+      (!again && samePlace(known, statSync(key, { throwIfNoEntry: false })))
     ) {
       known.seen = generation;
       pinned.delete(key);
       pinned.set(key, known);
-      return `${PROC_FD}/${known.fd}`;
+      return reachedBy(key, known);
     }
     pinned.delete(key);
     closeSync(known.fd);
   }
-  const fd = walkDirectory(key, syscall, reported);
+  const { fd, held } = walkDirectory(key, syscall, reported);
   const stats = fstatSync(fd);
-  pinned.set(key, { fd, dev: stats.dev, ino: stats.ino, seen: generation });
+  const entry = { fd, held, epoch: trustEpoch, dev: stats.dev, ino: stats.ino, seen: generation };
+  pinned.set(key, entry);
   if (pinned.size > PINNED_MAX) evictOldest();
-  return `${PROC_FD}/${fd}`;
+  return reachedBy(key, entry);
+}
+
+function reachedBy(key: string, entry: Pinned): string {
+  return reusing > 0 && entry.held && entry.epoch === trustEpoch ? key : `${PROC_FD}/${entry.fd}`;
 }
 
 function evictOldest(): void {
@@ -353,9 +419,23 @@ export function chmodSync(path: string, mode: number): void {
   onDescriptor(
     path,
     "chmod",
-    (fd) => fchmodSync(fd, mode),
-    (at) => chmodByPath(at, mode),
+    (fd) => {
+      fchmodSync(fd, mode);
+      changedIfDirectory(fstatSync(fd));
+    },
+    (at) => {
+      chmodByPath(at, mode);
+      trustMayHaveChanged();
+    },
   );
+}
+
+/**
+ * Says that a directory's mode or owner changed: it decides whether the
+ * directories below it may be reached by their paths (checkedDirectory).
+ */
+function changedIfDirectory(stats: Stats | undefined): void {
+  if (stats === undefined || stats.isDirectory()) trustMayHaveChanged();
 }
 
 /** chown(2) through the checks, following a trusted link at the leaf. */
@@ -363,14 +443,22 @@ export function chownSync(path: string, uid: number, gid: number): void {
   onDescriptor(
     path,
     "chown",
-    (fd) => fchownSync(fd, uid, gid),
-    (at) => lchownByPath(at, uid, gid),
+    (fd) => {
+      fchownSync(fd, uid, gid);
+      changedIfDirectory(fstatSync(fd));
+    },
+    (at) => {
+      lchownByPath(at, uid, gid);
+      trustMayHaveChanged();
+    },
   );
 }
 
 /** lchown(2) in the checked directory: a link at the leaf is changed itself. */
 export function lchownSync(path: string, uid: number, gid: number): void {
-  lchownByPath(checkedPath(path, "lchown"), uid, gid);
+  const at = checkedPath(path, "lchown");
+  lchownByPath(at, uid, gid);
+  changedIfDirectory(lstatSync(at, { throwIfNoEntry: false }));
 }
 
 /** utimes(2) through the checks, following a trusted link at the leaf. */
@@ -405,7 +493,7 @@ export function rmdirSync(path: string): void {
 }
 
 export function renameSync(from: string, to: string): void {
-  generation++;
+  trustMayHaveChanged();
   const [source, destination] = checkedPair(from, to, "rename");
   renameByPath(source, destination);
 }

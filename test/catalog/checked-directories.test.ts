@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import {
+  chmodSync,
+  chownSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -19,11 +21,13 @@ import { applyCatalog } from "../../src/catalog/apply.js";
 import { puppetTypes } from "../../src/puppet/types/index.js";
 import { writeFileAtomically } from "../../src/system/atomic.js";
 import {
+  chmodSync as chmodChecked,
   checkedDirectory,
   directoriesMayHaveChanged,
   mkdirSync as mkdirChecked,
   renameSync,
   reuseCheckedDirectories,
+  unlinkSync as unlinkChecked,
 } from "../../src/system/safe-fs.js";
 import { scratchDirectory } from "../scratch.js";
 import { catalogOf, resource } from "./fakes.js";
@@ -49,7 +53,11 @@ test("a file resource after an exec that replaced its directory lands in the new
 });
 
 test("in a run, a checked directory is looked at again once something may have replaced it", async () => {
-  const dir = scratchDirectory("tend-checked-dirs-");
+  // In a directory others may write to, the checked directory is reached
+  // through its descriptor, never by its path (see the next test).
+  const dir = join(scratchDirectory("tend-checked-dirs-"), "open");
+  mkdirSync(dir);
+  chmodSync(dir, 0o777);
   const d = join(dir, "d");
   mkdirSync(d);
   const inode = (checked: string) => readdirSync(checked).sort().join(",");
@@ -73,6 +81,43 @@ test("in a run, a checked directory is looked at again once something may have r
   renameByPath(d, `${d}.3`);
   mkdirSync(d);
   assert.equal(inode(checkedDirectory(d)), "");
+});
+
+test("in a run, a directory only root and tend's user can change is reached by its own path", async () => {
+  const dir = scratchDirectory("tend-checked-dirs-");
+  const ours = join(dir, "ours", "inner");
+  const open = join(dir, "open", "inner");
+  mkdirSync(ours, { recursive: true });
+  mkdirSync(open, { recursive: true });
+  chmodSync(join(dir, "ours"), 0o755);
+  chmodSync(join(dir, "open"), 0o777);
+  const proc = /^\/proc\/(self|\d+)\/fd\/\d+$/;
+  // Outside a run: always the descriptor's path.
+  assert.match(checkedDirectory(ours), proc);
+  await reuseCheckedDirectories(async () => {
+    assert.equal(checkedDirectory(ours), ours);
+    // Anyone may write to `open`, so `inner` there could be swapped: the descriptor's path.
+    assert.match(checkedDirectory(open), proc);
+    // A sticky directory keeps others from renaming what is root's...
+    const sticky = join(dir, "sticky", "inner");
+    mkdirSync(sticky, { recursive: true });
+    chmodSync(join(dir, "sticky"), 0o1777);
+    assert.equal(checkedDirectory(sticky), sticky);
+    // ...not what is another user's.
+    chownSync(sticky, 65534, 65534);
+    directoriesMayHaveChanged();
+    assert.match(checkedDirectory(sticky), proc);
+    // Never through a link.
+    symlinkSync(ours, join(dir, "ours", "link"));
+    assert.match(checkedDirectory(join(dir, "ours", "link")), proc);
+    // A removal is no reason to walk again: the path is still used.
+    writeFileSync(join(ours, "x"), "");
+    unlinkChecked(join(ours, "x"));
+    assert.equal(checkedDirectory(ours), ours);
+    // A mode changed through safe-fs is seen without being told.
+    chmodChecked(join(dir, "ours"), 0o777);
+    assert.match(checkedDirectory(ours), proc);
+  });
 });
 
 test("in a run, a file written over a link on the way to a checked directory is seen", async () => {
