@@ -13,12 +13,12 @@ import {
   dumpYaml,
   RepeatedEntry,
   RepeatedStrings,
+  rubyNumber,
   scalar,
   scalarEntry,
   writeMapping,
   writeSequence,
   type YamlOut,
-  type YamlScalar,
   type YamlValue,
 } from "./yaml.js";
 
@@ -91,11 +91,34 @@ export function puppetShapedReport(report: RunReport, times: Readonly<Record<str
   return { report: copy, implicit };
 }
 
+/** The `key: false` and `key: true` lines of a flag after `lead` (its indentation), made once. */
+function flagLines(lead: string, key: string): readonly [string, string] {
+  return [`${lead}${key}: false\n`, `${lead}${key}: true\n`];
+}
+
+const FAILED = flagLines("    ", "failed");
+const FAILED_TO_RESTART = flagLines("    ", "failed_to_restart");
+const CHANGED = flagLines("    ", "changed");
+const OUT_OF_SYNC = flagLines("    ", "out_of_sync");
+const SKIPPED = flagLines("    ", "skipped");
+const CORRECTIVE = flagLines("    ", "corrective_change");
+/** An event's first line, with the `- ` of its item. */
+const AUDITED = flagLines("    - ", "audited");
+const EVENT_CORRECTIVE = flagLines("      ", "corrective_change");
+
+/** A count as Ruby writes it (rubyNumber), a non-negative integer without the call. */
+function countText(value: number): string {
+  return (value | 0) === value && 1 / value > 0 ? `${value}` : rubyNumber(value);
+}
+
 /**
  * The writers of the report's records, one per document: the lines of
  * keys whose values repeat from one record to the next are made once
  * (RepeatedEntry). A first run of a thousand files writes a thousand
- * logs, statuses and events, alike but for a few keys.
+ * logs, statuses and events, alike but for a few keys. Each record is
+ * one string made with as few calls as the values allow (flags and counts
+ * need none): the run's code is not optimised by then (bin/tend.js), and
+ * each call costs as much as the text it makes.
  */
 class RecordLines {
   readonly logLevel = new RepeatedEntry(2, "level", "- ");
@@ -121,73 +144,85 @@ class RecordLines {
   log(log: ReportLog): string {
     return (
       this.logLevel.line(log.level) +
-      scalarEntry(2, "message", log.message) +
-      scalarEntry(2, "source", log.source) +
+      scalarEntry(2, "message", log.message, "  ") +
+      scalarEntry(2, "source", log.source, "  ") +
       this.logTags.entry(log.tags) +
       this.logTime.line(log.time) +
       this.logFile.line(log.file) +
-      scalarEntry(2, "line", log.line)
+      (log.line === null ? "  line:\n" : `  line: ${countText(log.line)}\n`)
     );
   }
 
   /** A status under `resource_statuses` (what writeMapping makes of `{ [ref]: status }` at indent 2). */
   writeStatus(ref: string, status: ResourceStatus, out: YamlOut): void {
-    out(
+    let text =
       `  ${scalar(ref, 2, 2)}:\n` +
-        scalarEntry(4, "title", status.title) +
-        this.file.line(status.file) +
-        scalarEntry(4, "line", status.line) +
-        scalarEntry(4, "resource", status.resource) +
-        this.resourceType.line(status.resource_type) +
-        this.provider.line(status.provider_used) +
-        this.containment.entry(status.containment_path) +
-        scalarEntry(4, "evaluation_time", status.evaluation_time) +
-        this.tags.entry(status.tags) +
-        this.time.line(status.time) +
-        scalarEntry(4, "failed", status.failed) +
-        scalarEntry(4, "failed_to_restart", status.failed_to_restart) +
-        scalarEntry(4, "changed", status.changed) +
-        scalarEntry(4, "out_of_sync", status.out_of_sync) +
-        scalarEntry(4, "skipped", status.skipped) +
-        scalarEntry(4, "change_count", status.change_count) +
-        scalarEntry(4, "out_of_sync_count", status.out_of_sync_count),
-    );
-    if (status.events.length === 0) out("    events: []\n");
+      scalarEntry(4, "title", status.title, "    ") +
+      this.file.line(status.file) +
+      (status.line === null ? "    line:\n" : `    line: ${countText(status.line)}\n`) +
+      scalarEntry(4, "resource", status.resource, "    ") +
+      this.resourceType.line(status.resource_type) +
+      this.provider.line(status.provider_used) +
+      this.containment.entry(status.containment_path) +
+      (status.evaluation_time === null
+        ? "    evaluation_time:\n"
+        : `    evaluation_time: ${rubyNumber(status.evaluation_time)}\n`) +
+      this.tags.entry(status.tags) +
+      this.time.line(status.time) +
+      FAILED[status.failed ? 1 : 0] +
+      FAILED_TO_RESTART[status.failed_to_restart ? 1 : 0] +
+      CHANGED[status.changed ? 1 : 0] +
+      OUT_OF_SYNC[status.out_of_sync ? 1 : 0] +
+      SKIPPED[status.skipped ? 1 : 0] +
+      `    change_count: ${countText(status.change_count)}\n` +
+      `    out_of_sync_count: ${countText(status.out_of_sync_count)}\n`;
+    const events = status.events;
+    if (events.length === 0) text += "    events: []\n";
     else {
-      out("    events:\n");
-      for (const event of status.events) this.writeEvent(event, out);
+      text += "    events:\n";
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i] as ReportEvent;
+        const lines = this.event(event);
+        if (lines === undefined) {
+          out(text);
+          text = "";
+          writeSequence([eventYaml(event)], 4, out);
+        } else text += lines;
+      }
     }
-    out(scalarEntry(4, "corrective_change", status.corrective_change));
+    out(text + CORRECTIVE[status.corrective_change ? 1 : 0]);
   }
 
   /**
    * An event as an item of its status's `events` (what writeSequence makes
    * of eventYaml's mapping at indent 4), made line by line when its values
    * are scalars, as nearly all are: a first run has an event per resource.
+   * Undefined when a value is a collection.
    */
-  private writeEvent(e: ReportEvent, out: YamlOut): void {
-    if (!isScalar(e.previous_value) || !isScalar(e.desired_value) || !isScalar(e.historical_value)) {
-      writeSequence([eventYaml(e)], 4, out);
-      return;
-    }
-    out(
-      scalarEntry(6, "audited", e.audited, "    - ") +
-        this.property.line(e.property) +
-        this.previous.line(e.previous_value) +
-        this.desired.line(e.desired_value) +
-        this.historical.line(e.historical_value) +
-        scalarEntry(6, "message", e.message) +
-        this.name.line(e.name) +
-        this.status.line(e.status) +
-        this.eventTime.line(e.time) +
-        this.redacted.line(e.redacted) +
-        scalarEntry(6, "corrective_change", e.corrective_change),
+  private event(e: ReportEvent): string | undefined {
+    const previous = e.previous_value;
+    const desired = e.desired_value;
+    const historical = e.historical_value;
+    if (
+      (typeof previous === "object" && previous !== null) ||
+      (typeof desired === "object" && desired !== null) ||
+      (typeof historical === "object" && historical !== null)
+    )
+      return undefined;
+    return (
+      AUDITED[e.audited ? 1 : 0] +
+      this.property.line(e.property) +
+      this.previous.line(previous) +
+      this.desired.line(desired) +
+      this.historical.line(historical) +
+      scalarEntry(6, "message", e.message, "      ") +
+      this.name.line(e.name) +
+      this.status.line(e.status) +
+      this.eventTime.line(e.time) +
+      this.redacted.line(e.redacted) +
+      EVENT_CORRECTIVE[e.corrective_change ? 1 : 0]
     );
   }
-}
-
-function isScalar(value: unknown): value is YamlScalar {
-  return value === null || value === undefined || typeof value !== "object";
 }
 
 function eventYaml(e: ReportEvent): YamlValue {
