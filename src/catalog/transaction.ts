@@ -25,6 +25,7 @@ import {
 } from "./report.js";
 import type { ApplyContext, ResourceResult, ResourceType, RunSettings } from "./resource-type.js";
 import type { RunLog } from "./run-log.js";
+import { ResourceContext } from "./resource-context.js";
 import { ContainmentPaths, newStatus, reportEvent, resourceEvent } from "./statuses.js";
 import { Walk } from "./walk.js";
 
@@ -239,9 +240,9 @@ export class Transaction {
     v: number,
     type: ResourceType,
     resource: CatalogResource,
-    context: ApplyContext,
+    context: ResourceContext,
   ): Promise<void> {
-    const dry = await type.apply(resource, { ...context, noop: true, logger: context.logger });
+    const dry = await type.apply(resource, context.inNoop());
     const wouldChange = dry.events.some((e) => e.status === "noop" || e.status === "success");
     await this.notifications.beforeApply(v, resource, wouldChange, context.noop);
   }
@@ -568,22 +569,17 @@ export class Transaction {
   }
 
   /** The context handed to a type; its logger is made only if the type asks for it. */
-  private context(vertex: Vertex, resource: CatalogResource): ApplyContext {
-    const log = this.s.log;
-    const source = (): string => this.pathOf(vertex);
-    let logger: Logger | undefined;
-    return {
-      noop: this.noopFor(resource),
-      get logger(): Logger {
-        logger ??= log.loggerFor(source(), resource);
-        return logger;
-      },
-      runLogger: this.runLogger,
-      propertyLogger: (property) => log.loggerFor(`${source()}/${property}`, resource),
-      providerLogger: (provider) => log.loggerFor(`${vertex.ref}(provider=${provider})`, resource),
-      run: this.s.run,
-      catalog: this.s.catalog,
-    };
+  private context(vertex: Vertex, resource: CatalogResource): ResourceContext {
+    return new ResourceContext(
+      this.noopFor(resource),
+      this.s.log,
+      this.paths,
+      vertex,
+      resource,
+      this.runLogger,
+      this.s.run,
+      this.s.catalog,
+    );
   }
 }
 

@@ -6,6 +6,8 @@
  * start of a command that prints in a few tens).
  */
 export function monotonicMs(): number {
-  const [seconds, nanoseconds] = process.hrtime();
-  return seconds * 1e3 + nanoseconds / 1e6;
+  // Read by index: destructuring runs the array iterator, an object per
+  // call in code not optimised yet (twice per resource of a catalog run).
+  const time = process.hrtime();
+  return (time[0] as number) * 1e3 + (time[1] as number) / 1e6;
 }

@@ -14,13 +14,20 @@ import { fileChildren } from "./recurse.js";
 /** Parsed once per resource object: validate, generate and apply each need it. */
 const specs = new WeakMap<CatalogResource, FileSpec | string>();
 
+/** The last resource asked for: the applier asks three times in a row for each (keepsDirectories, generates, apply). */
+let lastResource: CatalogResource | undefined;
+let lastSpec: FileSpec | string = "";
+
 function specOf(resource: CatalogResource): FileSpec | string {
+  if (resource === lastResource) return lastSpec;
   let spec = specs.get(resource);
   if (spec === undefined) {
     const parsed = parseFile(resource);
     spec = "error" in parsed ? parsed.error : parsed.spec;
     specs.set(resource, spec);
   }
+  lastResource = resource;
+  lastSpec = spec;
   return spec;
 }
 
