@@ -3,7 +3,9 @@
  * new content goes to a temporary file
  * in the same directory and is renamed over the target, so a reader (and
  * the file after a crash of the agent) has the old file or the new one,
- * never half of one.
+ * never half of one. A file the caller found absent can instead be linked
+ * to its name and its temporary name removed: nothing that appeared there
+ * since is replaced (see Replacing).
  *
  * The new content is flushed to disk before the rename only when it
  * replaces a non-empty file: then a crash of the whole system cannot
@@ -32,7 +34,12 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname } from "node:path";
-import { checkedDirectory, directoriesMayHaveChanged, unlinkSync as unlinkChecked } from "./safe-fs.js";
+import {
+  checkedDirectory,
+  directoriesMayHaveChanged,
+  rememberCreated,
+  unlinkSync as unlinkChecked,
+} from "./safe-fs.js";
 import { sweepStrayTemporaries } from "./stray-temporaries.js";
 
 /**
@@ -96,7 +103,7 @@ export function writeFileAtomically(
   mode: number,
   owner?: { readonly uid: number; readonly gid: number },
   beforeRename?: (temporary: string) => void,
-  replacing?: boolean,
+  replacing?: Replacing,
 ): void {
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   fillFileAtomically(path, (fd) => writeAll(fd, bytes), mode, owner, beforeRename, replacing);
@@ -120,10 +127,19 @@ export function writeChunksAtomically(
 }
 
 /**
+ * What the caller knows is at the target: true, a non-empty file (its
+ * replacement is flushed first); false, nothing or an empty file;
+ * "nothing", nothing at all — the file is then only created, never put
+ * over something that appeared since (link(2), not rename(2); which also
+ * costs the kernel less): the call throws EEXIST from `link` instead, the
+ * target as it was. Undefined: looked up.
+ */
+export type Replacing = boolean | "nothing";
+
+/**
  * As writeFileAtomically, with the content written by `fill` into the
  * temporary file's descriptor (a copy streamed from another file, say).
- * `replacing`: whether a non-empty file is being replaced (its content is
- * then flushed first), when the caller has just looked; else it is looked up.
+ * `replacing`: see Replacing.
  */
 export function fillFileAtomically(
   path: string,
@@ -131,7 +147,7 @@ export function fillFileAtomically(
   mode: number,
   owner?: { readonly uid: number; readonly gid: number },
   beforeRename?: (temporary: string) => void,
-  replacing?: boolean,
+  replacing?: Replacing,
 ): void {
   const staged = stage(path, fill, mode, owner, replacing);
   if (staged.flush) {
@@ -161,6 +177,11 @@ interface Staged {
   readonly overFile: boolean;
   /** The number in its temporary name, given back once that name is free again. */
   readonly number: number;
+  /** Whether it is only to be created: see Replacing's "nothing". */
+  readonly create: boolean;
+  /** Its target's directory as the caller named it, and its name there (safe-fs's rememberCreated). */
+  readonly parent: string;
+  readonly leaf: string;
 }
 
 function stage(
@@ -168,7 +189,7 @@ function stage(
   fill: (fd: number) => void,
   mode: number,
   owner: { readonly uid: number; readonly gid: number } | undefined,
-  replacing: boolean | undefined,
+  replacing: Replacing | undefined,
 ): Staged & { readonly fd: number } {
   const { parent, leaf } = splitPath(path);
   sweepStrayTemporaries(parent);
@@ -177,13 +198,14 @@ function stage(
   const dir = checkedDirectory(parent, "open", path);
   const target = `${dir}/${leaf}`;
   const found = replacing === undefined ? lstatSync(target, { throwIfNoEntry: false }) : undefined;
-  const flush = replacing ?? (found?.size ?? 0) > 0;
+  const create = replacing === "nothing";
+  const flush = replacing === true || (replacing === undefined && (found?.size ?? 0) > 0);
   // `replacing` false: the caller saw nothing or an empty file (replaceContent), or
   // wants no flush (writeFilesAtomically: a run's records, written after the run).
   const overFile =
-    replacing === false || (replacing === undefined && (found === undefined || found.isFile()));
+    replacing === false || create || (replacing === undefined && (found === undefined || found.isFile()));
   const { fd, temporary, number } = createTemporary(dir);
-  const staged = { fd, temporary, target, flush, overFile, number };
+  const staged = { fd, temporary, target, flush, overFile, number, create, parent, leaf };
   try {
     // The mode exactly, whatever the umask; the owner of the file replaced.
     if (owner && (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.()))
@@ -204,16 +226,36 @@ function abandon(staged: Staged): void {
 
 function commit(staged: Staged, beforeRename?: (temporary: string) => void): void {
   if (staged.fd !== undefined) closeSync(staged.fd);
+  let linked = false;
   try {
     // A path other processes can use too (the directory is held open by this one).
     beforeRename?.(staged.temporary.replace(/^\/proc\/self\//, `/proc/${process.pid}/`));
     if (!staged.overFile) directoriesMayHaveChanged();
-    renameSync(staged.temporary, staged.target);
+    linked = staged.create && linkedInPlace(staged);
+    if (!linked) renameSync(staged.temporary, staged.target);
   } catch (error) {
     removeTemporary(staged);
     throw error;
   }
-  giveBack(staged);
+  if (linked) removeTemporary(staged);
+  else giveBack(staged);
+  rememberCreated(staged.parent, staged.leaf);
+}
+
+/**
+ * Links the staged file to its target's name: throws EEXIST when something
+ * is there; false when the file system makes no hard links (vfat: EPERM),
+ * for the rename instead.
+ */
+function linkedInPlace(staged: Staged): boolean {
+  try {
+    linkSync(staged.temporary, staged.target);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "EMLINK") return false;
+    throw error;
+  }
 }
 
 /** One of the files writeFilesAtomically writes. */
@@ -319,6 +361,9 @@ function stageLink(path: string, of: Staged): Staged | undefined {
           flush: false,
           overFile: false,
           number,
+          create: false,
+          parent,
+          leaf,
         };
       } catch (error) {
         // A name taken is not handed out again; another failure left it free.

@@ -167,7 +167,48 @@ export async function reuseCheckedDirectories<T>(fn: () => Promise<T>): Promise<
   } finally {
     reusing--;
     trustMayHaveChanged();
+    if (reusing === 0) listings.clear();
   }
+}
+
+/**
+ * The names directories held when tend last read them in a catalog run, by
+ * the directory's path, and the generation they were read in: knownAbsent.
+ */
+const listings = new Map<string, { readonly names: Set<string>; readonly generation: number }>();
+
+/**
+ * Records the names just read from `dir` (the first write into a directory
+ * reads it anyway, for leftovers: stray-temporaries.ts). In a catalog run
+ * only; forgotten when anything is removed or may have changed.
+ */
+export function rememberListing(dir: string, names: Iterable<string>): void {
+  if (reusing > 0) listings.set(dir, { names: new Set(names), generation });
+}
+
+/** Records that tend made `leaf` in `dir` (see knownAbsent). */
+export function rememberCreated(dir: string, leaf: string): void {
+  listings.get(dir)?.names.add(leaf);
+}
+
+/**
+ * Whether `path` (absolute) is known to hold nothing without looking at it:
+ * its directory was read in this run, nothing was removed nor may have
+ * changed since, and neither was the name there nor did tend make it. A
+ * thousand new files in one directory cost no lstat each. Another
+ * process (root's: see heldByUs) may still have made it since: a caller
+ * acting on the answer creates the file only if nothing is there (link(2),
+ * see atomic.ts's `replacing: "nothing"`) and looks again if something is.
+ */
+export function knownAbsent(path: string): boolean {
+  if (reusing === 0 || listings.size === 0) return false;
+  const slash = path.lastIndexOf("/");
+  // Paths as the kernel would walk them differently (`//`, `.`, `..`) are looked at.
+  if (slash <= 0 || path.includes("//") || path.includes("/.")) return false;
+  const listing = listings.get(path.slice(0, slash));
+  if (listing === undefined || listing.generation !== generation) return false;
+  const leaf = path.slice(slash + 1);
+  return leaf !== "" && !listing.names.has(leaf);
 }
 
 /** The error of a link that may not be followed, shaped as node:fs errors are. */

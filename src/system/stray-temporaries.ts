@@ -13,7 +13,7 @@
  */
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { unlinkSync as unlinkChecked } from "./safe-fs.js";
+import { rememberListing, unlinkSync as unlinkChecked } from "./safe-fs.js";
 
 /** tend's temporary names (see atomic.ts): the writer's pid is the first number. */
 const TEMPORARY = /^(?:\..+)?\.tend-(\d+)-\d+$/;
@@ -34,7 +34,7 @@ export function sweepStrayTemporaries(dir: string): number {
   } catch {
     return 0;
   }
-  let removed = 0;
+  const removed: string[] = [];
   for (const name of names) {
     const pid = Number(TEMPORARY.exec(name)?.[1] ?? Number.NaN);
     if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) continue;
@@ -44,12 +44,14 @@ export function sweepStrayTemporaries(dir: string): number {
     if (!writerIsGone(pid, stats.mtimeMs)) continue;
     try {
       unlinkChecked(path);
-      removed++;
+      removed.push(name);
     } catch {
       // Gone already, or not ours to remove: left as it is.
     }
   }
-  return removed;
+  // What is left, for the writes that follow in a catalog run (safe-fs's knownAbsent).
+  rememberListing(dir, removed.length === 0 ? names : names.filter((n) => !removed.includes(n)));
+  return removed.length;
 }
 
 /** Whether the process `pid` that wrote a file last modified at `mtimeMs` has ended. */

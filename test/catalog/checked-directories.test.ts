@@ -18,6 +18,7 @@ import {
 import { join } from "node:path";
 import { test } from "node:test";
 import { applyCatalog } from "../../src/catalog/apply.js";
+import type { ResourceType } from "../../src/catalog/resource-type.js";
 import { puppetTypes } from "../../src/puppet/types/index.js";
 import { writeFileAtomically } from "../../src/system/atomic.js";
 import {
@@ -129,4 +130,41 @@ test("in a run, a file written over a link on the way to a checked directory is 
     writeFileAtomically(join(dir, "link"), "now a file\n", 0o644);
     assert.throws(() => checkedDirectory(join(dir, "link")), { code: "ENOTDIR" });
   });
+});
+
+test("a file made behind the run's back after its directory was read is never replaced unseen", async () => {
+  const dir = scratchDirectory("tend-checked-dirs-");
+  const d = join(dir, "d");
+  mkdirSync(d);
+  // Another process's file, made between the first write into `d` (which
+  // reads it) and the resource for that path; nothing tells tend.
+  const sneak: ResourceType = {
+    name: "sneak",
+    keepsDirectories: () => true,
+    async apply() {
+      writeFileSync(join(d, "b"), "theirs\n");
+      return { events: [] };
+    },
+  };
+  const types = new Map(puppetTypes).set("sneak", sneak);
+  const report = await applyCatalog(
+    catalogOf([
+      resource("File", join(d, "a"), { ensure: "file", content: "a\n", backup: false }),
+      resource("Sneak", "now"),
+      resource("File", join(d, "b"), { ensure: "file", content: "ours\n", backup: false }),
+      resource("File", join(d, "c"), { ensure: "file", content: "c\n", backup: false }),
+    ]),
+    types,
+  );
+  assert.equal(report.status, "changed");
+  const events = (title: string) =>
+    report.resource_statuses[`File[${join(d, title)}]`]?.events.map((e) => `${e.property}: ${e.message}`);
+  // Seen as the file it had become: its content changed, not a file created.
+  assert.match(
+    String(events("b")),
+    /^content: content changed '\{sha256\}[0-9a-f]+' to '\{sha256\}[0-9a-f]+'$/,
+  );
+  assert.match(String(events("c")), /^ensure: defined content as/);
+  assert.equal(readFileSync(join(d, "b"), "utf8"), "ours\n");
+  assert.deepEqual(readdirSync(d).sort(), ["a", "b", "c"]);
 });

@@ -31,6 +31,21 @@ test("a file is created and replaced whole, with the mode given, hint or no hint
   assert.deepEqual(readdirSync(dir), ["f"], "no temporary file is left");
 });
 
+test("a file only to be created is created, and never put over what appeared meanwhile", (t) => {
+  const dir = scratch(t);
+  const path = join(dir, "f");
+  writeFileAtomically(path, "new\n", 0o640, undefined, undefined, "nothing");
+  assert.equal(readFileSync(path, "utf8"), "new\n");
+  assert.equal(statSync(path).mode & 0o7777, 0o640);
+  assert.equal(statSync(path).nlink, 1);
+  assert.throws(() => writeFileAtomically(path, "mine\n", 0o644, undefined, undefined, "nothing"), {
+    code: "EEXIST",
+    syscall: "link",
+  });
+  assert.equal(readFileSync(path, "utf8"), "new\n");
+  assert.deepEqual(readdirSync(dir), ["f"]);
+});
+
 test("files written together: each whole, a failed one reported and the others written", async (t) => {
   const dir = scratch(t);
   writeFileSync(join(dir, "old"), "old content\n");

@@ -49,6 +49,12 @@ export interface ReplaceOptions {
    * (Puppet's `validate_cmd`); what it throws leaves `path` as it was.
    */
   readonly validate?: (temporary: string) => void;
+  /**
+   * With `found` null (the caller found nothing there): create the file
+   * only, never over something that appeared since; the call then throws
+   * EEXIST from `link` (atomic.ts's Replacing "nothing").
+   */
+  readonly createOnly?: boolean;
 }
 
 /**
@@ -78,7 +84,11 @@ export function replaceContent(
       : undefined;
   // What was there is known when the caller looked (`known`): a replaced file's size says whether to flush.
   const replacing =
-    known === undefined ? undefined : found !== undefined && (found.size > 0 || !found.isFile());
+    known === undefined
+      ? undefined
+      : known === null && options.createOnly
+        ? "nothing"
+        : found !== undefined && (found.size > 0 || !found.isFile());
   writeFileAtomically(path, data, mode, owner, beforeRename, replacing);
 }
 

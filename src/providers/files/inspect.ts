@@ -18,6 +18,7 @@ import {
   type Stats,
   statSync,
 } from "node:fs";
+import { knownAbsent } from "../../system/safe-fs.js";
 
 export function lstatOrUndefined(path: string): Stats | undefined {
   try {
@@ -81,6 +82,13 @@ export interface InspectOptions {
   readonly digest?: DigestAlgorithm;
   /** Look at what a link leads to (stat) rather than the link (lstat). */
   readonly follow?: boolean;
+  /**
+   * Take "absent" from the catalog run's listing of the directory when it
+   * has one (system/safe-fs.ts's knownAbsent) rather than looking. For a
+   * caller that creates the file only if nothing is there (replaceContent's
+   * `createOnly`) and looks again if something is.
+   */
+  readonly listed?: boolean;
 }
 
 /** The kind of object `stats` describes. */
@@ -97,7 +105,12 @@ export function kindOf(stats: Stats | undefined): FileKind {
  * `absent`; a digest that cannot be read is left out.
  */
 export function inspectPath(path: string, options: InspectOptions = {}): FileState {
-  const stats = options.follow ? statOrUndefined(path) : lstatOrUndefined(path);
+  const stats =
+    options.listed && knownAbsent(path)
+      ? undefined
+      : options.follow
+        ? statOrUndefined(path)
+        : lstatOrUndefined(path);
   const kind = kindOf(stats);
   if (!stats) return { path, kind, mode: 0, uid: 0, gid: 0, size: 0, mtimeMs: 0 };
   const target = kind === "link" ? readLinkOrUndefined(path) : undefined;

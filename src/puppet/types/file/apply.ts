@@ -47,6 +47,13 @@ class ChangeFailed extends Error {
   wrapped?: string;
 }
 
+/**
+ * A file found absent appeared before it could be created (its creation
+ * never replaces anything: replaceContent's `createOnly`). Nothing was
+ * changed nor recorded: the resource is evaluated again, looking afresh.
+ */
+class Appeared extends Error {}
+
 const STRERROR: Readonly<Record<string, string>> = {
   ENOENT: "No such file or directory",
   EACCES: "Permission denied",
@@ -97,6 +104,8 @@ interface Evaluation {
   readonly events: ResourceEvent[];
   /** ` (file: F, line: L)` of the resource's declaration, as Puppet appends it to some errors. */
   readonly where: string;
+  /** The evaluation again after Appeared: every look is a real one, and a write replaces. */
+  readonly again?: boolean;
 }
 
 /** The path owner, group and mode are set on: the link's target when links are followed. */
@@ -209,17 +218,21 @@ function write(run: Evaluation, known?: FileState): void {
   const mode = run.desired.mode ? modeToInt(run.desired.mode, 0o644) : undefined;
   const bytes = run.desired.content?.read() ?? new Uint8Array();
   const found = known ?? inspectPath(run.spec.path);
+  // Found absent just before: created only if still nothing is there.
+  const createOnly = known !== undefined && !run.again;
   try {
     const validate = run.desired.content ? validation(run.spec) : undefined;
     replaceContent(
       run.spec.path,
       bytes,
-      found.kind === "file" ? { validate } : { mode: mode ?? 0o644, validate },
+      found.kind === "file" ? { validate } : { mode: mode ?? 0o644, validate, createOnly },
       // What replaceContent would look up again: the file replaced, or none.
       found.kind === "file" ? found.stats : found.kind === "absent" ? null : undefined,
     );
   } catch (error) {
     if (error instanceof ValidationFailed) throw new ChangeFailed(error.message);
+    const { code, syscall } = error as NodeJS.ErrnoException;
+    if (createOnly && code === "EEXIST" && syscall === "link") throw new Appeared();
     throw setFailed("file", error, run.spec.path);
   }
   propertyFix(run, found.kind === "file" ? undefined : (mode ?? 0o644));
@@ -373,10 +386,27 @@ export function applyFile(
     return { events: [], failed: error.message, provider: "posix" };
   }
   const where = resource.file !== undefined ? ` (file: ${resource.file}, line: ${resource.line ?? 0})` : "";
-  const run: Evaluation = { spec, desired, context, accounts, events: [], where };
-  // Looked at once: when ensure is in sync nothing changed it since.
-  const found = state(run);
-  if (!applyEnsure(run, found) && found.kind !== "absent") applyProperties(run, found);
+  let run: Evaluation = { spec, desired, context, accounts, events: [], where };
+  try {
+    evaluate(run);
+  } catch (error) {
+    if (!(error instanceof Appeared)) throw error;
+    run = { ...run, events: [], again: true };
+    evaluate(run);
+  }
   const failure = run.events.find((e) => e.status === "failure");
   return { events: run.events, failed: failure?.message, provider: "posix" };
+}
+
+function evaluate(run: Evaluation): void {
+  // Looked at once: when ensure is in sync nothing changed it since. A
+  // file to be written whose path the run's listing of its directory says
+  // is absent is not looked at: its creation never replaces something that
+  // appeared since (Appeared). (Not for a noop run, which writes nothing.)
+  const { ensure } = run.desired;
+  const found = inspectPath(run.spec.path, {
+    follow: run.spec.links === "follow",
+    listed: (ensure === "file" || ensure === "present") && !run.again && !run.context.noop,
+  });
+  if (!applyEnsure(run, found) && found.kind !== "absent") applyProperties(run, found);
 }
