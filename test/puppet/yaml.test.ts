@@ -81,3 +81,33 @@ test("the shortcuts to a style choose what Psych's analysis chooses", () => {
     assert.equal(isPlainAscii(word), false, word);
   assert.equal(isPlainAscii("trailing "), false);
 });
+
+test("UUIDs take the shortcut when Psych's analysis finds them plain", () => {
+  // Digits and hex letters in every position, an 8 or 9 early and late: a
+  // UUID starting with 0 and an 8 or 9 reads as a (bad) octal number.
+  const hex = "0123456789abcdef";
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    // The low bits of this generator repeat every few draws: the high ones.
+    return (seed >> 16) % n;
+  };
+  const uuid = () =>
+    [8, 4, 4, 4, 12].map((n) => Array.from({ length: n }, () => hex[random(16)]).join("")).join("-");
+  const samples = [
+    "00000000-0000-0000-0000-000000000000",
+    "08000000-0000-0000-0000-000000000000",
+    "12345678-1234-1234-1234-123456789012",
+    "1e310004-4751-4bf7-83e4-89854d31ca83",
+    ...Array.from({ length: 2000 }, uuid),
+  ];
+  let shortcut = 0;
+  for (const text of samples) {
+    if (!isPlainAscii(text)) continue;
+    shortcut += 1;
+    assert.equal(chooseStyle(text), "plain", text);
+  }
+  assert.ok(shortcut > 1500, `only ${shortcut} UUIDs took the shortcut`);
+  assert.equal(isPlainAscii("08000000-0000-0000-0000-000000000000"), false);
+  assert.equal(chooseStyle("08000000-0000-0000-0000-000000000000"), "single");
+});
