@@ -90,7 +90,8 @@ export class RelationshipGraph {
   edge(source: number, target: number): GraphEdge | undefined {
     const indexed = this.targets[source];
     if (indexed) return indexed.get(target);
-    for (const edge of this.out[source] ?? []) if (edge.target === target) return edge;
+    const out = this.out[source] ?? [];
+    for (let i = 0; i < out.length; i++) if ((out[i] as GraphEdge).target === target) return out[i];
     return undefined;
   }
 
@@ -176,7 +177,9 @@ function addRelationships(
   connect: (from: number, to: number, refresh: boolean) => void,
 ): void {
   resources.forEach((resource, i) => {
-    for (const param of RELATIONSHIP_PARAMS) {
+    // An index loop: a for-of makes an iterator and a result per step, at every resource.
+    for (let p = 0; p < RELATIONSHIP_PARAMS.length; p++) {
+      const param = RELATIONSHIP_PARAMS[p] as (typeof RELATIONSHIP_PARAMS)[number];
       const value = resource.parameters[param];
       if (value === undefined) continue;
       const refresh = param === "notify" || param === "subscribe";

@@ -78,6 +78,9 @@ function fail(diagnostics: CatalogDiagnostic[]): CatalogLoadResult {
 
 type Json = Record<string, unknown>;
 
+/** The ends of an edge, each checked. */
+const EDGE_ENDS = ["source", "target"] as const;
+
 /** A resource type's name: `File`, `Concat::Fragment`. */
 const TYPE_NAME = /^[A-Za-z][\w]*(::[A-Za-z][\w]*)*$/;
 
@@ -252,7 +255,10 @@ class CatalogChecker {
     resources: readonly { resource: CatalogResource; at: number }[],
   ): Map<string, number> {
     const index = new Map<string, number>();
-    for (const { resource, at } of resources) {
+    // Index loops over the resources: a for-of makes an iterator and a
+    // result per step in code not optimised yet.
+    for (let i = 0; i < resources.length; i++) {
+      const { resource, at } = resources[i] as { resource: CatalogResource; at: number };
       const key = refKey(resource.type, resource.title);
       const first = index.get(key);
       if (first !== undefined) {
@@ -286,8 +292,10 @@ class CatalogChecker {
   private checkEdges(edges: readonly { edge: CatalogEdge; at: number }[], index: Map<string, number>): void {
     // Texts found under their canonical form (`Class[main]`), each parsed once.
     const canonical = new Set<string>();
-    for (const { edge, at } of edges) {
-      for (const end of ["source", "target"] as const) {
+    for (let i = 0; i < edges.length; i++) {
+      const { edge, at } = edges[i] as { edge: CatalogEdge; at: number };
+      for (let e = 0; e < EDGE_ENDS.length; e++) {
+        const end = EDGE_ENDS[e] as (typeof EDGE_ENDS)[number];
         // A compiled catalog writes references canonically, but for classes.
         if (index.has(edge[end]) || canonical.has(edge[end])) continue;
         const key = refKeyOf(edge[end]);
@@ -306,8 +314,10 @@ class CatalogChecker {
     resources: readonly { resource: CatalogResource; at: number }[],
     index: Map<string, number>,
   ): void {
-    for (const { resource, at } of resources) {
-      for (const param of RELATIONSHIP_PARAMS) {
+    for (let i = 0; i < resources.length; i++) {
+      const { resource, at } = resources[i] as { resource: CatalogResource; at: number };
+      for (let p = 0; p < RELATIONSHIP_PARAMS.length; p++) {
+        const param = RELATIONSHIP_PARAMS[p] as (typeof RELATIONSHIP_PARAMS)[number];
         const value = resource.parameters[param];
         if (value === undefined) continue;
         this.checkRelationship(resource, at, param, value, index);

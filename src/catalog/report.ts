@@ -190,7 +190,10 @@ export function finalizeReport(
         time[type] = (time[type] ?? 0) + status.evaluation_time;
       }
       changes += status.change_count;
-      for (const event of status.events) {
+      const statusEvents = status.events;
+      // An index loop: a for-of makes an iterator and a result per step in code not optimised yet.
+      for (let i = 0; i < statusEvents.length; i++) {
+        const event = statusEvents[i] as ReportEvent;
         events.total = (events.total ?? 0) + 1;
         events[event.status] = (events[event.status] ?? 0) + 1;
         if (event.status === "noop") noopPending = true;

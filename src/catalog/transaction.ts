@@ -10,7 +10,7 @@
 import type { Logger } from "../system/logger.js";
 import { monotonicMs } from "../system/clock.js";
 import { directoriesMayHaveChanged, reuseCheckedDirectories } from "../system/safe-fs.js";
-import type { BuiltGraph, RelationshipGraph, Vertex } from "./graph.js";
+import type { BuiltGraph, GraphEdge, RelationshipGraph, Vertex } from "./graph.js";
 import type { ApplierHooks } from "./hooks.js";
 import type { Catalog, CatalogResource } from "./model.js";
 import { Notifications } from "./notifications.js";
@@ -23,7 +23,13 @@ import {
   type RunReport,
   reportTime,
 } from "./report.js";
-import type { ApplyContext, ResourceResult, ResourceType, RunSettings } from "./resource-type.js";
+import type {
+  ApplyContext,
+  ResourceEvent,
+  ResourceResult,
+  ResourceType,
+  RunSettings,
+} from "./resource-type.js";
 import type { RunLog } from "./run-log.js";
 import { ResourceContext } from "./resource-context.js";
 import { ContainmentPaths, newStatus, reportEvent, resourceEvent } from "./statuses.js";
@@ -149,7 +155,11 @@ export class Transaction {
 
   private propagateFailure(v: number, state: VertexState): void {
     let failed: Set<number> | undefined;
-    for (const edge of this.graph.in[v] ?? []) {
+    const into = this.graph.in[v] ?? [];
+    // Index loops at every vertex: a for-of makes an iterator and a result
+    // per step in code not optimised yet.
+    for (let i = 0; i < into.length; i++) {
+      const edge = into[i] as GraphEdge;
       const dep = this.states[edge.source];
       if (!dep || !(dep.failedDeps || dep.failed || dep.failedToRestart)) continue;
       failed ??= new Set<number>();
@@ -250,7 +260,8 @@ export class Transaction {
   private record(v: number, vertex: Vertex, status: ResourceStatus, result: ResourceResult): void {
     if (result.provider) status.provider_used = result.provider;
     const level = logLevelOf(vertex.resource);
-    for (const event of result.events) {
+    for (let i = 0; i < result.events.length; i++) {
+      const event = result.events[i] as ResourceEvent;
       addEvent(status, reportEvent(event));
       const source = `${this.pathOf(vertex)}/${event.property}`;
       this.s.log.resource(event.status === "failure" ? "err" : level, event.message, source, vertex.resource);
@@ -351,7 +362,9 @@ export class Transaction {
   /** Queues a vertex's events at the receivers of its refresh edges (Puppet's queue_events). */
   private queueEvents(v: number, events: readonly QueuedEvent[]): void {
     if (events.length === 0) return;
-    for (const edge of this.graph.out[v] ?? []) {
+    const out = this.graph.out[v] ?? [];
+    for (let i = 0; i < out.length; i++) {
+      const edge = out[i] as GraphEdge;
       if (!edge.refresh || !this.refreshable(edge.target)) continue;
       this.logScheduling(this.graph.vertices[v] as Vertex, edge.target);
       const target = this.state(edge.target);

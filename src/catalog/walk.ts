@@ -76,10 +76,15 @@ export class Walk {
   finish(v: number): void {
     if (this.done[v]) return;
     this.done[v] = true;
-    for (const edge of this.graph.out[v] ?? []) {
-      const left = (this.blockers[edge.target] as number) - 1;
-      this.blockers[edge.target] = left;
-      if (left === 0) this.push(edge.target);
+    const out = this.graph.out[v];
+    if (out === undefined) return;
+    // Index loops in the walk: a for-of makes an iterator and a result per
+    // step in code not optimised yet, at every vertex.
+    for (let i = 0; i < out.length; i++) {
+      const target = (out[i] as GraphEdge).target;
+      const left = (this.blockers[target] as number) - 1;
+      this.blockers[target] = left;
+      if (left === 0) this.push(target);
     }
   }
 
@@ -89,7 +94,8 @@ export class Walk {
 
   private track(v: number): void {
     let count = 0;
-    for (const edge of this.graph.in[v] ?? []) if (!this.done[edge.source]) count++;
+    const into = this.graph.in[v] ?? [];
+    for (let i = 0; i < into.length; i++) if (!this.done[(into[i] as GraphEdge).source]) count++;
     this.blockers[v] = count;
     this.done[v] = false;
     if (count === 0) this.push(v);
