@@ -33,9 +33,9 @@ export function lex(text: string, options: LexOptions = {}): LexResult {
     lexer.run();
   } catch (error) {
     if (!(error instanceof PuppetSyntaxError)) throw error;
-    return { tokens: lexer.out, warnings: lexer.warnings, error };
+    return { tokens: lexer.tokens(), warnings: lexer.warnings, error };
   }
-  return { tokens: lexer.out, warnings: lexer.warnings };
+  return { tokens: lexer.tokens(), warnings: lexer.warnings };
 }
 
 const DQ_ESCAPES = ["\\", "$", "'", '"', "r", "n", "t", "s", "u", "\r\n", "\n"];
@@ -96,7 +96,14 @@ function isPlainName(text: string, from: number, end: number): boolean {
 type OffsetMap = (offset: number) => number;
 
 export class Lexer {
-  out: Token[] = [];
+  /**
+   * The tokens lexed and not yet dropped, `count` of them: slots past
+   * `count` are undefined. The array keeps its room when the parser drops
+   * the tokens it has parsed (`drop`): shortened by splice or length, V8
+   * trims its store, and the next tokens pushed grow it anew.
+   */
+  out: (Token | undefined)[] = [];
+  count = 0;
   warnings: PuppetDiagnostic[] = [];
   pos = 0;
   private after: TokenKind | undefined;
@@ -133,6 +140,8 @@ export class Lexer {
     this.matchedTo = to;
   }
   private slurpMode: Slurp = "all";
+  /** What ended the text `slurp` last returned: `"`, `$`, `${`, or "" (the end). */
+  private terminator = "";
 
   constructor(
     readonly text: string,
@@ -201,23 +210,48 @@ export class Lexer {
     try {
       this.begin();
     } catch (error) {
-      this.stop(error, this.out.length);
+      this.stop(error, this.count);
     }
+  }
+
+  /** The tokens lexed (when none were dropped: all of them). */
+  tokens(): Token[] {
+    this.out.length = this.count;
+    return this.out as Token[];
+  }
+
+  /** Drops the first `n` tokens, moving the rest to the front. */
+  drop(n: number): undefined {
+    const out = this.out;
+    const count = this.count;
+    for (let i = n; i < count; i++) out[i - n] = out[i];
+    for (let i = count - n; i < count; i++) out[i] = undefined;
+    this.count = count - n;
+  }
+
+  /** Back to `size` tokens (those after are dropped). */
+  private truncate(size: number): undefined {
+    const out = this.out;
+    for (let i = size; i < this.count; i++) out[i] = undefined;
+    this.count = size;
+  }
+
+  private add(t: Token): undefined {
+    this.out[this.count++] = t;
   }
 
   /** Lexes until there are `length` tokens, or to the end. */
   lexTo(length: number): undefined {
     if (this.done) return;
-    const out = this.out;
     const text = this.text;
-    let size = out.length;
+    let size = this.count;
     try {
-      while (out.length < length) {
-        size = out.length;
+      while (this.count < length) {
+        size = this.count;
         if (this.pos >= text.length) {
           this.end();
           this.done = true;
-          out.push(token("EOF", "", text.length, 0));
+          this.add(token("EOF", "", text.length, 0));
           return;
         }
         this.lexToken();
@@ -229,10 +263,10 @@ export class Lexer {
 
   private stop(error: unknown, size: number): undefined {
     if (!(error instanceof PuppetSyntaxError)) throw error;
-    this.out.length = size;
+    this.truncate(size);
     this.error = error;
     this.done = true;
-    this.out.push(token("EOF", "", this.text.length, 0));
+    this.add(token("EOF", "", this.text.length, 0));
   }
 
   private begin(): undefined {
@@ -262,13 +296,13 @@ export class Lexer {
     let size = 0;
     try {
       while (this.pos < this.text.length) {
-        size = this.out.length;
+        size = this.count;
         this.lexToken();
       }
     } catch (error) {
       // Puppet lexes a string or heredoc as one step: none of its tokens
       // reach the parser when it fails.
-      this.out.length = size;
+      this.truncate(size);
       throw error;
     }
     this.end();
@@ -282,11 +316,11 @@ export class Lexer {
 
   private push(kind: TokenKind, value: string, offset: number, length: number, setAfter = true): undefined {
     const map = this.map;
-    if (map === undefined) this.out.push(token(kind, value, offset, length));
+    if (map === undefined) this.add(token(kind, value, offset, length));
     else {
       const start = map(offset);
       const end = length === 0 ? start : map(offset + length - 1) + 1;
-      this.out.push(token(kind, value, start, end - start));
+      this.add(token(kind, value, start, end - start));
     }
     if (setAfter) this.after = kind;
   }
@@ -726,9 +760,12 @@ export class Lexer {
   /**
    * Scans string text up to an unescaped terminator: `"` (double quoted),
    * `$` or `${` (interpolation), or the end (heredoc text). Returns the
-   * decoded text and the terminator ("" at the end), the position after it.
+   * decoded text; the terminator ("" at the end) is left in `terminator`,
+   * the position after it in `pos`. (Not a pair: a string's pieces are
+   * slurped once per resource or more, and the destructuring of a returned
+   * array goes through the iterator protocol until V8 optimizes the caller.)
    */
-  private slurp(dq: boolean, quote?: string): [string, string] {
+  private slurp(dq: boolean, quote?: string): string {
     const text = this.text;
     const start = this.pos;
     const backslashes = dq || this.slurpMode === "uq";
@@ -755,19 +792,22 @@ export class Lexer {
           );
         }
         this.pos = text.length;
-        return [this.unescape(text.slice(start), escapes, true), ""];
+        this.terminator = "";
+        return this.unescape(text.slice(start), escapes, true);
       }
       const c = text.charCodeAt(p);
       if (c === 92 && backslashes) p += 2;
       else if (dq && c === 34) {
         this.pos = p + 1;
         this.matchRange(Math.max(start, p - 1), p + 1);
-        return [this.unescape(text.slice(start, p), escapes, false), '"'];
+        this.terminator = '"';
+        return this.unescape(text.slice(start, p), escapes, false);
       } else if (c === 36 && dollars) {
         const terminator = text[p + 1] === "{" ? "${" : "$";
         this.pos = p + terminator.length;
         this.matchRange(Math.max(start, p - 1), this.pos);
-        return [this.unescape(text.slice(start, p), escapes, !dq), terminator];
+        this.terminator = terminator;
+        return this.unescape(text.slice(start, p), escapes, !dq);
       } else p++;
     }
   }
@@ -858,7 +898,8 @@ export class Lexer {
     const endKind = dq ? '"' : "";
     let segmentStart = before;
     let first = true;
-    let [text, terminator] = this.slurp(dq, '"');
+    let text = this.slurp(dq, '"');
+    let terminator = this.terminator;
     let after = this.pos;
     for (;;) {
       if (terminator === endKind) {
@@ -873,9 +914,9 @@ export class Lexer {
         const end = this.scanVariableName(this.pos);
         if (end === this.pos) {
           this.matched = undefined;
-          const [more, t] = this.slurp(dq);
+          const more = this.slurp(dq);
           text += terminator + more;
-          terminator = t;
+          terminator = this.terminator;
           after = this.pos;
           continue;
         }
@@ -886,26 +927,27 @@ export class Lexer {
       }
       first = false;
       segmentStart = this.pos;
-      [text, terminator] = this.slurp(dq);
+      text = this.slurp(dq);
+      terminator = this.terminator;
       after = this.pos;
     }
   }
 
   /** Lexes the tokens of `${…}` up to the `}` that brings the brace count back to `count`. */
   private lexUntil(count: number): undefined {
-    const start = this.out.length;
+    const start = this.count;
     this.skipBlanks();
     while (this.pos < this.text.length) {
-      const size = this.out.length;
+      const size = this.count;
       this.lexToken();
-      if (this.out.length === size) {
+      if (this.count === size) {
         this.skipBlanks();
         continue;
       }
-      const last = this.out[this.out.length - 1];
-      if (this.out.length > size && last?.kind === "RBRACE" && this.braceCount === count) {
-        this.out.pop();
-        const inner = this.out.length - start;
+      const last = this.out[this.count - 1];
+      if (last?.kind === "RBRACE" && this.braceCount === count) {
+        this.truncate(this.count - 1);
+        const inner = this.count - start;
         const second = this.out[start + 1]?.kind;
         if (inner === 1 || (inner > 1 && (second === "DOT" || second === "LBRACK"))) {
           toVariable(this.out[start] as Token);
@@ -1043,7 +1085,7 @@ export class Lexer {
     sub.slurpMode = interpolating ? (escapes.includes("$") ? "uq" : "uqne") : "all";
     sub.after = this.after;
     sub.interpolate(0, false);
-    for (const token of sub.out) this.out.push(token);
+    for (let i = 0; i < sub.count; i++) this.add(sub.out[i] as Token);
     for (const w of sub.warnings) this.warnings.push(w);
   }
 

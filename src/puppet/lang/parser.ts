@@ -193,8 +193,8 @@ class Parser {
   private i = 0;
   private readonly namestack: string[] = [];
   private readonly definitions: A.Definition[] = [];
-  /** The tokens lexed and not yet dropped: `tokens[0]` is token number `base`. */
-  private readonly tokens: Token[];
+  /** The tokens lexed and not yet dropped (lexer.count of them): `tokens[0]` is token number `base`. */
+  private readonly tokens: (Token | undefined)[];
   private base = 0;
 
   constructor(private readonly lexer: Lexer) {
@@ -206,8 +206,7 @@ class Parser {
 
   /** Where the parser is (for a diagnostic raised outside it). */
   offset(): number {
-    const tokens = this.tokens;
-    return (tokens[Math.min(this.i - this.base, tokens.length - 1)] as Token).offset;
+    return (this.tokens[Math.min(this.i - this.base, this.lexer.count - 1)] as Token).offset;
   }
 
   /**
@@ -216,10 +215,9 @@ class Parser {
    */
   private fill(): undefined {
     const lexer = this.lexer;
-    const tokens = this.tokens;
     const parsed = this.i - this.base;
     if (parsed > 64) {
-      tokens.splice(0, parsed);
+      lexer.drop(parsed);
       this.base = this.i;
     }
     if (!lexer.done) lexer.lexTo(this.i - this.base + 32);
@@ -234,7 +232,7 @@ class Parser {
   /** The end of the tokens: EOF, or the lexing error that ended them. */
   private end(): Token {
     if (this.lexer.error) throw this.lexer.error;
-    return this.tokens[this.tokens.length - 1] as Token;
+    return this.tokens[this.lexer.count - 1] as Token;
   }
   private get tok(): Token {
     return this.at(0);
@@ -246,7 +244,7 @@ class Parser {
     const t = this.tokens[this.i - this.base] as Token;
     if (t.kind !== "EOF") {
       this.i++;
-      if (this.tokens.length - (this.i - this.base) < 3 && !this.lexer.done) this.fill();
+      if (this.lexer.count - (this.i - this.base) < 3 && !this.lexer.done) this.fill();
     }
     return t;
   }
