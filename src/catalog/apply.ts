@@ -11,7 +11,7 @@ import { randomUuid } from "../system/uuid.js";
 import { buildGraph } from "./graph.js";
 import { describeCycles, findCycles } from "./cycles.js";
 import type { ApplierHooks } from "./hooks.js";
-import type { Catalog, CatalogResource } from "./model.js";
+import type { Catalog, CatalogEdge, CatalogResource } from "./model.js";
 import { capitalizeType } from "./refs.js";
 import {
   finalizeReport,
@@ -151,7 +151,9 @@ function finish(
 /** Capitalised type names that are containers: graph-only types, defined types, anything containing others. */
 function containerTypes(catalog: Catalog, definedTypes: readonly string[]): Set<string> {
   const containers = new Set([...GRAPH_ONLY, ...definedTypes.map(capitalizeType)]);
-  for (const edge of catalog.edges) {
+  // Index loops over the catalog: a for-of makes an iterator and a result per step in code not optimised yet.
+  for (let i = 0; i < catalog.edges.length; i++) {
+    const edge = catalog.edges[i] as CatalogEdge;
     const open = edge.source.indexOf("[");
     if (open > 0) containers.add(capitalizeType(edge.source.slice(0, open)));
   }
@@ -171,7 +173,8 @@ function checkResources(
 ): RunFailure | undefined {
   const unknown: string[] = [];
   const invalid: string[] = [];
-  for (const resource of catalog.resources) {
+  for (let i = 0; i < catalog.resources.length; i++) {
+    const resource = catalog.resources[i] as CatalogResource;
     if (isContainer(resource)) continue;
     const ref = `${resource.type}[${resource.title}]`;
     const type = typeOf(resource);

@@ -241,7 +241,9 @@ function addContainment(
     other.set(text, key);
     return key;
   };
-  for (const edge of edges) {
+  // An index loop: a for-of makes an iterator and a result per step in code not optimised yet.
+  for (let i = 0; i < edges.length; i++) {
+    const edge = edges[i] as { source: string; target: string };
     const source = find(edge.source);
     const target = find(edge.target);
     if (source === undefined || target === undefined || source === target) continue;

@@ -97,8 +97,12 @@ export interface ResourceType {
    * (`parameter 'mode' must be ...`). The applier fails the run on any.
    */
   validate?(resource: CatalogResource): readonly string[];
-  /** Brings the resource to its desired state (or, in noop, says what would change). */
-  apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult>;
+  /**
+   * Brings the resource to its desired state (or, in noop, says what would
+   * change). A type that never waits may return the result itself: the
+   * applier then goes on without a turn of the microtask queue.
+   */
+  apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> | ResourceResult;
   /**
    * Resources made at apply time, just before this one is applied (Puppet's
    * eval_generate: a recursive file's children, purged files). They are

@@ -79,7 +79,7 @@ export class RunLog {
       level,
       message,
       source,
-      tags: resource ? [level, ...resource.tags] : [level],
+      tags: resource ? tagsWith(level, resource.tags) : [level],
       time: reportTime(),
       file: resource?.file ?? null,
       line: resource?.line ?? null,
@@ -87,4 +87,12 @@ export class RunLog {
     this.logs.push(log);
     this.onLog?.(log);
   }
+}
+
+/**
+ * `[level, ...tags]` made by concat: the spread runs the array iterator,
+ * an object per item in code not optimised yet, at every log.
+ */
+function tagsWith(level: ReportLogLevel, tags: readonly string[]): string[] {
+  return [level as string].concat(tags);
 }

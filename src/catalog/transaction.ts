@@ -103,7 +103,10 @@ export class Transaction {
     await reuseCheckedDirectories(async () => {
       for (let v = this.walk.next(); v !== undefined; v = this.walk.next()) {
         if (this.stopped) this.cancel(v);
-        else await this.evaluate(v);
+        else {
+          const waiting = this.evaluate(v);
+          if (waiting !== undefined) await waiting;
+        }
         this.walk.finish(v);
       }
       directoriesMayHaveChanged();
@@ -123,7 +126,8 @@ export class Transaction {
     }
   }
 
-  private async evaluate(v: number): Promise<void> {
+  /** Evaluates a vertex; undefined when it is done already, else the promise of its end. */
+  private evaluate(v: number): Promise<void> | undefined {
     const vertex = this.graph.vertices[v] as Vertex;
     const state = this.state(v);
     const status = this.statusOf(v);
@@ -131,10 +135,17 @@ export class Transaction {
     if (this.skip(vertex, state)) {
       if (status) status.skipped = true;
       this.dequeueAll(v);
-      return;
+      return undefined;
     }
-    if (vertex.kind === "resource") await this.applyResource(v, vertex, status as ResourceStatus);
-    if (state.queue?.length) await this.processEvents(v);
+    if (vertex.kind === "resource") {
+      const waiting = this.applyResource(v, vertex, status as ResourceStatus);
+      if (waiting !== undefined) return waiting.then(() => this.processQueue(v, state));
+    }
+    return this.processQueue(v, state);
+  }
+
+  private processQueue(v: number, state: VertexState): Promise<void> | undefined {
+    return state.queue?.length ? this.processEvents(v) : undefined;
   }
 
   private cancel(v: number): void {
@@ -194,16 +205,87 @@ export class Transaction {
 
   // ---- applying one resource ----
 
-  private async applyResource(v: number, vertex: Vertex, status: ResourceStatus): Promise<void> {
+  /**
+   * Applies a resource; undefined when it is done already. Without hooks
+   * or notifications (a Puppet run), a type whose apply returns its result
+   * rather than a promise (the file type) is applied without an await: an
+   * async function and a turn of the microtask queue at each of three
+   * levels per resource cost ~1.2 ms per thousand in code not optimised yet.
+   */
+  private applyResource(v: number, vertex: Vertex, status: ResourceStatus): Promise<void> | undefined {
     const type = this.s.typeOf(vertex.resource);
     if (!type) {
       // Only a generated resource can get here: catalog resources were checked before the run.
       this.failResource(v, vertex, status, `Unknown resource type: '${vertex.resource.type.toLowerCase()}'`);
-      return;
+      return undefined;
     }
     const context = this.context(vertex, vertex.resource);
     const started = monotonicMs();
     status.time = reportTime();
+    const hooks = this.s.hooks;
+    if (hooks.guard || hooks.resolve || this.notifications.active)
+      return this.applyWithHooks(v, vertex, status, type, context, started);
+    // What applyWithHooks does when there are no hooks and no notifications, up to the first wait.
+    let waiting: Promise<void> | undefined;
+    try {
+      const resource = vertex.resource;
+      const problems = vertex.index === undefined ? (type.validate?.(resource) ?? []) : [];
+      if (problems.length > 0) {
+        this.failResource(v, vertex, status, problems.join("; "));
+        return undefined;
+      }
+      const keeps = type.keepsDirectories?.(resource) === true;
+      if (!keeps) directoriesMayHaveChanged();
+      const result =
+        type.generate && type.generates?.(resource) !== false
+          ? this.generate(v, vertex, type, resource, context).then(() => type.apply(resource, context))
+          : type.apply(resource, context);
+      if (result instanceof Promise) {
+        waiting = this.recordWhenApplied(v, vertex, status, result, keeps, started);
+        return waiting;
+      }
+      if (!keeps) directoriesMayHaveChanged();
+      this.record(v, vertex, status, result);
+    } catch (error) {
+      directoriesMayHaveChanged();
+      this.failResource(v, vertex, status, errorMessage(error));
+    } finally {
+      if (waiting === undefined)
+        status.evaluation_time = status.skipped ? null : (monotonicMs() - started) / 1000;
+    }
+    return undefined;
+  }
+
+  /** The end of applyResource for a type that returned a promise. */
+  private async recordWhenApplied(
+    v: number,
+    vertex: Vertex,
+    status: ResourceStatus,
+    applied: Promise<ResourceResult>,
+    keeps: boolean,
+    started: number,
+  ): Promise<void> {
+    try {
+      const result = await applied;
+      if (!keeps) directoriesMayHaveChanged();
+      this.record(v, vertex, status, result);
+    } catch (error) {
+      directoriesMayHaveChanged();
+      this.failResource(v, vertex, status, errorMessage(error));
+    } finally {
+      status.evaluation_time = status.skipped ? null : (monotonicMs() - started) / 1000;
+    }
+  }
+
+  /** applyResource with the front end's hooks or notifications, which may wait at each step. */
+  private async applyWithHooks(
+    v: number,
+    vertex: Vertex,
+    status: ResourceStatus,
+    type: ResourceType,
+    context: ResourceContext,
+    started: number,
+  ): Promise<void> {
     let resource = vertex.resource;
     try {
       if (this.s.hooks.guard || this.s.hooks.resolve) directoriesMayHaveChanged();

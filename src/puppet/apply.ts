@@ -162,7 +162,8 @@ export async function runPuppetApply(options: PuppetApplyOptions): Promise<Puppe
 /** The built-in types, and for the catalog's other types the promise module of that name, if any. */
 function registryFor(catalog: Catalog, modules: PromiseModules): ReadonlyMap<string, ResourceType> {
   const registry = new Map(puppetTypes);
-  for (const resource of catalog.resources) {
+  for (let i = 0; i < catalog.resources.length; i++) {
+    const resource = catalog.resources[i] as Catalog["resources"][number];
     const name = resource.type.toLowerCase();
     if (registry.has(name)) continue;
     const type = findPuppetType(resource.type, modules);

@@ -37,7 +37,8 @@ export const fileType: ResourceType = {
     const spec = specOf(resource);
     return typeof spec === "string" ? [spec] : [];
   },
-  async apply(resource: CatalogResource, context: ApplyContext): Promise<ResourceResult> {
+  // Not async: applyFile never waits, and the applier goes on at once with a result.
+  apply(resource: CatalogResource, context: ApplyContext): ResourceResult {
     const spec = specOf(resource);
     if (typeof spec === "string") return { events: [], failed: spec };
     // Read lazily: only a resource naming an owner or group opens passwd and group.
