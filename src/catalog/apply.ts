@@ -176,16 +176,16 @@ function checkResources(
   for (let i = 0; i < catalog.resources.length; i++) {
     const resource = catalog.resources[i] as CatalogResource;
     if (isContainer(resource)) continue;
-    const ref = `${resource.type}[${resource.title}]`;
     const type = typeOf(resource);
+    // The reference is made only for a message: most resources have none.
     if (!type) {
-      const message = `Unknown resource type: '${resource.type.toLowerCase()}' for ${ref}${where(resource)}`;
+      const message = `Unknown resource type: '${resource.type.toLowerCase()}' for ${resource.type}[${resource.title}]${where(resource)}`;
       log.run("err", message);
       unknown.push(message);
       continue;
     }
     for (const problem of type.validate?.(resource) ?? []) {
-      const message = `${ref}: ${problem}${where(resource)}`;
+      const message = `${resource.type}[${resource.title}]: ${problem}${where(resource)}`;
       log.run("err", message);
       invalid.push(message);
     }

@@ -60,9 +60,10 @@ export class RelationshipGraph {
     resource: CatalogResource,
     index: number | undefined,
     priority: readonly number[],
+    /** The resource's canonical reference, when the caller has it already. */
+    ref = refKey(resource.type, resource.title),
   ): number {
     const id = this.vertices.length;
-    const ref = refKey(resource.type, resource.title);
     this.vertices.push({ id, kind, resource, index, ref, priority });
     this.out.push([]);
     this.in.push([]);
@@ -131,20 +132,22 @@ export function buildGraph(
   options: GraphOptions,
 ): BuiltGraph {
   const graph = new RelationshipGraph();
-  const index = indexResources(resources);
+  // Each resource's reference made once: the index's key and its vertices' (and paths') text.
+  const refs = resources.map((r) => refKey(r.type, r.title));
+  const index = indexResources(resources, refs);
   const containers = resources.map((r) => options.isContainer(r));
   const entry: number[] = [];
   const exit: number[] = [];
   resources.forEach((resource, i) => {
     if (containers[i]) return;
-    const id = graph.addVertex("resource", resource, i, [i + 1]);
+    const id = graph.addVertex("resource", resource, i, [i + 1], refs[i]);
     entry[i] = id;
     exit[i] = id;
   });
   resources.forEach((resource, i) => {
     if (!containers[i]) return;
-    entry[i] = graph.addVertex("admissible", resource, i, [i + 1]);
-    exit[i] = graph.addVertex("completed", resource, i, [i + 1]);
+    entry[i] = graph.addVertex("admissible", resource, i, [i + 1], refs[i]);
+    exit[i] = graph.addVertex("completed", resource, i, [i + 1], refs[i]);
   });
   const connect = (from: number, to: number, refresh: boolean): void => {
     graph.addEdge(exit[from] as number, entry[to] as number, refresh);
@@ -156,11 +159,9 @@ export function buildGraph(
   return { graph, index, parent, entry, exit };
 }
 
-function indexResources(resources: readonly CatalogResource[]): Map<string, number> {
+function indexResources(resources: readonly CatalogResource[], refs: readonly string[]): Map<string, number> {
   const index = new Map<string, number>();
-  resources.forEach((resource, i) => {
-    index.set(refKey(resource.type, resource.title), i);
-  });
+  for (let i = 0; i < refs.length; i++) index.set(refs[i] as string, i);
   resources.forEach((resource, i) => {
     if (resource.parameters.alias === undefined) return;
     for (const alias of relationshipRefs(resource.parameters.alias).refs) {

@@ -41,10 +41,13 @@ export class ContainmentPaths {
     const known = this.paths.get(resource);
     if (known) return known;
     const parent = this.built.parent.get(index);
-    const ref = refKey(resource.type, resource.title);
+    // The reference its vertex has (its entry's, for a container): not made again.
+    const vertex = this.built.graph.vertices[this.built.entry[index] as number];
+    const ref = vertex?.resource === resource ? vertex.ref : refKey(resource.type, resource.title);
     // A class appears by its title alone (`Main`), as Puppet's component pathbuilder writes it.
     const own = ref.startsWith("Class[") ? ref.slice(6, -1) : ref;
-    const path = [...(parent === undefined ? [] : this.fromIndex(parent)), own];
+    // concat, not a spread: no iterator, in code not optimised yet.
+    const path = (parent === undefined ? [] : this.fromIndex(parent)).concat(own);
     this.paths.set(resource, path);
     return path;
   }
