@@ -472,11 +472,15 @@ export function chmodSync(path: string, mode: number): void {
 }
 
 /**
- * Says that a directory's mode or owner changed: it decides whether the
- * directories below it may be reached by their paths (checkedDirectory).
+ * Called with what a change of mode or owner left (`stats`): a directory
+ * that others may now write to decides that the directories below it may
+ * no longer be reached by their paths (checkedDirectory). One left to root
+ * and this user alone changes nothing there (a recursive copy sets the
+ * mode of each directory it makes).
  */
 function changedIfDirectory(stats: Stats | undefined): void {
-  if (stats === undefined || stats.isDirectory()) trustMayHaveChanged();
+  if (stats === undefined) trustMayHaveChanged();
+  else if (stats.isDirectory() && !(ownedByUs(stats) && (stats.mode & 0o022) === 0)) trustMayHaveChanged();
 }
 
 /** chown(2) through the checks, following a trusted link at the leaf. */

@@ -115,7 +115,10 @@ test("in a run, a directory only root and tend's user can change is reached by i
     writeFileSync(join(ours, "x"), "");
     unlinkChecked(join(ours, "x"));
     assert.equal(checkedDirectory(ours), ours);
-    // A mode changed through safe-fs is seen without being told.
+    // A mode changed through safe-fs is seen without being told: one that
+    // leaves the directory to root is no reason to walk again, one that opens it is.
+    chmodChecked(join(dir, "ours"), 0o750);
+    assert.equal(checkedDirectory(ours), ours);
     chmodChecked(join(dir, "ours"), 0o777);
     assert.match(checkedDirectory(ours), proc);
   });
