@@ -276,8 +276,14 @@ class Parser {
   private get tok(): Token {
     return this.at(0);
   }
+  /** The kind of the token `ahead`: `at` written out, for the parser asks this most, often before V8 optimizes. */
   private kind(ahead = 0): TokenKind {
-    return this.at(ahead).kind;
+    const t = this.tokens[this.i + ahead - this.base];
+    if (t !== undefined) {
+      const kind = t.kind;
+      if (kind !== "EOF") return kind;
+    }
+    return this.end().kind;
   }
   private advance(): Token {
     const t = this.tokens[this.i - this.base] as Token;
