@@ -119,7 +119,9 @@ function writerTo(fd: number, stream: () => NodeJS.WriteStream): (data: string |
         closed = true;
       });
     }
-    out.write(rest);
+    // A caller may reuse its buffer once the call returns (the catalog's
+    // JSON does): the stream, which may write it later, is given a copy.
+    out.write(typeof rest === "string" ? rest : Buffer.from(rest));
   };
 }
 

@@ -147,14 +147,17 @@ export async function runCatalog(args: readonly string[], io: CliIo): Promise<nu
   const printer = puppetPrinter(io, level, color);
   const { compileCatalogCommand } = await import("./puppet-compile.js");
   const outcome = await compileCatalogCommand({ node, given, io, printer, forApply: false });
-  if (outcome.node === undefined) {
+  const writeJson = outcome.writeCatalogJson;
+  if (outcome.node === undefined || writeJson === undefined) {
     printer.error("Try 'tend puppet catalog --help' for usage");
     return EXIT_FAILURE;
   }
-  const { renderRubyJson } = await import("../puppet/env/render.js");
-  // Two writes: the text and its newline joined would be copied whole (4 MB
-  // on a catalog of ten thousand resources) to be written.
-  io.stdout(renderRubyJson(outcome.catalog));
+  // The text in pieces as it is made: a catalog of ten thousand resources
+  // is never held whole, as data (~12 MB) or as text (4.4 MB).
+  writeJson(
+    io.stdoutBytes ??
+      ((bytes) => io.stdout(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString())),
+  );
   io.stdout("\n");
   return EXIT_OK;
 }

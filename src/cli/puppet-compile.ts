@@ -22,6 +22,8 @@ export interface CompileCommand {
 
 export interface CompileOutcome {
   readonly catalog?: PuppetCatalogJson;
+  /** The catalog's JSON text as `--render-as json` prints it, in pieces of UTF-8 (CompileResult's). */
+  readonly writeCatalogJson?: (write: (bytes: Uint8Array) => void) => void;
   readonly node?: string;
   readonly environment?: string;
 }
@@ -82,6 +84,7 @@ export async function compileCatalogCommand(command: CompileCommand): Promise<Co
       get catalog() {
         return result.catalog;
       },
+      writeCatalogJson: (write) => result.writeCatalogJson(write),
       node,
       environment: compiled.environment,
     };

@@ -7,6 +7,7 @@
 import type { PuppetCatalogJson } from "./compile-api.js";
 import { randomUuid } from "../../system/uuid.js";
 import { PLAIN_JSON } from "./json-float.js";
+import { renderRubyJson } from "./ruby-json.js";
 import { CResource, type JsonMarks, TagSet, namevarOf, resourceToData } from "./resource.js";
 
 export class Catalog {
@@ -113,29 +114,73 @@ export class Catalog {
   }
 
   toJson(namevar: (type: string) => string | undefined, head: CatalogHead = this.head()): PuppetCatalogJson {
-    const kept = this.order.filter((r) => !r.virtual);
-    // The containers kept (a source of containment contains something):
-    // a set of those alone, not of every resource, whose identity hashes
-    // cost V8 an allocation each.
-    const keptSet = new Set(kept.filter((r) => r.contains !== undefined));
+    const kept = this.kept();
     const namevars = namevarTable(namevar);
     const marks: JsonMarks = { float: false };
     const resources = kept.map((r) => resourceToData(r, namevars(r.type), marks));
-    const edges: { source: string; target: string }[] = [];
-    // Indexed: for-of makes an iterator result per step in code not yet optimized.
-    for (let i = 0; i < kept.length; i++) {
-      const t = kept[i] as CResource;
-      const ins = t.containedBy;
-      if (ins === undefined) continue;
-      for (let j = 0; j < ins.length; j++) {
-        const s = ins[j] as CResource;
-        if (keptSet.has(s)) edges.push({ source: s.ref, target: t.ref });
+    const edges: CatalogEdge[] = [];
+    this.edges(kept, containers(kept), 0, kept.length, edges);
+    const json: PuppetCatalogJson = {
+      ...this.top(head),
+      resources,
+      edges,
+      classes: [...this.classes],
+    };
+    if (!marks.float) Object.defineProperty(json, PLAIN_JSON, { value: true });
+    return json;
+  }
+
+  /**
+   * The text renderRubyJson(this.toJson(namevar, head)) gives, as UTF-8,
+   * handed to `write` in pieces whose bytes are valid during the call only
+   * (one buffer is reused: copy what is kept). The data of a few hundred
+   * resources at a time is made, rendered and dropped: on ten thousand
+   * resources the whole data (~12 MB) and its text (4.4 MB) would otherwise
+   * live to the end, copied by each garbage collection on the way.
+   */
+  writeJson(
+    namevar: (type: string) => string | undefined,
+    head: CatalogHead,
+    write: (bytes: Uint8Array) => void,
+  ): void {
+    const out = new JsonPieces(write);
+    const kept = this.kept();
+    const namevars = namevarTable(namevar);
+    const top = renderRubyJson(this.top(head));
+    out.text(`${top.slice(0, -1)},"resources":[`);
+    for (let i = 0; i < kept.length; i += BATCH) {
+      const end = Math.min(i + BATCH, kept.length);
+      const marks: JsonMarks = { float: false };
+      const data = new Array<Record<string, unknown>>(end - i);
+      for (let j = i; j < end; j++) {
+        const r = kept[j] as CResource;
+        data[j - i] = resourceToData(r, namevars(r.type), marks);
       }
+      out.items(marks.float ? renderRubyJson(data) : JSON.stringify(data));
     }
+    out.text('],"edges":[');
+    // Edges in batches of their targets: references only, no numbers.
+    out.more = false;
+    const from = containers(kept);
+    for (let i = 0; i < kept.length; i += BATCH) {
+      const edges: CatalogEdge[] = [];
+      this.edges(kept, from, i, Math.min(i + BATCH, kept.length), edges);
+      out.items(JSON.stringify(edges));
+    }
+    out.text(`],"classes":${renderRubyJson(this.classes)}}`);
+  }
+
+  /** The resources of the catalog's JSON: all but the virtual ones. */
+  private kept(): CResource[] {
+    return this.order.filter((r) => !r.virtual);
+  }
+
+  /** The catalog's JSON before its resources, keys in Puppet's order. */
+  private top(head: CatalogHead): Omit<PuppetCatalogJson, "resources" | "edges" | "classes"> {
     const tags = new TagSet();
     for (const c of this.classes) tags.add(c);
     tags.merge(this.tags);
-    const json: PuppetCatalogJson = {
+    return {
       tags: [...tags.tags],
       name: this.name,
       version: head.version,
@@ -143,12 +188,79 @@ export class Catalog {
       catalog_uuid: head.uuid,
       catalog_format: 2,
       environment: this.environment,
-      resources,
-      edges,
-      classes: [...this.classes],
     };
-    if (!marks.float) Object.defineProperty(json, PLAIN_JSON, { value: true });
-    return json;
+  }
+
+  /** The containment edges into kept[from..to) from the containers kept, in Puppet's graph order. */
+  private edges(
+    kept: readonly CResource[],
+    sources: ReadonlySet<CResource>,
+    from: number,
+    to: number,
+    out: CatalogEdge[],
+  ): void {
+    // Indexed: for-of makes an iterator result per step in code not yet optimized.
+    for (let i = from; i < to; i++) {
+      const t = kept[i] as CResource;
+      const ins = t.containedBy;
+      if (ins === undefined) continue;
+      for (let j = 0; j < ins.length; j++) {
+        const s = ins[j] as CResource;
+        if (sources.has(s)) out.push({ source: s.ref, target: t.ref });
+      }
+    }
+  }
+}
+
+/**
+ * The containers kept (a source of containment contains something): a set
+ * of those alone, not of every resource, whose identity hashes cost V8 an
+ * allocation each.
+ */
+function containers(kept: readonly CResource[]): Set<CResource> {
+  return new Set(kept.filter((r) => r.contains !== undefined));
+}
+
+/** Resources (and edges) rendered at a time by writeJson: ~200 kB of text. */
+const BATCH = 512;
+
+interface CatalogEdge {
+  source: string;
+  target: string;
+}
+
+/**
+ * JSON text written as UTF-8 through one buffer, grown as needed: pieces
+ * of ~200 kB are encoded into it without a Buffer made for each, and the
+ * items of a list are written without their brackets, no text sliced for it.
+ */
+class JsonPieces {
+  private buffer = Buffer.allocUnsafe(0);
+  /** Whether list items were written before: the next ones follow a comma. */
+  more = false;
+  constructor(private readonly write: (bytes: Uint8Array) => void) {}
+
+  text(text: string): void {
+    const n = this.encode(text);
+    this.write(this.buffer.subarray(0, n));
+  }
+
+  /** The items of a list's text (`[a,b]`), after a comma when items were written before them. */
+  items(list: string): void {
+    if (list.length <= 2) return;
+    const n = this.encode(list);
+    // The brackets are one byte each: the opening one becomes the comma.
+    if (this.more) this.buffer[0] = 0x2c;
+    this.write(this.buffer.subarray(this.more ? 0 : 1, n - 1));
+    this.more = true;
+  }
+
+  /** The UTF-8 of `text` at the buffer's start; its length. */
+  private encode(text: string): number {
+    // Three bytes at most for each UTF-16 unit (a surrogate pair: four for two).
+    const room = text.length * 3;
+    if (this.buffer.length < room) this.buffer = Buffer.allocUnsafe(room);
+    return this.buffer.write(text, 0, "utf8");
   }
 }
 

@@ -75,6 +75,13 @@ export interface PuppetCatalogJson {
 export interface CompileResult {
   /** The catalog's JSON data (made when first read). */
   readonly catalog: PuppetCatalogJson;
+  /**
+   * The catalog's JSON text, `renderRubyJson(catalog)` without its newline,
+   * as UTF-8 handed to `write` in pieces (made a few hundred resources at a
+   * time, without the whole data), with the version and uuid of `catalog`.
+   * A piece's bytes are valid during the call only: a buffer is reused.
+   */
+  writeCatalogJson(write: (bytes: Uint8Array) => void): void;
   readonly messages: readonly CompileMessage[];
 }
 

@@ -27,6 +27,9 @@ export function compileCatalog(input: CompileInput): CompileResult {
       catalog ??= c.catalog.toJson(namevarOf, head);
       return catalog;
     },
+    writeCatalogJson(write: (bytes: Uint8Array) => void): void {
+      c.catalog.writeJson(namevarOf, head, write);
+    },
     messages: c.messages,
   };
 }

@@ -93,6 +93,27 @@ test("a whole Float parameter renders as Puppet's 1.0, an Integer as 1", () => {
   });
 });
 
+test("the catalog's JSON written in pieces is the text of its data, byte for byte", () => {
+  // Over a thousand resources (three batches), a Float in one batch only, a
+  // NUL in a string, a virtual resource, a define's containment edges and
+  // text outside ASCII.
+  const files = Array.from({ length: 1100 }, (_, i) => `file { '/tmp/f${i}': mode => '0644' }`).join("\n");
+  const r = compile(`${files}
+define d($m) { notify { "in \${title}": message => $m } }
+d { 'one': m => 1.5 }
+@notify { 'virtual': }
+notify { 'nul': message => "a\\u0000b" }
+notify { 'été ☃ 𝄞': message => 'ü' }
+`);
+  const pieces: Buffer[] = [];
+  r.writeCatalogJson((bytes) => pieces.push(Buffer.from(bytes)));
+  assert.ok(pieces.length > 3);
+  const text = Buffer.concat(pieces).toString("utf8");
+  assert.equal(text, renderRubyJson(r.catalog));
+  assert.match(text, /"message":1\.5/);
+  assert.match(text, /"a\\u0000b"/);
+});
+
 test("strict and strict_variables come from the compile's settings", () => {
   const code = 'notify { "${settings::strict} ${settings::strict_variables} ${nope}": }';
   const titles = (r: CompileResult) =>
