@@ -35,6 +35,7 @@ import {
   FunctionError,
 } from "./functions/registry.js";
 import { isValidAttribute, namevarsFromTitle, resourceTypeInfo } from "./resource-types.js";
+import { ParamTable } from "./param-table.js";
 import { CResource, type ParamEntry, type ResourceKind } from "./resource.js";
 import { rubyInspect } from "./functions/core/ruby-text.js";
 import { Scope, type ScopeHost } from "./scope.js";
@@ -1149,8 +1150,8 @@ export class Compiler implements ScopeHost {
     // title (most resource statements have one title and one body).
     let firstTitle: string | undefined;
     let titlesUsed: Set<string> | undefined;
-    const bodies: { body: A.ResourceBody; titles: string[]; params: Map<string, ParamEntry> }[] = [];
-    let defaults: Map<string, ParamEntry> | undefined;
+    const bodies: { body: A.ResourceBody; titles: string[]; params: ParamTable }[] = [];
+    let defaults: ParamTable | undefined;
     // Indexed loops: for-of makes an iterator result per step in code not
     // yet optimized, and this runs for every resource.
     for (let bi = 0; bi < e.bodies.length; bi++) {
@@ -1211,10 +1212,11 @@ export class Compiler implements ScopeHost {
     const refs: PValue[] = [];
     for (let bi = 0; bi < bodies.length; bi++) {
       const b = bodies[bi] as (typeof bodies)[number];
-      let params = b.params;
+      let params: ReadonlyMap<string, ParamEntry> = b.params;
       if (defaults !== undefined && defaults !== params) {
-        params = new Map(defaults);
-        for (const [k, v] of b.params) params.set(k, v);
+        const merged = new Map(defaults);
+        for (const [k, v] of b.params) merged.set(k, v);
+        params = merged;
       }
       const list = [...params.values()];
       for (let t = 0; t < b.titles.length; t++) {
@@ -1226,17 +1228,23 @@ export class Compiler implements ScopeHost {
     return refs.length === 1 ? refs[0] : refs;
   }
 
-  evaluateOperations(ops: readonly A.Operation[], scope: Scope, owner: A.NodeBase): Map<string, ParamEntry> {
-    const result = new Map<string, ParamEntry>();
+  evaluateOperations(ops: readonly A.Operation[], scope: Scope, owner: A.NodeBase): ParamTable {
+    // A list of the exact size when every operation sets one attribute (an
+    // array grown by push starts with room for 17).
+    let n = 0;
+    for (let i = 0; i < ops.length; i++) if ((ops[i] as A.Operation).kind === "AttributeOperation") n++;
+    const list: ParamEntry[] = n === ops.length ? new Array<ParamEntry>(n) : [];
     const source = scope.source;
+    let at = 0;
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i] as A.Operation;
       if (op.kind === "AttributeOperation") {
         // The common entry made in one literal, in one shape for all.
         const name = op.name;
         const value = this.ev.evaluate(op.value, scope);
-        if (result.has(name)) this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
-        result.set(name, { name, value, add: op.operator === "+>", source, at: op.offset });
+        if (indexOfParam(list, at, name) !== -1)
+          this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
+        list[at++] = { name, value, add: op.operator === "+>", source, at: op.offset };
       } else {
         const h = this.ev.evaluate(op.expr, scope);
         if (!(h instanceof PHash))
@@ -1244,12 +1252,13 @@ export class Compiler implements ScopeHost {
         const entries: [string, PValue][] = [];
         for (const [k, v] of h) entries.push([String(k), v]);
         for (const [name, value] of entries) {
-          if (result.has(name)) this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
-          result.set(name, { name, value, source, at: op.offset });
+          if (indexOfParam(list, at, name) !== -1)
+            this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);
+          list[at++] = { name, value, source, at: op.offset };
         }
       }
     }
-    return result;
+    return new ParamTable(list);
   }
 
   createResourceFromFunction(
@@ -1269,8 +1278,8 @@ export class Compiler implements ScopeHost {
     scope: Scope,
     typeName: string,
     title: string,
-    /** A map is the resource's own from then on (resourceExpression made it for it alone). */
-    params: ParamEntry[] | Map<string, ParamEntry>,
+    /** A table is the resource's own from then on (resourceExpression made it for it alone). */
+    params: ParamEntry[] | ParamTable,
     wanted = true,
   ): PValue {
     const line = scope.locator?.line(e.offset);
@@ -1918,4 +1927,10 @@ function resourceView(r: CResource): CatalogResourceView {
 function overriddenLabel(v: PValue): string {
   if (v instanceof PResourceType && v.title !== undefined) return `${v.toString()} Resource-Reference`;
   return isType(v) ? `${v.toString()}-Type` : typeLabel(v);
+}
+
+/** The index of the parameter `name` among the first `n` of `list`, or -1. */
+function indexOfParam(list: readonly ParamEntry[], n: number, name: string): number {
+  for (let i = 0; i < n; i++) if ((list[i] as ParamEntry).name === name) return i;
+  return -1;
 }

@@ -7,6 +7,7 @@ import { isArr } from "./arr.js";
 import type { Definition } from "./definitions.js";
 import { JsonFloat } from "./json-float.js";
 import { lowerCaseName } from "./lower-case.js";
+import { type ParamEntry, ParamTable } from "./param-table.js";
 import type { Scope } from "./scope.js";
 import { ResourceRef, asResourceRef, formatFloat, formatValue } from "./typing.js";
 import {
@@ -20,20 +21,6 @@ import {
   type PValue,
   isType,
 } from "./values.js";
-
-/** One parameter's value and where it was set. */
-export interface ParamEntry {
-  readonly name: string;
-  value: PValue;
-  readonly source: Definition | undefined;
-  /** `+>`: appended to the current value by an override. */
-  readonly add?: boolean;
-  /**
-   * The offset of the attribute in its source (the file of `source`, or a
-   * main manifest): one number kept, made a line only when an error needs it.
-   */
-  readonly at?: number;
-}
 
 const VALID_TAG = /^[\p{L}\p{N}_][\p{L}\p{N}_:.-]*$/u;
 
@@ -122,6 +109,8 @@ export class TagSet {
   }
 }
 
+export type { ParamEntry };
+
 export type ResourceKind = "compilable_type" | "defined_type" | "unknown" | "class";
 
 // The fields are declared and set in the constructor, in one order: ten
@@ -137,7 +126,7 @@ export class CResource {
   declare readonly kind: ResourceKind;
   declare readonly file: string | undefined;
   declare readonly line: number | undefined;
-  declare readonly params: Map<string, ParamEntry>;
+  declare readonly params: ParamTable;
   declare readonly tags: TagSet;
   declare evaluated: boolean;
   declare finished: boolean;
@@ -163,8 +152,8 @@ export class CResource {
     file: string | undefined,
     line: number | undefined,
     options?: { virtual?: boolean; exported?: boolean },
-    /** Its parameters, when the caller made the map for it alone (and tags it with their `tag` itself). */
-    params?: Map<string, ParamEntry>,
+    /** Its parameters, when the caller made the table for it alone (and tags it with their `tag` itself). */
+    params?: ParamTable,
   ) {
     this.type = type;
     this.title = title;
@@ -173,7 +162,7 @@ export class CResource {
     this.kind = kind;
     this.file = file;
     this.line = line;
-    this.params = params ?? new Map();
+    this.params = params ?? new ParamTable();
     this.tags = new TagSet();
     this.evaluated = false;
     this.finished = false;
@@ -215,7 +204,7 @@ export class CResource {
 
   set(entry: ParamEntry): void {
     if (entry.name === "tag") this.tagWith(entry.value);
-    this.params.set(entry.name, entry);
+    this.params.set(entry);
   }
 
   tagWith(v: PValue): void {
