@@ -824,6 +824,12 @@ export class Evaluator {
 
   private access(e: A.Access, scope: Scope): PValue {
     const left = this.evaluate(e.left, scope);
+    // `$facts['os']`: a hash with one key (the most common access) is read
+    // without a list of keys made for it.
+    if (left instanceof PHash && e.keys.length === 1) {
+      const k = e.keys[0] as A.Expression;
+      if (k.kind !== "Unfold" && k.kind !== "Paren") return left.get(this.evaluate(k, scope));
+    }
     // `Class[Foo]`: Puppet evaluates a type name key without failing on an unknown type (Class[] then refuses it).
     const keys =
       left instanceof PClassType && left.className === undefined

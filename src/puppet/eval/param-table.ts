@@ -67,6 +67,13 @@ export class ParamTable implements ReadonlyMap<string, ParamEntry> {
     else if (list.length > INDEXED) this.index = new Map(list.map((p) => [p.name, p]));
   }
 
+  /** Whether `test` holds for the value of an entry (those of undef too). */
+  someValue(test: (value: PValue) => boolean): boolean {
+    const list = this.list;
+    for (let i = 0; i < list.length; i++) if (test((list[i] as ParamEntry).value)) return true;
+    return false;
+  }
+
   /** Indexed, not for-of: no iterator result made per entry in code not yet optimized. */
   forEach(f: (entry: ParamEntry, name: string, table: ReadonlyMap<string, ParamEntry>) => void): void {
     const list = this.list;

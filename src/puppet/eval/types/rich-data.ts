@@ -14,7 +14,10 @@ import { PClassType, PResourceType } from "./model.js";
 interface ResourceView {
   readonly ref: string;
   readonly virtual: boolean;
-  readonly params: ReadonlyMap<string, { readonly value: PValue }>;
+  readonly params: ReadonlyMap<string, { readonly value: PValue }> & {
+    /** Whether `test` holds for the value of a parameter. */
+    someValue(test: (value: PValue) => boolean): boolean;
+  };
 }
 
 /** `['a'][0]`: a path as Puppet's JSON path, without the root. */
@@ -32,66 +35,66 @@ export function richDataWarnings(
   keyString: (k: PValue) => string,
 ): string[] {
   const out: string[] = [];
-  // Indexed loops, and forEach over the parameters: for-of makes an
-  // iterator result per step in code not yet optimized, and this pass runs
-  // once over every resource.
+  // An indexed loop, and no closure in it (its variables would take a
+  // context made at each step): this pass runs once over every resource.
   for (let i = 0; i < resources.length; i++) {
     const r = resources[i] as ResourceView;
-    if (r.virtual || !hasRichData(r.params)) continue;
-    let prefix = r.ref;
-    const path: (string | number)[] = [];
-    const warn = (what: string, converted: string): void => {
-      prefix += jsonPath(path);
-      out.push(`${prefix} contains ${what}. It will be converted to the String '${converted}'`);
-    };
-    const walk = (v: PValue): void => {
-      if (v === undefined || typeof v !== "object" || v === null) return;
-      if (Array.isArray(v)) {
-        v.forEach((x, i) => {
-          path.push(i);
-          walk(x);
-          path.pop();
-        });
-        return;
-      }
-      if (isHash(v)) {
-        for (const [k, x] of v as PHash) {
-          let key: string;
-          if (typeof k === "string") key = k;
-          else {
-            key = keyString(k);
-            warn(`a hash with ${anOrA(rubyClassName(k))} key`, key);
-          }
-          path.push(key);
-          walk(x);
-          path.pop();
-        }
-        return;
-      }
-      if (v instanceof PSensitive) walk(v.value);
-      else if (asResourceRef(v)) return;
-      else if (isType(v)) warn(`${anOrA(`${v.kind}-Type`)} value`, v.toString());
-      else if (v instanceof PDeferred) warn("a Deferred value", stringOf(v));
-      else if (v instanceof PObject && isType((v as { type?: PValue }).type))
-        warn(`${anOrA(v.typeName)} value`, stringOf(v));
-    };
-    for (const [name, p] of r.params) {
-      if (p.value === undefined) continue;
-      path.push(name);
-      walk(p.value);
-      path.pop();
-    }
+    // Most parameters hold strings only: a value that may be something else is looked for first.
+    if (!r.virtual && r.params.someValue(mayBeRich)) warnAbout(r, stringOf, keyString, out);
   }
   return out;
 }
 
-/** Whether any parameter value may hold something that is not Data (most hold strings only). */
-function hasRichData(params: ReadonlyMap<string, { readonly value: PValue }>): boolean {
-  let rich = false;
-  params.forEach((p) => {
-    if (!rich && mayBeRich(p.value)) rich = true;
-  });
-  return rich;
+/** The warnings of one resource whose parameters may hold values that are not Data. */
+function warnAbout(
+  r: ResourceView,
+  stringOf: (v: PValue) => string,
+  keyString: (k: PValue) => string,
+  out: string[],
+): void {
+  let prefix = r.ref;
+  const path: (string | number)[] = [];
+  const warn = (what: string, converted: string): void => {
+    prefix += jsonPath(path);
+    out.push(`${prefix} contains ${what}. It will be converted to the String '${converted}'`);
+  };
+  const walk = (v: PValue): void => {
+    if (v === undefined || typeof v !== "object" || v === null) return;
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => {
+        path.push(i);
+        walk(x);
+        path.pop();
+      });
+      return;
+    }
+    if (isHash(v)) {
+      for (const [k, x] of v as PHash) {
+        let key: string;
+        if (typeof k === "string") key = k;
+        else {
+          key = keyString(k);
+          warn(`a hash with ${anOrA(rubyClassName(k))} key`, key);
+        }
+        path.push(key);
+        walk(x);
+        path.pop();
+      }
+      return;
+    }
+    if (v instanceof PSensitive) walk(v.value);
+    else if (asResourceRef(v)) return;
+    else if (isType(v)) warn(`${anOrA(`${v.kind}-Type`)} value`, v.toString());
+    else if (v instanceof PDeferred) warn("a Deferred value", stringOf(v));
+    else if (v instanceof PObject && isType((v as { type?: PValue }).type))
+      warn(`${anOrA(v.typeName)} value`, stringOf(v));
+  };
+  for (const [name, p] of r.params) {
+    if (p.value === undefined) continue;
+    path.push(name);
+    walk(p.value);
+    path.pop();
+  }
 }
 
 function mayBeRich(v: PValue): boolean {
