@@ -88,6 +88,14 @@ function stronglyConnected(graph: RelationshipGraph): number[][] {
       const up = frames[frames.length - 1];
       if (up) low[up.vertex] = Math.min(low[up.vertex] as number, low[vertex] as number);
       if (low[vertex] !== order[vertex]) continue;
+      // A vertex alone (nearly all of them) is a component only with an edge to itself: no
+      // array for each of the others, which findCycles would drop.
+      if (stack[stack.length - 1] === vertex) {
+        stack.pop();
+        onStack[vertex] = 0;
+        if (graph.hasEdge(vertex, vertex)) components.push([vertex]);
+        continue;
+      }
       const component: number[] = [];
       for (;;) {
         const top = stack.pop() as number;
