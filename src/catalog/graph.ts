@@ -78,13 +78,28 @@ export class RelationshipGraph {
       return known;
     }
     const edge: GraphEdge = { source, target, refresh };
-    const out = this.out[source] as GraphEdge[];
-    out.push(edge);
-    (this.in[target] as GraphEdge[]).push(edge);
+    const out = this.add(this.out, source, edge);
+    this.add(this.in, target, edge);
     const indexed = this.targets[source];
     if (indexed) indexed.set(target, edge);
     else if (out.length > INDEXED_DEGREE) this.targets[source] = new Map(out.map((e) => [e.target, e]));
     return edge;
+  }
+
+  /**
+   * Appends an edge to a vertex's list. A vertex's first edge makes a list
+   * of one: a push would give the empty list room for 17, and nearly every
+   * vertex keeps one or two edges in each direction for the whole run.
+   */
+  private add(lists: GraphEdge[][], vertex: number, edge: GraphEdge): GraphEdge[] {
+    const list = lists[vertex] as GraphEdge[];
+    if (list.length > 0) {
+      list.push(edge);
+      return list;
+    }
+    const first = [edge];
+    lists[vertex] = first;
+    return first;
   }
 
   /** The edge from `source` to `target`, if there is one. */
