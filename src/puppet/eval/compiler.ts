@@ -35,7 +35,7 @@ import {
   FunctionError,
 } from "./functions/registry.js";
 import { isValidAttribute, namevarsFromTitle, resourceTypeInfo } from "./resource-types.js";
-import { ParamTable } from "./param-table.js";
+import { internName, ParamTable } from "./param-table.js";
 import { CResource, type ParamEntry, type ResourceKind } from "./resource.js";
 import { rubyInspect } from "./functions/core/ruby-text.js";
 import { Scope, type ScopeHost } from "./scope.js";
@@ -1240,7 +1240,7 @@ export class Compiler implements ScopeHost {
       const op = ops[i] as A.Operation;
       if (op.kind === "AttributeOperation") {
         // The common entry made in one literal, in one shape for all.
-        const name = op.name;
+        const name = internName(op.name);
         const value = this.ev.evaluate(op.value, scope);
         if (indexOfParam(list, at, name) !== -1)
           this.ev.fail(`The attribute '${name}' has already been set`, owner, scope);

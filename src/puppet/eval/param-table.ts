@@ -22,6 +22,26 @@ export interface ParamEntry {
   readonly at?: number;
 }
 
+/** The names seen, each as V8's internalized string (one per text). */
+const NAMES = new Map<string, string>();
+
+/**
+ * `name` as the one string V8 keeps for its text, as it keeps the names
+ * written in the code: the compiler looks parameters up by such names
+ * (`stage`, `alias`, `require`), and two of them compare by identity
+ * alone. A parser's name is a string of its own, compared character by
+ * character, in a call, with each entry a lookup passes.
+ */
+export function internName(name: string): string {
+  let known = NAMES.get(name);
+  if (known === undefined) {
+    // A property's key is internalized: Object.keys gives it back.
+    known = Object.keys({ [name]: true })[0] ?? name;
+    NAMES.set(name, known);
+  }
+  return known;
+}
+
 /** Beyond this many parameters a table indexes them (below it, a search of the list is quicker). */
 const INDEXED = 16;
 

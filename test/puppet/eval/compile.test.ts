@@ -184,3 +184,14 @@ test("ENC classes are declared after the node definition, with their parameters"
   assert.deepEqual(result.catalog.classes, ["enc", "settings", "default", "enc"]);
   assert.deepEqual(result.catalog.tags, ["enc", "settings", "default", "node", "class"]);
 });
+
+test("tags: letters and digits of any script, `_`, `:`, `.` and `-` after the first", () => {
+  const r = compile(`notify { 'n': tag => ['été', 'x-1.2', 'Ünïcode::part', '٣_a'] }`);
+  const tags = r.catalog.resources.find((x) => x.title === "n")?.tags as string[];
+  for (const t of ["été", "x-1.2", "ünïcode::part", "ünïcode", "part", "٣_a"]) assert.ok(tags.includes(t), t);
+  for (const bad of ["-x", "a b", "é!", ".é"])
+    assert.throws(
+      () => compile(`notify { 'n': tag => '${bad}' }`),
+      (e: Error) => e.message.includes(`Invalid tag '${bad}'`),
+    );
+});
