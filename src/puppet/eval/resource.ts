@@ -117,6 +117,19 @@ export class TagSet {
   }
 }
 
+/** The tags of each type name (`foo::bar`, `foo`, `bar`), made once. */
+const TYPE_TAGS = new Map<string, TagSet>();
+
+function typeTags(type: string): TagSet {
+  let tags = TYPE_TAGS.get(type);
+  if (tags === undefined) {
+    tags = new TagSet();
+    tags.add(type);
+    if (TYPE_TAGS.size < 1000) TYPE_TAGS.set(type, tags);
+  }
+  return tags;
+}
+
 export type { ParamEntry };
 
 export type ResourceKind = "compilable_type" | "defined_type" | "unknown" | "class";
@@ -182,7 +195,10 @@ export class CResource {
     this.contains = undefined;
     this.containedBy = undefined;
     this.refText = undefined;
-    this.tags.add(type);
+    // The type's tags as a list shared by every resource of the type (a
+    // merge into an empty set takes it): no name lower-cased, checked and
+    // made a list again for each of ten thousand files.
+    this.tags.merge(typeTags(type));
     if (!(title === "main" && (type === "Stage" || type === "Class"))) this.tags.addIfValid(title);
   }
 
