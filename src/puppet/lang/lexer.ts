@@ -33,9 +33,9 @@ export function lex(text: string, options: LexOptions = {}): LexResult {
     lexer.run();
   } catch (error) {
     if (!(error instanceof PuppetSyntaxError)) throw error;
-    return { tokens: lexer.tokens(), warnings: lexer.warnings, error };
+    return { tokens: lexer.out, warnings: lexer.warnings, error };
   }
-  return { tokens: lexer.tokens(), warnings: lexer.warnings };
+  return { tokens: lexer.out, warnings: lexer.warnings };
 }
 
 const DQ_ESCAPES = ["\\", "$", "'", '"', "r", "n", "t", "s", "u", "\r\n", "\n"];
@@ -96,14 +96,7 @@ function isPlainName(text: string, from: number, end: number): boolean {
 type OffsetMap = (offset: number) => number;
 
 export class Lexer {
-  /**
-   * The tokens lexed and not yet dropped, `count` of them: slots past
-   * `count` are undefined. The array keeps its room when the parser drops
-   * the tokens it has parsed (`drop`): shortened by splice or length, V8
-   * trims its store, and the next tokens pushed grow it anew.
-   */
-  out: (Token | undefined)[] = [];
-  count = 0;
+  out: Token[] = [];
   warnings: PuppetDiagnostic[] = [];
   pos = 0;
   private after: TokenKind | undefined;
@@ -210,48 +203,23 @@ export class Lexer {
     try {
       this.begin();
     } catch (error) {
-      this.stop(error, this.count);
+      this.stop(error, this.out.length);
     }
-  }
-
-  /** The tokens lexed (when none were dropped: all of them). */
-  tokens(): Token[] {
-    this.out.length = this.count;
-    return this.out as Token[];
-  }
-
-  /** Drops the first `n` tokens, moving the rest to the front. */
-  drop(n: number): undefined {
-    const out = this.out;
-    const count = this.count;
-    for (let i = n; i < count; i++) out[i - n] = out[i];
-    for (let i = count - n; i < count; i++) out[i] = undefined;
-    this.count = count - n;
-  }
-
-  /** Back to `size` tokens (those after are dropped). */
-  private truncate(size: number): undefined {
-    const out = this.out;
-    for (let i = size; i < this.count; i++) out[i] = undefined;
-    this.count = size;
-  }
-
-  private add(t: Token): undefined {
-    this.out[this.count++] = t;
   }
 
   /** Lexes until there are `length` tokens, or to the end. */
   lexTo(length: number): undefined {
     if (this.done) return;
+    const out = this.out;
     const text = this.text;
-    let size = this.count;
+    let size = out.length;
     try {
-      while (this.count < length) {
-        size = this.count;
+      while (out.length < length) {
+        size = out.length;
         if (this.pos >= text.length) {
           this.end();
           this.done = true;
-          this.add(token("EOF", "", text.length, 0));
+          out.push(token("EOF", "", text.length, 0));
           return;
         }
         this.lexToken();
@@ -263,10 +231,10 @@ export class Lexer {
 
   private stop(error: unknown, size: number): undefined {
     if (!(error instanceof PuppetSyntaxError)) throw error;
-    this.truncate(size);
+    this.out.length = size;
     this.error = error;
     this.done = true;
-    this.add(token("EOF", "", this.text.length, 0));
+    this.out.push(token("EOF", "", this.text.length, 0));
   }
 
   private begin(): undefined {
@@ -296,13 +264,13 @@ export class Lexer {
     let size = 0;
     try {
       while (this.pos < this.text.length) {
-        size = this.count;
+        size = this.out.length;
         this.lexToken();
       }
     } catch (error) {
       // Puppet lexes a string or heredoc as one step: none of its tokens
       // reach the parser when it fails.
-      this.truncate(size);
+      this.out.length = size;
       throw error;
     }
     this.end();
@@ -316,11 +284,11 @@ export class Lexer {
 
   private push(kind: TokenKind, value: string, offset: number, length: number, setAfter = true): undefined {
     const map = this.map;
-    if (map === undefined) this.add(token(kind, value, offset, length));
+    if (map === undefined) this.out.push(token(kind, value, offset, length));
     else {
       const start = map(offset);
       const end = length === 0 ? start : map(offset + length - 1) + 1;
-      this.add(token(kind, value, start, end - start));
+      this.out.push(token(kind, value, start, end - start));
     }
     if (setAfter) this.after = kind;
   }
@@ -939,19 +907,19 @@ export class Lexer {
 
   /** Lexes the tokens of `${…}` up to the `}` that brings the brace count back to `count`. */
   private lexUntil(count: number): undefined {
-    const start = this.count;
+    const start = this.out.length;
     this.skipBlanks();
     while (this.pos < this.text.length) {
-      const size = this.count;
+      const size = this.out.length;
       this.lexToken();
-      if (this.count === size) {
+      if (this.out.length === size) {
         this.skipBlanks();
         continue;
       }
-      const last = this.out[this.count - 1];
-      if (last?.kind === "RBRACE" && this.braceCount === count) {
-        this.truncate(this.count - 1);
-        const inner = this.count - start;
+      const last = this.out[this.out.length - 1];
+      if (this.out.length > size && last?.kind === "RBRACE" && this.braceCount === count) {
+        this.out.pop();
+        const inner = this.out.length - start;
         const second = this.out[start + 1]?.kind;
         if (inner === 1 || (inner > 1 && (second === "DOT" || second === "LBRACK"))) {
           toVariable(this.out[start] as Token);
@@ -1089,7 +1057,7 @@ export class Lexer {
     sub.slurpMode = interpolating ? (escapes.includes("$") ? "uq" : "uqne") : "all";
     sub.after = this.after;
     sub.interpolate(0, false);
-    for (let i = 0; i < sub.count; i++) this.add(sub.out[i] as Token);
+    for (const token of sub.out) this.out.push(token);
     for (const w of sub.warnings) this.warnings.push(w);
   }
 

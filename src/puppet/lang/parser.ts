@@ -232,8 +232,8 @@ class Parser {
   private i = 0;
   private readonly namestack: string[] = [];
   private readonly definitions: A.Definition[] = [];
-  /** The tokens lexed and not yet dropped (lexer.count of them): `tokens[0]` is token number `base`. */
-  private readonly tokens: (Token | undefined)[];
+  /** The tokens lexed and not yet dropped: `tokens[0]` is token number `base`. */
+  private readonly tokens: Token[];
   private base = 0;
 
   constructor(private readonly lexer: Lexer) {
@@ -245,7 +245,8 @@ class Parser {
 
   /** Where the parser is (for a diagnostic raised outside it). */
   offset(): number {
-    return (this.tokens[Math.min(this.i - this.base, this.lexer.count - 1)] as Token).offset;
+    const tokens = this.tokens;
+    return (tokens[Math.min(this.i - this.base, tokens.length - 1)] as Token).offset;
   }
 
   /**
@@ -254,9 +255,10 @@ class Parser {
    */
   private fill(): undefined {
     const lexer = this.lexer;
+    const tokens = this.tokens;
     const parsed = this.i - this.base;
     if (parsed > 64) {
-      lexer.drop(parsed);
+      tokens.splice(0, parsed);
       this.base = this.i;
     }
     if (!lexer.done) lexer.lexTo(this.i - this.base + 32);
@@ -271,7 +273,7 @@ class Parser {
   /** The end of the tokens: EOF, or the lexing error that ended them. */
   private end(): Token {
     if (this.lexer.error) throw this.lexer.error;
-    return this.tokens[this.lexer.count - 1] as Token;
+    return this.tokens[this.tokens.length - 1] as Token;
   }
   private get tok(): Token {
     return this.at(0);
@@ -289,7 +291,7 @@ class Parser {
     const t = this.tokens[this.i - this.base] as Token;
     if (t.kind !== "EOF") {
       this.i++;
-      if (this.lexer.count - (this.i - this.base) < 3 && !this.lexer.done) this.fill();
+      if (this.tokens.length - (this.i - this.base) < 3 && !this.lexer.done) this.fill();
     }
     return t;
   }
