@@ -122,8 +122,12 @@ function generatedMs(runs: number): { files: number; cpuMs: number } | null {
   try {
     generateEnvironment(join(root, "code"), 100, 100);
     const dir = join(root, "code", "modules", "gen", "manifests");
-    // bin/tend.js's interrupt budget on V8 11 (Node 20), so that code tiers up as in a run of tend.
-    const flags = Number(process.versions.v8.split(".")[0]) < 12 ? ["--interrupt-budget=1081344"] : [];
+    // bin/tend.js's tier-up thresholds (V8 11's interrupt budget, V8 12's invocation counts),
+    // so that code tiers up as in a run of tend.
+    const flags =
+      Number(process.versions.v8.split(".")[0]) < 12
+        ? ["--interrupt-budget=1081344"]
+        : ["--invocation-count-for-turbofan=48000", "--invocation-count-for-maglev=6400"];
     const self = fileURLToPath(import.meta.url);
     const times: number[] = [];
     let files = 0;
