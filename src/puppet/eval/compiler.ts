@@ -36,7 +36,7 @@ import {
 } from "./functions/registry.js";
 import { isValidAttribute, namevarsFromTitle, resourceTypeInfo } from "./resource-types.js";
 import { internName, ParamTable } from "./param-table.js";
-import { CResource, type ParamEntry, type ResourceKind } from "./resource.js";
+import { CResource, type ParamEntry, type ResourceKind, type TagMergeMemo } from "./resource.js";
 import { rubyInspect } from "./functions/core/ruby-text.js";
 import { Scope, type ScopeHost } from "./scope.js";
 import {
@@ -1694,6 +1694,9 @@ export class Compiler implements ScopeHost {
   private finish(): void {
     this.evaluateRelationships();
     const resources = this.catalog.resourceList();
+    // The resources of a class have the same tags once merged with the
+    // class's: one list for them all, not one made for each.
+    const tagMerge: TagMergeMemo = {};
     for (let i = 0; i < resources.length; i++) {
       const r = resources[i] as CResource;
       const overs = this.pendingOverrides.size > 0 ? this.pendingOverrides.get(r.ref) : undefined;
@@ -1702,7 +1705,7 @@ export class Compiler implements ScopeHost {
         this.pendingOverrides.delete(r.ref);
       }
       const sr = r.scope?.resource;
-      if (sr && sr !== r) r.tags.merge(sr.tags);
+      if (sr && sr !== r) r.tags.mergeRemembered(sr.tags, tagMerge);
     }
     this.addResourceMetaparams();
     const remaining = [...this.pendingOverrides.keys()];
@@ -1800,6 +1803,8 @@ export class Compiler implements ScopeHost {
     const main = this.catalog.main;
     if (!main) return;
     const data = new Map<CResource, Map<string, PValue>>();
+    // The files of a class all merge the class's tags into the same list.
+    const tagMerge: TagMergeMemo = {};
     const metas = (r: CResource) => {
       let m: Map<string, PValue> | undefined;
       for (let i = 0; i < INHERITED_METAPARAMS.length; i++) {
@@ -1823,7 +1828,7 @@ export class Compiler implements ScopeHost {
         if (own) for (const [k, v] of own) td.set(k, v);
         data.set(target, td);
       }
-      target.tags.merge(source.tags);
+      target.tags.mergeRemembered(source.tags, tagMerge);
     });
   }
 

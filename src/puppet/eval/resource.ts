@@ -106,6 +106,25 @@ export class TagSet {
     if (this.index !== undefined) for (let i = mine.length; i < at; i++) this.index.add(merged[i] as string);
     else if (at > INDEXED) this.index = new Set(merged);
   }
+  /**
+   * merge, remembering the lists it merged in `memo`: the same two lists
+   * again (the next resource of a class, with its type's tags, merged with
+   * the class's) take the list that merge made, shared as lists are.
+   */
+  mergeRemembered(other: TagSet, memo: TagMergeMemo): void {
+    const mine = this.list;
+    const theirs = other.list;
+    const merged = memo.merged;
+    if (merged !== undefined && memo.mine === mine && memo.theirs === theirs) {
+      this.list = merged;
+      this.index = merged.length > INDEXED ? new Set(merged) : undefined;
+      return;
+    }
+    this.merge(other);
+    memo.mine = mine;
+    memo.theirs = theirs;
+    memo.merged = this.list;
+  }
   has(t: string): boolean {
     return this.index === undefined ? this.list.includes(t) : this.index.has(t);
   }
@@ -131,6 +150,13 @@ function typeTags(type: string): TagSet {
 }
 
 export type { ParamEntry };
+
+/** The lists of the last TagSet.mergeRemembered, and the list it made. */
+export interface TagMergeMemo {
+  mine?: readonly string[];
+  theirs?: readonly string[];
+  merged?: readonly string[];
+}
 
 export type ResourceKind = "compilable_type" | "defined_type" | "unknown" | "class";
 
