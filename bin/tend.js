@@ -100,17 +100,23 @@ function readCache(cache) {
     const end = data.indexOf(10);
     const head = end === -1 ? "" : data.toString("latin1", 0, end);
     if (!head.startsWith(cache.stamp)) return undefined;
-    return { generation: Number(head.slice(cache.stamp.length)) || 0, data: data.subarray(end + 1) };
+    // The header ends with the CPU time of the last run that made the cache, and its generation.
+    const [cpuMs, generation] = head.slice(cache.stamp.length).split(" ");
+    return {
+      generation: Number(generation) || 0,
+      cpuMs: Number(cpuMs) || 0,
+      data: data.subarray(end + 1),
+    };
   } catch {
     return undefined;
   }
 }
 
 /** Written whole or not at all: to a temporary file, then renamed over the old one. */
-function writeCache(cache, script, generation) {
+function writeCache(cache, script, generation, cpuMs) {
   const temp = `${cache.file}.${process.pid}.tmp`;
   try {
-    const head = Buffer.from(`${cache.stamp}${generation}\n`, "latin1");
+    const head = Buffer.from(`${cache.stamp}${Math.round(cpuMs)} ${generation}\n`, "latin1");
     fs.writeFileSync(temp, Buffer.concat([head, script.createCachedData()]));
     fs.renameSync(temp, cache.file);
   } catch {
@@ -125,13 +131,26 @@ function writeCache(cache, script, generation) {
  * it read from the cache as well as those it compiled, so the cache grows to
  * what the runs use. A failed run (a usage error, an invalid policy) compiles
  * little: its cache, generation 0, is remade by the next successful run.
+ *
+ * After that, a run that takes more than twice the CPU time of the last
+ * run that made the cache remakes it too: the first runs after a build may
+ * be small ones (`tend puppet parser validate` of one file, a test), which
+ * left a larger run to compile much of its code itself every time: the
+ * generated environment of bench/puppet-compile.ts took 270 ms after three
+ * validations of a one-line manifest had made the cache, 250 ms once its
+ * own run had remade it (15 runs each, alternated). Each remaking doubles
+ * the bar: a few at most.
  */
 function keepCache(cache, script, found) {
   const fresh = found === undefined || script.cachedDataRejected === true;
-  if (!fresh && found.generation >= GROWING_RUNS) return;
   process.once("exit", (code) => {
-    if (code === 0) writeCache(cache, script, fresh ? 1 : found.generation + 1);
-    else if (fresh) writeCache(cache, script, 0);
+    const used = process.cpuUsage();
+    const cpuMs = (used.user + used.system) / 1000;
+    if (code !== 0) {
+      if (fresh) writeCache(cache, script, 0, 0);
+    } else if (fresh) writeCache(cache, script, 1, cpuMs);
+    else if (found.generation < GROWING_RUNS) writeCache(cache, script, found.generation + 1, cpuMs);
+    else if (cpuMs > 2 * found.cpuMs) writeCache(cache, script, found.generation, cpuMs);
   });
 }
 

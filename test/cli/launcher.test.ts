@@ -126,6 +126,50 @@ test("the bundle's code cache is accepted by the next runs and grows", (t) => {
   else assert.deepEqual(made.seen, [1, 2, 3]);
 });
 
+test("a run much larger than those that made the cache makes it again", (t) => {
+  const root = fileURLToPath(new URL("../../../", import.meta.url));
+  if (!existsSync(join(root, "dist", "bundle", "tend.cjs"))) {
+    t.skip("no bundle (npm run build makes it)");
+    return;
+  }
+  const copy = scratchDirectory("tend-launcher-cache-");
+  const bundles = join(copy, "dist", "bundle");
+  cpSync(join(root, "bin"), join(copy, "bin"), { recursive: true });
+  mkdirSync(bundles, { recursive: true });
+  cpSync(join(root, "dist", "bundle", "tend.cjs"), join(bundles, "tend.cjs"));
+  const small = join(copy, "small.cf");
+  writeFileSync(small, 'bundle agent main { vars: "x" string => "1"; }\n');
+  const large = join(copy, "large.cf");
+  const vars = Array.from({ length: 10_000 }, (_, i) => `"v${i}" string => concat("a", "${i}");`);
+  writeFileSync(large, `bundle agent main { vars: ${vars.join(" ")} }\n`);
+  // The cache's header: "<stamp> <CPU ms of the last run that made it> <generation>".
+  const head = () => {
+    const cache = readdirSync(bundles).find((f) => f.startsWith("tend.cjs.check."));
+    const line =
+      cache === undefined ? "" : (readFileSync(join(bundles, cache), "latin1").split("\n", 1)[0] ?? "");
+    const [cpu, generation] = line.split(" ").slice(-2).map(Number);
+    return { cpu: cpu ?? Number.NaN, generation: generation ?? Number.NaN };
+  };
+  const check = (policy: string) => {
+    const run = spawnSync(process.execPath, [join(copy, "bin", "tend.js"), "check", "-f", policy], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    return head();
+  };
+  for (let i = 0; i < 3; i++) check(small);
+  const grown = head();
+  assert.equal(grown.generation, 3);
+  // A small run changes nothing once the cache has grown...
+  assert.deepEqual(check(small), grown);
+  // ...a run of more than twice its CPU time makes it again, at the same generation.
+  const remade = check(large);
+  assert.equal(remade.generation, 3);
+  assert.ok(remade.cpu > 2 * grown.cpu, `${remade.cpu} after ${grown.cpu}`);
+  assert.deepEqual(check(small), remade);
+});
+
 test("a command runs its own bundle when there is one, with its cache beside it", (t) => {
   const made = cacheGenerations("check", checkArgs, {
     bundle: "tend-check.cjs",
