@@ -244,16 +244,31 @@ export class Transaction {
         waiting = this.recordWhenApplied(v, vertex, status, result, keeps, started);
         return waiting;
       }
-      if (!keeps) directoriesMayHaveChanged();
-      this.record(v, vertex, status, result);
+      this.applied(v, vertex, status, result, keeps);
     } catch (error) {
-      directoriesMayHaveChanged();
-      this.failResource(v, vertex, status, errorMessage(error));
+      this.applyFailed(v, vertex, status, error);
     } finally {
-      if (waiting === undefined)
-        status.evaluation_time = status.skipped ? null : (monotonicMs() - started) / 1000;
+      if (waiting === undefined) timed(status, started);
     }
     return undefined;
+  }
+
+  /** What a type's apply returned, recorded; a type that may have changed directories says so. */
+  private applied(
+    v: number,
+    vertex: Vertex,
+    status: ResourceStatus,
+    result: ResourceResult,
+    keeps: boolean,
+  ): void {
+    if (!keeps) directoriesMayHaveChanged();
+    this.record(v, vertex, status, result);
+  }
+
+  /** A type's apply that threw: the resource failed, and anything may have changed. */
+  private applyFailed(v: number, vertex: Vertex, status: ResourceStatus, error: unknown): void {
+    directoriesMayHaveChanged();
+    this.failResource(v, vertex, status, errorMessage(error));
   }
 
   /** The end of applyResource for a type that returned a promise. */
@@ -267,13 +282,11 @@ export class Transaction {
   ): Promise<void> {
     try {
       const result = await applied;
-      if (!keeps) directoriesMayHaveChanged();
-      this.record(v, vertex, status, result);
+      this.applied(v, vertex, status, result, keeps);
     } catch (error) {
-      directoriesMayHaveChanged();
-      this.failResource(v, vertex, status, errorMessage(error));
+      this.applyFailed(v, vertex, status, error);
     } finally {
-      status.evaluation_time = status.skipped ? null : (monotonicMs() - started) / 1000;
+      timed(status, started);
     }
   }
 
@@ -311,8 +324,7 @@ export class Transaction {
       if (type.generate && type.generates?.(resource) !== false)
         await this.generate(v, vertex, type, resource, applyContext);
       const result = await type.apply(resource, applyContext);
-      if (!keeps) directoriesMayHaveChanged();
-      this.record(v, vertex, status, result);
+      this.applied(v, vertex, status, result, keeps);
       // No await without notifications (a Puppet run has none): a turn of the microtask queue per resource.
       if (this.notifications.active && !this.state(v).failed) {
         const changed = result.events.some((e) => e.status === "success" || e.status === "noop");
@@ -320,10 +332,9 @@ export class Transaction {
         directoriesMayHaveChanged();
       }
     } catch (error) {
-      directoriesMayHaveChanged();
-      this.failResource(v, vertex, status, errorMessage(error));
+      this.applyFailed(v, vertex, status, error);
     } finally {
-      status.evaluation_time = status.skipped ? null : (monotonicMs() - started) / 1000;
+      timed(status, started);
     }
   }
 
@@ -703,4 +714,9 @@ const LOG_LEVELS: readonly ReportLogLevel[] = [
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A resource's evaluation time since `started` (none for one that was skipped). */
+function timed(status: ResourceStatus, started: number): void {
+  status.evaluation_time = status.skipped ? null : (monotonicMs() - started) / 1000;
 }
